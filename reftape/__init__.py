@@ -1,0 +1,27 @@
+"""reftape: a NumPy reference implementation of `tf.GradientTape`.
+
+`import reftape as tf` runs TensorFlow gradient-tape code unchanged and gives TensorFlow's answers:
+values, Nones, dtypes, shapes, returned structures and exception classes. reftape never imports
+TensorFlow.
+"""
+
+from . import dtypes, errors, nest
+from . import ops_table as _ops_table  # noqa: F401 - populates the primitive registry
+from . import operators as _operators  # noqa: F401 - attaches Python operators
+from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64, half,
+                     int8, int16, int32, int64, string, uint8)
+from .functions import (abs, add, add_n, argmax, argmin, broadcast_to, cast, clip_by_value, complex, concat, constant,
+                        convert_to_tensor, cos, cosh, cumsum, custom_gradient, divide, einsum, equal, exp, expand_dims,
+                        eye, fill, floor, function, gather, greater, greater_equal, identity, is_tensor, less,
+                        less_equal, linspace, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,
+                        negative, newaxis, not_equal, ones, ones_like, pow, range, rank, reduce_logsumexp, reduce_max,
+                        reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance, reshape, round,
+                        shape, sigmoid, sign, sin, sinh, size, split, sqrt, square, squeeze, stack, stop_gradient,
+                        subtract, tan, tanh, tile, transpose, truediv, unstack, where, zeros, zeros_like)
+from .tape import GradientTape, UnconnectedGradients
+from .tensor import IndexedSlices, Tensor, TensorShape
+from .variables import Variable
+
+from . import linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
+
+__version__ = "0.1.0"

@@ -1,0 +1,130 @@
+"""DType objects mirroring `tf.dtypes`: the nine numeric dtypes reftape computes with, plus
+`string` (watchable, never differentiable) and `resource` (a variable's handle on the tape)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+
+class DType:
+    """A tensor element type with TensorFlow's name and predicates."""
+
+    def __init__(self, name: str, numpy_type: Any, kind: str, kernel_name: str) -> None:
+        self._name = name
+        self._numpy_type = numpy_type
+        self._kind = kind  # one of: float, complex, int, uint, bool, string, resource
+        self._kernel_name = kernel_name  # TF's C++ type name, used in error messages
+
+    name = property(lambda self: self._name)
+    as_numpy_dtype = property(lambda self: self._numpy_type)
+    base_dtype = property(lambda self: self)
+    is_floating = property(lambda self: self._kind == "float")
+    is_complex = property(lambda self: self._kind == "complex")
+    is_integer = property(lambda self: self._kind in ("int", "uint"))
+    is_unsigned = property(lambda self: self._kind in ("uint", "bool"))
+    is_bool = property(lambda self: self._kind == "bool")
+    is_numpy_compatible = property(lambda self: self._kind != "resource")
+    kernel_name = property(lambda self: self._kernel_name)
+
+    @property
+    def real_dtype(self) -> DType:
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    @property
+    def size(self) -> int:
+        return np.dtype(self._numpy_type).itemsize
+
+    @property
+    def min(self):
+        return _limits(self).min
+
+    @property
+    def max(self):
+        return _limits(self).max
+
+    def is_compatible_with(self, other: Any) -> bool:
+        return self == as_dtype(other)
+
+    def __eq__(self, other: object) -> bool:
+        if other is None:
+            return False
+        try:
+            return self is as_dtype(other)
+        except TypeError:
+            return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+    def __repr__(self) -> str:
+        return "tf." + self._name
+
+    def __str__(self) -> str:
+        return "<dtype: %r>" % self._name
+
+    def __reduce__(self):
+        return as_dtype, (self._name,)
+
+
+def _limits(dtype: DType):
+    if dtype.is_integer:
+        return np.iinfo(dtype.as_numpy_dtype)
+    return ml_dtypes.finfo(dtype.as_numpy_dtype)
+
+
+float16 = DType("float16", np.float16, "float", "half")
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "float", "bfloat16")
+float32 = DType("float32", np.float32, "float", "float")
+float64 = DType("float64", np.float64, "float", "double")
+complex64 = DType("complex64", np.complex64, "complex", "complex64")
+complex128 = DType("complex128", np.complex128, "complex", "complex128")
+int8 = DType("int8", np.int8, "int", "int8")
+int16 = DType("int16", np.int16, "int", "int16")
+int32 = DType("int32", np.int32, "int", "int32")
+int64 = DType("int64", np.int64, "int", "int64")
+uint8 = DType("uint8", np.uint8, "uint", "uint8")
+bool = DType("bool", np.bool_, "bool", "bool")  # noqa: A001 - TF's public name
+string = DType("string", np.object_, "string", "string")
+resource = DType("resource", np.object_, "resource", "resource")
+half = float16
+double = float64
+
+ALL_DTYPES = (float16, bfloat16, float32, float64, complex64, complex128,
+              int8, int16, int32, int64, uint8, bool, string, resource)
+_BY_NAME = {d.name: d for d in ALL_DTYPES} | {"half": float16, "double": float64}
+_BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in ALL_DTYPES if d.is_numpy_compatible and d is not string}
+_BY_PYTHON = {float: float64, int: int64, complex: complex128, builtins.bool: bool, str: string}
+
+TRAINABLE = frozenset({float16, bfloat16, float32, float64, complex64, complex128, resource})
+
+
+def as_dtype(type_value: Any) -> DType:
+    """Converts a DType, its name, a NumPy dtype or a Python type to a DType."""
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str) and type_value in _BY_NAME:
+        return _BY_NAME[type_value]
+    if isinstance(type_value, type) and type_value in _BY_PYTHON:
+        return _BY_PYTHON[type_value]
+    try:
+        np_dtype = np.dtype(type_value)
+    except TypeError:
+        np_dtype = None
+    if np_dtype is not None:
+        if np_dtype.kind in ("U", "S", "O"):
+            return string
+        if np_dtype in _BY_NUMPY:
+            return _BY_NUMPY[np_dtype]
+    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
+
+
+def is_trainable(dtype: DType) -> bool:
+    """Whether values of this dtype carry gradients (TF's backprop_util.IsTrainable)."""
+    return dtype in TRAINABLE

@@ -1,0 +1,737 @@
+"""Public ops with TensorFlow's signatures, built on primitives (`execute`) exactly where TF uses a
+kernel, and composed from them where TF composes (clip_by_value, gelu, silu, reduce_logsumexp, ...),
+so that gradients, special points included, follow the same path as in TF."""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import tape as _tape
+from .primitives import execute
+from .tensor import (EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert,
+                     value_to_array)
+from .variables import Variable
+
+newaxis = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversion of op arguments
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> EagerTensor:
+    """`tf.convert_to_tensor`; IndexedSlices are densified (a recorded, differentiable op)."""
+    if isinstance(value, IndexedSlices):
+        value = execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
+                        num_segments=int(value.dense_shape._value[0]))
+    return _convert(value, dtype, dtype_hint)
+
+
+def _is_tensor_like(value: Any) -> bool:
+    return isinstance(value, (Tensor, Variable))
+
+
+def _matching(values: Sequence[Any]) -> list[EagerTensor]:
+    """Converts op arguments the way TF's eager op wrappers do: Python and NumPy values take the
+    dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op)."""
+    anchor = next((v for v in values if _is_tensor_like(v)), None)
+    dtype = None if anchor is None else anchor.dtype
+    converted = []
+    for value in values:
+        if _is_tensor_like(value):
+            converted.append(convert_to_tensor(value))
+        elif isinstance(value, (np.ndarray, np.generic)) and dtype is not None:
+            converted.append(_convert(np.asarray(value).astype(dtype.as_numpy_dtype)))
+        else:
+            converted.append(convert_to_tensor(value, dtype_hint=dtype))
+        if dtype is None:
+            dtype = converted[-1].dtype
+    return converted
+
+
+def _unary(op: str, x: Any, **attrs: Any) -> EagerTensor:
+    return execute(op, [convert_to_tensor(x)], **attrs)
+
+
+def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
+    return execute(op, _matching([x, y]), **attrs)
+
+
+def _axes(axis: Any) -> tuple | None:
+    if axis is None:
+        return None
+    if _is_tensor_like(axis):
+        axis = np.asarray(axis)
+    return tuple(int(a) for a in np.atleast_1d(axis))
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise arithmetic
+
+
+def add(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("AddV2", x, y)
+
+
+def subtract(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Sub", x, y)
+
+
+def multiply(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Mul", x, y)
+
+
+def divide(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """`x / y` (TF's truediv): integer operands are cast to a float type first."""
+    x, y = _matching([x, y])
+    if x.dtype.is_integer or x.dtype.is_bool:
+        target = _dtypes.float32 if x.dtype in (_dtypes.int8, _dtypes.int16, _dtypes.uint8) else _dtypes.float64
+        if x.dtype == y.dtype:
+            x, y = cast(x, target), cast(y, target)
+    return execute("RealDiv", [x, y])
+
+
+truediv = divide
+
+
+def floordiv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("FloorDiv", x, y)
+
+
+def floormod(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("FloorMod", x, y)
+
+
+def pow(x: Any, y: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
+    return _binary("Pow", x, y)
+
+
+def negative(x: Any, name: str | None = None) -> EagerTensor:
+    return _unary("Neg", x)
+
+
+def abs(x: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
+    x = convert_to_tensor(x)
+    return execute("ComplexAbs" if x.dtype.is_complex else "Abs", [x])
+
+
+def _unary_function(op: str, doc: str) -> Any:
+    def function(x: Any, name: str | None = None) -> EagerTensor:
+        return _unary(op, x)
+
+    function.__doc__ = doc
+    return function
+
+
+sign = _unary_function("Sign", "Elementwise sign; its gradient is zeros (not None).")
+exp = _unary_function("Exp", "Elementwise e**x.")
+log = _unary_function("Log", "Natural logarithm.")
+log1p = _unary_function("Log1p", "log(1 + x), accurate near 0.")
+expm1 = _unary_function("Expm1", "exp(x) - 1, accurate near 0.")
+sqrt = _unary_function("Sqrt", "Square root.")
+rsqrt = _unary_function("Rsqrt", "1 / sqrt(x).")
+square = _unary_function("Square", "x * x.")
+reciprocal = _unary_function("Reciprocal", "1 / x (TF's Reciprocal kernel).")
+sin = _unary_function("Sin", "Sine.")
+cos = _unary_function("Cos", "Cosine.")
+tan = _unary_function("Tan", "Tangent.")
+sinh = _unary_function("Sinh", "Hyperbolic sine.")
+cosh = _unary_function("Cosh", "Hyperbolic cosine.")
+tanh = _unary_function("Tanh", "Hyperbolic tangent.")
+asinh = _unary_function("Asinh", "Inverse hyperbolic sine.")
+atan = _unary_function("Atan", "Inverse tangent.")
+sigmoid = _unary_function("Sigmoid", "Logistic function.")
+erf = _unary_function("Erf", "Error function.")
+erfc = _unary_function("Erfc", "Complementary error function.")
+floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")
+ceil = _unary_function("Ceil", "Ceiling; not differentiable (gradient None).")
+rint = _unary_function("Rint", "Round half to even; not differentiable.")
+conj = _unary_function("Conj", "Complex conjugate (identity for real tensors).")
+identity = _unary_function("Identity", "Returns the input; the gradient passes through.")
+stop_gradient = _unary_function("StopGradient", "Returns the input; blocks gradients (None).")
+is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
+is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
+logical_not = _unary_function("LogicalNot", "Elementwise not.")
+
+
+def round(x: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
+    """Rounds half to even; integer tensors are returned unchanged."""
+    x = convert_to_tensor(x)
+    return x if x.dtype.is_integer else execute("Round", [x])
+
+
+def conj_if_complex(x: EagerTensor) -> EagerTensor:
+    return conj(x) if x.dtype.is_complex else x
+
+
+def real(x: Any, name: str | None = None) -> EagerTensor:
+    x = convert_to_tensor(x)
+    return execute("Real", [x]) if x.dtype.is_complex else x
+
+
+def imag(x: Any, name: str | None = None) -> EagerTensor:
+    x = convert_to_tensor(x)
+    return execute("Imag", [x]) if x.dtype.is_complex else zeros_like(x)
+
+
+def complex(real: Any, imag: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
+    return _binary("Complex", real, imag)
+
+
+def maximum(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Maximum", x, y)
+
+
+def minimum(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Minimum", x, y)
+
+
+def squared_difference(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("SquaredDifference", x, y)
+
+
+def divide_no_nan(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("DivNoNan", x, y)
+
+
+def xlogy(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Xlogy", x, y)
+
+
+def xdivy(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Xdivy", x, y)
+
+
+def atan2(y: Any, x: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Atan2", y, x)
+
+
+def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
+    tensors = _matching([convert_to_tensor(t) if isinstance(t, IndexedSlices) else t for t in inputs])
+    return tensors[0] if len(tensors) == 1 else execute("AddN", tensors)
+
+
+def _comparison(op: str) -> Any:
+    def compare(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+        return _binary(op, x, y)
+
+    compare.__name__ = op
+    return compare
+
+
+equal = _comparison("Equal")
+not_equal = _comparison("NotEqual")
+less = _comparison("Less")
+less_equal = _comparison("LessEqual")
+greater = _comparison("Greater")
+greater_equal = _comparison("GreaterEqual")
+logical_and = _comparison("LogicalAnd")
+logical_or = _comparison("LogicalOr")
+
+
+def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
+    """Casts to `dtype`; differentiable between floating/complex dtypes only."""
+    dtype = _dtypes.as_dtype(dtype)
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(cast(x.values, dtype), x.indices, x.dense_shape)
+    x = convert_to_tensor(x)
+    return x if x.dtype == dtype else execute("Cast", [x], dtype=dtype)
+
+
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> EagerTensor:
+    """TF's composition: maximum(minimum(t, max), min); ties send the gradient to `t`."""
+    t = convert_to_tensor(t)
+    return maximum(minimum(t, clip_value_max), clip_value_min)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions and scans
+
+
+def _reduction(op: str, input_tensor: Any, axis: Any, keepdims: bool) -> EagerTensor:
+    return execute(op, [convert_to_tensor(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    return _reduction("Sum", input_tensor, axis, keepdims)
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    return _reduction("Mean", input_tensor, axis, keepdims)
+
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    return _reduction("Max", input_tensor, axis, keepdims)
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    return _reduction("Min", input_tensor, axis, keepdims)
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    return _reduction("Prod", input_tensor, axis, keepdims)
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    """log(sum(exp(x))) shifted by a gradient-stopped finite maximum, as TF computes it."""
+    x = convert_to_tensor(input_tensor)
+    raw_max = reduce_max(x, axis=axis, keepdims=True)
+    shift = stop_gradient(where(is_finite(raw_max), raw_max, zeros_like(raw_max)))
+    result = log(reduce_sum(exp(subtract(x, shift)), axis=axis, keepdims=keepdims))
+    if not keepdims:
+        shift = reshape(shift, tuple(result.shape))
+    return add(result, shift)
+
+
+def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    x = convert_to_tensor(input_tensor)
+    if x.dtype.is_integer:
+        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
+    diff = x - reduce_mean(x, axis=axis, keepdims=True)
+    if diff.dtype.is_complex:
+        squared = execute("Real", [multiply(conj(diff), diff)])
+    else:
+        squared = square(diff)
+    return reduce_mean(squared, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+
+
+def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
+    return _unary("Cumsum", x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
+    return _unary("Cumprod", x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def argmax(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return _unary("ArgMax", input, axis=0 if axis is None else int(axis), output_type=_dtypes.as_dtype(output_type))
+
+
+def argmin(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return _unary("ArgMin", input, axis=0 if axis is None else int(axis), output_type=_dtypes.as_dtype(output_type))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapes and structure
+
+
+def _shape_arg(shape: Any) -> tuple:
+    if _is_tensor_like(shape) or isinstance(shape, TensorShape):
+        shape = np.asarray(shape) if not isinstance(shape, TensorShape) else shape.as_list()
+    return tuple(int(d) for d in np.atleast_1d(np.asarray(shape, dtype=np.int64))) if np.ndim(shape) else tuple(
+        int(d) for d in np.reshape(np.asarray(shape, dtype=np.int64), (-1,)))
+
+
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> EagerTensor:
+    if isinstance(tensor, IndexedSlices):
+        tensor = convert_to_tensor(tensor)
+    return _unary("Reshape", tensor, shape=_shape_arg(shape))
+
+
+def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str | None = None) -> EagerTensor:
+    a = convert_to_tensor(a)
+    perm = tuple(reversed(range(a.ndim))) if perm is None else tuple(int(p) for p in np.asarray(perm).reshape(-1))
+    result = execute("Transpose", [a], perm=perm)
+    return conj(result) if conjugate and a.dtype.is_complex else result
+
+
+def expand_dims(input: Any, axis: int, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return _unary("ExpandDims", input, axis=int(axis))
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return _unary("Squeeze", input, axis=_axes(axis))
+
+
+def concat(values: Sequence[Any], axis: int, name: str | None = None) -> EagerTensor:
+    tensors = _matching(list(values))
+    return tensors[0] if len(tensors) == 1 else execute("ConcatV2", tensors, axis=int(axis))
+
+
+def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> EagerTensor:
+    return execute("Pack", _matching(list(values)), axis=int(axis))
+
+
+def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None = None) -> list[EagerTensor]:
+    value = convert_to_tensor(value)
+    count = value.shape[axis] if num is None else int(num)
+    return list(execute("Unpack", [value], num=count, axis=int(axis)))
+
+
+def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
+          name: str | None = None) -> list[EagerTensor]:
+    value = convert_to_tensor(value)
+    axis = int(axis)
+    if np.ndim(num_or_size_splits) == 0 and not _is_tensor_like(num_or_size_splits):
+        parts = int(num_or_size_splits)
+        if value.shape[axis] % parts:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError(f"Number of ways to split should evenly divide the split dimension, but got "
+                                       f"split_dim {axis} (size = {value.shape[axis]}) and num_split {parts} [Op:Split]")
+        sizes = (value.shape[axis] // parts,) * parts
+    else:
+        sizes = tuple(int(s) for s in np.asarray(num_or_size_splits).reshape(-1))
+        if -1 in sizes:
+            known = builtins.sum(s for s in sizes if s != -1)
+            sizes = tuple(value.shape[axis] - known if s == -1 else s for s in sizes)
+    return list(execute("SplitV", [value], size_splits=sizes, axis=axis))
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return _unary("Tile", input, multiples=_shape_arg(multiples))
+
+
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return _unary("BroadcastTo", input, shape=_shape_arg(shape))
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
+           name: str | None = None) -> EagerTensor:
+    """Gathers slices along `axis`; the gradient is IndexedSlices for axis 0 (catalog entry 35)."""
+    params = convert_to_tensor(params)
+    index_array = convert_to_tensor(indices)._value
+    if index_array.dtype.kind not in "iu":
+        raise TypeError(f"Value passed to parameter 'indices' has DataType {index_array.dtype} not in list of "
+                        "allowed values: int16, int32, int64")
+    axis = 0 if axis is None else int(axis)
+    return execute("GatherV2", [params], indices=index_array, axis=axis % builtins.max(params.ndim, 1))
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> EagerTensor:
+    """Selects from `x` or `y` by `condition` (broadcasting); with one argument, true indices."""
+    condition = convert_to_tensor(condition)
+    if x is None and y is None:
+        return constant(np.argwhere(condition._value).astype(np.int64))
+    x, y = _matching([x, y])
+    return execute("SelectV2", [x, y], condition=condition._value.astype(bool))
+
+
+def strided_slice(tensor: EagerTensor, key: tuple) -> EagerTensor:
+    return execute("StridedSlice", [tensor], key=key)
+
+
+def _index_key(key: Any) -> tuple:
+    key = key if isinstance(key, tuple) else (key,)
+    normalized = []
+    for part in key:
+        if isinstance(part, (EagerTensor, Variable)):
+            part = np.asarray(part).item() if np.ndim(part) == 0 else np.asarray(part)
+        if isinstance(part, (list, np.ndarray)):
+            raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                            f"tf.int32/tf.int64 tensors are valid indices, got {part!r}")
+        normalized.append(part)
+    return tuple(normalized)
+
+
+def getitem(tensor: Any, key: Any) -> EagerTensor:
+    return strided_slice(convert_to_tensor(tensor), _index_key(key))
+
+
+# ---------------------------------------------------------------------------------------------
+# Creation
+
+
+def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
+    dtype = _dtypes.as_dtype(dtype)
+    return EagerTensor(np.zeros(_shape_arg(shape) if np.ndim(shape) or _is_tensor_like(shape) else (int(shape),),
+                                dtype.as_numpy_dtype), dtype) if not _scalar_shape(shape) else \
+        EagerTensor(np.zeros((), dtype.as_numpy_dtype), dtype)
+
+
+def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
+    return fill(shape, 1, dtype)
+
+
+def _scalar_shape(shape: Any) -> bool:
+    return isinstance(shape, (list, tuple)) and len(shape) == 0 or isinstance(shape, TensorShape) and shape.rank == 0
+
+
+def fill(dims: Any, value: Any, name: str | None = None, dtype: Any = None) -> EagerTensor:
+    value = convert_to_tensor(value) if dtype is None else convert_to_tensor(value, dtype=dtype)
+    dims = () if _scalar_shape(dims) else _shape_arg(dims) if (np.ndim(dims) or _is_tensor_like(dims)) else (int(dims),)
+    return EagerTensor(np.full(dims, value._value, value.dtype.as_numpy_dtype), value.dtype)
+
+
+def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    source = convert_to_tensor(input)
+    dtype = source.dtype if dtype is None else _dtypes.as_dtype(dtype)
+    return EagerTensor(np.zeros(source._value.shape, dtype.as_numpy_dtype), dtype)
+
+
+def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    source = convert_to_tensor(input)
+    dtype = source.dtype if dtype is None else _dtypes.as_dtype(dtype)
+    return EagerTensor(np.ones(source._value.shape, dtype.as_numpy_dtype), dtype)
+
+
+def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> EagerTensor:
+    start, stop = convert_to_tensor(start), convert_to_tensor(stop)
+    dtype = start.dtype if start.dtype.is_floating else _dtypes.float64
+    values = np.linspace(start._value.astype(np.float64), stop._value.astype(np.float64), int(num), axis=axis)
+    return EagerTensor(values.astype(dtype.as_numpy_dtype), dtype)
+
+
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> EagerTensor:  # noqa: A001
+    if limit is None:
+        start, limit = 0, start
+    values = [np.asarray(v._value if isinstance(v, EagerTensor) else v) for v in (start, limit, delta)]
+    if dtype is None:
+        inferred = [_convert(v).dtype for v in (start, limit, delta)]
+        order = [_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64]
+        dtype = builtins.max(inferred, key=lambda d: order.index(d) if d in order else 0)
+    dtype = _dtypes.as_dtype(dtype)
+    return EagerTensor(np.arange(*[v.item() for v in values]).astype(dtype.as_numpy_dtype), dtype)
+
+
+def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,
+        name: str | None = None) -> EagerTensor:
+    dtype = _dtypes.as_dtype(dtype)
+    matrix = np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=dtype.as_numpy_dtype)
+    if batch_shape is not None:
+        matrix = np.broadcast_to(matrix, tuple(batch_shape) + matrix.shape).copy()
+    return EagerTensor(matrix, dtype)
+
+
+def shape(input: Any, out_type: Any = _dtypes.int32, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return constant(list(convert_to_tensor(input).shape), dtype=out_type)
+
+
+def rank(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return constant(convert_to_tensor(input).ndim, dtype=_dtypes.int32)
+
+
+def size(input: Any, out_type: Any = _dtypes.int32, name: str | None = None) -> EagerTensor:  # noqa: A002
+    return constant(convert_to_tensor(input).shape.num_elements(), dtype=out_type)
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, (Tensor, Variable, IndexedSlices))
+
+
+# ---------------------------------------------------------------------------------------------
+# Linear algebra
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False, output_type: Any = None,
+           grad_a: bool = False, grad_b: bool = False, name: str | None = None) -> EagerTensor:
+    """Matrix product of the two innermost dimensions, batching over the others."""
+    if transpose_a and adjoint_a or transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    a, b = _matching([a, b])
+    if a.ndim < 2 or b.ndim < 2:
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"In[0] and In[1] has different ndims: {a.shape} vs. {b.shape} [Op:MatMul] name: "
+                                   if a.ndim != b.ndim else
+                                   f"In[0] and In[1] ndims must be >= 2: {a.ndim} [Op:MatMul] name: ")
+    if a.ndim == 2 and b.ndim == 2:
+        if adjoint_a:
+            a, transpose_a = conj_if_complex(a), True
+        if adjoint_b:
+            b, transpose_b = conj_if_complex(b), True
+        return execute("MatMul", [a, b], transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+    if transpose_a:
+        a, adjoint_a = conj_if_complex(a), True
+    if transpose_b:
+        b, adjoint_b = conj_if_complex(b), True
+    return execute("BatchMatMulV2", [a, b], adj_x=bool(adjoint_a), adj_y=bool(adjoint_b))
+
+
+def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, name: str | None = None) -> EagerTensor:
+    a, b = _matching([a, b])
+    product = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a)
+    return squeeze(product, axis=-1)
+
+
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
+    return execute("Einsum", _matching(list(inputs)), equation=equation.replace(" ", ""))
+
+
+# ---------------------------------------------------------------------------------------------
+# Neural-network ops
+
+
+def relu(features: Any, name: str | None = None) -> EagerTensor:
+    return _unary("Relu", features)
+
+
+def relu6(features: Any, name: str | None = None) -> EagerTensor:
+    return _unary("Relu6", features)
+
+
+def elu(features: Any, name: str | None = None) -> EagerTensor:
+    return _unary("Elu", features)
+
+
+def selu(features: Any, name: str | None = None) -> EagerTensor:
+    return _unary("Selu", features)
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> EagerTensor:
+    features = convert_to_tensor(features)
+    if features.dtype.is_integer:
+        features = cast(features, _dtypes.float32)
+    return execute("LeakyRelu", [features], alpha=float(alpha))
+
+
+def softplus(features: Any, name: str | None = None) -> EagerTensor:
+    return _unary("Softplus", features)
+
+
+def softsign(features: Any, name: str | None = None) -> EagerTensor:
+    return _unary("Softsign", features)
+
+
+def log_sigmoid(x: Any, name: str | None = None) -> EagerTensor:
+    """-softplus(-x), as TF composes it."""
+    return negative(softplus(negative(x)))
+
+
+def gelu(features: Any, approximate: bool = False, name: str | None = None) -> EagerTensor:
+    features = convert_to_tensor(features)
+    if not features.dtype.is_floating:
+        raise ValueError(f"`features.dtype` must be a floating point tensor.Received:features.dtype={features.dtype}")
+    if approximate:
+        coeff = cast(0.044715, features.dtype)
+        inner = multiply(0.7978845608028654, add(features, multiply(coeff, pow(features, 3))))
+        return multiply(multiply(0.5, features), add(1.0, tanh(inner)))
+    return multiply(multiply(0.5, features), erfc(multiply(negative(features), cast(0.7071067811865476, features.dtype))))
+
+
+def silu(features: Any, beta: Any = 1.0) -> EagerTensor:
+    """x * sigmoid(beta * x) with TF's hand-written gradient (a custom_gradient)."""
+    features = convert_to_tensor(features)
+    beta = cast(convert_to_tensor(beta), features.dtype)
+    return _swish(features, beta)
+
+
+def _softmax_along(op: str, logits: Any, axis: Any) -> EagerTensor:
+    logits = convert_to_tensor(logits)
+    axis = -1 if axis is None else int(axis)
+    if axis % builtins.max(logits.ndim, 1) == logits.ndim - 1:
+        return execute(op, [logits])
+    perm = list(np.arange(logits.ndim))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return transpose(execute(op, [transpose(logits, perm)]), perm)
+
+
+def softmax(logits: Any, axis: Any = None, name: str | None = None) -> EagerTensor:
+    return _softmax_along("Softmax", logits, axis)
+
+
+def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> EagerTensor:
+    return _softmax_along("LogSoftmax", logits, axis)
+
+
+def l2_loss(t: Any, name: str | None = None) -> EagerTensor:
+    return _unary("L2Loss", t)
+
+
+def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> EagerTensor:
+    """max(x, 0) - x * z + log(1 + exp(-|x|)), written with where() as TF writes it."""
+    logits, labels = _matching([logits, labels])
+    if logits.shape != labels.shape:
+        raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs {labels.shape}).")
+    zero = zeros_like(logits)
+    positive = greater_equal(logits, zero)
+    relu_logits = where(positive, logits, zero)
+    neg_abs_logits = where(positive, negative(logits), logits)
+    return add(subtract(relu_logits, multiply(logits, labels)), log1p(exp(neg_abs_logits)))
+
+
+def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, name: str | None = None) -> EagerTensor:
+    """The fused SoftmaxCrossEntropyWithLogits kernel over the flattened outer dimensions."""
+    logits, labels = _matching([logits, labels])
+    axis = axis % logits.ndim
+    if axis != logits.ndim - 1:
+        perm = [d for d in builtins.range(logits.ndim) if d != axis] + [axis]
+        logits, labels = transpose(logits, perm), transpose(labels, perm)
+    outer = tuple(logits.shape)[:-1]
+    compute = _dtypes.float32 if logits.dtype == _dtypes.float16 else logits.dtype
+    flat_logits = reshape(cast(logits, compute), (-1, logits.shape[-1]))
+    flat_labels = reshape(cast(labels, compute), (-1, labels.shape[-1]))
+    cost, _ = execute("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
+    return cast(reshape(cost, outer), logits.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_gradient
+
+
+def custom_gradient(f: Any = None) -> Any:
+    """Decorator: `f` returns (outputs, grad_fn); grad_fn replaces the recorded ops' gradient."""
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args: Any, **kwargs: Any) -> Any:
+        return _call_with_custom_gradient(f, args, kwargs)
+
+    return decorated
+
+
+def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
+    import inspect
+
+    from . import nest
+    from .primitives import REGISTRY
+
+    accessed = _tape.VariableAccessLog()
+    with accessed:
+        result, grad_fn = f(*args, **kwargs)
+    variables = [v for v in accessed.variables if v.trainable]
+    accepts_variables = "variables" in inspect.signature(grad_fn).parameters or any(
+        p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
+    if variables and not accepts_variables:
+        raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
+                        f"uses variables: {variables}")
+    flat_result = [identity(x) for x in nest.flatten(result)]
+    inputs = [convert_to_tensor(x) for x in args] + [v.handle for v in variables]
+    arg_count = len(args)
+
+    def vjp(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
+        if variables:
+            input_grads, variable_grads = grad_fn(*upstream, variables=variables)
+            if len(variable_grads) != len(variables):
+                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
+        else:
+            input_grads, variable_grads = grad_fn(*upstream), []
+        flat_grads = nest.flatten(input_grads)
+        if len(flat_grads) != arg_count:
+            raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, "
+                             f"but returned {len(flat_grads)} instead.")
+        return flat_grads + list(variable_grads)
+
+    _tape.record_custom(REGISTRY["CustomGradient"], f.__name__, vjp, inputs, flat_result)
+    return nest.pack_sequence_as(result, flat_result)
+
+
+@custom_gradient
+def _swish(features: EagerTensor, beta: EagerTensor) -> Any:
+    def grad(dy: EagerTensor) -> tuple:
+        sigmoid_features = sigmoid(multiply(beta, features))
+        activation_grad = sigmoid_features * (1.0 + (beta * features) * (1.0 - sigmoid_features))
+        beta_grad = reduce_sum(dy * square(features) * sigmoid_features * (1.0 - sigmoid_features))
+        return dy * activation_grad, beta_grad
+
+    return multiply(features, sigmoid(multiply(beta, features))), grad
+
+
+def function(func: Any = None, **kwargs: Any) -> Any:
+    """`tf.function` runs eagerly here: calls are recorded op by op, with the same gradients."""
+    if func is None:
+        return lambda f: f
+    return func

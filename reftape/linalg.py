@@ -1,0 +1,5 @@
+"""`tf.linalg`."""
+
+from .functions import einsum, eye, matmul, matvec
+
+__all__ = [name for name in dir() if not name.startswith("_")]

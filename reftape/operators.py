@@ -1,0 +1,59 @@
+"""Python operators on tensors and variables, dispatching to the same functions as the API.
+
+TF converts the other operand to this tensor's dtype where it is a Python or NumPy value, and
+compares elementwise (`==` gives a bool tensor; against None it is simply False).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import functions as F
+from .tensor import EagerTensor
+from .variables import ResourceVariable
+
+
+def _binary(fn, reflected: bool = False):
+    if reflected:
+        return lambda self, other: fn(other, self)
+    return lambda self, other: fn(self, other)
+
+
+def _equality(fn, none_result: bool):
+    def compare(self: Any, other: Any) -> Any:
+        if other is None:
+            return none_result
+        try:
+            return fn(self, other)
+        except (ValueError, TypeError):
+            return none_result
+    return compare
+
+
+def _iterate(self: Any):
+    if self.shape.rank == 0:
+        raise TypeError("Cannot iterate over a scalar tensor.")
+    return (self[i] for i in range(self.shape[0]))
+
+
+OPERATORS = {
+    "__add__": _binary(F.add), "__radd__": _binary(F.add, True),
+    "__sub__": _binary(F.subtract), "__rsub__": _binary(F.subtract, True),
+    "__mul__": _binary(F.multiply), "__rmul__": _binary(F.multiply, True),
+    "__truediv__": _binary(F.divide), "__rtruediv__": _binary(F.divide, True),
+    "__floordiv__": _binary(F.floordiv), "__rfloordiv__": _binary(F.floordiv, True),
+    "__mod__": _binary(F.floormod), "__rmod__": _binary(F.floormod, True),
+    "__pow__": _binary(F.pow), "__rpow__": _binary(F.pow, True),
+    "__matmul__": _binary(F.matmul), "__rmatmul__": _binary(F.matmul, True),
+    "__lt__": _binary(F.less), "__le__": _binary(F.less_equal),
+    "__gt__": _binary(F.greater), "__ge__": _binary(F.greater_equal),
+    "__and__": _binary(F.logical_and), "__rand__": _binary(F.logical_and, True),
+    "__or__": _binary(F.logical_or), "__ror__": _binary(F.logical_or, True),
+    "__eq__": _equality(F.equal, False), "__ne__": _equality(F.not_equal, True),
+    "__neg__": F.negative, "__abs__": F.abs, "__invert__": F.logical_not,
+    "__getitem__": F.getitem, "__iter__": _iterate,
+}
+
+for _cls in (EagerTensor, ResourceVariable):
+    for _name, _method in OPERATORS.items():
+        setattr(_cls, _name, _method)

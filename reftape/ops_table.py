@@ -1,0 +1,643 @@
+"""The op table: every primitive, its NumPy forward and its VJP, declared side by side.
+
+A VJP has the signature `vjp(g, ans, *inputs, needs, **attrs)` and returns one gradient per input
+(None where TF's gradient function returns None). Multi-output primitives receive lists `g` and
+`ans`. VJPs are written with reftape's own differentiable functions (`F`), so that a backward pass
+running under an outer tape is itself recorded: that is how higher-order gradients work, as in TF.
+The formulas follow TF's registered gradient functions op by op, including their special cases
+(eager `skip_input_indices` fast paths, masked pow, tie rules, fused *Grad kernels that return 0
+for a zero upstream), because those decide NaNs, signed zeros and shapes at special points.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import functions as F
+from .primitives import ANY, COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
+
+BOOL = frozenset({_dtypes.bool})
+ALL_NUMERIC_OR_BOOL = NUMERIC | BOOL
+
+# ---------------------------------------------------------------------------------------------
+# Helpers shared by VJPs
+
+
+def _shape(t) -> tuple:
+    return tuple(t.shape)
+
+
+def _scalar(t) -> bool:
+    return _shape(t) == ()
+
+
+def _same_shapes(x, y, g) -> bool:
+    return _shape(x) == _shape(y) == _shape(g)
+
+
+def _broadcast_axes(shape: tuple, other: tuple) -> tuple:
+    """Axes along which an operand of `shape` was broadcast against `other` (TF's
+    BroadcastGradientArgs for one side)."""
+    out = np.broadcast_shapes(shape, other)
+    pad = len(out) - len(shape)
+    return tuple(range(pad)) + tuple(i + pad for i, d in enumerate(shape) if d == 1 and out[i + pad] != 1)
+
+
+def unbroadcast(grad, shape: tuple, other: tuple):
+    """The one place broadcasting is undone: sum `grad` over the broadcast axes, reshape to `shape`."""
+    if grad is None:
+        return None
+    return F.reshape(F.reduce_sum(grad, _broadcast_axes(tuple(shape), tuple(other)), keepdims=True), shape)
+
+
+def _reduce_pair(x, y, gx, gy):
+    return unbroadcast(gx, _shape(x), _shape(y)), unbroadcast(gy, _shape(y), _shape(x))
+
+
+def _conj(x):
+    return F.conj_if_complex(x)
+
+
+def _kept_shape(x_shape: tuple, axis, keep_dims: bool, out_shape: tuple) -> tuple:
+    axes = range(len(x_shape)) if axis is None else [a % max(len(x_shape), 1) for a in axis]
+    return tuple(1 if i in axes else d for i, d in enumerate(x_shape))
+
+
+def _constant_like(value, t):
+    return F.cast(F.constant(value), t.dtype) if not isinstance(value, F.EagerTensor) else value
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward helpers (NumPy)
+
+
+def _erf(x):
+    return np.frompyfunc(math.erf, 1, 1)(x).astype(x.dtype)
+
+
+def _erfc(x):
+    return np.frompyfunc(math.erfc, 1, 1)(x).astype(x.dtype)
+
+
+def _sigmoid(x):
+    if np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _softplus(x):
+    threshold = np.log(np.finfo(x.dtype).eps) + 2
+    return np.where(x > -threshold, x, np.where(x < threshold, np.exp(x), np.log1p(np.exp(x))))
+
+
+def _round_half_even(x):
+    return np.round(x)
+
+
+def _floordiv(x, y):
+    return np.floor_divide(x, y) if x.dtype.kind in "iu" else np.floor(x / y)
+
+
+def _floormod(x, y):
+    return np.mod(x, y) if x.dtype.kind in "iu" else np.fmod(np.fmod(x, y) + y, y) * 0 + (x - np.floor(x / y) * y)
+
+
+def _pow(x, y):
+    if x.dtype.kind in "iu" and np.any(y < 0):
+        raise ValueError("Integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+def _reduce(fn, identity=None):
+    def forward(x, axis, keep_dims):
+        axis_arg = None if axis is None else tuple(a % max(x.ndim, 1) for a in axis)
+        if identity is not None and x.size == 0:
+            return fn(x, axis=axis_arg, keepdims=keep_dims, initial=identity(x.dtype))
+        return fn(x, axis=axis_arg, keepdims=keep_dims)
+    return forward
+
+
+def _mean(x, axis, keep_dims):
+    axis_arg = None if axis is None else tuple(a % max(x.ndim, 1) for a in axis)
+    if x.dtype.kind in "iu":
+        total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
+        count = max(x.size // max(np.size(total), 1), 1)
+        return (np.trunc(total / count)).astype(x.dtype)
+    return np.mean(x, axis=axis_arg, keepdims=keep_dims)
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+
+
+def _scan(fn, identity):
+    def forward(x, axis, exclusive, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        out = fn(x, axis=axis)
+        if exclusive:
+            out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), identity), np.delete(out, -1, axis=axis)], axis=axis)
+        return np.flip(out, axis) if reverse else out
+    return forward
+
+
+def _squeeze(x, axis):
+    if axis is None:
+        return np.squeeze(x)
+    for a in axis:
+        if x.shape[a] != 1:
+            raise ValueError(f"Can not squeeze dim[{a % x.ndim}], expected a dimension of 1, got {x.shape[a]}")
+    return np.squeeze(x, axis=axis)
+
+
+def _gather(params, indices, axis):
+    if np.any(indices < 0) or np.any(indices >= params.shape[axis]):
+        bad = indices[(indices < 0) | (indices >= params.shape[axis])].reshape(-1)[0]
+        raise ValueError(f"indices = {bad} is not in [0, {params.shape[axis]})")
+    return np.take(params, indices, axis=axis)
+
+
+def _segment_sum(values, indices, num_segments):
+    out = np.zeros((num_segments,) + values.shape[indices.ndim:], values.dtype)
+    np.add.at(out, indices, values)
+    return out
+
+
+def _strided_slice_grad(dy, shape, key):
+    out = np.zeros(shape, dy.dtype)
+    view = out[key]
+    out[key] = dy.reshape(np.shape(view))
+    return out
+
+
+def _matmul2d(a, b, transpose_a, transpose_b):
+    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+
+def _adjoint(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+def _batch_matmul(x, y, adj_x, adj_y):
+    return np.matmul(_adjoint(x) if adj_x else x, _adjoint(y) if adj_y else y)
+
+
+def _softmax(x):
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def _log_softmax(x):
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def _softmax_xent(logits, labels):
+    log_probs = _log_softmax(logits)
+    return -np.sum(labels * log_probs, axis=-1), np.exp(log_probs) - labels
+
+
+# ---------------------------------------------------------------------------------------------
+# VJP helpers for families of ops
+
+
+def _add_vjp(g, ans, x, y, needs, **_):
+    if not needs[1] and _scalar(y):
+        return g, None
+    if _same_shapes(x, y, g):
+        return g, g
+    return _reduce_pair(x, y, g if needs[0] else None, g if needs[1] else None)
+
+
+def _sub_vjp(g, ans, x, y, needs, **_):
+    if not needs[1] and _scalar(y):
+        return g, None
+    if _same_shapes(x, y, g):
+        return g, F.negative(g)
+    return _reduce_pair(x, y, g if needs[0] else None, F.negative(g) if needs[1] else None)
+
+
+def _mul_vjp(g, ans, x, y, needs, **_):
+    if not needs[1] and _scalar(y):
+        return F.multiply(g, _conj(y)), None
+    if _same_shapes(x, y, g) and g.dtype in (_dtypes.int32, _dtypes.float32):
+        return F.multiply(g, y), F.multiply(g, x)
+    gx = F.multiply(g, _conj(y)) if needs[0] else None
+    gy = F.multiply(_conj(x), g) if needs[1] else None
+    return _reduce_pair(x, y, gx, gy)
+
+
+def _realdiv_vjp(g, ans, x, y, **_):
+    cx, cy = _conj(x), _conj(y)
+    return _reduce_pair(x, y, F.divide(g, cy), F.multiply(g, F.divide(F.divide(F.negative(cx), cy), cy)))
+
+
+def _pow_vjp(g, ans, x, y, needs, **_):
+    cx, cy = _conj(x), _conj(y)
+    base_grad = lambda: F.multiply(F.multiply(g, cy), F.pow(cx, F.subtract(cy, 1)))  # noqa: E731
+    if not needs[1] and _scalar(y):
+        return base_grad(), None
+    gx = base_grad() if needs[0] else None
+    gy = None
+    if needs[1]:
+        mask = F.not_equal(cx, 0) if x.dtype.is_complex else F.greater(cx, 0)
+        safe_x = F.where(mask, cx, F.ones_like(x))
+        log_x = F.where(mask, F.log(safe_x), F.zeros_like(x))
+        gy = F.multiply(F.multiply(g, _conj(ans)), log_x)
+    return _reduce_pair(x, y, gx, gy)
+
+
+def _max_min_vjp(select):
+    def vjp(g, ans, x, y, needs, **_):
+        zeros = F.zeros_like(g)
+        x_mask = select(x, y)
+        if not needs[1] and _scalar(y):
+            return F.where(x_mask, g, zeros), None
+        gx = F.where(x_mask, g, zeros) if needs[0] else None
+        gy = F.where(x_mask, zeros, g) if needs[1] else None
+        return _reduce_pair(x, y, gx, gy)
+    return vjp
+
+
+def _squared_difference_vjp(g, ans, x, y, needs, **_):
+    x_grad = F.multiply(F.multiply(_constant_like(2.0, g), g), F.subtract(x, y))
+    if _same_shapes(x, y, g):
+        return x_grad, F.negative(x_grad)
+    return _reduce_pair(x, y, x_grad if needs[0] else None, F.negative(x_grad) if needs[1] else None)
+
+
+def _div_no_nan_vjp(g, ans, x, y, **_):
+    cx, cy = _conj(x), _conj(y)
+    gy = F.multiply(g, F.divide_no_nan(F.divide_no_nan(F.negative(cx), cy), cy))
+    return _reduce_pair(x, y, F.divide_no_nan(g, cy), gy)
+
+
+def _xlogy_vjp(g, ans, x, y, **_):
+    not_zero_x = F.cast(F.not_equal(x, F.cast(0.0, x.dtype)), x.dtype)
+    return _reduce_pair(x, y, F.multiply(F.xlogy(not_zero_x, y), g), F.multiply(F.xdivy(x, y), g))
+
+
+def _xdivy_vjp(g, ans, x, y, **_):
+    not_zero_x = F.cast(F.not_equal(x, F.cast(0.0, x.dtype)), x.dtype)
+    partial_x = F.xdivy(not_zero_x, y)
+    partial_y = F.multiply(F.xdivy(F.negative(x), F.square(y)), 1)
+    return _reduce_pair(x, y, F.multiply(partial_x, g), F.multiply(partial_y, g))
+
+
+def _atan2_vjp(g, ans, y, x, **_):
+    grad_inv = F.divide(g, F.add(F.square(y), F.square(x)))
+    return _reduce_pair(y, x, F.multiply(x, grad_inv), F.multiply(F.negative(y), grad_inv))
+
+
+def _floormod_vjp(g, ans, x, y, **_):
+    floor_xy = F.floordiv(_conj(x), _conj(y))
+    return _reduce_pair(x, y, g, F.multiply(g, F.negative(floor_xy)))
+
+
+def _complex_vjp(g, ans, re, im, **_):
+    return _reduce_pair(re, im, F.real(g), F.imag(g))
+
+
+def _sum_vjp(g, ans, x, axis, keep_dims, **_):
+    return F.broadcast_to(F.reshape(g, _kept_shape(_shape(x), axis, keep_dims, _shape(ans))), _shape(x))
+
+
+def _mean_vjp(g, ans, x, axis, keep_dims, **_):
+    sum_grad = _sum_vjp(g, ans, x, axis, keep_dims)
+    factor = int(np.prod(_shape(x))) // max(int(np.prod(_shape(ans))), 1)
+    return F.divide(sum_grad, F.cast(F.constant(factor), sum_grad.dtype))
+
+
+def _min_max_reduction_vjp(g, ans, x, axis, keep_dims, **_):
+    kept = _kept_shape(_shape(x), axis, keep_dims, _shape(ans))
+    y, g = F.reshape(ans, kept), F.reshape(g, kept)
+    indicators = F.cast(F.equal(y, x), g.dtype)
+    num_selected = F.reshape(F.reduce_sum(indicators, axis), kept)
+    return F.multiply(F.divide(indicators, num_selected), g)
+
+
+def _prod_vjp(g, ans, x, axis, keep_dims, **_):
+    shape = _shape(x)
+    rank = len(shape)
+    g = F.broadcast_to(F.reshape(g, _kept_shape(shape, axis, keep_dims, _shape(ans))), shape)
+    reduced = sorted({a % rank for a in axis}) if axis is not None else list(range(rank))
+    other = [d for d in range(rank) if d not in reduced]
+    perm = reduced + other
+    permuted = F.transpose(x, perm)
+    reduced_num = int(np.prod([shape[d] for d in reduced]))
+    other_num = int(np.prod([shape[d] for d in other]))
+    reshaped = F.reshape(permuted, (reduced_num, other_num))
+    left = F.cumprod(reshaped, axis=0, exclusive=True)
+    right = F.cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = F.reshape(F.multiply(_conj(left), _conj(right)), _shape(permuted))
+    return F.reshape(F.multiply(g, F.transpose(y, list(np.argsort(perm)))), shape)
+
+
+def _cumprod_vjp(g, ans, x, axis, exclusive, reverse, **_):
+    prod = F.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = F.cumsum(F.multiply(prod, g), axis, exclusive=exclusive, reverse=not reverse)
+    return F.divide_no_nan(out, x)
+
+
+def _concat_vjp(g, ans, *inputs, axis, **_):
+    axis = axis % ans.ndim
+    grads, offset = [], 0
+    for x in inputs:
+        size = x.shape[axis]
+        key = (slice(None),) * axis + (slice(offset, offset + size),)
+        grads.append(F.strided_slice(g, key))
+        offset += size
+    return grads
+
+
+def _tile_vjp(g, ans, x, multiples, **_):
+    split_shape = tuple(d for pair in zip(multiples, _shape(x)) for d in pair)
+    return F.reduce_sum(F.reshape(g, split_shape), tuple(range(0, len(split_shape), 2)))
+
+
+def _gather_vjp(g, ans, params, indices, axis, **_):
+    shape = _shape(params)
+    flat_indices = F.constant(indices.reshape(-1))
+    if axis == 0:
+        values = F.reshape(g, (flat_indices.shape[0],) + shape[1:])
+        return F.IndexedSlices(values, flat_indices, F.constant(list(shape), _dtypes.int32))
+    values = F.reshape(g, shape[:axis] + (-1,) + shape[axis + 1:])
+    perm = [axis] + list(range(axis)) + list(range(axis + 1, len(shape)))
+    summed = F.execute("UnsortedSegmentSum", [F.transpose(values, perm)], indices=indices.reshape(-1),
+                       num_segments=shape[axis])
+    return F.transpose(summed, list(np.argsort(perm)))
+
+
+def _select_vjp(g, ans, x, y, condition, **_):
+    zeros = F.zeros_like(g)
+    out_shape = _shape(ans)
+    gx = unbroadcast(F.where(condition, g, zeros), _shape(x), out_shape)
+    gy = unbroadcast(F.where(condition, zeros, g), _shape(y), out_shape)
+    return gx, gy
+
+
+def _broadcast_to_vjp(g, ans, x, shape, **_):
+    return unbroadcast(g, _shape(x), tuple(shape))
+
+
+def _matmul_vjp(g, ans, a, b, transpose_a, transpose_b, needs, **_):
+    a, b = _conj(a), _conj(b)
+    mm = F.matmul
+    if not transpose_a and not transpose_b:
+        ga, gb = lambda: mm(g, b, transpose_b=True), lambda: mm(a, g, transpose_a=True)
+    elif not transpose_a:
+        ga, gb = lambda: mm(g, b), lambda: mm(g, a, transpose_a=True)
+    elif not transpose_b:
+        ga, gb = lambda: mm(b, g, transpose_b=True), lambda: mm(a, g)
+    else:
+        ga, gb = lambda: mm(b, g, transpose_a=True, transpose_b=True), lambda: mm(g, a, transpose_a=True, transpose_b=True)
+    return ga() if needs[0] else None, gb() if needs[1] else None
+
+
+def _batch_matmul_vjp(g, ans, x, y, adj_x, adj_y, **_):
+    mm = lambda p, q, ap=False, aq=False: F.matmul(p, q, adjoint_a=ap, adjoint_b=aq)  # noqa: E731
+    if not adj_x and not adj_y:
+        gx, gy = mm(g, y, aq=True), mm(x, g, ap=True)
+    elif not adj_x:
+        gx, gy = mm(g, y), mm(g, x, ap=True)
+    elif not adj_y:
+        gx, gy = mm(y, g, aq=True), mm(x, g)
+    else:
+        gx, gy = mm(y, g, True, True), mm(g, x, True, True)
+    return (unbroadcast(gx, _shape(x), _shape(gx)[:-2] + _shape(x)[-2:]),
+            unbroadcast(gy, _shape(y), _shape(gy)[:-2] + _shape(y)[-2:]))
+
+
+def _einsum_parts(equation: str, n: int) -> tuple[list[str], str]:
+    inputs, _, output = equation.partition("->")
+    specs = inputs.split(",")
+    if not _:
+        letters = [c for c in inputs.replace("...", "") if c.isalpha()]
+        output = ("..." if "..." in inputs else "") + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return specs, output
+
+
+def _einsum_vjp(g, ans, *inputs, equation, **_):
+    specs, output = _einsum_parts(equation, len(inputs))
+    grads = []
+    for i, x in enumerate(inputs):
+        others = [s for j, s in enumerate(specs) if j != i]
+        available = set(output + "".join(others))
+        kept = "".join(c for c in specs[i] if c in available or c == ".")
+        operands = [g] + [F.convert_to_tensor(t) for j, t in enumerate(inputs) if j != i]
+        grad = F.execute("Einsum", operands, equation=",".join([output] + others) + "->" + kept)
+        if kept != specs[i]:
+            labels = specs[i].replace("...", "")
+            expanded = [1 if c not in kept else None for c in labels]
+            for axis, missing in enumerate(expanded):
+                if missing:
+                    grad = F.expand_dims(grad, axis + (x.ndim - len(labels)))
+        grads.append(unbroadcast(grad, _shape(x), _shape(grad)) if _shape(grad) != _shape(x) else grad)
+    return grads
+
+
+def _softmax_xent_vjp(g, ans, logits, labels, **_):
+    g_loss, g_backprop = g
+    grad = F.multiply(F.expand_dims(g_loss, -1), ans[1])
+    if g_backprop is not None:
+        softmax = F.execute("Softmax", [logits])
+        inner = F.squeeze(F.matmul(F.expand_dims(g_backprop, 1), F.expand_dims(softmax, 2)), axis=1)
+        grad = F.add(grad, F.multiply(F.subtract(g_backprop, inner), softmax))
+    return grad, F.multiply(F.expand_dims(g_loss, -1), F.negative(F.execute("LogSoftmax", [logits])))
+
+
+def _no_gradient(op_type: str):
+    def vjp(*args, **kwargs):
+        raise LookupError(f"No gradient defined for operation '{op_type}' (op type: {op_type}). In general every "
+                          "operation must have an associated `@tf.RegisterGradient` for correct autodiff.")
+    return vjp
+
+
+# ---------------------------------------------------------------------------------------------
+# The table. Forward: NumPy on arrays (half types arrive as float32). VJP: reftape functions.
+
+# Plumbing
+defop("ReadVariableOp", lambda handle, value, dtype: value.copy(), lambda g, ans, h, **_: g, sparse_upstream=True,
+      exact_in_half=True, out_dtype=lambda dt, a: a["dtype"])
+defop("Identity", lambda x: x, lambda g, ans, x, **_: g, sparse_upstream=True, exact_in_half=True)
+defop("StopGradient", lambda x: x, None, exact_in_half=True)
+defop("Cast", lambda x, dtype: x.real if np.iscomplexobj(x) and not dtype.is_complex else x,
+      lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
+      out_dtype=lambda dt, a: a["dtype"])
+defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, ans, *inputs),
+      num_outputs=lambda attrs: None)
+
+# Elementwise arithmetic
+defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC)
+defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC)
+defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
+defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
+defop("FloorDiv", _floordiv, None, dtypes=REAL)
+defop("FloorMod", lambda x, y: np.mod(x, y) if x.dtype.kind in "iu" else x - np.floor(x / y) * y, _floormod_vjp, dtypes=REAL)
+defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
+defop("Maximum", np.maximum, _max_min_vjp(F.greater_equal), dtypes=REAL)
+defop("Minimum", np.minimum, _max_min_vjp(F.less_equal), dtypes=REAL)
+defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
+      _squared_difference_vjp, dtypes=NUMERIC)
+defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
+defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT)
+defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
+defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT)
+defop("AddN", lambda *xs: np.sum(np.stack(np.broadcast_arrays(*xs)), axis=0) if len({x.shape for x in xs}) == 1
+      else (_ for _ in ()).throw(ValueError("Shapes of all inputs must match")),
+      lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC)
+defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
+      out_dtype=lambda dt, a: _dtypes.complex64 if dt == _dtypes.float32 else _dtypes.complex128)
+
+# Elementwise unary math
+defop("Neg", np.negative, lambda g, ans, x, **_: F.negative(g), dtypes=NUMERIC)
+defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=REAL)
+defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
+                                                                  F.complex(ans, F.zeros_like(ans))),
+      dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
+defop("Sign", lambda x: np.sign(x) if not np.iscomplexobj(x) else np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x))),
+      lambda g, ans, x, **_: F.zeros_like(x), dtypes=NUMERIC)
+defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
+defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT)
+defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT)
+defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT)
+defop("Sqrt", np.sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
+defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
+defop("Square", np.square, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
+      dtypes=NUMERIC)
+defop("Reciprocal", lambda x: 1 / x if x.dtype.kind in "fc" else np.floor_divide(1, x),
+      lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=NUMERIC)
+defop("Sin", np.sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT)
+defop("Cos", np.cos, lambda g, ans, x, **_: F.multiply(F.negative(g), F.sin(_conj(x))), dtypes=INEXACT)
+defop("Tan", np.tan, lambda g, ans, x, **_: F.multiply(F.square(F.reciprocal(F.cos(_conj(x)))), g), dtypes=INEXACT)
+defop("Sinh", np.sinh, lambda g, ans, x, **_: F.multiply(g, F.cosh(_conj(x))), dtypes=INEXACT)
+defop("Cosh", np.cosh, lambda g, ans, x, **_: F.multiply(g, F.sinh(_conj(x))), dtypes=INEXACT)
+defop("Tanh", np.tanh, lambda g, ans, x, **_: F.execute("TanhGrad", [_conj(ans), g]), dtypes=INEXACT)
+defop("Asinh", np.arcsinh, lambda g, ans, x, **_: F.divide(g, F.cosh(_conj(ans))), dtypes=INEXACT)
+defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
+      dtypes=INEXACT)
+defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)
+defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(2 / np.sqrt(np.pi), g)),
+                                                     F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
+defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(-2 / np.sqrt(np.pi), g)),
+                                                       F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
+defop("Floor", np.floor, None, dtypes=FLOAT)
+defop("Ceil", np.ceil, None, dtypes=FLOAT)
+defop("Round", _round_half_even, None, dtypes=NUMERIC)
+defop("Rint", np.rint, None, dtypes=FLOAT)
+defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), exact_in_half=True)
+defop("Real", np.real, lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX,
+      out_dtype=lambda dt, a: dt.real_dtype)
+defop("Imag", np.imag, lambda g, ans, x, **_: F.complex(F.zeros_like(g), g), dtypes=COMPLEX,
+      out_dtype=lambda dt, a: dt.real_dtype)
+defop("IsFinite", np.isfinite, None, dtypes=FLOAT, out_dtype=lambda dt, a: _dtypes.bool)
+defop("IsNan", np.isnan, None, dtypes=FLOAT, out_dtype=lambda dt, a: _dtypes.bool)
+
+# Fused gradient kernels (each differentiable again, for higher orders)
+defop("SqrtGrad", lambda y, dy: np.where(dy == 0, 0, 0.5 * dy / np.conj(y)),
+      lambda g, ans, y, dy, **_: (F.multiply(F.negative(_conj(F.divide(g, y))), ans), F.multiply(0.5, F.divide(g, y))),
+      dtypes=INEXACT)
+defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * dy * np.conj(y) ** 3),
+      lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(-1.5, _conj(g)), dy), F.square(_conj(y))),
+                                  F.execute("RsqrtGrad", [_conj(y), g])), dtypes=INEXACT)
+defop("ReciprocalGrad", lambda y, dy: np.where(dy == 0, 0, -dy * np.conj(y) * np.conj(y)),
+      lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(_conj(g), -2.0), dy), _conj(y)),
+                                  F.execute("ReciprocalGrad", [_conj(y), g])), dtypes=INEXACT)
+defop("TanhGrad", lambda y, dy: dy * (1 - y * y),
+      lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(g, -2.0), _conj(dy)), _conj(y)),
+                                  F.execute("TanhGrad", [_conj(y), g])), dtypes=INEXACT)
+defop("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)),
+      lambda g, ans, y, dy, **_: (F.subtract(F.multiply(g, _conj(dy)), F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))),
+                                  F.execute("SigmoidGrad", [_conj(y), g])), dtypes=INEXACT)
+defop("ReluGrad", lambda dy, y: np.where(y > 0, dy, 0),
+      lambda g, ans, dy, y, **_: (F.execute("ReluGrad", [g, y]), F.zeros_like(y)), dtypes=REAL)
+defop("Relu6Grad", lambda dy, y: np.where((y > 0) & (y < 6), dy, 0),
+      lambda g, ans, dy, y, **_: (F.execute("Relu6Grad", [g, y]), F.zeros_like(y)), dtypes=REAL)
+defop("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy),
+      lambda g, ans, dy, y, **_: (F.execute("EluGrad", [g, y]), F.where(F.less(y, 0), F.multiply(g, dy), F.zeros_like(y))),
+      dtypes=FLOAT)
+defop("SeluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1.7580993408473768), dy * 1.0507009873554805),
+      lambda g, ans, dy, y, **_: (F.execute("SeluGrad", [g, y]), F.where(F.less(y, 0.0), F.multiply(g, dy), F.zeros_like(y))),
+      dtypes=FLOAT)
+defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
+      lambda g, ans, dy, x, alpha, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha), F.zeros_like(x)), dtypes=FLOAT)
+defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _no_gradient("SoftsignGrad"), dtypes=FLOAT)
+
+# Activations
+defop("Relu", lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0)), lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]),
+      dtypes=REAL)
+defop("Relu6", lambda x: np.where(np.isnan(x), x, np.minimum(np.maximum(x, 0), 6)),
+      lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL)
+defop("Elu", lambda x: np.where(x < 0, np.expm1(x), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]), dtypes=FLOAT)
+defop("Selu", lambda x: np.where(x < 0, 1.7580993408473768 * np.expm1(x), 1.0507009873554805 * x),
+      lambda g, ans, x, **_: F.execute("SeluGrad", [g, ans]), dtypes=FLOAT)
+defop("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * alpha),
+      lambda g, ans, x, alpha, **_: F.execute("LeakyReluGrad", [g, x], alpha=alpha), dtypes=FLOAT)
+defop("Softplus", _softplus, lambda g, ans, x, **_: F.multiply(g, F.sigmoid(x)), dtypes=FLOAT)
+defop("Softsign", lambda x: x / (1 + np.abs(x)), lambda g, ans, x, **_: F.execute("SoftsignGrad", [g, x]), dtypes=FLOAT)
+defop("Softmax", _softmax, lambda g, ans, x, **_: F.multiply(F.subtract(g, F.reduce_sum(F.multiply(g, ans), -1, keepdims=True)), ans),
+      dtypes=FLOAT)
+defop("LogSoftmax", _log_softmax,
+      lambda g, ans, x, **_: F.subtract(g, F.multiply(F.reduce_sum(g, -1, keepdims=True), F.exp(ans))), dtypes=FLOAT)
+defop("L2Loss", lambda x: np.sum(np.square(x)) / 2, lambda g, ans, x, **_: F.multiply(x, g), dtypes=FLOAT)
+defop("SoftmaxCrossEntropyWithLogits", _softmax_xent, _softmax_xent_vjp, dtypes=FLOAT,
+      num_outputs=lambda attrs: 2, fills_missing_upstream=False)
+
+# Comparisons and logic (not differentiable)
+for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.less), ("LessEqual", np.less_equal),
+                   ("Greater", np.greater), ("GreaterEqual", np.greater_equal)]:
+    defop(_name, _fn, None, out_dtype=lambda dt, a: _dtypes.bool, exact_in_half=True)
+defop("LogicalAnd", np.logical_and, None, dtypes=BOOL)
+defop("LogicalOr", np.logical_or, None, dtypes=BOOL)
+defop("LogicalNot", np.logical_not, None, dtypes=BOOL)
+defop("ArgMax", lambda x, axis, output_type: np.argmax(x, axis=axis), None, dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
+defop("ArgMin", lambda x, axis, output_type: np.argmin(x, axis=axis), None, dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
+
+# Reductions and scans
+defop("Sum", _reduce(np.sum), _sum_vjp, dtypes=NUMERIC)
+defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC)
+defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL)
+defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL)
+defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC)
+defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),
+      dtypes=NUMERIC)
+defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)
+
+# Shapes and structure
+defop("Reshape", lambda x, shape: np.reshape(x, shape), lambda g, ans, x, **_: F.reshape(g, _shape(x)), exact_in_half=True)
+defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), lambda g, ans, x, **_: F.reshape(g, _shape(x)), exact_in_half=True)
+defop("Squeeze", _squeeze, lambda g, ans, x, **_: F.reshape(g, _shape(x)), exact_in_half=True)
+defop("Transpose", lambda x, perm: np.transpose(x, perm),
+      lambda g, ans, x, perm, **_: F.transpose(g, list(np.argsort(perm))), exact_in_half=True)
+defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, exact_in_half=True)
+defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), lambda g, ans, *xs, axis, **_: F.unstack(g, len(xs), axis),
+      exact_in_half=True)
+defop("Unpack", lambda x, num, axis: tuple(np.moveaxis(x, axis, 0)), lambda g, ans, x, num, axis, **_: F.stack(g, axis),
+      num_outputs=lambda attrs: attrs["num"], exact_in_half=True)
+defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_splits)[:-1], axis=axis)),
+      lambda g, ans, x, size_splits, axis, **_: F.concat(g, axis), num_outputs=lambda attrs: len(attrs["size_splits"]),
+      exact_in_half=True)
+defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, exact_in_half=True)
+defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, exact_in_half=True)
+defop("GatherV2", _gather, _gather_vjp, exact_in_half=True)
+defop("UnsortedSegmentSum", _segment_sum,
+      lambda g, ans, values, indices, num_segments, **_: F.gather(g, indices), dtypes=NUMERIC)
+defop("SelectV2", lambda x, y, condition: np.where(condition, x, y), _select_vjp, exact_in_half=True)
+defop("StridedSlice", lambda x, key: np.array(x[key]),
+      lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), exact_in_half=True)
+defop("StridedSliceGrad", _strided_slice_grad, lambda g, ans, dy, shape, key, **_: F.strided_slice(g, key), exact_in_half=True)
+
+# Linear algebra
+defop("MatMul", _matmul2d, _matmul_vjp, dtypes=NUMERIC)
+defop("BatchMatMulV2", _batch_matmul, _batch_matmul_vjp, dtypes=NUMERIC)
+defop("Einsum", lambda *xs, equation: np.einsum(equation, *xs), _einsum_vjp, dtypes=NUMERIC)

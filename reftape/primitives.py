@@ -1,0 +1,118 @@
+"""Primitive ops: the registry, and `execute`, which runs one op and records it on the tape.
+
+A primitive is declared once (see `ops_table.py`) with its NumPy forward function and its VJP side
+by side. `execute` checks input dtypes as TF's kernels do (mixed dtypes fail, no promotion),
+computes half-precision types in float32 and rounds the result back, wraps outputs as tensors and
+records the op on every tape that tracks one of its inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import tape as _tape
+from .dtypes import DType
+from .errors import InvalidArgumentError
+from .tensor import EagerTensor, IndexedSlices
+
+FLOAT = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64})
+COMPLEX = frozenset({_dtypes.complex64, _dtypes.complex128})
+INTEGER = frozenset({_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8})
+INEXACT = FLOAT | COMPLEX
+REAL = FLOAT | INTEGER
+NUMERIC = REAL | COMPLEX
+ANY = None
+
+_HALF = (_dtypes.float16, _dtypes.bfloat16)
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One op type: forward on arrays, VJP on tensors (None: not differentiable, never recorded)."""
+
+    name: str
+    forward: Callable[..., Any]
+    vjp: Callable[..., Any] | None
+    dtypes: frozenset | None = ANY
+    out_dtype: Callable[[DType, dict], DType] | None = None
+    num_outputs: Callable[[dict], int] | None = None
+    sparse_upstream: bool = False  # the VJP passes IndexedSlices through instead of densifying
+    fills_missing_upstream: bool = True  # multi-output: absent output gradients become zeros
+    exact_in_half: bool = field(default=False)  # forward needs no float32 detour for half types
+
+    def backward(self, op: _tape.OpRecord, upstream: list) -> list:
+        """Input gradients of a recorded op, given its outputs' upstream gradients."""
+        from . import functions as F
+
+        if not self.sparse_upstream:
+            upstream = [F.convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in upstream]
+        if self.num_outputs is None:
+            grads = self.vjp(upstream[0], op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
+        else:
+            if self.fills_missing_upstream:
+                upstream = [F.zeros_like(y) if g is None else g for g, y in zip(upstream, op.outputs)]
+            grads = self.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
+        return list(grads) if isinstance(grads, (list, tuple)) else [grads]
+
+
+REGISTRY: dict[str, Primitive] = {}
+
+
+def defop(name: str, forward: Callable[..., Any], vjp: Callable[..., Any] | None, **options: Any) -> Primitive:
+    """Declares primitive `name` (TF's op type) with its forward function and VJP."""
+    primitive = Primitive(name, forward, vjp, **options)
+    REGISTRY[name] = primitive
+    return primitive
+
+
+def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
+    first = inputs[0].dtype
+    for i, tensor in enumerate(inputs[1:], start=1):
+        if tensor.dtype != first:
+            raise InvalidArgumentError(
+                f"cannot compute {primitive.name} as input #{i}(zero-based) was expected to be a "
+                f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
+    if primitive.dtypes is not None and first not in primitive.dtypes:
+        allowed = ", ".join(sorted(d.kernel_name for d in primitive.dtypes))
+        raise InvalidArgumentError(f"Value for attr 'T' of {first.name} is not in the list of allowed "
+                                   f"values: {allowed}\n\t; NodeDef: {{{{node {primitive.name}}}}} [Op:{primitive.name}]")
+    return first
+
+
+def _compute_value(tensor: Any, exact: bool) -> Any:
+    value = getattr(tensor, "_value", None)
+    if value is not None and not exact and tensor.dtype in _HALF:
+        return value.astype(np.float32)
+    return value
+
+
+def execute(name: str, inputs: list, **attrs: Any) -> Any:
+    """Runs primitive `name` on input tensors with attributes; records it; returns its output(s)."""
+    primitive = REGISTRY[name]
+    dtype = _check_dtypes(primitive, inputs) if inputs else None
+    arrays = [_compute_value(t, primitive.exact_in_half) for t in inputs]
+    try:
+        with np.errstate(all="ignore"):
+            result = primitive.forward(*arrays, **attrs)
+    except (ValueError, IndexError) as err:
+        raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
+    out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
+    results = result if primitive.num_outputs is not None else (result,)
+    outputs = tuple(EagerTensor(_as_dtype(r, out_dtype), out_dtype) for r in results)
+    if primitive.vjp is not None and inputs:
+        _tape.record_operation(primitive, inputs, outputs, attrs)
+    return outputs if primitive.num_outputs is not None else outputs[0]
+
+
+def _as_dtype(value: Any, dtype: DType) -> np.ndarray:
+    array = np.asarray(value)
+    if dtype == _dtypes.string or array.dtype == dtype.as_numpy_dtype:
+        return array
+    if dtype.is_integer and array.dtype.kind in "fc":
+        with np.errstate(all="ignore"):
+            return array.real.astype(dtype.as_numpy_dtype) if array.dtype.kind == "c" else array.astype(dtype.as_numpy_dtype)
+    return array.astype(dtype.as_numpy_dtype)

@@ -1,0 +1,466 @@
+"""The tape: what gets recorded, the stack of active tapes, the backward pass, `GradientTape`.
+
+The model is TF's eager tape. A `Recording` (TF's C++ GradientTape) maps watched tensor ids and
+the ids of recorded ops' outputs to the op that produced them. An op is recorded on every active
+recording that already tracks one of its inputs of a differentiable dtype. The backward pass walks
+the recorded ops in reverse order of execution, which is a topological order, with an explicit
+work list (no recursion) and keeps gradients in a dict keyed by tensor id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import itertools
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import nest
+from .tensor import EagerTensor, IndexedSlices, convert_to_tensor
+
+NON_PERSISTENT_USED = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` returns for a source with no path to the target."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected_policy(value: Any) -> UnconnectedGradients:
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError("Unknown value for unconnected_gradients: %r" % value) from None
+
+
+@dataclass(eq=False)
+class OpRecord:
+    """One recorded op: its primitive, the tensors it read and wrote, its attributes, and which
+    inputs some active tape could differentiate (TF's complement of `skip_input_indices`)."""
+
+    primitive: Any
+    inputs: tuple
+    outputs: tuple
+    attrs: dict
+    needs: tuple
+
+
+class Recording:
+    """The state of one tape between `with` blocks: watched ids, recorded ops, watched variables."""
+
+    _op_ids = itertools.count()
+
+    def __init__(self, persistent: bool, watch_accessed_variables: bool) -> None:
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self.producer: dict[int, int] = {}  # tensor id -> op id, -1 for a watched tensor
+        self.ops: dict[int, OpRecord] = {}
+        self.variables: dict[int, Any] = {}  # creation order -> watched Variable
+
+    def tracks(self, tensor: Any) -> bool:
+        return tensor._id in self.producer and _dtypes.is_trainable(tensor.dtype)
+
+    def watch(self, tensor: Any) -> None:
+        self.producer.setdefault(tensor._id, -1)
+
+    def watch_variable(self, variable: Any) -> None:
+        self.watch(variable.handle)
+        self.variables[variable._creation_order] = variable
+
+    def record(self, op: OpRecord) -> None:
+        op_id = next(self._op_ids)
+        self.ops[op_id] = op
+        for output in op.outputs:
+            self.producer[output._id] = op_id
+
+    def watched_variables(self) -> tuple:
+        return tuple(self.variables[k] for k in sorted(self.variables))
+
+
+class _TapeStack(threading.local):
+    def __init__(self) -> None:
+        self.active: list[Recording] = []
+        self.access_logs: list[VariableAccessLog] = []
+
+
+class VariableAccessLog:
+    """Collects the variables read or assigned inside a `with` block (TF's VariableWatcher)."""
+
+    def __init__(self) -> None:
+        self.variables: list = []
+
+    def __enter__(self) -> VariableAccessLog:
+        _stack.access_logs.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _stack.access_logs.remove(self)
+
+
+_stack = _TapeStack()
+
+
+def active_recordings() -> list[Recording]:
+    return _stack.active
+
+
+def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
+    """Records an executed op on every active tape that tracks one of its inputs."""
+    recordings = [r for r in _stack.active if any(r.tracks(t) for t in inputs)]
+    if not recordings:
+        return
+    needs = tuple(any(r.tracks(t) for r in _stack.active) for t in inputs)
+    op = OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs)
+    for recording in recordings:
+        recording.record(op)
+
+
+def record_custom(primitive: Any, name: str, grad_fn: Callable, inputs: Sequence[Any], outputs: Sequence[EagerTensor]) -> None:
+    """Records a custom_gradient call: `grad_fn` maps output gradients to input gradients."""
+    record_operation(primitive, inputs, outputs, {"grad_fn": grad_fn, "name": name})
+
+
+def variable_accessed(variable: Any) -> None:
+    """A variable was read or assigned: tapes that watch accessed variables start watching it."""
+    for log in _stack.access_logs:
+        if all(v is not variable for v in log.variables):
+            log.variables.append(variable)
+    if variable.trainable:
+        for recording in _stack.active:
+            if recording.watch_accessed_variables:
+                recording.watch_variable(variable)
+
+
+@contextlib.contextmanager
+def suspended() -> Iterator[None]:
+    """Runs a block with no tape recording (TF's `tape.stop_recording()` for all tapes)."""
+    saved, _stack.active = _stack.active, []
+    try:
+        yield
+    finally:
+        _stack.active = saved
+
+
+# ---------------------------------------------------------------------------------------------
+# The backward pass
+
+
+def _ones_like(tensor: Any) -> EagerTensor:
+    return EagerTensor(np.ones(tuple(tensor.shape), tensor.dtype.as_numpy_dtype), tensor.dtype)
+
+
+def zeros_for(source: Any) -> EagerTensor:
+    return EagerTensor(np.zeros(tuple(source.shape), source.dtype.as_numpy_dtype), source.dtype)
+
+
+def aggregate(contributions: list) -> Any:
+    """Sums gradient contributions as TF does: IndexedSlices concatenate, any dense one densifies."""
+    from . import functions as F
+
+    if len(contributions) == 1:
+        return contributions[0]
+    if all(isinstance(g, IndexedSlices) for g in contributions):
+        return IndexedSlices(F.concat([g.values for g in contributions], 0),
+                             F.concat([g.indices for g in contributions], 0),
+                             contributions[0].dense_shape)
+    return F.add_n(contributions)
+
+
+def backward(recording: Recording, targets: list, sources: list, output_gradients: list) -> list:
+    """Gradients of the sum of `targets` with respect to each of `sources` (None if unconnected).
+
+    `targets` and `sources` are tensors or variable handles; `output_gradients[i]` (if present
+    and not None) seeds target i instead of ones.
+    """
+    grads: dict[int, list] = {}
+    for i, target in enumerate(targets):
+        if not _dtypes.is_trainable(target.dtype):
+            continue
+        seed = output_gradients[i] if i < len(output_gradients) else None
+        grads.setdefault(target._id, []).append(_ones_like(target) if seed is None else seed)
+
+    source_ids = {s._id for s in sources}
+    for op_id in _reachable_ops(recording, grads):
+        op = recording.ops[op_id]
+        upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
+        if all(g is None for g in upstream):
+            continue
+        for tensor, grad in zip(op.inputs, op.primitive.backward(op, upstream)):
+            if grad is not None and recording.tracks(tensor):
+                grads.setdefault(tensor._id, []).append(grad)
+    return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
+
+
+def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
+    contributions = grads.get(tensor_id) if keep else grads.pop(tensor_id, None)
+    if not contributions:
+        return None
+    total = aggregate(contributions)
+    if keep:
+        grads[tensor_id] = [total]
+    return total
+
+
+def _reachable_ops(recording: Recording, seeded: dict) -> list[int]:
+    """Ids of the recorded ops the seeded tensors depend on, latest first."""
+    found: set[int] = set()
+    work = list(seeded)
+    while work:
+        op_id = recording.producer.get(work.pop(), -1)
+        if op_id >= 0 and op_id not in found:
+            found.add(op_id)
+            work.extend(t._id for t in recording.ops[op_id].inputs)
+    return sorted(found, reverse=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# GradientTape
+
+
+def _handle_or_self(value: Any) -> Any:
+    return value.handle if hasattr(value, "handle") else value
+
+
+def _watchable_leaves(structure: Any) -> Iterator[Any]:
+    from .variables import Variable
+
+    for leaf in nest.flatten(structure):
+        if not isinstance(leaf, (EagerTensor, Variable)):
+            raise ValueError(f"Passed in object {leaf} of type {type(leaf).__name__!r}, "
+                             f"not tf.Tensor or tf.Variable or ExtensionType.")
+        yield leaf
+
+
+def _as_upstream(value: Any) -> Any:
+    if isinstance(value, IndexedSlices):
+        return value
+    return convert_to_tensor(value)
+
+
+class GradientTape:
+    """Records operations for automatic differentiation, with `tf.GradientTape`'s semantics."""
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._tape: Recording | None = None
+        self._recording = False
+        self._watched_variables: tuple = ()
+
+    def __enter__(self) -> GradientTape:
+        self._push_tape()
+        return self
+
+    def __exit__(self, typ: Any, value: Any, traceback: Any) -> None:
+        if self._recording:
+            self._pop_tape()
+
+    def _push_tape(self) -> None:
+        if self._recording:
+            raise ValueError("Tape is still recording, This can happen if you try to "
+                             "re-enter an already-active tape.")
+        if self._tape is None:
+            self._tape = Recording(self._persistent, self._watch_accessed_variables)
+        _stack.active.append(self._tape)
+        self._recording = True
+
+    def _pop_tape(self) -> None:
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
+        _stack.active.remove(self._tape)
+        self._recording = False
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Temporarily stops recording operations on this tape."""
+        if self._tape is None:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self._pop_tape()
+        try:
+            yield
+        finally:
+            self._push_tape()
+
+    def reset(self) -> None:
+        """Discards everything recorded and watched so far; recording continues."""
+        self._pop_tape()
+        self._tape = None
+        self._push_tape()
+
+    def watch(self, tensor: Any) -> None:
+        """Ensures that `tensor` (or every tensor and variable in a structure) is traced."""
+        for leaf in _watchable_leaves(tensor):
+            if self._tape is None:
+                raise AttributeError("'NoneType' object has no attribute '_tape'")
+            if not _stack.active:
+                continue  # TF drops watches made while no tape at all is recording
+            if hasattr(leaf, "handle"):
+                self._tape.watch_variable(leaf)
+            else:
+                self._tape.watch(leaf)
+
+    def watched_variables(self) -> tuple:
+        if self._tape is not None:
+            self._watched_variables = self._tape.watched_variables()
+        return self._watched_variables
+
+    def _check_usable(self, message: str = NON_PERSISTENT_USED) -> Recording:
+        if self._tape is None:
+            raise RuntimeError(message)
+        return self._tape
+
+    def _stop_if_one_shot(self) -> None:
+        if self._recording and not self._persistent:
+            self._pop_tape()
+
+    def _release_if_one_shot(self) -> None:
+        if not self._persistent and self._tape is not None:
+            self._watched_variables = self._tape.watched_variables()
+            self._tape = None
+
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
+        """Gradient of the (summed) `target` with respect to each source, shaped like `sources`."""
+        recording = self._check_usable()
+        self._stop_if_one_shot()
+        if target is None:
+            raise TypeError("Argument `target` should be a list or nested structure of Tensors, Variables "
+                            "or CompositeTensors to be differentiated, but received None.")
+        flat_targets = [_handle_or_self(t) for t in nest.flatten(target)]
+        for t in flat_targets:
+            _check_target(t)
+        flat_sources = [_handle_or_self(s) for s in nest.flatten(sources)]
+        for s in flat_sources:
+            _check_source(s)
+        seeds = []
+        if output_gradients is not None:
+            seeds = [None if g is None else g for g in nest.flatten(output_gradients)]
+            seeds = [_as_upstream(g) for g in seeds]
+        policy = _unconnected_policy(unconnected_gradients)
+        flat_grads = backward(recording, flat_targets, flat_sources, seeds)
+        self._release_if_one_shot()
+        flat_raw = nest.flatten(sources)
+        flat_grads = [_fill_unconnected(g, raw, policy) for g, raw in zip(flat_grads, flat_raw)]
+        return nest.pack_sequence_as(sources, flat_grads)
+
+    def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
+                 parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
+        """Full Jacobian of `target` with respect to each source: shape target.shape + source.shape."""
+        from . import functions as F
+
+        recording = self._check_usable()
+        flat_sources = nest.flatten(sources)
+        target = convert_to_tensor(target)
+        try:
+            policy = _unconnected_policy(unconnected_gradients)
+        except ValueError as err:
+            if experimental_use_pfor:
+                raise ValueError("Encountered an exception while vectorizing the jacobian computation. "
+                                 "Vectorization can be disabled by setting experimental_use_pfor to False.") from err
+            self._require_persistent("jacobian", " with ")
+            raise
+        if not experimental_use_pfor:
+            self._require_persistent("jacobian", " with ")
+        self._stop_if_one_shot()
+        rows = self._rows(recording, target, [_handle_or_self(s) for s in flat_sources], axis=None)
+        self._release_if_one_shot()
+        output = []
+        for source, row_grads in zip(flat_sources, rows):
+            if row_grads is None:
+                zeros = policy is UnconnectedGradients.ZERO
+                output.append(F.zeros(tuple(target.shape) + tuple(source.shape), source.dtype) if zeros else None)
+            else:
+                output.append(F.reshape(F.stack(row_grads), tuple(target.shape) + tuple(source.shape)))
+        return nest.pack_sequence_as(sources, output)
+
+    def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
+                       parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
+        """Jacobian of each batch row of `target` with respect to the same row of `source`."""
+        from . import functions as F
+
+        recording = self._check_usable(NON_PERSISTENT_USED.replace("used to compute", "used tocompute"))
+        target = convert_to_tensor(target)
+        target_shape, source_shape = target.shape, _handle_or_self(source).shape
+        target_shape.with_rank_at_least(2)
+        source_shape.with_rank_at_least(2)
+        if target_shape[0] != source_shape[0]:
+            raise ValueError("Need first dimension of target shape (%s) and source shape (%s) to match."
+                             % (target_shape, source_shape))
+        try:
+            _unconnected_policy(unconnected_gradients)
+        except ValueError as err:
+            if experimental_use_pfor:
+                raise ValueError("Encountered an exception while vectorizing the batch_jacobian computation. "
+                                 "Vectorization can be disabled by setting experimental_use_pfor to False.") from err
+            self._require_persistent("batch_jacobian", "  with ")
+            raise
+        if not experimental_use_pfor:
+            self._require_persistent("batch_jacobian", "  with ")
+        self._stop_if_one_shot()
+        batch = target_shape[0]
+        rows = self._rows(recording, target, [_handle_or_self(source)], axis=0)[0]
+        self._release_if_one_shot()
+        new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
+        if rows is None:
+            return F.zeros(new_shape, target.dtype)
+        return F.reshape(F.stack(rows, axis=1), new_shape)
+
+    def _require_persistent(self, what: str, joiner: str) -> None:
+        if not self._persistent:
+            raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} "
+                               f"with eager execution enabled and{joiner} experimental_use_pfor set to False.")
+
+    def _rows(self, recording: Recording, target: EagerTensor, sources: list, axis: int | None) -> list:
+        """Per-source lists of gradients of one target element (or one column of every batch row,
+        when `axis` is 0) each, seeded by one-hot upstream gradients; None for an unconnected source."""
+        shape = tuple(target.shape)
+        if axis is None:
+            count, one_hot = int(np.prod(shape)), (lambda i: _one_hot(shape, target.dtype, np.unravel_index(i, shape)))
+        else:
+            count = int(np.prod(shape[1:]))
+            one_hot = lambda j: _one_hot(shape, target.dtype, (slice(None),) + np.unravel_index(j, shape[1:]))  # noqa: E731
+        rows: list[list] = [[] for _ in sources]
+        connected = [False] * len(sources)
+        for i in range(count):
+            for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
+                connected[k] = connected[k] or grad is not None
+                rows[k].append(grad)
+        return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
+
+
+def _one_hot(shape: tuple, dtype: Any, index: tuple) -> EagerTensor:
+    value = np.zeros(shape, dtype.as_numpy_dtype)
+    value[index] = 1
+    return EagerTensor(value, dtype)
+
+
+def _dense_or_zeros(grad: Any, source: Any) -> EagerTensor:
+    from . import functions as F
+
+    return zeros_for(source) if grad is None else F.convert_to_tensor(grad)
+
+
+def _check_target(target: Any) -> None:
+    if target is None:
+        raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
+    if not hasattr(target, "dtype"):
+        raise AttributeError(f"'{type(target).__name__}' object has no attribute 'dtype'")
+
+
+def _check_source(source: Any) -> None:
+    if source is None:
+        raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
+    if not hasattr(source, "_id"):
+        raise AttributeError(f"'{type(source).__name__}' object has no attribute '_id'")
+
+
+def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> Any:
+    if grad is None and policy is UnconnectedGradients.ZERO:
+        return zeros_for(source)
+    return grad

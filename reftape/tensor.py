@@ -1,0 +1,322 @@
+"""Eager tensors, shapes, IndexedSlices and value conversion, with TF's conversion rules.
+
+Every tensor carries a process-unique `_id`; the tape identifies tensors by it, exactly as TF's
+C++ tape does. Operators are attached by `reftape.functions` so that this module stays free of op
+definitions.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .dtypes import DType
+
+_next_id = itertools.count(1).__next__
+DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+class TensorShape:
+    """A fully defined shape, comparable with tuples and lists like TF's TensorShape."""
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims: Any) -> None:
+        if isinstance(dims, TensorShape):
+            dims = dims._dims
+        self._dims = None if dims is None else tuple(int(d) for d in dims)
+
+    rank = property(lambda self: None if self._dims is None else len(self._dims))
+    ndims = rank
+    dims = property(lambda self: None if self._dims is None else list(self._dims))
+
+    def as_list(self) -> list[int]:
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def num_elements(self) -> int:
+        return int(np.prod(self._dims, dtype=np.int64))
+
+    def is_fully_defined(self) -> bool:
+        return self._dims is not None
+
+    def with_rank_at_least(self, rank: int) -> TensorShape:
+        if self.rank is not None and self.rank < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def concatenate(self, other: Any) -> TensorShape:
+        return TensorShape(self._dims + TensorShape(other)._dims)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        return self == TensorShape(other)
+
+    def __len__(self) -> int:
+        return len(self._dims)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._dims)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return TensorShape(self._dims[key])
+        return self._dims[key]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TensorShape):
+            return self._dims == other._dims
+        if isinstance(other, (list, tuple)):
+            return self._dims == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._dims)
+
+    def __repr__(self) -> str:
+        return "TensorShape(%s)" % list(self._dims)
+
+    def __str__(self) -> str:
+        return "(%s,)" % self._dims[0] if len(self._dims) == 1 else str(self._dims)
+
+
+class Tensor:
+    """Base class of everything TF calls a Tensor (only `EagerTensor` is instantiated)."""
+
+    __array_priority__ = 100
+
+
+class EagerTensor(Tensor):
+    """An immutable NumPy array with a DType and a tape identity."""
+
+    __slots__ = ("_value", "_dtype", "_id")
+
+    def __init__(self, value: np.ndarray, dtype: DType) -> None:
+        self._value = value
+        self._dtype = dtype
+        self._id = _next_id()
+
+    dtype = property(lambda self: self._dtype)
+    shape = property(lambda self: TensorShape(self._value.shape))
+    ndim = property(lambda self: self._value.ndim)
+    device = property(lambda self: DEVICE)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def _shape_tuple(self) -> tuple:
+        return self._value.shape
+
+    def _numpy(self) -> Any:
+        return self._value[()] if self._value.ndim == 0 else self._value
+
+    def numpy(self) -> Any:
+        value = self._numpy()
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = np.array(self._value, copy=True)
+        return array if dtype is None else array.astype(dtype)
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("Scalar tensor has no `len()`")
+        return self._value.shape[0]
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __index__(self) -> int:
+        return self._value.__index__()
+
+    def __complex__(self) -> complex:
+        return complex(self._value)
+
+    def __hash__(self) -> int:
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def ref(self) -> "_Reference":
+        return _Reference(self)
+
+    def __format__(self, spec: str) -> str:
+        return format(self._numpy(), spec) if self._value.ndim == 0 else str(self)
+
+    def __repr__(self) -> str:
+        return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (self.shape, self.dtype.name, numpy_text(self, True))
+
+    def __str__(self) -> str:
+        return "tf.Tensor(%s, shape=%s, dtype=%s)" % (numpy_text(self), self.shape, self.dtype.name)
+
+
+class _Reference:
+    """A hashable handle on a tensor, as returned by `Tensor.ref()`."""
+
+    def __init__(self, tensor: EagerTensor) -> None:
+        self._tensor = tensor
+
+    def deref(self) -> EagerTensor:
+        return self._tensor
+
+    def __hash__(self) -> int:
+        return self._tensor._id
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reference) and other._tensor is self._tensor
+
+
+def numpy_text(tensor: Any, is_repr: bool = False) -> str:
+    """TF's rendering of a tensor's value inside str() and repr()."""
+    value = tensor._numpy()
+    if is_repr:
+        text = repr(value.item()) if np.isscalar(value) and not isinstance(value, bytes) else repr(value)
+    else:
+        text = str(value)
+    return "\n" + text if "\n" in text else text
+
+
+class IndexedSlices:
+    """A sparse gradient: rows `values` at `indices` of a tensor of shape `dense_shape`."""
+
+    def __init__(self, values: EagerTensor, indices: EagerTensor, dense_shape: EagerTensor | None = None) -> None:
+        self._values, self._indices, self._dense_shape = values, indices, dense_shape
+
+    values = property(lambda self: self._values)
+    indices = property(lambda self: self._indices)
+    dense_shape = property(lambda self: self._dense_shape)
+    dtype = property(lambda self: self._values.dtype)
+    device = property(lambda self: DEVICE)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._dense_shape._value)
+
+    def __repr__(self) -> str:
+        return "IndexedSlices(indices=%s, values=%s, dense_shape=%s)" % (
+            self._indices, self._values, self._dense_shape)
+
+    def __neg__(self) -> IndexedSlices:
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversion of Python and NumPy values
+
+_PYTHON_SCALARS = (bool, int, float, complex, str, bytes)
+
+
+def _is_python_value(value: Any) -> bool:
+    """Python scalars and (nested) lists of them; TF infers their dtype narrowly."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_python_value(v) for v in value)
+    return isinstance(value, _PYTHON_SCALARS)
+
+
+def _default_python_dtype(array: np.ndarray) -> DType:
+    kind = array.dtype.kind
+    if kind == "f":
+        return _dtypes.float32
+    if kind in "iu":
+        info = np.iinfo(np.int32)
+        in_range = array.size == 0 or (array.min() >= info.min and array.max() <= info.max)
+        return _dtypes.int32 if in_range else _dtypes.int64
+    if kind == "c":
+        return _dtypes.complex128
+    if kind == "b":
+        return _dtypes.bool
+    return _dtypes.string
+
+
+def _python_value_fits(array: np.ndarray, dtype: DType) -> bool:
+    """TF refuses lossy conversions of Python values (2.5 -> int32, 1j -> float32, True -> float)."""
+    kind = array.dtype.kind
+    if dtype.is_bool:
+        return kind == "b"
+    if dtype.is_integer:
+        if kind not in "iu":
+            return False
+        info = np.iinfo(dtype.as_numpy_dtype)
+        return array.size == 0 or (array.min() >= info.min and array.max() <= info.max)
+    if dtype.is_floating:
+        return kind in "iuf"
+    if dtype.is_complex:
+        return kind in "iufc"
+    return dtype == _dtypes.string and kind in "USO"
+
+
+def _as_string_array(array: np.ndarray) -> np.ndarray:
+    encode = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])
+    return encode(array) if array.size else array.astype(object)
+
+
+def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | None = None) -> tuple[np.ndarray, DType]:
+    """Converts a non-tensor value to an array and its DType under TF's inference rules."""
+    if value is None:
+        raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.")
+    python_value = _is_python_value(value)
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.") from err
+    if array.dtype == object and not python_value:
+        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
+    if dtype is None and python_value and dtype_hint is not None and _python_value_fits(array, dtype_hint):
+        dtype = dtype_hint
+    if dtype is None:
+        dtype = _default_python_dtype(array) if python_value else _dtypes.as_dtype(array.dtype)
+    elif python_value and not _python_value_fits(array, dtype):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    if dtype == _dtypes.string:
+        return _as_string_array(array), dtype
+    return np.array(array, dtype=dtype.as_numpy_dtype), dtype
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> EagerTensor:
+    """`tf.constant`: a new tensor from a Python or NumPy value (or a copy of a tensor's value)."""
+    dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    if isinstance(value, EagerTensor):
+        array, value_dtype = value._value, value.dtype
+        if dtype is not None and dtype != value_dtype:
+            array, value_dtype = array.astype(dtype.as_numpy_dtype), dtype
+    else:
+        array, value_dtype = value_to_array(value, dtype)
+    if shape is not None:
+        shape = tuple(TensorShape(shape))
+        if array.size == 1:
+            array = np.full(shape, array.reshape(()), dtype=array.dtype)
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value} "
+                            f"(converted from {value}) has {array.size} elements, but got `shape` {shape} "
+                            f"with {int(np.prod(shape))} elements).")
+    return EagerTensor(array, value_dtype)
+
+
+# Conversion hooks for types defined in later modules (Variable, IndexedSlices densification).
+CONVERSION_HOOKS: dict[type, Any] = {}
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> EagerTensor:
+    """`tf.convert_to_tensor`: tensors pass through, variables are read, values are converted."""
+    dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    for cls, hook in CONVERSION_HOOKS.items():
+        if isinstance(value, cls):
+            value = hook(value)
+            break
+    if isinstance(value, EagerTensor):
+        if dtype is not None and dtype != value.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                             f"{value.dtype.name}: {value!r}")
+        return value
+    hint = None if dtype_hint is None else _dtypes.as_dtype(dtype_hint)
+    array, value_dtype = value_to_array(value, dtype, hint)
+    return EagerTensor(array, value_dtype)

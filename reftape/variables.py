@@ -1,0 +1,166 @@
+"""`tf.Variable`: mutable state whose reads are recorded ops on the variable's handle.
+
+Each read produces a fresh tensor through a recorded `ReadVariableOp` from the handle, so reads
+before and after an assignment are separate tape entries whose gradients meet at the handle, and
+the backward pass uses the value captured at read time (catalog entries 31 and 32).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import tape as _tape
+from .tensor import CONVERSION_HOOKS, EagerTensor, TensorShape, _next_id, convert_to_tensor, numpy_text
+
+_creation_order = itertools.count().__next__
+
+
+class _Handle:
+    """The variable's resource handle: the tape id that gradients w.r.t. the variable collect at."""
+
+    __slots__ = ("_id", "_variable")
+    dtype = _dtypes.resource
+
+    def __init__(self, variable: Variable) -> None:
+        self._id = _next_id()
+        self._variable = variable
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._variable.shape
+
+    @property
+    def _zeros_dtype(self) -> Any:
+        return self._variable.dtype
+
+
+class Variable:
+    """`tf.Variable(...)`; instances are `ResourceVariable`, as in TensorFlow."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        return super().__new__(ResourceVariable if cls is Variable else cls)
+
+
+class ResourceVariable(Variable):
+    def __init__(self, initial_value: Any = None, trainable: bool | None = None, validate_shape: bool = True,
+                 caching_device: Any = None, name: str | None = None, variable_def: Any = None,
+                 dtype: Any = None, import_scope: Any = None, constraint: Any = None,
+                 synchronization: Any = None, aggregation: Any = None, shape: Any = None) -> None:
+        if initial_value is None:
+            raise ValueError("The `initial_value` arg (None) must be specified as a `Tensor` or Python value.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        with _tape.suspended():  # the initializer is copied by a non-differentiable assign
+            value = convert_to_tensor(initial_value, dtype=dtype)
+        self._value = np.array(value._value)
+        self._dtype = value.dtype
+        self._trainable = True if trainable is None else bool(trainable)
+        self._name = (name or "Variable") + ":0"
+        self._creation_order = _creation_order()
+        self.handle = _Handle(self)
+
+    dtype = property(lambda self: self._dtype)
+    name = property(lambda self: self._name)
+    trainable = property(lambda self: self._trainable)
+    shape = property(lambda self: TensorShape(self._value.shape))
+    device = property(lambda self: "/job:localhost/replica:0/task:0/device:CPU:0")
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def _shape_tuple(self) -> tuple:
+        return self._value.shape
+
+    def numpy(self) -> Any:
+        value = self._value.copy()
+        return value[()] if value.ndim == 0 else value
+
+    def _numpy(self) -> Any:
+        return self.numpy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.array(self._value, dtype=dtype, copy=True)
+
+    def read_value(self) -> EagerTensor:
+        """Reads the current value; recorded on tapes that watch this variable."""
+        from .primitives import execute
+
+        _tape.variable_accessed(self)
+        return execute("ReadVariableOp", [self.handle], value=self._value, dtype=self._dtype)
+
+    value = read_value
+
+    def _assign(self, value: Any, update: Any) -> ResourceVariable:
+        _tape.variable_accessed(self)
+        with _tape.suspended():
+            new = convert_to_tensor(value, dtype=self._dtype)
+        result = update(self._value, new._value)
+        if result.shape != self._value.shape:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError(
+                f"Cannot update variable with shape {list(self._value.shape)} using a Tensor with shape "
+                f"{list(result.shape)}, shapes must be equal.")
+        self._value = result.astype(self._dtype.as_numpy_dtype)
+        return self
+
+    def assign(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
+        return self._assign(value, lambda old, new: np.array(np.broadcast_to(new, new.shape)))
+
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
+        return self._assign(delta, lambda old, new: old + new)
+
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
+        return self._assign(delta, lambda old, new: old - new)
+
+    def __repr__(self) -> str:
+        shown = EagerTensor(self._value, self._dtype)
+        return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
+            self._name, self.shape, self._dtype.name, numpy_text(shown, is_repr=True))
+
+    __str__ = __repr__
+
+    def __hash__(self) -> int:
+        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+
+    def ref(self) -> Any:
+        return _VariableReference(self)
+
+    def __len__(self) -> int:
+        return len(self.read_value())
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __index__(self) -> int:
+        return self._value.__index__()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.numpy(), spec) if self._value.ndim == 0 else repr(self)
+
+
+class _VariableReference:
+    def __init__(self, variable: ResourceVariable) -> None:
+        self._variable = variable
+
+    def deref(self) -> ResourceVariable:
+        return self._variable
+
+    def __hash__(self) -> int:
+        return self._variable.handle._id
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _VariableReference) and other._variable is self._variable
+
+
+CONVERSION_HOOKS[Variable] = ResourceVariable.read_value
