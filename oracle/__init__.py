@@ -1,0 +1,5 @@
+"""The TensorFlow side of the differential harness."""
+
+from .tensorflow import load_tensorflow
+
+__all__ = ["load_tensorflow"]

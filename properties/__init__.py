@@ -1,0 +1,1 @@
+"""Properties of reftape against TensorFlow: the comparison of outcomes and its tolerance model."""

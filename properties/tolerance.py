@@ -1,0 +1,98 @@
+"""The tolerance model: how far apart two floating results may be and still agree.
+
+Reasoning, in one place:
+- Both sides round every op to the dtype, so a correctly rounded result differs by at most half an
+  ulp per op; different but valid kernels (TF's Eigen vs NumPy) differ by a few ulps per op. The
+  base tolerance is therefore a small multiple of the dtype's machine epsilon (`finfo(dtype).eps`),
+  relative to the magnitude of the values compared: `ULPS_PER_OP = 8` ulps.
+- Gradients pass through more ops than forward values (the VJP of each op, plus aggregation), so
+  they get `GRADIENT_FACTOR = 4` times the forward tolerance.
+- Ops that sum n terms (reductions, matmul, einsum, cumsum) accumulate rounding that grows like
+  sqrt(n) for random-signed terms but can reach n in the worst case; the summation order differs
+  between TF and NumPy. Their tolerance is widened by `log2(n) + 1`, the growth of pairwise
+  summation error, which is what both libraries implement for long sums.
+- An absolute floor of `eps * scale` handles values that cancel to (almost) zero, where scale is
+  the largest magnitude among the compared values (never below 1 ulp of 1.0).
+- Non-finite values must match exactly in position and sign: NaN where NaN, +inf where +inf.
+- Signed zeros are compared only where the catalog says they matter; by default -0.0 == 0.0.
+The tolerances are never widened to make a particular case pass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+ULPS_PER_OP = 8
+GRADIENT_FACTOR = 4
+
+
+def epsilon(dtype: np.dtype) -> float:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        dtype = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
+    return float(ml_dtypes.finfo(dtype).eps)
+
+
+def summation_factor(terms: int) -> float:
+    """Error growth of a pairwise sum of `terms` terms, relative to one rounding."""
+    return math.log2(max(terms, 1)) + 1
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    relative: float
+    absolute_scale: float
+
+    @classmethod
+    def for_dtype(cls, dtype: np.dtype, *, gradient: bool = False, summed_terms: int = 1) -> Tolerance:
+        eps = epsilon(dtype)
+        factor = ULPS_PER_OP * (GRADIENT_FACTOR if gradient else 1) * summation_factor(summed_terms)
+        return cls(relative=factor * eps, absolute_scale=factor * eps)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    reason: str
+    max_relative_error: float = 0.0
+    max_ulps: float = 0.0
+
+
+def compare_arrays(expected: np.ndarray, actual: np.ndarray, tolerance: Tolerance) -> Mismatch | None:
+    """None when `actual` agrees with `expected` under `tolerance`, else what differs."""
+    expected, actual = np.asarray(expected), np.asarray(actual)
+    if expected.shape != actual.shape:
+        return Mismatch(f"shape {actual.shape} != {expected.shape}")
+    if expected.dtype.kind not in "fc" or expected.dtype != actual.dtype and actual.dtype.kind not in "fc":
+        equal = np.array_equal(expected, actual)
+        return None if equal else Mismatch("values differ")
+    e = expected.astype(np.complex128 if expected.dtype.kind == "c" else np.float64)
+    a = actual.astype(e.dtype)
+    for part in ((e.real, a.real), (e.imag, a.imag)) if e.dtype.kind == "c" else ((e, a),):
+        mismatch = _compare_real(*part, tolerance, expected.dtype)
+        if mismatch:
+            return mismatch
+    return None
+
+
+def _compare_real(e: np.ndarray, a: np.ndarray, tolerance: Tolerance, dtype: np.dtype) -> Mismatch | None:
+    if not np.array_equal(np.isnan(e), np.isnan(a)):
+        return Mismatch("NaN pattern differs")
+    if not np.array_equal(np.isposinf(e), np.isposinf(a)) or not np.array_equal(np.isneginf(e), np.isneginf(a)):
+        return Mismatch("inf pattern differs")
+    finite = np.isfinite(e)
+    if not finite.any():
+        return None
+    e, a = e[finite], a[finite]
+    scale = max(float(np.max(np.abs(e))), 1.0)
+    error = np.abs(a - e)
+    allowed = tolerance.relative * np.abs(e) + tolerance.absolute_scale * scale
+    if np.all(error <= allowed):
+        return None
+    eps = epsilon(dtype)
+    relative = float(np.max(error / np.maximum(np.abs(e), eps * scale)))
+    ulps = float(np.max(error / (eps * np.maximum(np.abs(e), eps * scale))))
+    return Mismatch("values differ", max_relative_error=relative, max_ulps=ulps)
