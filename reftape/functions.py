@@ -325,17 +325,10 @@ def argmin(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name:
 # Shapes and structure
 
 
-def _shape_arg(shape: Any) -> tuple:
-    if _is_tensor_like(shape) or isinstance(shape, TensorShape):
-        shape = np.asarray(shape) if not isinstance(shape, TensorShape) else shape.as_list()
-    return tuple(int(d) for d in np.atleast_1d(np.asarray(shape, dtype=np.int64))) if np.ndim(shape) else tuple(
-        int(d) for d in np.reshape(np.asarray(shape, dtype=np.int64), (-1,)))
-
-
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> EagerTensor:
     if isinstance(tensor, IndexedSlices):
         tensor = convert_to_tensor(tensor)
-    return _unary("Reshape", tensor, shape=_shape_arg(shape))
+    return _unary("Reshape", tensor, shape=_dims(shape))
 
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str | None = None) -> EagerTensor:
@@ -389,11 +382,11 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("Tile", input, multiples=_shape_arg(multiples))
+    return _unary("Tile", input, multiples=_dims(multiples))
 
 
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("BroadcastTo", input, shape=_shape_arg(shape))
+    return _unary("BroadcastTo", input, shape=_dims(shape))
 
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
@@ -442,25 +435,27 @@ def getitem(tensor: Any, key: Any) -> EagerTensor:
 # Creation
 
 
+def _dims(shape: Any) -> tuple:
+    """A shape argument (int, list, tuple, TensorShape or int tensor) as a tuple of ints."""
+    if isinstance(shape, TensorShape):
+        return tuple(shape.as_list())
+    array = np.asarray(shape._value if isinstance(shape, EagerTensor) else shape)
+    return tuple(int(d) for d in array.reshape(-1)) if array.ndim else (int(array),)
+
+
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
     dtype = _dtypes.as_dtype(dtype)
-    return EagerTensor(np.zeros(_shape_arg(shape) if np.ndim(shape) or _is_tensor_like(shape) else (int(shape),),
-                                dtype.as_numpy_dtype), dtype) if not _scalar_shape(shape) else \
-        EagerTensor(np.zeros((), dtype.as_numpy_dtype), dtype)
+    return EagerTensor(np.zeros(_dims(shape), dtype.as_numpy_dtype), dtype)
 
 
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
-    return fill(shape, 1, dtype)
-
-
-def _scalar_shape(shape: Any) -> bool:
-    return isinstance(shape, (list, tuple)) and len(shape) == 0 or isinstance(shape, TensorShape) and shape.rank == 0
+    dtype = _dtypes.as_dtype(dtype)
+    return EagerTensor(np.ones(_dims(shape), dtype.as_numpy_dtype), dtype)
 
 
 def fill(dims: Any, value: Any, name: str | None = None, dtype: Any = None) -> EagerTensor:
-    value = convert_to_tensor(value) if dtype is None else convert_to_tensor(value, dtype=dtype)
-    dims = () if _scalar_shape(dims) else _shape_arg(dims) if (np.ndim(dims) or _is_tensor_like(dims)) else (int(dims),)
-    return EagerTensor(np.full(dims, value._value, value.dtype.as_numpy_dtype), value.dtype)
+    value = convert_to_tensor(value, dtype=dtype)
+    return EagerTensor(np.full(_dims(dims), value._value, value.dtype.as_numpy_dtype), value.dtype)
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002

@@ -1,18 +1,13 @@
 """Every in-scope entry of the TF semantics catalog: the same snippet on TensorFlow and reftape.
 
-The snippets are the probe's own entry functions (tests/corpus/tf_semantics_probe.py), run with
+The snippets are the probe's own entry functions (properties/corpus/tf_semantics_probe.py), run with
 `tf` bound to each namespace; what they show must agree. Live TensorFlow is the judge, not the
 outputs written in the catalog.
 """
 
 import pytest
 
-from snippets import catalog_entries, differences, run_catalog_entry
-
-# Entries whose snippets use API outside reftape's scope, with the reason.
-OUT_OF_SCOPE = {
-    91: "tf.norm, tf.math.reduce_euclidean_norm and tf.math.l2_normalize are not in reftape's API",
-}
+from properties.snippets import OUT_OF_SCOPE, catalog_entries, differences, run_catalog_entry
 
 ENTRIES = catalog_entries()
 

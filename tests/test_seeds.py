@@ -1,0 +1,43 @@
+"""The seed notes (properties/corpus/seeds, copied from ../shared/seeds): every code snippet runs under
+TensorFlow and under reftape and shows the same thing (printed text, displayed values, plotted data,
+exceptions). The comments in the notes are not consulted: TensorFlow is the judge."""
+
+from pathlib import Path
+
+import pytest
+
+from properties.snippets import CORPUS, differences, run_seed, seed_names, seed_snippets
+
+SEEDS = seed_names()
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def test_every_seed_has_snippets():
+    assert len(SEEDS) == 5
+    for name in SEEDS:
+        text = (CORPUS / "seeds" / name).read_text()
+        expected = text.count("```python") + text.count("\nIn [")
+        assert len(seed_snippets(name)) == expected, name
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="no ../shared checkout beside the repository")
+def test_vendored_corpus_matches_shared():
+    for name in SEEDS:
+        assert (CORPUS / "seeds" / name).read_bytes() == (SHARED / "seeds" / name).read_bytes(), name
+    assert sorted(p.name for p in (SHARED / "seeds").iterdir()) == SEEDS
+    probe = "tf_semantics_probe.py"
+    assert (CORPUS / probe).read_bytes() == (SHARED / probe).read_bytes()
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_seed_matches_tensorflow(name, tf, rt):
+    expected = run_seed(name, tf)
+    actual = run_seed(name, rt)
+    found = []
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        e_text, e_outcome, e_plots = e
+        a_text, a_outcome, a_plots = a
+        if e_text != a_text:
+            found.append(f"snippet {i} printed:\n{a_text}\n--- TensorFlow printed:\n{e_text}")
+        found += differences([e_outcome, e_plots], [a_outcome, a_plots], f"snippet {i}")
+    assert not found, "\n".join(found)
