@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from properties.tolerance import Tolerance, compare_arrays
+from properties.tolerance import Tolerance, compare_arrays, is_floating
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -67,27 +67,41 @@ def observe(value: Any, ns: Any) -> Any:
     return ("repr", repr(value))
 
 
-def differences(expected: Any, actual: Any, path: str = "") -> list[str]:
-    """How `actual` (reftape's observation) departs from `expected` (TensorFlow's)."""
+def _gradient_tolerance(dtype: np.dtype) -> Tolerance:
+    return Tolerance.for_dtype(dtype, gradient=True)
+
+
+def differences(expected: Any, actual: Any, path: str = "", tolerance_for: Any = _gradient_tolerance,
+                signed_zeros: bool = False) -> list[str]:
+    """How `actual` (reftape's observation) departs from `expected` (TensorFlow's). Floating arrays
+    compare under `tolerance_for(dtype)`; with `signed_zeros`, -0.0 and 0.0 also differ."""
     if isinstance(expected, np.ndarray) or isinstance(actual, np.ndarray):
         if not (isinstance(expected, np.ndarray) and isinstance(actual, np.ndarray)):
             return [f"{path}: {actual!r} != {expected!r}"]
         if expected.dtype != actual.dtype and not (expected.dtype.kind == actual.dtype.kind == "O"):
             return [f"{path}: dtype {actual.dtype} != {expected.dtype}"]
-        if expected.dtype.kind not in "fc":
+        if not is_floating(expected.dtype):
             return [] if np.array_equal(expected, actual) else [f"{path}: {actual!r} != {expected!r}"]
-        mismatch = compare_arrays(expected, actual, Tolerance.for_dtype(expected.dtype, gradient=True))
+        mismatch = compare_arrays(expected, actual, tolerance_for(expected.dtype))
+        if mismatch is None and signed_zeros and not _same_zero_signs(expected, actual):
+            return [f"{path}: signs of zeros differ: {actual!r} vs TF {expected!r}"]
         return [] if mismatch is None else [f"{path}: {mismatch.reason}: {actual!r} vs TF {expected!r}"]
     if isinstance(expected, (tuple, list)) and isinstance(actual, (tuple, list)):
         if len(expected) != len(actual):
             return [f"{path}: {actual!r} != {expected!r}"]
         found: list[str] = []
         for i, (e, a) in enumerate(zip(expected, actual)):
-            found += differences(e, a, f"{path}[{i}]")
+            found += differences(e, a, f"{path}[{i}]", tolerance_for, signed_zeros)
         return found
     if type(expected) is not type(actual) or expected != actual:
         return [f"{path}: {actual!r} != {expected!r}"]
     return []
+
+
+def _same_zero_signs(expected: np.ndarray, actual: np.ndarray) -> bool:
+    e, a = expected.astype(np.complex128).ravel(), actual.astype(np.complex128).ravel()
+    zeros = (e.real == 0) & (a.real == 0)
+    return bool(np.array_equal(np.signbit(e.real[zeros]), np.signbit(a.real[zeros])))
 
 
 # ---------------------------------------------------------------------------------------------

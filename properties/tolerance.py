@@ -30,6 +30,12 @@ ULPS_PER_OP = 8
 GRADIENT_FACTOR = 4
 
 
+def is_floating(dtype: np.dtype) -> bool:
+    """Real or complex floating dtypes, including ml_dtypes' bfloat16 (NumPy kind 'V')."""
+    dtype = np.dtype(dtype)
+    return dtype.kind in "fc" or dtype == np.dtype(ml_dtypes.bfloat16)
+
+
 def epsilon(dtype: np.dtype) -> float:
     dtype = np.dtype(dtype)
     if dtype.kind == "c":
@@ -66,7 +72,7 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, tolerance: Toleranc
     expected, actual = np.asarray(expected), np.asarray(actual)
     if expected.shape != actual.shape:
         return Mismatch(f"shape {actual.shape} != {expected.shape}")
-    if expected.dtype.kind not in "fc" or expected.dtype != actual.dtype and actual.dtype.kind not in "fc":
+    if not is_floating(expected.dtype) or not is_floating(actual.dtype):
         equal = np.array_equal(expected, actual)
         return None if equal else Mismatch("values differ")
     e = expected.astype(np.complex128 if expected.dtype.kind == "c" else np.float64)

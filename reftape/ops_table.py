@@ -68,7 +68,7 @@ def _kept_shape(x_shape: tuple, axis, keep_dims: bool, out_shape: tuple) -> tupl
 
 
 def _constant_like(value, t):
-    return F.cast(F.constant(value), t.dtype) if not isinstance(value, F.EagerTensor) else value
+    return F.constant(value, dtype=t.dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,16 +95,8 @@ def _softplus(x):
     return np.where(x > -threshold, x, np.where(x < threshold, np.exp(x), np.log1p(np.exp(x))))
 
 
-def _round_half_even(x):
-    return np.round(x)
-
-
 def _floordiv(x, y):
     return np.floor_divide(x, y) if x.dtype.kind in "iu" else np.floor(x / y)
-
-
-def _floormod(x, y):
-    return np.mod(x, y) if x.dtype.kind in "iu" else np.fmod(np.fmod(x, y) + y, y) * 0 + (x - np.floor(x / y) * y)
 
 
 def _pow(x, y):
@@ -113,9 +105,20 @@ def _pow(x, y):
     return np.power(x, y)
 
 
+def _reduction_axes(x, axis):
+    if axis is None:
+        return None
+    for a in axis:
+        if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
+            raise ValueError(f"Invalid reduction dimension ({a} for input with {x.ndim} dimension(s)")
+    return tuple(a % max(x.ndim, 1) for a in axis)
+
+
 def _reduce(fn, identity=None):
     def forward(x, axis, keep_dims):
-        axis_arg = None if axis is None else tuple(a % max(x.ndim, 1) for a in axis)
+        axis_arg = _reduction_axes(x, axis)
+        if axis_arg == ():  # nothing to reduce: the identity, signed zeros included
+            return x.copy()
         if identity is not None and x.size == 0:
             return fn(x, axis=axis_arg, keepdims=keep_dims, initial=identity(x.dtype))
         return fn(x, axis=axis_arg, keepdims=keep_dims)
@@ -123,7 +126,7 @@ def _reduce(fn, identity=None):
 
 
 def _mean(x, axis, keep_dims):
-    axis_arg = None if axis is None else tuple(a % max(x.ndim, 1) for a in axis)
+    axis_arg = _reduction_axes(x, axis)
     if x.dtype.kind in "iu":
         total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
         count = max(x.size // max(np.size(total), 1), 1)
@@ -442,7 +445,10 @@ def _einsum_vjp(g, ans, *inputs, equation, **_):
             for axis, missing in enumerate(expanded):
                 if missing:
                     grad = F.expand_dims(grad, axis + (x.ndim - len(labels)))
-        grads.append(unbroadcast(grad, _shape(x), _shape(grad)) if _shape(grad) != _shape(x) else grad)
+        if _shape(grad) != _shape(x):  # labels summed within x broadcast back; broadcast ellipsis dims reduce
+            grad = F.broadcast_to(grad, np.broadcast_shapes(_shape(grad), _shape(x)))
+            grad = unbroadcast(grad, _shape(x), _shape(grad))
+        grads.append(grad)
     return grads
 
 
@@ -533,7 +539,7 @@ defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_l
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Floor", np.floor, None, dtypes=FLOAT)
 defop("Ceil", np.ceil, None, dtypes=FLOAT)
-defop("Round", _round_half_even, None, dtypes=NUMERIC)
+defop("Round", np.round, None, dtypes=NUMERIC)  # half to even, like TF
 defop("Rint", np.rint, None, dtypes=FLOAT)
 defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), exact_in_half=True)
 defop("Real", np.real, lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX,
