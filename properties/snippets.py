@@ -109,10 +109,8 @@ def _same_zero_signs(expected: np.ndarray, actual: np.ndarray) -> bool:
 # TensorFlow at module level, and each entry must run against either namespace.
 
 
-# Catalog entries whose snippets use API outside reftape's scope, with the reason.
-OUT_OF_SCOPE = {
-    91: "tf.norm, tf.math.reduce_euclidean_norm and tf.math.l2_normalize are not in reftape's API",
-}
+# Catalog entries whose snippets use API outside reftape's scope, with the reason (none today).
+OUT_OF_SCOPE: dict[int, str] = {}
 
 
 @dataclass(frozen=True)

@@ -305,6 +305,45 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
     return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: str | None = None) -> EagerTensor:
+    return _reduction("EuclideanNorm", input_tensor, axis, keepdims)
+
+
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002
+         name: str | None = None) -> EagerTensor:
+    """Vector norms (and the Frobenius norm over two axes), composed as TF composes them."""
+    tensor = convert_to_tensor(tensor)
+    axes = _axes(axis)
+    if ord in ("fro", "euclidean", 2, 2.0) and not (axes is not None and len(axes) == 2 and ord in (2, 2.0)):
+        result = sqrt(reduce_sum(multiply(tensor, conj(tensor)), axes, keepdims=True))
+    elif axes is not None and len(axes) == 2:
+        raise NotImplementedError(f"reftape supports the matrix norm 'fro'/'euclidean' only, got ord={ord!r}")
+    elif ord == 1:
+        result = reduce_sum(abs(tensor), axes, keepdims=True)
+    elif ord == np.inf:
+        result = reduce_max(abs(tensor), axes, keepdims=True)
+    elif np.isreal(ord) and ord > 0:
+        magnitude = abs(tensor)
+        result = pow(reduce_sum(pow(magnitude, ord), axes, keepdims=True), 1.0 / ord)
+    else:
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    return result if keepdims else squeeze(result, axes)
+
+
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
+                 dim: Any = None) -> EagerTensor:
+    """x / sqrt(max(sum(x**2), epsilon)) along `axis`."""
+    x = convert_to_tensor(x)
+    axis = dim if axis is None else axis
+    if x.dtype.is_complex:
+        square_sum = real(reduce_sum(add(square(real(x)), square(imag(x))), axis, keepdims=True))
+        x_inv_norm = rsqrt(maximum(square_sum, epsilon))
+        return complex(multiply(real(x), x_inv_norm), multiply(imag(x), x_inv_norm))
+    square_sum = reduce_sum(square(x), axis, keepdims=True)
+    return multiply(x, rsqrt(maximum(square_sum, epsilon)))
+
+
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
     return _unary("Cumsum", x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
 

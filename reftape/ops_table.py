@@ -329,6 +329,11 @@ def _min_max_reduction_vjp(g, ans, x, axis, keep_dims, **_):
     return F.multiply(F.divide(indicators, num_selected), g)
 
 
+def _euclidean_norm_vjp(g, ans, x, axis, keep_dims, **_):
+    kept = _kept_shape(_shape(x), axis, keep_dims, _shape(ans))
+    return F.divide(x, F.divide(F.reshape(ans, kept), F.reshape(g, kept)))
+
+
 def _prod_vjp(g, ans, x, axis, keep_dims, **_):
     shape = _shape(x)
     rank = len(shape)
@@ -615,6 +620,8 @@ defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC)
 defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL)
 defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL)
 defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC)
+defop("EuclideanNorm", _reduce(lambda x, axis, keepdims: np.sqrt(np.sum(x * np.conj(x), axis=axis, keepdims=keepdims))),
+      _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),
       dtypes=NUMERIC)
 defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)
