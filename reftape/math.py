@@ -7,6 +7,5 @@ from .functions import (abs, add, add_n, argmax, argmin, asinh, atan, atan2, cei
                         real, reciprocal, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
                         reduce_euclidean_norm, reduce_std, reduce_sum, reduce_variance, rint, round, rsqrt, sigmoid, sign, sin, sinh,
                         softplus, sqrt, square, squared_difference, subtract, tan, tanh, truediv, xdivy, xlogy)
-from .functions import complex  # noqa: F401
 
 __all__ = [name for name in dir() if not name.startswith("_")]

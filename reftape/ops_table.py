@@ -75,12 +75,12 @@ def _constant_like(value, t):
 # Forward helpers (NumPy)
 
 
-def _erf(x):
-    return np.frompyfunc(math.erf, 1, 1)(x).astype(x.dtype)
+def _elementwise(fn):
+    ufunc = np.frompyfunc(fn, 1, 1)
+    return lambda x: np.asarray(ufunc(x), dtype=object).astype(x.dtype)
 
 
-def _erfc(x):
-    return np.frompyfunc(math.erfc, 1, 1)(x).astype(x.dtype)
+_erf, _erfc = _elementwise(math.erf), _elementwise(math.erfc)
 
 
 def _sigmoid(x):
@@ -467,10 +467,10 @@ def _softmax_xent_vjp(g, ans, logits, labels, **_):
     return grad, F.multiply(F.expand_dims(g_loss, -1), F.negative(F.execute("LogSoftmax", [logits])))
 
 
-def _no_gradient(op_type: str):
+def _unregistered(op_type: str):
+    """The VJP of an op TF records but has no gradient for: differentiating through it fails."""
     def vjp(*args, **kwargs):
-        raise LookupError(f"No gradient defined for operation '{op_type}' (op type: {op_type}). In general every "
-                          "operation must have an associated `@tf.RegisterGradient` for correct autodiff.")
+        raise LookupError(f"gradient registry has no entry for: {op_type}")
     return vjp
 
 
@@ -545,14 +545,14 @@ defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_l
 defop("Floor", np.floor, None, dtypes=FLOAT)
 defop("Ceil", np.ceil, None, dtypes=FLOAT)
 defop("Round", np.round, None, dtypes=NUMERIC)  # half to even, like TF
-defop("Rint", np.rint, None, dtypes=FLOAT)
+defop("Rint", np.rint, None, dtypes=FLOAT, kernels=frozenset({_dtypes.float32, _dtypes.float64}))
 defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), exact_in_half=True)
 defop("Real", np.real, lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX,
       out_dtype=lambda dt, a: dt.real_dtype)
 defop("Imag", np.imag, lambda g, ans, x, **_: F.complex(F.zeros_like(g), g), dtypes=COMPLEX,
       out_dtype=lambda dt, a: dt.real_dtype)
-defop("IsFinite", np.isfinite, None, dtypes=FLOAT, out_dtype=lambda dt, a: _dtypes.bool)
-defop("IsNan", np.isnan, None, dtypes=FLOAT, out_dtype=lambda dt, a: _dtypes.bool)
+defop("IsFinite", np.isfinite, _unregistered("IsFinite"), dtypes=FLOAT, out_dtype=lambda dt, a: _dtypes.bool)
+defop("IsNan", np.isnan, _unregistered("IsNan"), dtypes=FLOAT, out_dtype=lambda dt, a: _dtypes.bool)
 
 # Fused gradient kernels (each differentiable again, for higher orders)
 defop("SqrtGrad", lambda y, dy: np.where(dy == 0, 0, 0.5 * dy / np.conj(y)),
@@ -570,9 +570,9 @@ defop("TanhGrad", lambda y, dy: dy * (1 - y * y),
 defop("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)),
       lambda g, ans, y, dy, **_: (F.subtract(F.multiply(g, _conj(dy)), F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))),
                                   F.execute("SigmoidGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("ReluGrad", lambda dy, y: np.where(y > 0, dy, 0),
+defop("ReluGrad", lambda dy, y: dy * (y > 0),  # a product, as in TF's kernel: signed zeros follow dy
       lambda g, ans, dy, y, **_: (F.execute("ReluGrad", [g, y]), F.zeros_like(y)), dtypes=REAL)
-defop("Relu6Grad", lambda dy, y: np.where((y > 0) & (y < 6), dy, 0),
+defop("Relu6Grad", lambda dy, y: dy * ((y > 0) & (y < 6)),
       lambda g, ans, dy, y, **_: (F.execute("Relu6Grad", [g, y]), F.zeros_like(y)), dtypes=REAL)
 defop("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy),
       lambda g, ans, dy, y, **_: (F.execute("EluGrad", [g, y]), F.where(F.less(y, 0), F.multiply(g, dy), F.zeros_like(y))),
@@ -582,7 +582,7 @@ defop("SeluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1.7580993408473768), d
       dtypes=FLOAT)
 defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
       lambda g, ans, dy, x, alpha, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha), F.zeros_like(x)), dtypes=FLOAT)
-defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _no_gradient("SoftsignGrad"), dtypes=FLOAT)
+defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered("SoftsignGrad"), dtypes=FLOAT)
 
 # Activations
 defop("Relu", lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0)), lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]),

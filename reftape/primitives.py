@@ -16,7 +16,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import tape as _tape
 from .dtypes import DType
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, NotFoundError
 from .tensor import EagerTensor, IndexedSlices
 
 FLOAT = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64})
@@ -43,6 +43,7 @@ class Primitive:
     sparse_upstream: bool = False  # the VJP passes IndexedSlices through instead of densifying
     fills_missing_upstream: bool = True  # multi-output: absent output gradients become zeros
     exact_in_half: bool = field(default=False)  # forward needs no float32 detour for half types
+    kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
 
     def backward(self, op: _tape.OpRecord, upstream: list) -> list:
         """Input gradients of a recorded op, given its outputs' upstream gradients."""
@@ -80,6 +81,9 @@ def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
         allowed = ", ".join(sorted(d.kernel_name for d in primitive.dtypes))
         raise InvalidArgumentError(f"Value for attr 'T' of {first.name} is not in the list of allowed "
                                    f"values: {allowed}\n\t; NodeDef: {{{{node {primitive.name}}}}} [Op:{primitive.name}]")
+    if primitive.kernels is not None and first not in primitive.kernels:
+        raise NotFoundError(f"Could not find device for node: {{{{node {primitive.name}}}}} = "
+                            f"{primitive.name}[T=DT_{first.kernel_name.upper()}] [Op:{primitive.name}]")
     return first
 
 

@@ -180,8 +180,6 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     """
     grads: dict[int, list] = {}
     for i, target in enumerate(targets):
-        if not _dtypes.is_trainable(target.dtype):
-            continue
         seed = output_gradients[i] if i < len(output_gradients) else None
         grads.setdefault(target._id, []).append(_ones_like(target) if seed is None else seed)
 

@@ -1,0 +1,288 @@
+"""The op catalog: what a generator and a comparison need to know about each op, keyed by TF path.
+
+One entry per public op (`"math.log1p"`, `"nn.softmax"`, `"reduce_max"`, ...): how many tensor
+inputs it takes, the shape rule relating them, the domain each input must be drawn from and the
+special points worth hitting, the attributes and their valid values, the dtypes TF supports, and
+whether TF differentiates it (a gradient, zeros, or None). The interpreter resolves the path on
+whichever namespace it runs (reftape, TensorFlow, a user's module), so one entry serves all.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
+FLOATS_AND_COMPLEX = FLOATS + COMPLEX
+
+# Shape rules: how input shapes relate. Each maps a base shape (rank >= 1) to input shapes.
+SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
+    "unary": lambda s: (s,),
+    "broadcast": lambda s: (s, s[1:]),                 # trailing-dimension broadcasting
+    "same": lambda s: (s, s),
+    "clip": lambda s: (s, (), ()),
+    "matmul": lambda s: ((s[0], 4), (4, 2)),
+    "matvec": lambda s: ((s[0], 4), (4,)),
+    "concat": lambda s: (s, s),
+    "cross_entropy": lambda s: (s, s),
+}
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """What the generator and comparison need to know about one op."""
+
+    path: str
+    arity: int = 1
+    shape_rule: str = "unary"
+    domains: tuple = ("any",)
+    attrs: dict = field(default_factory=dict)    # attribute -> tuple of valid values (first is the default used)
+    dtypes: tuple = FLOATS
+    specials: tuple = ()                          # special points: tuples of input values
+    gradient: str = "gradient"                    # "gradient", "zeros" (sign) or "none" (round, stop_gradient)
+    sums_terms: bool = False                      # output elements sum many products (widens tolerance)
+    analytic: bool = True                         # holomorphic in its inputs (complex-step applies)
+    call: Callable | None = None                  # adapter for signatures other than op(*tensors, **attrs)
+    output: str = "same"                          # output dtype: "same" as the inputs, "bool", "int64", "real"
+
+    def input_shapes(self, base: tuple) -> tuple:
+        return SHAPE_RULES[self.shape_rule](base)
+
+    def __post_init__(self) -> None:
+        if len(self.domains) != self.arity:
+            raise ValueError(f"{self.path}: {len(self.domains)} domains for arity {self.arity}")
+        if self.gradient not in ("gradient", "zeros", "none"):
+            raise ValueError(f"{self.path}: gradient must be 'gradient', 'zeros' or 'none', got {self.gradient!r}")
+
+
+def _list_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(list(inputs), **attrs)
+
+
+def _where_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0] > 0, inputs[0], inputs[1])
+
+
+def _einsum_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(attrs["equation"], *inputs)
+
+
+def _cross_entropy_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(labels=inputs[0], logits=inputs[1], **attrs)
+
+
+def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
+    return OpSpec(path, 1, "unary", (domain,), **options)
+
+
+def _binary(path: str, domains: tuple = ("any", "any"), rule: str = "broadcast", **options: Any) -> OpSpec:
+    return OpSpec(path, 2, rule, domains, **options)
+
+
+NAN, INF = math.nan, math.inf
+REDUCE_ATTRS = {"axis": (None, 1, 0, -1), "keepdims": (False, True)}
+
+_ENTRIES = [
+    # Arithmetic
+    _binary("add", dtypes=FLOATS_AND_COMPLEX),
+    _binary("subtract", dtypes=FLOATS_AND_COMPLEX),
+    _binary("multiply", dtypes=FLOATS_AND_COMPLEX, specials=((INF, 0.0),)),
+    _binary("divide", ("any", "nonzero"), dtypes=FLOATS_AND_COMPLEX, specials=((1.0, 0.0), (0.0, 0.0))),
+    _binary("pow", ("positive", "any"), rule="same", dtypes=FLOATS_AND_COMPLEX,
+            specials=((0.0, 2.0), (0.0, 0.5), (0.0, 0.0), (0.0, -1.0), (-2.0, 3.0), (-2.0, 0.5))),
+    _binary("maximum", specials=((2.0, 2.0), (0.0, 0.0), (NAN, 1.0)), analytic=False),
+    _binary("minimum", rule="same", specials=((2.0, 2.0),), analytic=False),
+    _unary("negative", dtypes=FLOATS_AND_COMPLEX),
+    _unary("abs", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),), analytic=False),
+    _unary("sign", gradient="zeros", specials=((0.0,),), analytic=False),
+    _unary("exp", dtypes=FLOATS_AND_COMPLEX, specials=((100.0,), (INF,))),
+    _unary("sqrt", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,), (-1.0,), (4.0,))),
+    _unary("square", dtypes=FLOATS_AND_COMPLEX, specials=((INF,),)),
+    _unary("sin", dtypes=FLOATS_AND_COMPLEX),
+    _unary("cos", dtypes=FLOATS_AND_COMPLEX),
+    _unary("tanh", dtypes=FLOATS_AND_COMPLEX, specials=((INF,),)),
+    _unary("sigmoid", dtypes=FLOATS_AND_COMPLEX, specials=((-100.0,),)),
+    _unary("round", gradient="none", specials=((0.5,), (1.5,)), analytic=False),
+    _unary("floor", gradient="none", analytic=False),
+    _unary("identity", dtypes=FLOATS_AND_COMPLEX),
+    _unary("stop_gradient", gradient="none"),
+    _unary("cast", attrs={"dtype": ("float64", "float32")}, analytic=False),
+    OpSpec("clip_by_value", 3, "clip", ("any", "neg", "pos"), specials=(([-2.0, -1.0, 0.0, 1.0, 2.0], -1.0, 1.0),),
+           analytic=False),
+    _binary("where", rule="same", call=_where_call, analytic=False),
+    # math.*
+    _unary("math.log", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,), (-1.0,), (2.0,))),
+    _unary("math.log1p", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((-1.0,),)),
+    _unary("math.exp", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.expm1", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.sqrt", "positive"),
+    _unary("math.rsqrt", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),)),
+    _unary("math.square", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.reciprocal", "nonzero", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),)),
+    _unary("math.sin", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.cos", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.tan", "unit", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.sinh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.cosh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.tanh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.asinh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.atan", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.sigmoid", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.log_sigmoid", specials=((-100.0,), (100.0,))),
+    _unary("math.softplus", specials=((0.0,),)),
+    _unary("math.erf", specials=((0.0,),)),
+    _unary("math.abs", dtypes=FLOATS_AND_COMPLEX, analytic=False),
+    _unary("math.negative", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.sign", gradient="zeros", analytic=False),
+    _unary("math.floor", gradient="none", analytic=False),
+    _unary("math.ceil", gradient="none", analytic=False),
+    _unary("math.round", gradient="none", analytic=False),
+    _binary("math.maximum", analytic=False),
+    _binary("math.minimum", analytic=False),
+    _binary("math.squared_difference", dtypes=FLOATS_AND_COMPLEX, analytic=False),
+    _binary("math.divide_no_nan", ("any", "nonzero"), rule="same", dtypes=FLOATS_AND_COMPLEX,
+            specials=((1.0, 0.0),), analytic=False),
+    _binary("math.xlogy", ("any", "positive"), rule="same", dtypes=FLOATS_AND_COMPLEX,
+            specials=((0.0, 0.0), (0.0, 2.0)), analytic=False),
+    _binary("math.pow", ("positive", "any"), rule="same"),
+    _binary("math.add"),
+    _binary("math.subtract"),
+    _binary("math.multiply"),
+    _binary("math.divide", ("any", "nonzero")),
+    _binary("math.atan2", ("any", "nonzero"), rule="same", specials=((0.0, 0.0),), analytic=False),
+    _unary("math.reduce_sum", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    _unary("math.reduce_mean", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    _unary("math.reduce_max", attrs=REDUCE_ATTRS, specials=(([1.0, 3.0, 3.0],), ([NAN, 1.0],)), analytic=False),
+    _unary("math.reduce_min", attrs=REDUCE_ATTRS, specials=(([1.0, 1.0, 2.0],),), analytic=False),
+    _unary("math.reduce_prod", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([0.0, 2.0, 3.0],), ([0.0, 0.0, 3.0],))),
+    _unary("math.reduce_logsumexp", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([-INF, -INF],),), analytic=False),
+    _unary("math.reduce_variance", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False),
+    _unary("math.reduce_std", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False),
+    _unary("math.reduce_euclidean_norm", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([0.0, 0.0],),),
+           analytic=False),
+    _unary("math.l2_normalize", attrs={"axis": (None, 1)}, sums_terms=True, specials=(([0.0, 0.0],),), analytic=False),
+    _unary("math.cumsum", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
+           dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    _unary("math.cumprod", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
+           sums_terms=True, specials=(([2.0, 0.0, 3.0],),)),
+    _unary("math.rint", gradient="none", analytic=False),
+    _unary("math.erfc"),
+    _binary("math.xdivy", ("any", "nonzero"), rule="same", analytic=False),
+    _binary("math.floordiv", ("any", "nonzero"), rule="same", gradient="none", analytic=False),
+    _binary("math.floormod", ("any", "nonzero"), rule="same", analytic=False),
+    _binary("math.truediv", ("any", "nonzero")),
+    _binary("truediv", ("any", "nonzero")),
+    _binary("math.add_n", rule="same", call=_list_call),
+    _binary("add_n", rule="same", call=_list_call),
+    _unary("math.conj", dtypes=COMPLEX, analytic=False),
+    _unary("math.real", dtypes=COMPLEX, output="real", analytic=False),
+    _unary("math.imag", dtypes=COMPLEX, output="real", analytic=False),
+    _binary("complex", rule="same", dtypes=("float32", "float64"), output="complex", analytic=False),
+    _unary("tan", "unit", dtypes=FLOATS_AND_COMPLEX),
+    _unary("sinh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("cosh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("cumsum", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)}, sums_terms=True),
+    # Comparisons, logic and index ops: never differentiable, non-float outputs
+    *[_binary(p, gradient="none", output="bool", analytic=False) for p in (
+        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "math.equal", "math.not_equal",
+        "math.less", "math.less_equal", "math.greater", "math.greater_equal")],
+    *[_unary(p, gradient="none", output="int64", attrs={"axis": (0, 1)}, analytic=False)
+      for p in ("argmax", "argmin", "math.argmax", "math.argmin")],
+    *[_unary(p, gradient="none", output="bool", analytic=False) for p in ("math.is_finite", "math.is_nan")],
+    # Reductions (top level)
+    _unary("reduce_sum", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    _unary("reduce_mean", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    _unary("reduce_max", attrs=REDUCE_ATTRS, specials=(([1.0, 3.0, 3.0],), ([3.0, 3.0, 3.0, 3.0],)), analytic=False),
+    _unary("reduce_min", attrs=REDUCE_ATTRS, analytic=False),
+    _unary("reduce_prod", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    _unary("reduce_logsumexp", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False),
+    _unary("norm", attrs={"ord": ("euclidean", 1, 3), "axis": (None, 1), "keepdims": (False, True)}, sums_terms=True,
+           specials=(([0.0, 0.0],), ([3.0, 4.0],)), analytic=False),
+    # Structure
+    _unary("reshape", attrs={"shape": ((-1,),)}),
+    _unary("transpose"),
+    _unary("expand_dims", attrs={"axis": (1, 0, -1)}),
+    _unary("squeeze", attrs={"axis": (None,)}),
+    _binary("concat", rule="concat", attrs={"axis": (0, 1)}, call=_list_call),
+    _binary("stack", rule="same", attrs={"axis": (0, 1)}, call=_list_call),
+    _unary("unstack", attrs={"axis": (1, 0)}),
+    _unary("split", attrs={"num_or_size_splits": ((1, 3),), "axis": (1,)}),
+    _unary("tile", attrs={"multiples": ((2, 1),)}),
+    _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}),
+    _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}),
+    # Linear algebra
+    _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
+            attrs={"transpose_a": (False,), "transpose_b": (False,)}),
+    _binary("linalg.matmul", rule="matmul", sums_terms=True),
+    _binary("linalg.matvec", rule="matvec", sums_terms=True),
+    _binary("einsum", rule="matmul", attrs={"equation": ("ij,jk->ik",)}, call=_einsum_call, sums_terms=True),
+    _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True),
+    _unary("linalg.norm", sums_terms=True, analytic=False),
+    _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False),
+    # Neural-network ops
+    _unary("nn.relu", specials=((0.0,), (NAN,)), analytic=False),
+    _unary("nn.relu6", specials=((0.0,), (6.0,)), analytic=False),
+    _unary("nn.elu", specials=((0.0,),), analytic=False),
+    _unary("nn.selu", specials=((0.0,),), analytic=False),
+    _unary("nn.leaky_relu", attrs={"alpha": (0.2, 0.3)}, specials=((0.0,), (-1.0,)), analytic=False),
+    _unary("nn.gelu", attrs={"approximate": (False, True)}, specials=((0.0,),)),
+    _unary("nn.silu", specials=((0.0,),)),
+    _unary("nn.softplus", specials=((0.0,),)),
+    _unary("nn.softsign", analytic=False),
+    _unary("nn.sigmoid", dtypes=FLOATS_AND_COMPLEX),
+    _unary("nn.tanh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("nn.softmax", attrs={"axis": (-1, 0)}, specials=(([1.0, 1.0, 1.0],),), sums_terms=True),
+    _unary("nn.log_softmax", attrs={"axis": (-1, 0)}, specials=(([0.0, 0.0],),), sums_terms=True),
+    _unary("nn.l2_loss", sums_terms=True),
+    _binary("nn.sigmoid_cross_entropy_with_logits", ("prob", "any"), rule="cross_entropy", call=_cross_entropy_call,
+            specials=((0.5, 0.0),), analytic=False),
+    _binary("nn.softmax_cross_entropy_with_logits", ("simplex", "any"), rule="cross_entropy",
+            call=_cross_entropy_call, sums_terms=True),
+]
+
+CATALOG: dict[str, OpSpec] = {}
+for _spec in _ENTRIES:
+    if _spec.path in CATALOG:
+        raise ValueError(f"duplicate catalog entry {_spec.path}")
+    CATALOG[_spec.path] = _spec
+
+# Public names in reftape's namespaces that are not ops: plumbing, creation, types and modules.
+NOT_OPS = frozenset({
+    "GradientTape", "Variable", "Tensor", "TensorShape", "IndexedSlices", "UnconnectedGradients", "DType",
+    "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "is_tensor", "ones", "zeros",
+    "ones_like", "zeros_like", "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
+    "nn.swish",  # an alias of nn.silu
+    "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
+    "random.normal", "random.uniform", "random.set_seed",
+})
+
+
+def resolve(namespace: Any, path: str) -> Any:
+    """The op at `path` ("math.log1p") in a TF-compatible namespace; AttributeError names what is missing."""
+    target = namespace
+    for part in path.split("."):
+        if not hasattr(target, part):
+            raise AttributeError(f"backend {getattr(namespace, '__name__', namespace)!r} has no {path!r}")
+        target = getattr(target, part)
+    return target
+
+
+def apply(namespace: Any, path: str, inputs: list, attrs: dict) -> Any:
+    """Calls op `path` of `namespace` on input tensors with attributes (dtype names become DTypes)."""
+    spec = CATALOG[path]
+    op = resolve(namespace, path)
+    attrs = {k: getattr(namespace, v) if k == "dtype" else v for k, v in attrs.items()}
+    if spec.call is not None:
+        return spec.call(op, inputs, attrs)
+    return op(*inputs, **attrs)
+
+
+def attribute_variants(spec: OpSpec) -> list[dict]:
+    """The default attributes (first valid value of each), then each other valid value in turn."""
+    default = {name: values[0] for name, values in spec.attrs.items()}
+    variants = [default]
+    for name, values in spec.attrs.items():
+        variants += [{**default, name: value} for value in values[1:]]
+    return variants
