@@ -1,5 +1,6 @@
-"""The TensorFlow side of the differential harness."""
+"""Running programs on backends: the TensorFlow adapter and the one interpreter for every backend."""
 
+from .interpreter import load_backend, run
 from .tensorflow import load_tensorflow
 
-__all__ = ["load_tensorflow"]
+__all__ = ["load_backend", "load_tensorflow", "run"]

@@ -57,18 +57,38 @@ class OpSpec:
             raise ValueError(f"{self.path}: gradient must be 'gradient', 'zeros' or 'none', got {self.gradient!r}")
 
 
+def _attr_source(attrs: dict) -> str:
+    return "".join(f", {k}=tf.{v}" if k == "dtype" else f", {k}={v!r}" for k, v in attrs.items())
+
+
+def _default_source(op: str, inputs: list[str], attrs: dict) -> str:
+    return f"{op}({', '.join(inputs)}{_attr_source(attrs)})"
+
+
+def _adapter(source: Callable[[str, list, dict], str]) -> Callable:
+    """Declares a call adapter together with the Python source it corresponds to."""
+    def attach(call: Callable) -> Callable:
+        call.source = source
+        return call
+    return attach
+
+
+@_adapter(lambda op, xs, attrs: f"{op}([{', '.join(xs)}]{_attr_source(attrs)})")
 def _list_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(list(inputs), **attrs)
 
 
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]} > 0, {xs[0]}, {xs[1]})")
 def _where_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(inputs[0] > 0, inputs[0], inputs[1])
 
 
+@_adapter(lambda op, xs, attrs: f"{op}({attrs['equation']!r}, {', '.join(xs)})")
 def _einsum_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(attrs["equation"], *inputs)
 
 
+@_adapter(lambda op, xs, attrs: f"{op}(labels={xs[0]}, logits={xs[1]}{_attr_source(attrs)})")
 def _cross_entropy_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(labels=inputs[0], logits=inputs[1], **attrs)
 
@@ -286,3 +306,9 @@ def attribute_variants(spec: OpSpec) -> list[dict]:
     for name, values in spec.attrs.items():
         variants += [{**default, name: value} for value in values[1:]]
     return variants
+
+
+def call_source(path: str, inputs: list[str], attrs: dict) -> str:
+    """Python source calling op `path` (on a namespace named `tf`) with the named inputs."""
+    call = CATALOG[path].call
+    return (call.source if call is not None else _default_source)(f"tf.{path}", inputs, attrs)

@@ -1,0 +1,90 @@
+"""One interpreter for every backend: runs a Program on any module exposing TF's names.
+
+The backend is named by module: "reftape", "tensorflow" (loaded through the oracle's quiet,
+deterministic import) or any importable module such as "mypkg.mytape". `run` never raises: import
+failures, names the backend lacks, exceptions, and hangs past the time limit all become part of
+the Outcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import signal
+import threading
+from types import ModuleType
+from typing import Iterator
+
+import numpy as np
+
+from properties.catalog import resolve
+from properties.outcome import Outcome, describe, describe_error, environment_fingerprint
+from properties.program import Program
+
+from .tensorflow import load_tensorflow
+
+DEFAULT_TIME_LIMIT = 60.0
+_REQUIRED = ("GradientTape", "Variable", "constant", "UnconnectedGradients")
+
+
+def load_backend(name: str) -> ModuleType:
+    return load_tensorflow() if name == "tensorflow" else importlib.import_module(name)
+
+
+class ProgramTimeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupts the block after `seconds` (main thread only, where signals are delivered)."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise ProgramTimeout(f"program exceeded its time limit of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def missing_names(program: Program, backend: ModuleType) -> list[str]:
+    """Names the program needs that the backend does not define."""
+    missing = [name for name in _REQUIRED if not hasattr(backend, name)]
+    for op in program.ops():
+        try:
+            resolve(backend, op.path)
+        except AttributeError:
+            missing.append(op.path)
+    return sorted(set(missing))
+
+
+def run(program: Program, backend: str | ModuleType, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Outcome:
+    """Runs `program` on `backend`; returns its Outcome (never raises)."""
+    name = backend if isinstance(backend, str) else backend.__name__
+    try:
+        module = load_backend(backend) if isinstance(backend, str) else backend
+    except Exception as error:  # noqa: BLE001 - an unloadable backend is an outcome too
+        return Outcome(name, error={"kind": "exception", "class": type(error).__name__, "message": str(error)})
+    outcome = Outcome(name, environment=environment_fingerprint(module))
+    missing = missing_names(program, module)
+    if missing:
+        outcome.error = {"kind": "missing", "names": missing}
+        return outcome
+    scope = {"tf": module, "np": np, "describe": describe, "describe_error": describe_error,
+             "_outcome": {"values": outcome.values, "calls": outcome.calls, "error": None}}
+    try:
+        exec(compile(program.body_source(), "<program>", "exec"), scope)
+        with _time_limit(time_limit):
+            scope["_program"]()
+    except ProgramTimeout as error:
+        outcome.error = {"kind": "timeout", "message": str(error)}
+    except Exception as error:  # noqa: BLE001
+        outcome.error = describe_error(error, module)
+    return outcome

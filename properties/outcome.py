@@ -1,0 +1,111 @@
+"""Outcomes: what running a program on one backend produced, as JSON-able data.
+
+A value is described as one of:
+  {"kind": "tensor", "dtype": "float32", "shape": [2], "data": [...]}   floats as float.hex (exact,
+                                                                         NaN, inf and -0.0 kept),
+                                                                         complex as [re, im] pairs
+  {"kind": "none"}
+  {"kind": "indexed_slices", "values": tensor, "indices": tensor, "dense_shape": tensor}
+  {"kind": "list" | "tuple", "items": [...]}     {"kind": "dict", "keys": [...], "items": [...]}
+  {"kind": "exception", "class": "ValueError" | "tf.errors.InvalidArgumentError", "message": "..."}
+  {"kind": "timeout"}
+`describe` and `describe_error` are self-contained (they use only `np` and the namespace's own
+classes by duck typing) because `Program.to_source()` embeds their source in standalone scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+def describe(value, tf):
+    """A JSON-able description of a value produced by namespace `tf` (see the module docstring)."""
+    if value is None:
+        return {"kind": "none"}
+    if isinstance(value, dict):
+        return {"kind": "dict", "keys": list(value), "items": [describe(v, tf) for v in value.values()]}
+    if isinstance(value, (list, tuple)):
+        return {"kind": type(value).__name__ if type(value) in (list, tuple) else "tuple",
+                "items": [describe(v, tf) for v in value]}
+    if hasattr(value, "indices") and hasattr(value, "dense_shape"):
+        return {"kind": "indexed_slices", "values": describe(value.values, tf),
+                "indices": describe(value.indices, tf), "dense_shape": describe(value.dense_shape, tf)}
+    array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    name = getattr(getattr(value, "dtype", None), "name", None) or str(array.dtype)
+    flat = array.reshape(-1)
+    if array.dtype.kind == "c":
+        data = [[float(z.real).hex(), float(z.imag).hex()] for z in flat]
+    elif array.dtype.kind in "biu":
+        data = flat.tolist()
+    elif array.dtype.kind in "OSU":
+        data = [x.decode() if isinstance(x, bytes) else str(x) for x in flat]
+    else:
+        data = [float(x).hex() for x in flat.astype(np.float64)]
+    return {"kind": "tensor", "dtype": name, "shape": list(array.shape), "data": data}
+
+
+def describe_error(error, tf):
+    """The class (TF's op errors as `tf.errors.X`) and message of an exception."""
+    op_error = getattr(getattr(tf, "errors", None), "OpError", None)
+    name = type(error).__name__
+    if op_error is not None and isinstance(error, op_error):
+        name = "tf.errors." + name
+    return {"kind": "exception", "class": name, "message": str(error)}
+
+
+def decode_array(description: dict) -> np.ndarray:
+    """The NumPy array of a tensor description, dtype-exact (bfloat16 via ml_dtypes)."""
+    import ml_dtypes
+
+    dtype = np.dtype(ml_dtypes.bfloat16) if description["dtype"] == "bfloat16" else np.dtype(description["dtype"])
+    data = description["data"]
+    if dtype.kind == "c":
+        values = [complex(float.fromhex(re), float.fromhex(im)) for re, im in data]
+    elif dtype.kind == "f" or dtype == np.dtype(ml_dtypes.bfloat16):
+        values = [float.fromhex(x) for x in data]
+    else:
+        values = data
+    return np.array(values, dtype=np.float64 if dtype == np.dtype(ml_dtypes.bfloat16) else dtype).astype(dtype).reshape(
+        description["shape"])
+
+
+def environment_fingerprint(tf: Any) -> dict:
+    """Versions and CPU settings that can change a backend's numbers."""
+    import os
+
+    fingerprint = {"backend": getattr(tf, "__name__", str(tf)), "backend_version": getattr(tf, "__version__", "?"),
+                   "numpy": np.__version__, "python": platform.python_version(), "machine": platform.machine(),
+                   "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")}
+    try:
+        flags = open("/proc/cpuinfo").read().split("flags\t\t:", 1)[1].split("\n", 1)[0].split()
+        fingerprint["cpu_flags"] = sorted(f for f in flags if f.startswith(("avx", "fma", "sse4")))
+    except (OSError, IndexError):
+        fingerprint["cpu_flags"] = []
+    return fingerprint
+
+
+@dataclass
+class Outcome:
+    """Everything one backend produced for one program."""
+
+    backend: str
+    values: dict = field(default_factory=dict)     # forward value of each reported name
+    calls: dict = field(default_factory=dict)      # result (or exception) of each gradient/jacobian call
+    error: dict | None = None                      # the exception that stopped the program, if any
+    environment: dict = field(default_factory=dict)
+
+    def observed(self) -> dict:
+        """The part a standalone script prints: everything but backend and environment."""
+        return {"values": self.values, "calls": self.calls, "error": self.error}
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Outcome:
+        return cls(**json.loads(text))

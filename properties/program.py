@@ -1,0 +1,240 @@
+"""Programs as data: leaves, single-assignment ops, nested tapes, and gradient/jacobian calls.
+
+A program is a list of statements. It round-trips losslessly through JSON (leaf values are stored
+as exact tensor descriptions: NaN, inf and -0.0 survive) and prints as a standalone Python script
+(`to_source`) that runs it and prints its outcome as JSON. The interpreter runs exactly that script
+with `tf` bound to a backend, so a printed program always reproduces what the interpreter saw.
+
+Structures (targets, sources, output_gradients) are a leaf name, or {"list": [...]},
+{"tuple": [...]}, {"dict": [[key, structure], ...]} (dict order kept).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import textwrap
+from dataclasses import asdict, dataclass, field
+from typing import Any, Union
+
+import numpy as np
+
+from .catalog import call_source
+from .outcome import decode_array, describe, describe_error
+
+Structure = Union[str, dict]
+
+
+@dataclass
+class Leaf:
+    """An input: a Variable (trainable or not), a constant, or an integer constant."""
+
+    name: str
+    kind: str  # "variable" | "constant"
+    value: np.ndarray
+    dtype: str
+    trainable: bool = True
+
+
+@dataclass
+class Op:
+    name: str
+    path: str
+    inputs: list
+    attrs: dict = field(default_factory=dict)
+
+
+@dataclass
+class Watch:
+    tape: str
+    names: list
+
+
+@dataclass
+class Tape:
+    """`with tf.GradientTape(...) as name:` around `body`."""
+
+    name: str
+    body: list
+    persistent: bool = False
+    watch_accessed_variables: bool = True
+
+
+@dataclass
+class StopRecording:
+    tape: str
+    body: list
+
+
+@dataclass
+class Reset:
+    tape: str
+
+
+@dataclass
+class Call:
+    """`name = tape.gradient|jacobian|batch_jacobian(target, sources, ...)`."""
+
+    name: str
+    tape: str
+    method: str
+    target: Structure
+    sources: Structure
+    output_gradients: Structure | None = None
+    unconnected: str = "none"            # "none" | "zero"
+    unconnected_form: str = "default"    # "default" (argument omitted) | "string" | "enum"
+    use_pfor: bool = True                # jacobian / batch_jacobian only
+
+
+STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call)}
+
+
+@dataclass
+class Program:
+    statements: list
+    outputs: list = field(default_factory=list)  # names whose forward values the outcome reports
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        return {"statements": [_statement_to_dict(s) for s in self.statements], "outputs": list(self.outputs)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Program:
+        return cls([_statement_from_dict(s) for s in data["statements"]], list(data.get("outputs", [])))
+
+    @classmethod
+    def from_json(cls, text: str) -> Program:
+        return cls.from_dict(json.loads(text))
+
+    # -- Source ----------------------------------------------------------------------------
+
+    def ops(self) -> list[Op]:
+        return [s for s in _walk(self.statements) if isinstance(s, Op)]
+
+    def body_source(self) -> str:
+        """The program as the body of `_program()`, recording into `_outcome`."""
+        lines = _statements_source(self.statements, indent=1)
+        for name in self.outputs:
+            lines.append(f"    _outcome['values'][{name!r}] = describe({name}, tf)")
+        return "def _program():\n" + ("\n".join(lines) if lines else "    pass") + "\n"
+
+    def to_source(self, module: str = "tensorflow") -> str:
+        """A standalone script that runs the program on `module` and prints its outcome as JSON."""
+        helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
+        return (f"import json\n\nimport numpy as np\nimport {module} as tf\n\n{helpers}\n\n"
+                f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{self.body_source()}\n\n"
+                "try:\n    _program()\nexcept Exception as _error:\n"
+                "    _outcome['error'] = describe_error(_error, tf)\n"
+                "print(json.dumps(_outcome, sort_keys=True))\n")
+
+
+def _walk(statements: list):
+    for s in statements:
+        yield s
+        if isinstance(s, (Tape, StopRecording)):
+            yield from _walk(s.body)
+
+
+def _statement_to_dict(statement: Any) -> dict:
+    data = asdict(statement) if not isinstance(statement, (Tape, StopRecording)) else {
+        **{k: v for k, v in asdict(statement).items() if k != "body"},
+        "body": [_statement_to_dict(s) for s in statement.body]}
+    if isinstance(statement, Leaf):
+        data["value"] = describe(statement.value, None)
+    return {"statement": type(statement).__name__, **data}
+
+
+def _statement_from_dict(data: dict) -> Any:
+    data = dict(data)
+    cls = STATEMENTS[data.pop("statement")]
+    if cls is Leaf:
+        data["value"] = decode_array(data["value"])
+    if "body" in data:
+        data["body"] = [_statement_from_dict(s) for s in data["body"]]
+    return cls(**data)
+
+
+def structure_source(structure: Structure) -> str:
+    if isinstance(structure, str):
+        return structure
+    (kind, items), = structure.items()
+    if kind == "list":
+        return "[" + ", ".join(structure_source(s) for s in items) + "]"
+    if kind == "tuple":
+        inner = ", ".join(structure_source(s) for s in items)
+        return f"({inner},)" if len(items) == 1 else f"({inner})"
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {structure_source(s)}" for k, s in items) + "}"
+    raise ValueError(f"unknown structure kind {kind!r}")
+
+
+def _float_literal(x: float) -> str:
+    return repr(x) if np.isfinite(x) else f"float({str(x)!r})"
+
+
+def array_literal(value: np.ndarray) -> str:
+    """Exact Python source for an array (bfloat16 goes through float32, which holds it exactly)."""
+    value = np.asarray(value)
+    dtype = "float32" if value.dtype.name == "bfloat16" else value.dtype.name
+    flat = value.reshape(-1)
+    if value.dtype.kind == "c":
+        items = [f"complex({_float_literal(float(z.real))}, {_float_literal(float(z.imag))})" for z in flat]
+    elif value.dtype.kind in "biu":
+        items = [repr(x) for x in flat.tolist()]
+    else:
+        items = [_float_literal(float(x)) for x in flat.astype(np.float64)]
+    return f"np.array([{', '.join(items)}], dtype={dtype!r}).reshape({list(value.shape)})"
+
+
+def _leaf_source(leaf: Leaf) -> str:
+    literal = array_literal(leaf.value)
+    if leaf.kind == "variable":
+        return f"{leaf.name} = tf.Variable({literal}, dtype=tf.{leaf.dtype}, trainable={leaf.trainable})"
+    return f"{leaf.name} = tf.constant({literal}, dtype=tf.{leaf.dtype})"
+
+
+def _call_source(call: Call) -> str:
+    args = [structure_source(call.target), structure_source(call.sources)]
+    if call.output_gradients is not None:
+        args.append(f"output_gradients={structure_source(call.output_gradients)}")
+    if call.unconnected_form == "string":
+        args.append(f"unconnected_gradients={call.unconnected!r}")
+    elif call.unconnected_form == "enum":
+        args.append(f"unconnected_gradients=tf.UnconnectedGradients.{call.unconnected.upper()}")
+    if call.method != "gradient" and not call.use_pfor:
+        args.append("experimental_use_pfor=False")
+    return f"{call.tape}.{call.method}({', '.join(args)})"
+
+
+def _statements_source(statements: list, indent: int) -> list[str]:
+    pad = "    " * indent
+    lines: list[str] = []
+    for s in statements:
+        if isinstance(s, Leaf):
+            lines.append(pad + _leaf_source(s))
+        elif isinstance(s, Op):
+            lines.append(pad + f"{s.name} = " + call_source(s.path, list(s.inputs), dict(s.attrs)))
+        elif isinstance(s, Watch):
+            lines.append(pad + f"{s.tape}.watch([{', '.join(s.names)}])")
+        elif isinstance(s, Reset):
+            lines.append(pad + f"{s.tape}.reset()")
+        elif isinstance(s, Tape):
+            lines.append(pad + f"with tf.GradientTape(persistent={s.persistent}, "
+                               f"watch_accessed_variables={s.watch_accessed_variables}) as {s.name}:")
+            lines += _statements_source(s.body, indent + 1) or [pad + "    pass"]
+        elif isinstance(s, StopRecording):
+            lines.append(pad + f"with {s.tape}.stop_recording():")
+            lines += _statements_source(s.body, indent + 1) or [pad + "    pass"]
+        elif isinstance(s, Call):
+            lines += [pad + "try:",
+                      pad + f"    {s.name} = {_call_source(s)}",
+                      pad + f"    _outcome['calls'][{s.name!r}] = describe({s.name}, tf)",
+                      pad + "except Exception as _error:",
+                      pad + f"    _outcome['calls'][{s.name!r}] = describe_error(_error, tf)"]
+        else:
+            raise TypeError(f"not a statement: {s!r}")
+    return lines
