@@ -49,6 +49,8 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None) 
     found: list[Discrepancy] = []
     if expected.error != actual.error:
         found += _compare_value(expected.error, actual.error, "error", None)
+    if any(o.error and o.error["kind"] in ("timeout", "missing") for o in (expected, actual)):
+        return found  # what one side never ran is not a further discrepancy
     for section, gradient in (("values", False), ("calls", True)):
         e_items, a_items = getattr(expected, section), getattr(actual, section)
         for name in list(e_items) + [n for n in a_items if n not in e_items]:
@@ -63,7 +65,8 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None) 
 
 def _compare_value(e: Any, a: Any, where: str, tolerance_for: Any) -> list[Discrepancy]:
     if e is None or a is None:
-        return [] if e == a else [Discrepancy("exception", where, e, a)]
+        other = (e or a)["kind"] if (e or a) else None
+        return [] if e == a else [Discrepancy(other if other in ("timeout", "missing") else "exception", where, e, a)]
     ek, ak = e["kind"], a["kind"]
     if ek in ("exception", "missing", "timeout") or ak in ("exception", "missing", "timeout"):
         if ek == ak == "exception" and e["class"] == a["class"]:

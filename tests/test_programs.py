@@ -1,0 +1,249 @@
+"""Programs as data: every program feature runs on TensorFlow and reftape and agrees; printed
+scripts reproduce the interpreter; JSON round-trips exactly; the comparison and referee behave."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from oracle import run
+from properties.compare import Discrepancy, compare
+from properties.outcome import Outcome, describe
+from properties.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch
+from properties.referee import judge, referee
+from properties.tolerance import Tolerance, compare_arrays, epsilon
+
+
+def f32(*values):
+    return np.array(values, np.float32)
+
+
+def leaves():
+    return [Leaf("v", "variable", f32(0.5, -1.5, 2.0), "float32"),
+            Leaf("frozen", "variable", f32(1.0, 2.0, 3.0), "float32", trainable=False),
+            Leaf("c", "constant", f32(0.25, -0.0, 4.0), "float32"),
+            Leaf("d", "constant", np.array([1.5, 2.5], np.float64), "float64"),
+            Leaf("i", "constant", np.array([1, 2, 3], np.int32), "int32"),
+            Leaf("og", "constant", f32(1.0, -2.0, 0.5), "float32")]
+
+
+PROGRAMS = {
+    "structures-and-unconnected": Program(leaves() + [
+        Tape("t", persistent=True, body=[
+            Watch("t", ["c", "i"]),
+            Op("a", "multiply", ["v", "c"]),
+            Op("b", "math.sin", ["a"]),
+            Op("e", "add", ["b", "frozen"]),
+            Op("s", "reduce_sum", ["e"]),
+            Op("k", "multiply", ["i", "i"]),
+        ]),
+        Call("g_list", "t", "gradient", "s", {"list": ["v", "c", "frozen", "d"]}),
+        Call("g_tuple_zero", "t", "gradient", "s", {"tuple": ["v", "d"]}, unconnected="zero", unconnected_form="enum"),
+        Call("g_dict_nested", "t", "gradient", {"list": ["s", "e"]},
+             {"dict": [["z", "c"], ["a", {"list": ["v", {"tuple": ["i"]}]}]]}, unconnected="zero",
+             unconnected_form="string"),
+        Call("g_og", "t", "gradient", "e", "v", output_gradients={"list": ["og"]}),
+        Call("g_int", "t", "gradient", "k", "i"),
+        Call("g_repeat", "t", "gradient", "s", {"list": ["v", "c"]}),
+    ], outputs=["s", "e", "k"]),
+    "watch-accessed-variables-off": Program(leaves() + [
+        Tape("t", persistent=True, watch_accessed_variables=False, body=[
+            Watch("t", ["frozen"]),
+            Op("a", "multiply", ["v", "frozen"]),
+            Op("s", "math.reduce_logsumexp", ["a"]),
+        ]),
+        Call("g", "t", "gradient", "s", {"list": ["v", "frozen"]}),
+    ], outputs=["s"]),
+    "stop-recording-and-reset": Program(leaves() + [
+        Tape("t", persistent=True, body=[
+            Watch("t", ["c"]),
+            Op("before", "square", ["c"]),
+            Reset("t"),
+            Op("a", "exp", ["c"]),
+            StopRecording("t", [Op("hidden", "math.log1p", ["v"])]),
+            Op("b", "multiply", ["v", "v"]),
+        ]),
+        Call("g_before", "t", "gradient", "before", "c"),
+        Call("g_after_reset", "t", "gradient", {"list": ["a", "b"]}, {"list": ["c", "v"]}),
+        Call("g_hidden", "t", "gradient", "hidden", "v", unconnected="zero", unconnected_form="string"),
+    ], outputs=["a", "b", "hidden"]),
+    "non-persistent-repeated-call": Program(leaves() + [
+        Tape("t", body=[Op("a", "nn.softplus", ["v"])]),
+        Call("first", "t", "gradient", "a", "v"),
+        Call("second", "t", "gradient", "a", "v"),
+        Call("jacobian_after", "t", "jacobian", "a", "v"),
+    ], outputs=["a"]),
+    "higher-order-nested": Program(leaves() + [
+        Tape("outer", body=[
+            Watch("outer", ["c"]),
+            Tape("inner", body=[
+                Watch("inner", ["c"]),
+                Op("cube", "pow", ["c", "c"]),
+                Op("y", "reduce_sum", ["cube"]),
+            ]),
+            Call("dy", "inner", "gradient", "y", "c"),
+            Op("dys", "reduce_sum", ["dy"]),
+        ]),
+        Call("d2y", "outer", "gradient", "dys", {"list": ["c", "v"]}),
+    ], outputs=["y"]),
+    "jacobians": Program([
+        Leaf("x", "constant", f32(0.3, -0.7, 1.1, 2.0).reshape(2, 2), "float32"),
+        Leaf("w", "variable", f32(1.0, -1.0, 0.5, 2.0).reshape(2, 2), "float32"),
+        Tape("t", persistent=True, body=[
+            Watch("t", ["x"]),
+            Op("m", "matmul", ["x", "w"]),
+            Op("y", "nn.softmax", ["m"]),
+            Op("g", "gather", ["y"], {"indices": (1, 0, 1), "axis": 0}),
+        ]),
+        Call("j", "t", "jacobian", "y", {"list": ["x", "w"]}),
+        Call("j_loop", "t", "jacobian", "y", "x", use_pfor=False),
+        Call("bj", "t", "batch_jacobian", "y", "x"),
+        Call("sparse", "t", "gradient", "g", {"list": ["y", "x"]}),
+        Call("j_unconnected", "t", "jacobian", "m", "y", unconnected="zero", unconnected_form="enum"),
+    ], outputs=["y", "g"]),
+    "special-values": Program([
+        Leaf("x", "constant", np.array([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-30], np.float32), "float32"),
+        Leaf("b", "constant", np.array([0.0, 1.5, -2.0, 3.0, 0.5, 7.0], np.float32).astype("float32"), "bfloat16"),
+        Tape("t", persistent=True, body=[
+            Watch("t", ["x", "b"]),
+            Op("r", "math.sqrt", ["x"]),
+            Op("q", "nn.relu", ["b"]),
+        ]),
+        Call("gr", "t", "gradient", "r", "x"),
+        Call("gq", "t", "gradient", "q", "b"),
+    ], outputs=["r", "q"]),
+    "mixed-dtype-error": Program(leaves() + [Op("bad", "add", ["c", "d"])], outputs=["bad"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_agrees_with_tensorflow(name):
+    program = PROGRAMS[name]
+    expected, actual = run(program, "tensorflow"), run(program, "reftape")
+    assert expected.calls or expected.values or expected.error
+    found = compare(expected, actual, program)
+    assert not found, "\n".join(f"{d.kind} {d.where}: TF {d.expected} vs {d.actual}" for d in found)
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", "reftape"])
+@pytest.mark.parametrize("name", ["structures-and-unconnected", "higher-order-nested", "special-values"])
+def test_printed_script_reproduces_the_interpreter(name, backend):
+    program = PROGRAMS[name]
+    script = program.to_source(backend)
+    printed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                             env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"}).stdout
+    assert json.loads(printed.strip().splitlines()[-1]) == json.loads(json.dumps(run(program, backend).observed()))
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_json_round_trip_is_exact(name):
+    program = PROGRAMS[name]
+    again = Program.from_json(program.to_json())
+    assert again.to_json() == program.to_json()
+    for old, new in zip(program.statements, again.statements):
+        if isinstance(old, Leaf):
+            assert new.value.dtype == old.value.dtype
+            assert np.array_equal(np.signbit(new.value), np.signbit(old.value))
+            assert np.array_equal(new.value, old.value, equal_nan=True)
+
+
+# -- the comparison ----------------------------------------------------------------------------
+
+def _outcome(value) -> Outcome:
+    return Outcome("test", calls={"g": value})
+
+
+def _kinds(expected, actual):
+    return [d.kind for d in compare(_outcome(expected), _outcome(actual))]
+
+
+def t(values, dtype="float32"):
+    return describe(np.array(values, dtype), None)
+
+
+def test_nan_and_inf_patterns_must_match():
+    assert _kinds(t([math.nan, 1.0]), t([1.0, 1.0])) == ["nan-inf-pattern"]
+    assert _kinds(t([math.inf]), t([-math.inf])) == ["nan-inf-pattern"]
+    assert _kinds(t([math.nan, math.inf]), t([math.nan, math.inf])) == []
+
+
+def test_negative_zero_equals_zero_in_value_comparison():
+    assert _kinds(t([-0.0]), t([0.0])) == []
+
+
+def test_structure_none_dtype_shape_and_sparse_kinds():
+    assert _kinds(t([1.0]), {"kind": "none"}) == ["none-vs-value"]
+    assert _kinds(t([1.0]), t([1.0], "float64")) == ["dtype"]
+    assert _kinds(t([1.0]), t([[1.0]])) == ["shape"]
+    sparse = {"kind": "indexed_slices", "values": t([1.0]), "indices": t([0], "int32"), "dense_shape": t([2], "int32")}
+    assert _kinds(sparse, t([1.0, 0.0])) == ["indexed-slices-vs-dense"]
+    assert _kinds({"kind": "list", "items": [t([1.0])]}, {"kind": "tuple", "items": [t([1.0])]}) == ["structure"]
+
+
+def test_exceptions_compare_by_class():
+    error = {"kind": "exception", "class": "ValueError", "message": "a"}
+    assert _kinds(error, {**error, "message": "b"}) == []
+    assert _kinds(error, {**error, "class": "TypeError"}) == ["exception"]
+    assert _kinds(error, t([1.0])) == ["exception"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_tolerance_edges_per_dtype(dtype):
+    import ml_dtypes
+
+    tolerance = Tolerance.for_dtype(np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else dtype, gradient=True)
+    base = 1.0
+    inside = base + 0.9 * (tolerance.relative + tolerance.absolute_scale)
+    outside = base + 1.5 * (tolerance.relative + tolerance.absolute_scale)
+    assert compare_arrays(np.array([base]), np.array([inside]), tolerance) is None
+    mismatch = compare_arrays(np.array([base]), np.array([outside]), tolerance)
+    assert mismatch is not None and mismatch.max_ulps > 0 and mismatch.max_relative_error > 0
+    assert tolerance.relative >= epsilon(np.float64)
+
+
+# -- the referee ----------------------------------------------------------------------------
+
+SIN_PROGRAM = Program([
+    Leaf("x", "constant", f32(0.3, -1.2, 2.0), "float32"),
+    Tape("t", body=[Watch("t", ["x"]), Op("y", "sin", ["x"]), Op("s", "reduce_sum", ["y"])]),
+    Call("g", "t", "gradient", "s", {"list": ["x"]}),
+], outputs=["s"])
+
+
+def test_referee_blames_a_backend_with_a_wrong_vjp():
+    expected, actual = run(SIN_PROGRAM, "tensorflow"), run(SIN_PROGRAM, "wrong_vjp_backend")
+    found = referee(SIN_PROGRAM, compare(expected, actual, SIN_PROGRAM), expected, actual)
+    assert [(d.kind, d.verdict) for d in found] == [("value", "candidate-wrong")]
+    swapped = referee(SIN_PROGRAM, compare(actual, expected, SIN_PROGRAM), actual, expected)
+    assert [d.verdict for d in swapped] == ["tensorflow-wrong"]
+
+
+def test_referee_calls_relu_at_zero_ill_conditioned():
+    program = Program([
+        Leaf("x", "constant", f32(0.0, 1.0), "float32"),
+        Tape("t", body=[Watch("t", ["x"]), Op("y", "nn.relu", ["x"])]),
+        Call("g", "t", "gradient", "y", "x"),
+    ])
+    claim = Discrepancy("value", "calls/g", t([0.0, 1.0])["data"], t([1.0, 1.0])["data"], dtype="float32")
+    assert judge(program, claim, None, None) == "ill-conditioned"
+
+
+# -- backends that misbehave ----------------------------------------------------------------
+
+def test_missing_names_are_reported_not_raised():
+    outcome = run(SIN_PROGRAM, "incomplete_backend")
+    assert outcome.error == {"kind": "missing", "names": ["reduce_sum", "sin"]}
+
+
+def test_unimportable_backend_is_an_outcome():
+    assert run(SIN_PROGRAM, "no_such_backend_module").error["class"] == "ModuleNotFoundError"
+
+
+def test_a_hang_becomes_a_timeout():
+    outcome = run(SIN_PROGRAM, "slow_backend", time_limit=0.5)
+    assert outcome.error["kind"] == "timeout"
+    discrepancies = compare(run(SIN_PROGRAM, "reftape"), outcome, SIN_PROGRAM)
+    assert [d.kind for d in discrepancies] == ["timeout"]
