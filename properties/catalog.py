@@ -47,6 +47,11 @@ class OpSpec:
     call: Callable | None = None                  # adapter for signatures other than op(*tensors, **attrs)
     output: str = "same"                          # output dtype: "same" as the inputs, "bool", "int64", "real"
 
+    def specials_for(self, position: int) -> tuple:
+        """The scalar special values this op's input `position` is worth drawing."""
+        return tuple(point[position] for point in self.specials
+                     if position < len(point) and isinstance(point[position], float))
+
     def input_shapes(self, base: tuple) -> tuple:
         return SHAPE_RULES[self.shape_rule](base)
 

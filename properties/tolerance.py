@@ -77,18 +77,18 @@ def compare_arrays(expected: np.ndarray, actual: np.ndarray, tolerance: Toleranc
         return None if equal else Mismatch("values differ")
     e = expected.astype(np.complex128 if expected.dtype.kind == "c" else np.float64)
     a = actual.astype(e.dtype)
-    for part in ((e.real, a.real), (e.imag, a.imag)) if e.dtype.kind == "c" else ((e, a),):
-        mismatch = _compare_real(*part, tolerance, expected.dtype)
-        if mismatch:
-            return mismatch
-    return None
+    parts = ((e.real, a.real), (e.imag, a.imag)) if e.dtype.kind == "c" else ((e, a),)
+    for e_part, a_part in parts:
+        if not np.array_equal(np.isnan(e_part), np.isnan(a_part)):
+            return Mismatch("NaN pattern differs")
+        if not (np.array_equal(np.isposinf(e_part), np.isposinf(a_part))
+                and np.array_equal(np.isneginf(e_part), np.isneginf(a_part))):
+            return Mismatch("inf pattern differs")
+    return _compare_finite(e, a, tolerance, expected.dtype)
 
 
-def _compare_real(e: np.ndarray, a: np.ndarray, tolerance: Tolerance, dtype: np.dtype) -> Mismatch | None:
-    if not np.array_equal(np.isnan(e), np.isnan(a)):
-        return Mismatch("NaN pattern differs")
-    if not np.array_equal(np.isposinf(e), np.isposinf(a)) or not np.array_equal(np.isneginf(e), np.isneginf(a)):
-        return Mismatch("inf pattern differs")
+def _compare_finite(e: np.ndarray, a: np.ndarray, tolerance: Tolerance, dtype: np.dtype) -> Mismatch | None:
+    """Errors are moduli (complex values compare as points of the plane, relative to their size)."""
     finite = np.isfinite(e)
     if not finite.any():
         return None

@@ -375,6 +375,8 @@ class GradientTape:
                 output.append(F.zeros(tuple(target.shape) + tuple(source.shape), source.dtype) if zeros else None)
             else:
                 output.append(F.reshape(F.stack(row_grads), tuple(target.shape) + tuple(source.shape)))
+            if not experimental_use_pfor:
+                _check_loop_dtype(target, output[-1])
         return nest.pack_sequence_as(sources, output)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
@@ -407,7 +409,10 @@ class GradientTape:
         new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if rows is None:
             return F.zeros(new_shape, target.dtype)
-        return F.reshape(F.stack(rows, axis=1), new_shape)
+        result = F.reshape(F.stack(rows, axis=1), new_shape)
+        if not experimental_use_pfor:
+            _check_loop_dtype(target, result)
+        return result
 
     def _require_persistent(self, what: str, joiner: str) -> None:
         if not self._persistent:
@@ -423,6 +428,10 @@ class GradientTape:
         else:
             count = int(np.prod(shape[1:]))
             one_hot = lambda j: _one_hot(shape, target.dtype, (slice(None),) + np.unravel_index(j, shape[1:]))  # noqa: E731
+        if not recording.tracks(target):
+            # TF differentiates gather(reshape(target), i), recorded only where the tape tracks the
+            # target: an untracked target is connected to nothing, not even to itself.
+            return [None] * len(sources)
         rows: list[list] = [[] for _ in sources]
         connected = [False] * len(sources)
         for i in range(count):
@@ -430,6 +439,15 @@ class GradientTape:
                 connected[k] = connected[k] or grad is not None
                 rows[k].append(grad)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
+
+
+def _check_loop_dtype(target: EagerTensor, result: Any) -> None:
+    """Without pfor, TF writes each row into a TensorArray of the target's dtype."""
+    if result is not None and result.dtype != target.dtype:
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"TensorArray dtype is {target.dtype.name} but Op is trying to write dtype "
+                                   f"{result.dtype.name} ")
 
 
 def _one_hot(shape: tuple, dtype: Any, index: tuple) -> EagerTensor:
