@@ -181,7 +181,11 @@ def imag(x: Any, name: str | None = None) -> EagerTensor:
 
 
 def complex(real: Any, imag: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
-    return _binary("Complex", real, imag)
+    real, imag = convert_to_tensor(real), convert_to_tensor(imag)
+    if real.dtype != imag.dtype or real.dtype not in (_dtypes.float32, _dtypes.float64):
+        raise TypeError(f"The `real` and `imag` components have incorrect types: {real.dtype.name} "
+                        f"{imag.dtype.name}. They must be consistent, and one of [tf.float32, tf.float64]")
+    return execute("Complex", [real, imag])
 
 
 def maximum(x: Any, y: Any, name: str | None = None) -> EagerTensor:

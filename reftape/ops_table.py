@@ -524,9 +524,16 @@ defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add
 defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT)
 defop("Sqrt", np.sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
 defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
-defop("Square", np.square, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
+# Square is the plain product x * x: for complex, a*a - b*b overflows to NaN, as in TF.
+defop("Square", lambda x: x * x, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
       dtypes=NUMERIC)
-defop("Reciprocal", lambda x: 1 / x if x.dtype.kind in "fc" else np.floor_divide(1, x),
+def _reciprocal(x):
+    if x.dtype.kind == "c":  # TF's kernel: conj(x) / |x|^2, so 1 / 0 is NaN + NaN i
+        return np.conj(x) / (x.real * x.real + x.imag * x.imag)
+    return 1 / x if x.dtype.kind == "f" else np.floor_divide(1, x)
+
+
+defop("Reciprocal", _reciprocal,
       lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=NUMERIC)
 defop("Sin", np.sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT)
 defop("Cos", np.cos, lambda g, ans, x, **_: F.multiply(F.negative(g), F.sin(_conj(x))), dtypes=INEXACT)

@@ -113,10 +113,11 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
 
 
 def _as_dtype(value: Any, dtype: DType) -> np.ndarray:
+    """Rounds a result to the output dtype (overflow to inf is IEEE's answer, not an error)."""
     array = np.asarray(value)
     if dtype == _dtypes.string or array.dtype == dtype.as_numpy_dtype:
         return array
-    if dtype.is_integer and array.dtype.kind in "fc":
-        with np.errstate(all="ignore"):
-            return array.real.astype(dtype.as_numpy_dtype) if array.dtype.kind == "c" else array.astype(dtype.as_numpy_dtype)
-    return array.astype(dtype.as_numpy_dtype)
+    if array.dtype.kind == "c" and not dtype.is_complex:
+        array = array.real
+    with np.errstate(all="ignore"):
+        return array.astype(dtype.as_numpy_dtype)
