@@ -317,3 +317,27 @@ def call_source(path: str, inputs: list[str], attrs: dict) -> str:
     """Python source calling op `path` (on a namespace named `tf`) with the named inputs."""
     call = CATALOG[path].call
     return (call.source if call is not None else _default_source)(f"tf.{path}", inputs, attrs)
+
+
+def family(path: str) -> str:
+    """The op family a catalog entry belongs to (used to split the property tests)."""
+    spec = CATALOG[path]
+    name = path.split(".")[-1]
+    if spec.gradient == "none" or spec.output != "same":
+        return "non_differentiable"
+    if path.startswith("nn."):
+        return "nn"
+    if spec.shape_rule in ("matmul", "matvec") or "einsum" in name or path.startswith("linalg."):
+        return "linalg"
+    if name.startswith(("reduce_", "cum")) or name in ("norm", "l2_normalize"):
+        return "reductions"
+    if name in ("reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
+                "broadcast_to", "gather", "where", "clip_by_value", "cast", "identity", "stop_gradient", "add_n"):
+        return "structure"
+    return "elementwise_binary" if spec.arity >= 2 else "elementwise_unary"
+
+
+FAMILIES: dict[str, tuple] = {}
+for _path in CATALOG:
+    FAMILIES.setdefault(family(_path), ())
+    FAMILIES[family(_path)] += (_path,)

@@ -113,7 +113,7 @@ class Program:
     # -- Source ----------------------------------------------------------------------------
 
     def ops(self) -> list[Op]:
-        return [s for s in _walk(self.statements) if isinstance(s, Op)]
+        return [s for s in walk(self.statements) if isinstance(s, Op)]
 
     def body_source(self) -> str:
         """The program as the body of `_program()`, recording into `_outcome`."""
@@ -132,11 +132,12 @@ class Program:
                 "print(json.dumps(_outcome, sort_keys=True))\n")
 
 
-def _walk(statements: list):
+def walk(statements: list):
+    """Every statement, depth first, including those inside tapes and stop_recording spans."""
     for s in statements:
         yield s
         if isinstance(s, (Tape, StopRecording)):
-            yield from _walk(s.body)
+            yield from walk(s.body)
 
 
 def _statement_to_dict(statement: Any) -> dict:

@@ -24,7 +24,7 @@ import numpy as np
 from .catalog import CATALOG
 from .compare import Discrepancy
 from .outcome import Outcome, decode_array
-from .program import Call, Leaf, Op, Program, StopRecording, Tape
+from .program import Call, Leaf, Op, Program, StopRecording, Tape, walk
 
 REFERENCE_BACKEND = "reftape"
 
@@ -139,7 +139,7 @@ def _locate(program: Program, where: str) -> tuple[Call, str] | None:
     match = re.fullmatch(r"calls/([^\[]+)((?:\[\d+\])*)", where)
     if not match:
         return None
-    call = next((s for s in _walk(program.statements) if isinstance(s, Call) and s.name == match.group(1)), None)
+    call = next((s for s in walk(program.statements) if isinstance(s, Call) and s.name == match.group(1)), None)
     if call is None or call.method != "gradient":
         return None
     sources = _flat_names(call.sources)
@@ -150,16 +150,9 @@ def _locate(program: Program, where: str) -> tuple[Call, str] | None:
     return (call, sources[position]) if position is not None and position < len(sources) else None
 
 
-def _walk(statements: list):
-    for s in statements:
-        yield s
-        if isinstance(s, (Tape, StopRecording)):
-            yield from _walk(s.body)
-
-
 def _depends_on_calls(program: Program, call: Call) -> bool:
-    calls = {s.name for s in _walk(program.statements) if isinstance(s, Call)}
-    producers = {s.name: s for s in _walk(program.statements) if isinstance(s, Op)}
+    calls = {s.name for s in walk(program.statements) if isinstance(s, Call)}
+    producers = {s.name: s for s in walk(program.statements) if isinstance(s, Op)}
     work, seen = list(_flat_names(call.target)), set()
     while work:
         name = work.pop()

@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .catalog import CATALOG, COMPLEX, FLOATS, OpSpec
-from .program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch
+from .program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.
 DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
@@ -421,13 +421,5 @@ def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max
     if draw(st.integers(0, 3)) == 0:
         b.leaf(base, dtype="int32", kind="constant")
     _tape_block(b, 0, max_depth, max_ops, b.statements)
-    outputs = [s.name for s in _ops(b.statements)]
+    outputs = [s.name for s in walk(b.statements) if isinstance(s, Op)]
     return Program(b.statements, outputs)
-
-
-def _ops(statements: list) -> list:
-    for s in statements:
-        if isinstance(s, Op):
-            yield s
-        elif isinstance(s, (Tape, StopRecording)):
-            yield from _ops(s.body)

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .primitives import ANY, COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
+from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop
 
 BOOL = frozenset({_dtypes.bool})
 ALL_NUMERIC_OR_BOOL = NUMERIC | BOOL
@@ -479,9 +479,9 @@ def _unregistered(op_type: str):
 
 # Plumbing
 defop("ReadVariableOp", lambda handle, value, dtype: value.copy(), lambda g, ans, h, **_: g, sparse_upstream=True,
-      exact_in_half=True, out_dtype=lambda dt, a: a["dtype"])
-defop("Identity", lambda x: x, lambda g, ans, x, **_: g, sparse_upstream=True, exact_in_half=True)
-defop("StopGradient", lambda x: x, None, exact_in_half=True)
+      moves_data=True, out_dtype=lambda dt, a: a["dtype"])
+defop("Identity", lambda x: x, lambda g, ans, x, **_: g, sparse_upstream=True, moves_data=True)
+defop("StopGradient", lambda x: x, None, moves_data=True)
 defop("Cast", lambda x, dtype: x.real if np.iscomplexobj(x) and not dtype.is_complex else x,
       lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
       out_dtype=lambda dt, a: a["dtype"])
@@ -496,8 +496,17 @@ defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, None, dtypes=REAL)
 defop("FloorMod", lambda x, y: np.mod(x, y) if x.dtype.kind in "iu" else x - np.floor(x / y) * y, _floormod_vjp, dtypes=REAL)
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
-defop("Maximum", np.maximum, _max_min_vjp(F.greater_equal), dtypes=REAL)
-defop("Minimum", np.minimum, _max_min_vjp(F.less_equal), dtypes=REAL)
+def _pmax(x, y):
+    """TF's vectorized max: NaN propagates, ties (including -0.0 vs 0.0) give the second operand."""
+    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x > y, x, y)))
+
+
+def _pmin(x, y):
+    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x < y, x, y)))
+
+
+defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL)
+defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
       _squared_difference_vjp, dtypes=NUMERIC)
 defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
@@ -511,8 +520,8 @@ defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_d
       out_dtype=lambda dt, a: _dtypes.complex64 if dt == _dtypes.float32 else _dtypes.complex128)
 
 # Elementwise unary math
-defop("Neg", np.negative, lambda g, ans, x, **_: F.negative(g), dtypes=NUMERIC)
-defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=REAL)
+defop("Neg", np.negative, lambda g, ans, x, **_: F.negative(g), dtypes=NUMERIC, moves_data=True)
+defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=REAL, moves_data=True)
 defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
                                                                   F.complex(ans, F.zeros_like(ans))),
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
@@ -553,7 +562,7 @@ defop("Floor", np.floor, None, dtypes=FLOAT)
 defop("Ceil", np.ceil, None, dtypes=FLOAT)
 defop("Round", np.round, None, dtypes=NUMERIC)  # half to even, like TF
 defop("Rint", np.rint, None, dtypes=FLOAT, kernels=frozenset({_dtypes.float32, _dtypes.float64}))
-defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), exact_in_half=True)
+defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), moves_data=True)
 defop("Real", np.real, lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX,
       out_dtype=lambda dt, a: dt.real_dtype)
 defop("Imag", np.imag, lambda g, ans, x, **_: F.complex(F.zeros_like(g), g), dtypes=COMPLEX,
@@ -592,9 +601,9 @@ defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
 defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered("SoftsignGrad"), dtypes=FLOAT)
 
 # Activations
-defop("Relu", lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0)), lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]),
+defop("Relu", lambda x: _pmax(x, np.zeros_like(x)), lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]),
       dtypes=REAL)
-defop("Relu6", lambda x: np.where(np.isnan(x), x, np.minimum(np.maximum(x, 0), 6)),
+defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
       lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL)
 defop("Elu", lambda x: np.where(x < 0, np.expm1(x), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]), dtypes=FLOAT)
 defop("Selu", lambda x: np.where(x < 0, 1.7580993408473768 * np.expm1(x), 1.0507009873554805 * x),
@@ -614,7 +623,7 @@ defop("SoftmaxCrossEntropyWithLogits", _softmax_xent, _softmax_xent_vjp, dtypes=
 # Comparisons and logic (not differentiable)
 for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.less), ("LessEqual", np.less_equal),
                    ("Greater", np.greater), ("GreaterEqual", np.greater_equal)]:
-    defop(_name, _fn, None, out_dtype=lambda dt, a: _dtypes.bool, exact_in_half=True)
+    defop(_name, _fn, None, out_dtype=lambda dt, a: _dtypes.bool)
 defop("LogicalAnd", np.logical_and, None, dtypes=BOOL)
 defop("LogicalOr", np.logical_or, None, dtypes=BOOL)
 defop("LogicalNot", np.logical_not, None, dtypes=BOOL)
@@ -634,28 +643,28 @@ defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse,
 defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)
 
 # Shapes and structure
-defop("Reshape", lambda x, shape: np.reshape(x, shape), lambda g, ans, x, **_: F.reshape(g, _shape(x)), exact_in_half=True)
-defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), lambda g, ans, x, **_: F.reshape(g, _shape(x)), exact_in_half=True)
-defop("Squeeze", _squeeze, lambda g, ans, x, **_: F.reshape(g, _shape(x)), exact_in_half=True)
+defop("Reshape", lambda x, shape: np.reshape(x, shape), lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
+defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
+defop("Squeeze", _squeeze, lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
 defop("Transpose", lambda x, perm: np.transpose(x, perm),
-      lambda g, ans, x, perm, **_: F.transpose(g, list(np.argsort(perm))), exact_in_half=True)
-defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, exact_in_half=True)
+      lambda g, ans, x, perm, **_: F.transpose(g, list(np.argsort(perm))), moves_data=True)
+defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, moves_data=True)
 defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), lambda g, ans, *xs, axis, **_: F.unstack(g, len(xs), axis),
-      exact_in_half=True)
+      moves_data=True)
 defop("Unpack", lambda x, num, axis: tuple(np.moveaxis(x, axis, 0)), lambda g, ans, x, num, axis, **_: F.stack(g, axis),
-      num_outputs=lambda attrs: attrs["num"], exact_in_half=True)
+      num_outputs=lambda attrs: attrs["num"], moves_data=True)
 defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_splits)[:-1], axis=axis)),
       lambda g, ans, x, size_splits, axis, **_: F.concat(g, axis), num_outputs=lambda attrs: len(attrs["size_splits"]),
-      exact_in_half=True)
-defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, exact_in_half=True)
-defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, exact_in_half=True)
-defop("GatherV2", _gather, _gather_vjp, exact_in_half=True)
+      moves_data=True)
+defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
+defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
+defop("GatherV2", _gather, _gather_vjp, moves_data=True)
 defop("UnsortedSegmentSum", _segment_sum,
       lambda g, ans, values, indices, num_segments, **_: F.gather(g, indices), dtypes=NUMERIC)
-defop("SelectV2", lambda x, y, condition: np.where(condition, x, y), _select_vjp, exact_in_half=True)
+defop("SelectV2", lambda x, y, condition: np.where(condition, x, y), _select_vjp, moves_data=True)
 defop("StridedSlice", lambda x, key: np.array(x[key]),
-      lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), exact_in_half=True)
-defop("StridedSliceGrad", _strided_slice_grad, lambda g, ans, dy, shape, key, **_: F.strided_slice(g, key), exact_in_half=True)
+      lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), moves_data=True)
+defop("StridedSliceGrad", _strided_slice_grad, lambda g, ans, dy, shape, key, **_: F.strided_slice(g, key), moves_data=True)
 
 # Linear algebra
 defop("MatMul", _matmul2d, _matmul_vjp, dtypes=NUMERIC)

@@ -42,7 +42,8 @@ class Primitive:
     num_outputs: Callable[[dict], int] | None = None
     sparse_upstream: bool = False  # the VJP passes IndexedSlices through instead of densifying
     fills_missing_upstream: bool = True  # multi-output: absent output gradients become zeros
-    exact_in_half: bool = field(default=False)  # forward needs no float32 detour for half types
+    moves_data: bool = False  # copies or selects values without arithmetic: no float32 detour for half
+    #                            types, and subnormals kept (arithmetic kernels flush them, see execute)
     kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
 
     def backward(self, op: _tape.OpRecord, upstream: list) -> list:
@@ -87,18 +88,33 @@ def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
     return first
 
 
-def _compute_value(tensor: Any, exact: bool) -> Any:
+_FLUSHED = frozenset({_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128})
+
+
+def flush_subnormals(array: np.ndarray) -> np.ndarray:
+    """Subnormals to signed zero, as TF's CPU kernels compute with denormals-are-zero and
+    flush-to-zero set (half types convert in software and keep theirs)."""
+    if array.dtype.kind == "c":
+        return flush_subnormals(array.real) + 1j * flush_subnormals(array.imag)
+    tiny = np.finfo(array.dtype).tiny
+    subnormal = (array != 0) & (np.abs(array) < tiny)
+    return np.where(subnormal, np.copysign(np.zeros_like(array), array), array) if subnormal.any() else array
+
+
+def _compute_value(tensor: Any, moves_data: bool) -> Any:
     value = getattr(tensor, "_value", None)
-    if value is not None and not exact and tensor.dtype in _HALF:
+    if value is None or moves_data:
+        return value
+    if tensor.dtype in _HALF:
         return value.astype(np.float32)
-    return value
+    return flush_subnormals(value) if tensor.dtype in _FLUSHED else value
 
 
 def execute(name: str, inputs: list, **attrs: Any) -> Any:
     """Runs primitive `name` on input tensors with attributes; records it; returns its output(s)."""
     primitive = REGISTRY[name]
     dtype = _check_dtypes(primitive, inputs) if inputs else None
-    arrays = [_compute_value(t, primitive.exact_in_half) for t in inputs]
+    arrays = [_compute_value(t, primitive.moves_data) for t in inputs]
     try:
         with np.errstate(all="ignore"):
             result = primitive.forward(*arrays, **attrs)
@@ -106,7 +122,10 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
     results = result if primitive.num_outputs is not None else (result,)
-    outputs = tuple(EagerTensor(_as_dtype(r, out_dtype), out_dtype) for r in results)
+    arrays = [_as_dtype(r, out_dtype) for r in results]
+    if not primitive.moves_data and out_dtype in _FLUSHED:
+        arrays = [flush_subnormals(a) for a in arrays]
+    outputs = tuple(EagerTensor(a, out_dtype) for a in arrays)
     if primitive.vjp is not None and inputs:
         _tape.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]

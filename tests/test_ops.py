@@ -121,3 +121,24 @@ def test_op_at_special_point_matches_tensorflow(case, point, tf, rt):
 def test_catalog_op_exists_in_both_namespaces(path, tf, rt):
     resolve(tf, path)
     resolve(rt, path)
+
+
+SUBNORMAL_OPS = ["identity", "reshape", "abs", "negative", "multiply", "add", "equal", "square", "reduce_sum",
+                 "maximum", "minimum", "nn.relu", "nn.relu6", "concat", "transpose", "where", "sign", "gather",
+                 "exp", "math.reciprocal"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("path", SUBNORMAL_OPS)
+def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, rt):
+    """TF's arithmetic kernels treat subnormals as zero (inputs and outputs); data movement and
+    sign-bit kernels keep them. Signed zeros are compared. The input fills a whole SIMD packet:
+    TF's scalar remainder loop differs for max-style kernels (KNOWN_DIVERGENCES.md, entry 3)."""
+    tiny = np.finfo(dtype).tiny
+    x = np.array([tiny / 4, -tiny / 4, 1.0, -0.0, 2.0, -tiny, tiny / 2, -3.0], dtype)  # a whole SIMD packet
+    spec = CATALOG[path]
+    inputs = [x] + [np.array([1.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 1.0], dtype) for _ in range(spec.arity - 1)]
+    case = Case(spec, attribute_variants(spec)[0])
+    expected, actual = run_case(tf, case, inputs, 0), run_case(rt, case, inputs, 0)
+    found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
+    assert not found, "\n".join(found)

@@ -1,0 +1,79 @@
+"""Known, reviewed divergences between reftape and TensorFlow (explained in KNOWN_DIVERGENCES.md).
+
+Each entry has a minimal program that reproduces it and a matcher that recognises the
+discrepancies it explains. The differential properties accept a discrepancy only when an entry
+explains it; `tests/test_known_divergences.py` re-runs every minimal program and reports entries
+that no longer reproduce (then the entry, or the generator restriction it justifies, should go).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .compare import Discrepancy
+from .outcome import decode_array
+from .program import Call, Leaf, Op, Program, Tape, Watch
+
+
+@dataclass(frozen=True)
+class KnownDivergence:
+    number: int
+    title: str
+    program: Program
+    explains: Callable[[Discrepancy], bool]
+
+
+def _complex_overflow(d: Discrepancy) -> bool:
+    """Entry 2: inf/NaN patterns of complex results where TF's side is not finite."""
+    if d.kind != "nan-inf-pattern" or not (d.dtype or "").startswith("complex"):
+        return False
+    expected = decode_array({"dtype": d.dtype, "shape": [len(d.expected)], "data": d.expected})
+    return bool(np.any(~np.isfinite(expected)))
+
+
+def _softmax_xent_program() -> Program:
+    rng = np.random.default_rng(0)
+    return Program([
+        Leaf("labels", "constant", rng.uniform(0, 1, (3, 4)), "float64"),
+        Leaf("logits", "constant", rng.uniform(-2, 2, (3, 4)), "float64"),
+        Tape("t", [Watch("t", ["labels", "logits"]),
+                   Op("loss", "nn.softmax_cross_entropy_with_logits", ["labels", "logits"])]),
+        Call("g", "t", "gradient", "loss", "logits"),
+    ], ["loss"])
+
+
+KNOWN = [
+    KnownDivergence(
+        1, "softmax_cross_entropy_with_logits: logits gradient for label rows not summing to 1 "
+           "(TF's answer depends on op determinism)",
+        _softmax_xent_program(),
+        lambda d: False,  # the generator draws labels on the simplex, the op's contract
+    ),
+    KnownDivergence(
+        2, "complex elementary functions at overflow: different inf/NaN patterns",
+        Program([Leaf("z", "constant", np.array([1e20 + 1e20j, 100 + 3j, -1e30 + 1e-30j], np.complex64), "complex64"),
+                 Op("a", "math.log", ["z"]), Op("b", "math.expm1", ["z"]), Op("c", "sigmoid", ["z"])],
+                ["a", "b", "c"]),
+        _complex_overflow,
+    ),
+]
+
+
+def _relu6_remainder_program() -> Program:
+    tiny = np.finfo(np.float32).tiny / 4
+    return Program([Leaf("x", "constant", np.array([tiny, -tiny, 1.0], np.float32), "float32"),
+                    Op("y", "nn.relu6", ["x"])], ["y"])
+
+
+KNOWN.append(KnownDivergence(
+    3, "signed zeros and subnormals in the scalar remainder loop of TF's max-style kernels",
+    _relu6_remainder_program(),
+    lambda d: False,  # below every tolerance: only a bit-exact comparison sees it
+))
+
+
+def explained_by(discrepancy: Discrepancy) -> KnownDivergence | None:
+    return next((k for k in KNOWN if k.explains(discrepancy)), None)
