@@ -116,6 +116,11 @@ def record_coverage(program: Program) -> None:
     _append("coverage.jsonl", features(program))
 
 
+def record_op_coverage(path: str, dtype: str) -> None:
+    """Coverage of a single-op test (no tape options exercised)."""
+    _append("coverage.jsonl", {"ops": [path], "dtypes": [dtype], "options": []})
+
+
 def coverage_summary(lines: Iterable[dict]) -> dict:
     """Counts of op x dtype pairs and option values over recorded programs."""
     pairs: Counter = Counter()

@@ -362,8 +362,9 @@ def _call(b: _Builder, tape: str, persistent: bool, outputs: list[_Tensor]) -> l
 def _draw_ops(b: _Builder, tape: str, body: list, produced: list, count: int) -> None:
     """`count` ops recorded by `tape`, occasionally inside a stop_recording span or after a reset."""
     draw = b.draw
-    for _ in range(count):
-        spec = CATALOG[draw(st.sampled_from(b.ops))]
+    chooser = draw(st.randoms(use_true_random=False))  # near-uniform over the ops (sampled_from favours
+    for _ in range(count):                              # the first few), still replayable and shrinkable
+        spec = CATALOG[chooser.choice(b.ops)]
         span = body
         if draw(st.integers(0, 9)) == 0:
             span = []
@@ -410,10 +411,12 @@ def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max
     bad = [d for d in dtypes if d not in DTYPES]
     if not dtypes or bad:
         raise ValueError(f"dtypes={dtypes!r} must be a non-empty subset of {DTYPES}")
-    dtype = draw(st.sampled_from(sorted(dtypes, key=DTYPES.index)))
-    usable = tuple(p for p in (ops or CATALOG) if dtype in CATALOG[p].dtypes)
-    if not usable:
-        raise ValueError(f"none of ops={ops!r} supports dtype {dtype!r}")
+    candidates = tuple(ops or CATALOG)
+    supported = [d for d in sorted(dtypes, key=DTYPES.index) if any(d in CATALOG[p].dtypes for p in candidates)]
+    if not supported:
+        raise ValueError(f"none of ops={ops!r} supports any of dtypes={dtypes!r}")
+    dtype = draw(st.sampled_from(supported))
+    usable = tuple(p for p in candidates if dtype in CATALOG[p].dtypes)
     b = _Builder(draw, dtype, usable)
     base = draw(shapes(min_rank=1, max_rank=2, min_side=1, max_side=3))
     for _ in range(draw(st.integers(1, 2))):

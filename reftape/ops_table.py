@@ -216,7 +216,8 @@ def _softmax_xent(logits, labels):
 
 def _add_vjp(g, ans, x, y, needs, **_):
     if not needs[1] and _scalar(y):
-        return g, None
+        return g, None  # IndexedSlices pass through here, as in TF
+    g = F.convert_to_tensor(g)
     if _same_shapes(x, y, g):
         return g, g
     return _reduce_pair(x, y, g if needs[0] else None, g if needs[1] else None)
@@ -225,6 +226,7 @@ def _add_vjp(g, ans, x, y, needs, **_):
 def _sub_vjp(g, ans, x, y, needs, **_):
     if not needs[1] and _scalar(y):
         return g, None
+    g = F.convert_to_tensor(g)
     if _same_shapes(x, y, g):
         return g, F.negative(g)
     return _reduce_pair(x, y, g if needs[0] else None, F.negative(g) if needs[1] else None)
@@ -484,13 +486,13 @@ defop("Identity", lambda x: x, lambda g, ans, x, **_: g, sparse_upstream=True, m
 defop("StopGradient", lambda x: x, None, moves_data=True)
 defop("Cast", lambda x, dtype: x.real if np.iscomplexobj(x) and not dtype.is_complex else x,
       lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
-      out_dtype=lambda dt, a: a["dtype"])
+      out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True)
 defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, ans, *inputs),
       num_outputs=lambda attrs: None)
 
 # Elementwise arithmetic
-defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC)
-defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC)
+defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC, sparse_upstream=True)
+defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, None, dtypes=REAL)
@@ -515,12 +517,12 @@ defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXA
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT)
 defop("AddN", lambda *xs: np.sum(np.stack(np.broadcast_arrays(*xs)), axis=0) if len({x.shape for x in xs}) == 1
       else (_ for _ in ()).throw(ValueError("Shapes of all inputs must match")),
-      lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC)
+      lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
 defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
       out_dtype=lambda dt, a: _dtypes.complex64 if dt == _dtypes.float32 else _dtypes.complex128)
 
 # Elementwise unary math
-defop("Neg", np.negative, lambda g, ans, x, **_: F.negative(g), dtypes=NUMERIC, moves_data=True)
+defop("Neg", np.negative, lambda g, ans, x, **_: -g, dtypes=NUMERIC, moves_data=True, sparse_upstream=True)
 defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=REAL, moves_data=True)
 defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
                                                                   F.complex(ans, F.zeros_like(ans))),

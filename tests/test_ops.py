@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from properties.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
+from properties.recording import record_op_coverage
 
 from properties.snippets import Raised, differences, observe
 from properties.tolerance import Tolerance
@@ -97,6 +98,7 @@ DTYPED_CASES = [(case, dtype) for case in CASES for dtype in case.spec.dtypes]
 
 @pytest.mark.parametrize("case,dtype", DTYPED_CASES, ids=[f"{c.id}-{d}" for c, d in DTYPED_CASES])
 def test_op_matches_tensorflow(case, dtype, tf, rt):
+    record_op_coverage(case.spec.path, dtype)
     seed = zlib.crc32(f"{case.id}-{dtype}".encode())
     inputs = _inputs_for(case, dtype, seed)
     expected = run_case(tf, case, inputs, seed)

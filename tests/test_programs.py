@@ -115,6 +115,22 @@ PROGRAMS = {
         Call("gr", "t", "gradient", "r", "x"),
         Call("gq", "t", "gradient", "q", "b"),
     ], outputs=["r", "q"]),
+    "sparse-gradients-pass-through": Program(leaves() + [
+        Tape("t", persistent=True, body=[
+            Op("s", "math.add_n", ["v", "c"]),
+            Op("n", "negative", ["v"]),
+            Op("k", "cast", ["v"], {"dtype": "float64"}),
+            Op("p", "add", ["v", "og"]),
+            Op("gs", "gather", ["s"], {"indices": (0, 2), "axis": 0}),
+            Op("gn", "gather", ["n"], {"indices": (1,), "axis": 0}),
+            Op("gk", "gather", ["k"], {"indices": (2, 2), "axis": 0}),
+            Op("gp", "gather", ["p"], {"indices": (0,), "axis": 0}),
+        ]),
+        Call("through_add_n", "t", "gradient", "gs", "v"),
+        Call("through_neg", "t", "gradient", "gn", "v"),
+        Call("through_cast", "t", "gradient", "gk", "v"),
+        Call("densified_by_add", "t", "gradient", "gp", "v"),
+    ]),
     "mixed-dtype-error": Program(leaves() + [Op("bad", "add", ["c", "d"])], outputs=["bad"]),
 }
 
