@@ -210,6 +210,21 @@ def _softmax_xent(logits, labels):
     return -np.sum(labels * log_probs, axis=-1), np.exp(log_probs) - labels
 
 
+def _pmax(x, y):
+    """TF's vectorized max: NaN propagates, ties (including -0.0 vs 0.0) give the second operand."""
+    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x > y, x, y)))
+
+
+def _pmin(x, y):
+    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x < y, x, y)))
+
+
+def _reciprocal(x):
+    if x.dtype.kind == "c":  # TF's kernel: conj(x) / |x|^2, so 1 / 0 is NaN + NaN i
+        return np.conj(x) / (x.real * x.real + x.imag * x.imag)
+    return 1 / x if x.dtype.kind == "f" else np.floor_divide(1, x)
+
+
 # ---------------------------------------------------------------------------------------------
 # VJP helpers for families of ops
 
@@ -498,15 +513,6 @@ defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, None, dtypes=REAL)
 defop("FloorMod", lambda x, y: np.mod(x, y) if x.dtype.kind in "iu" else x - np.floor(x / y) * y, _floormod_vjp, dtypes=REAL)
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
-def _pmax(x, y):
-    """TF's vectorized max: NaN propagates, ties (including -0.0 vs 0.0) give the second operand."""
-    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x > y, x, y)))
-
-
-def _pmin(x, y):
-    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x < y, x, y)))
-
-
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
@@ -538,12 +544,6 @@ defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("Rsqrt
 # Square is the plain product x * x: for complex, a*a - b*b overflows to NaN, as in TF.
 defop("Square", lambda x: x * x, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
       dtypes=NUMERIC)
-def _reciprocal(x):
-    if x.dtype.kind == "c":  # TF's kernel: conj(x) / |x|^2, so 1 / 0 is NaN + NaN i
-        return np.conj(x) / (x.real * x.real + x.imag * x.imag)
-    return 1 / x if x.dtype.kind == "f" else np.floor_divide(1, x)
-
-
 defop("Reciprocal", _reciprocal,
       lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=NUMERIC)
 defop("Sin", np.sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT)

@@ -41,6 +41,16 @@ def _apply_chain(ns, steps, x, w):
     return y
 
 
+def _recorded(backend, steps, x0, w0):
+    """(namespace, persistent tape, x, y = f(x, w)) with x watched."""
+    ns = _namespace(backend)
+    x, w = ns.constant(x0), ns.constant(w0)
+    with ns.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = _apply_chain(ns, steps, x, w)
+    return ns, tape, x, y
+
+
 def _close(a, b, terms=2):
     a, b = np.asarray(a), np.asarray(b)
     assert compare_arrays(a, b, Tolerance.for_dtype(a.dtype, gradient=True, summed_terms=terms)) is None, (a, b)
@@ -49,11 +59,8 @@ def _close(a, b, terms=2):
 @pytest.mark.parametrize("backend", BACKENDS)
 @given(chains())
 def test_gradient_is_linear_in_output_gradients(backend, chain):
-    ns, (steps, x0, w0, u, v) = _namespace(backend), chain
-    x, w = ns.constant(x0), ns.constant(w0)
-    with ns.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        y = _apply_chain(ns, steps, x, w)
+    steps, x0, w0, u, v = chain
+    ns, tape, x, y = _recorded(backend, steps, x0, w0)
     gu = tape.gradient(y, x, output_gradients=ns.constant(u)).numpy()
     gv = tape.gradient(y, x, output_gradients=ns.constant(v)).numpy()
     both = tape.gradient(y, x, output_gradients=ns.constant(u) + ns.constant(v)).numpy()
@@ -76,11 +83,8 @@ def test_gradient_of_a_list_of_targets_is_the_sum(backend, first, second):
 @pytest.mark.parametrize("backend", BACKENDS)
 @given(chains())
 def test_persistent_tape_repeats_identically(backend, chain):
-    ns, (steps, x0, w0, u, _) = _namespace(backend), chain
-    x, w = ns.constant(x0), ns.constant(w0)
-    with ns.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        y = _apply_chain(ns, steps, x, w)
+    steps, x0, w0, u, _ = chain
+    ns, tape, x, y = _recorded(backend, steps, x0, w0)
     first = tape.gradient(y, x, output_gradients=ns.constant(u)).numpy()
     again = tape.gradient(y, x, output_gradients=ns.constant(u)).numpy()
     assert first.tobytes() == again.tobytes()
@@ -115,11 +119,8 @@ def test_unwatched_variables_get_none_without_automatic_watching(backend, chain)
 @pytest.mark.parametrize("backend", BACKENDS)
 @given(chains())
 def test_jacobian_rows_are_gradients_of_each_element(backend, chain):
-    ns, (steps, x0, w0, _, _) = _namespace(backend), chain
-    x, w = ns.constant(x0), ns.constant(w0)
-    with ns.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        y = _apply_chain(ns, steps, x, w)
+    steps, x0, w0, _, _ = chain
+    ns, tape, x, y = _recorded(backend, steps, x0, w0)
     jacobian = tape.jacobian(y, x).numpy()
     for index in np.ndindex(x0.shape):
         one_hot = np.zeros(x0.shape, x0.dtype)
@@ -130,11 +131,8 @@ def test_jacobian_rows_are_gradients_of_each_element(backend, chain):
 @pytest.mark.parametrize("backend", BACKENDS)
 @given(chains(min_rank=2))
 def test_batch_jacobian_is_the_block_diagonal_of_jacobian(backend, chain):
-    ns, (steps, x0, w0, _, _) = _namespace(backend), chain
-    x, w = ns.constant(x0), ns.constant(w0)
-    with ns.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        y = _apply_chain(ns, steps, x, w)
+    steps, x0, w0, _, _ = chain
+    ns, tape, x, y = _recorded(backend, steps, x0, w0)
     full, batched = tape.jacobian(y, x).numpy(), tape.batch_jacobian(y, x).numpy()
     for b in range(x0.shape[0]):
         _close(batched[b], full[b, :, b, :], terms=1)
