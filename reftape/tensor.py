@@ -217,7 +217,7 @@ def _is_python_value(value: Any) -> bool:
     """Python scalars and (nested) lists of them; TF infers their dtype narrowly."""
     if isinstance(value, (list, tuple)):
         return all(_is_python_value(v) for v in value)
-    return isinstance(value, _PYTHON_SCALARS)
+    return isinstance(value, _PYTHON_SCALARS) and not isinstance(value, np.generic)  # np.float64 is a float
 
 
 def _default_python_dtype(array: np.ndarray) -> DType:

@@ -1,0 +1,57 @@
+"""The public API's surface against live TensorFlow: each expression is written once and
+evaluated with `tf` bound to TensorFlow and to reftape; values, dtypes, shapes, reprs of shapes and
+dtypes, returned structures and exception classes must agree."""
+
+import numpy as np
+import pytest
+
+from properties.snippets import Raised, differences, observe
+
+EXPRESSIONS = [
+ "tf.constant([[1, 2], [3, 4]])", "tf.constant(1.5, shape=[2, 2])", "tf.constant([1.0, 2.0]).shape",
+ "repr(tf.constant([1.0, 2.0]).shape)", "tf.constant([1.0, 2.0]).shape.as_list()", "len(tf.constant([1.0, 2.0]).shape)",
+ "tf.constant([1.0, 2.0]).shape == (2,)", "tf.constant([[1.0]]).ndim", "abs(tf.constant(-2.0))", "float(tf.constant(2.5))",
+ "np.asarray(tf.constant([1, 2]))", "tf.constant([1.0, 2.0])[tf.newaxis, ...]", "tf.constant([[1, 2], [3, 4]])[:, 1]",
+ "tf.constant([[1, 2], [3, 4]])[1, ::-1]", "tf.constant([1.0, 2.0]) > 1.5", "tf.constant(7) // 2", "tf.constant(7) % 3",
+ "tf.constant(-7.5) // 2.0", "tf.constant(-7.5) % 2.0", "tf.constant(2) ** 3", "tf.constant([1, 2]) / tf.constant([2, 4])",
+ "tf.range(5)", "tf.range(1, 2, 0.25)", "tf.linspace(0.0, 1.0, 5)", "tf.eye(2, 3)", "tf.fill([2, 2], 7)", "tf.ones([2], tf.int32)",
+ "tf.zeros_like(tf.constant([1.5]))", "tf.ones_like(tf.constant([1]), dtype=tf.float32)", "tf.cast(tf.constant([1.7, -1.7]), tf.int32)",
+ "tf.cast(tf.constant([True, False]), tf.float32)", "tf.reduce_mean(tf.constant([1, 2]))", "tf.reduce_sum(tf.constant([[1, 2], [3, 4]]), axis=[0, 1])",
+ "tf.math.reduce_std(tf.constant([1.0, 2.0, 4.0]))", "tf.concat([[1, 2], [3]], axis=0)", "tf.stack([1.0, 2.0])", "tf.unstack(tf.constant([[1, 2], [3, 4]]))",
+ "tf.split(tf.constant([1, 2, 3, 4]), 2)", "tf.split(tf.constant([1, 2, 3, 4]), [1, -1])", "tf.tile([[1, 2]], [2, 1])", "tf.gather([[1, 2], [3, 4]], [1], axis=1)",
+ "tf.where([True, False], [1, 2], [3, 4])", "tf.where(tf.constant([0, 1, 1]) > 0)", "tf.clip_by_value([-2.0, 0.5, 3.0], -1.0, 1.0)",
+ "tf.broadcast_to([1, 2], [2, 2])", "tf.squeeze(tf.zeros([1, 2, 1]))", "tf.expand_dims([1, 2], -1).shape", "tf.reshape(tf.range(6), [2, -1])",
+ "tf.transpose(tf.reshape(tf.range(6), [2, 3]))", "tf.einsum('ij,jk->ik', tf.ones([2, 3]), tf.ones([3, 1]))", "tf.matmul([[1.0, 2.0]], [[3.0], [4.0]])",
+ "tf.linalg.matvec([[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0])", "tf.nn.softmax([1.0, 2.0, 3.0])", "tf.nn.log_softmax([[1.0, 2.0]])",
+ "tf.math.cumsum([1, 2, 3], exclusive=True)", "tf.math.cumprod([1.0, 2.0, 3.0], reverse=True)", "tf.math.reduce_logsumexp([1.0, 2.0])",
+ "tf.nn.l2_loss(tf.constant([1.0, 2.0]))", "tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.5, -0.5])",
+ "tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]], logits=[[1.0, 2.0]])", "tf.math.round([0.5, 1.5, 2.5, -0.5])",
+ "tf.math.sign([-2, 0, 3])", "tf.abs(tf.constant(3 + 4j))", "tf.math.xlogy(0.0, 0.0)", "tf.math.divide_no_nan(1.0, 0.0)",
+ "tf.argmax([[1, 5], [7, 2]], axis=1)", "tf.maximum([1, 5], 3)", "tf.nn.relu6([-1.0, 3.0, 9.0])", "tf.nn.leaky_relu([-1.0, 1.0])",
+ "tf.nn.elu([-1.0])", "tf.nn.selu([-1.0, 1.0])", "tf.nn.gelu([0.5])", "tf.nn.silu([0.5])", "tf.nn.softsign([2.0])",
+ "tf.math.log_sigmoid([0.0])", "tf.math.erf([0.5])", "tf.dtypes.float32", "tf.float64.is_floating", "tf.int32.is_integer",
+ "tf.complex64.is_complex", "tf.as_dtype('float16')", "tf.bfloat16.name", "tf.as_dtype(np.float64)", "tf.float32 == np.float32",
+ "tf.UnconnectedGradients.ZERO", "tf.UnconnectedGradients('none')", "tf.Variable([1.0, 2.0])[0]", "tf.Variable(2.0) + 1",
+ "tf.Variable(2.0).assign_add(1.0).numpy()", "tf.Variable([1, 2]).shape", "tf.Variable(3, name='q').name", "tf.Variable(1.0, trainable=False).trainable",
+ "tf.identity(tf.Variable(2.0))", "tf.convert_to_tensor([1, 2], dtype=tf.int64)", "tf.convert_to_tensor(np.float64(1.5))",
+ "tf.constant([1.0]) + np.float64(1.0)", "tf.constant(1) + 2.5", "tf.constant(1.0, tf.float64) * tf.constant(1.0)",
+ "tf.math.add_n([[1, 2], [3, 4]])", "tf.math.squared_difference(3.0, 1.0)", "tf.math.floormod(-7, 3)", "tf.math.reciprocal(4.0)",
+ "tf.norm([3.0, 4.0])", "tf.reduce_max(tf.constant([], tf.float32))", "tf.reduce_prod([])", "tf.constant([[1.0, 2.0]]) @ tf.constant([[1.0], [1.0]])",
+ "-tf.constant([1, -2])", "~tf.constant([True, False])", "tf.constant([True]) & tf.constant([False])", "tf.constant(2.0) == 2.0",
+ "tf.constant([1.0, 2.0]) == None", "list(tf.constant([1, 2]))", "tf.constant('abc')", "tf.is_tensor(tf.constant(1))", "tf.rank(tf.ones([2, 3]))",
+ "tf.size(tf.ones([2, 3]))", "tf.shape(tf.ones([2, 3]))", "tf.math.is_finite([1.0, np.inf])", "tf.math.real(tf.constant(1 + 2j))",
+ "tf.complex(1.0, 2.0)", "tf.math.imag(tf.constant([1 + 2j], tf.complex64))", "tf.math.conj(tf.constant(1 + 2j))",
+]
+
+
+def _evaluate(expression, ns):
+    try:
+        return observe(eval(expression, {"tf": ns, "np": np}), ns)
+    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
+        return observe(Raised(error), ns)
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_expression_matches_tensorflow(expression, tf, rt):
+    found = differences(_evaluate(expression, tf), _evaluate(expression, rt))
+    assert not found, "\n".join(found)
