@@ -1,19 +1,17 @@
 """DType objects mirroring `tf.dtypes`: the nine numeric dtypes reftape computes with, plus
 `string` (watchable, never differentiable) and `resource` (a variable's handle on the tape)."""
 
-from __future__ import annotations
+import builtins as _builtins
+from typing import Any as _Any
 
-import builtins
-from typing import Any
-
-import ml_dtypes
-import numpy as np
+import ml_dtypes as _ml_dtypes
+import numpy as _np
 
 
 class DType:
     """A tensor element type with TensorFlow's name and predicates."""
 
-    def __init__(self, name: str, numpy_type: Any, kind: str, kernel_name: str) -> None:
+    def __init__(self, name: str, numpy_type: _Any, kind: str, kernel_name: str) -> None:
         self._name = name
         self._numpy_type = numpy_type
         self._kind = kind  # one of: float, complex, int, uint, bool, string, resource
@@ -31,12 +29,12 @@ class DType:
     kernel_name = property(lambda self: self._kernel_name)
 
     @property
-    def real_dtype(self) -> DType:
+    def real_dtype(self) -> "DType":
         return {complex64: float32, complex128: float64}.get(self, self)
 
     @property
     def size(self) -> int:
-        return np.dtype(self._numpy_type).itemsize
+        return _np.dtype(self._numpy_type).itemsize
 
     @property
     def min(self):
@@ -46,7 +44,7 @@ class DType:
     def max(self):
         return _limits(self).max
 
-    def is_compatible_with(self, other: Any) -> bool:
+    def is_compatible_with(self, other: _Any) -> bool:
         return self == as_dtype(other)
 
     def __eq__(self, other: object) -> bool:
@@ -75,37 +73,37 @@ class DType:
 
 def _limits(dtype: DType):
     if dtype.is_integer:
-        return np.iinfo(dtype.as_numpy_dtype)
-    return ml_dtypes.finfo(dtype.as_numpy_dtype)
+        return _np.iinfo(dtype.as_numpy_dtype)
+    return _ml_dtypes.finfo(dtype.as_numpy_dtype)
 
 
-float16 = DType("float16", np.float16, "float", "half")
-bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "float", "bfloat16")
-float32 = DType("float32", np.float32, "float", "float")
-float64 = DType("float64", np.float64, "float", "double")
-complex64 = DType("complex64", np.complex64, "complex", "complex64")
-complex128 = DType("complex128", np.complex128, "complex", "complex128")
-int8 = DType("int8", np.int8, "int", "int8")
-int16 = DType("int16", np.int16, "int", "int16")
-int32 = DType("int32", np.int32, "int", "int32")
-int64 = DType("int64", np.int64, "int", "int64")
-uint8 = DType("uint8", np.uint8, "uint", "uint8")
-bool = DType("bool", np.bool_, "bool", "bool")  # noqa: A001 - TF's public name
-string = DType("string", np.object_, "string", "string")
-resource = DType("resource", np.object_, "resource", "resource")
+float16 = DType("float16", _np.float16, "float", "half")
+bfloat16 = DType("bfloat16", _ml_dtypes.bfloat16, "float", "bfloat16")
+float32 = DType("float32", _np.float32, "float", "float")
+float64 = DType("float64", _np.float64, "float", "double")
+complex64 = DType("complex64", _np.complex64, "complex", "complex64")
+complex128 = DType("complex128", _np.complex128, "complex", "complex128")
+int8 = DType("int8", _np.int8, "int", "int8")
+int16 = DType("int16", _np.int16, "int", "int16")
+int32 = DType("int32", _np.int32, "int", "int32")
+int64 = DType("int64", _np.int64, "int", "int64")
+uint8 = DType("uint8", _np.uint8, "uint", "uint8")
+bool = DType("bool", _np.bool_, "bool", "bool")  # noqa: A001 - TF's public name
+string = DType("string", _np.object_, "string", "string")
+resource = DType("resource", _np.object_, "resource", "resource")
 half = float16
 double = float64
 
-ALL_DTYPES = (float16, bfloat16, float32, float64, complex64, complex128,
+_ALL = (float16, bfloat16, float32, float64, complex64, complex128,
               int8, int16, int32, int64, uint8, bool, string, resource)
-_BY_NAME = {d.name: d for d in ALL_DTYPES} | {"half": float16, "double": float64}
-_BY_NUMPY = {np.dtype(d.as_numpy_dtype): d for d in ALL_DTYPES if d.is_numpy_compatible and d is not string}
-_BY_PYTHON = {float: float64, int: int64, complex: complex128, builtins.bool: bool, str: string}
+_BY_NAME = {d.name: d for d in _ALL} | {"half": float16, "double": float64}
+_BY_NUMPY = {_np.dtype(d.as_numpy_dtype): d for d in _ALL if d.is_numpy_compatible and d is not string}
+_BY_PYTHON = {float: float64, int: int64, complex: complex128, _builtins.bool: bool, str: string}
 
-TRAINABLE = frozenset({float16, bfloat16, float32, float64, complex64, complex128, resource})
+_TRAINABLE = frozenset({float16, bfloat16, float32, float64, complex64, complex128, resource})
 
 
-def as_dtype(type_value: Any) -> DType:
+def as_dtype(type_value: _Any) -> DType:
     """Converts a DType, its name, a NumPy dtype or a Python type to a DType."""
     if isinstance(type_value, DType):
         return type_value
@@ -114,7 +112,7 @@ def as_dtype(type_value: Any) -> DType:
     if isinstance(type_value, type) and type_value in _BY_PYTHON:
         return _BY_PYTHON[type_value]
     try:
-        np_dtype = np.dtype(type_value)
+        np_dtype = _np.dtype(type_value)
     except TypeError:
         np_dtype = None
     if np_dtype is not None:
@@ -125,6 +123,6 @@ def as_dtype(type_value: Any) -> DType:
     raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
 
 
-def is_trainable(dtype: DType) -> bool:
+def _is_trainable(dtype: DType) -> bool:
     """Whether values of this dtype carry gradients (TF's backprop_util.IsTrainable)."""
-    return dtype in TRAINABLE
+    return dtype in _TRAINABLE

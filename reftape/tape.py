@@ -64,7 +64,7 @@ class Recording:
         self.variables: dict[int, Any] = {}  # creation order -> watched Variable
 
     def tracks(self, tensor: Any) -> bool:
-        return tensor._id in self.producer and _dtypes.is_trainable(tensor.dtype)
+        return tensor._id in self.producer and _dtypes._is_trainable(tensor.dtype)
 
     def watch(self, tensor: Any) -> None:
         self.producer.setdefault(tensor._id, -1)

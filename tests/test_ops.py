@@ -144,3 +144,40 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, rt):
     expected, actual = run_case(tf, case, inputs, 0), run_case(rt, case, inputs, 0)
     found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
     assert not found, "\n".join(found)
+
+
+def _exported_callables(rt):
+    import types
+
+    for prefix, module in (("", rt), ("math.", rt.math), ("nn.", rt.nn), ("linalg.", rt.linalg), ("random.", rt.random)):
+        for name in dir(module):
+            value = getattr(module, name)
+            if not name.startswith("_") and callable(value) and not isinstance(value, types.ModuleType):
+                yield prefix + name
+
+
+def test_every_op_reftape_exports_is_in_the_catalog(rt):
+    from properties.catalog import NOT_OPS
+
+    uncataloged = sorted(name for name in _exported_callables(rt)
+                         if name not in CATALOG and name not in NOT_OPS and not isinstance(
+                             getattr(rt, name, None), type(rt.float32)))
+    assert uncataloged == []
+
+
+def test_every_name_reftape_exports_exists_in_tensorflow(tf, rt):
+    import types
+
+    namespaces = {"math", "nn", "linalg", "random", "dtypes", "errors", "nest"}  # implementation modules aside
+    missing = []
+    for prefix, module in (("", rt), ("math.", rt.math), ("nn.", rt.nn), ("linalg.", rt.linalg), ("random.", rt.random),
+                           ("dtypes.", rt.dtypes), ("errors.", rt.errors)):
+        for name in dir(module):
+            value = getattr(module, name)
+            if name.startswith("_") or isinstance(value, types.ModuleType) and (prefix or name not in namespaces):
+                continue
+            try:
+                resolve(tf, prefix + name)
+            except AttributeError:
+                missing.append(prefix + name)
+    assert missing == []
