@@ -227,7 +227,8 @@ def _instantiate(b: _Builder, spec: OpSpec, body: list) -> _Tensor | None:
             out_shape = tuple(reversed(x.shape))
         elif path.endswith("einsum"):
             if rank != 2:
-                return None
+                x = b.leaf((draw(st.integers(1, 3)), draw(st.integers(1, 3))), into=body)
+                inputs = [x.name]
             out_shape = (x.shape[0],) if attrs["equation"] == "ij->i" else (x.shape[1], x.shape[0])
         elif path == "squeeze":
             out_shape = tuple(d for d in x.shape if d != 1)
@@ -292,8 +293,8 @@ def _instantiate(b: _Builder, spec: OpSpec, body: list) -> _Tensor | None:
         if spec.output != "same":
             out_shape = None
     elif rule in ("matmul", "matvec"):
-        if rank != 2:
-            return None
+        if rank != 2:  # a matrix of its own, so that these ops are reachable from rank-1 programs too
+            x = b.leaf((draw(st.integers(1, 3)), draw(st.integers(1, 3))), into=body)
         y_shape = (x.shape[1], draw(st.integers(1, 3))) if rule == "matmul" else (x.shape[1],)
         y = b.leaf(y_shape, into=body)
         inputs = [x.name, y.name]

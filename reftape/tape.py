@@ -393,7 +393,7 @@ class GradientTape:
             raise ValueError("Need first dimension of target shape (%s) and source shape (%s) to match."
                              % (target_shape, source_shape))
         try:
-            _unconnected_policy(unconnected_gradients)
+            policy = _unconnected_policy(unconnected_gradients)
         except ValueError as err:
             if experimental_use_pfor:
                 raise ValueError("Encountered an exception while vectorizing the batch_jacobian computation. "
@@ -407,8 +407,10 @@ class GradientTape:
         rows = self._rows(recording, target, [_handle_or_self(source)], axis=0)[0]
         self._release_if_one_shot()
         new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
-        if rows is None:
-            return F.zeros(new_shape, target.dtype)
+        if rows is None and policy is UnconnectedGradients.NONE:
+            return F.zeros(new_shape, target.dtype)  # TF fills in zeros of the target's dtype
+        if rows is None:  # with ZERO each row's gradient is zeros of the source's dtype
+            rows = [zeros_for(_handle_or_self(source))] * int(np.prod(tuple(target_shape[1:]), dtype=np.int64))
         result = F.reshape(F.stack(rows, axis=1), new_shape)
         if not experimental_use_pfor:
             _check_loop_dtype(target, result)

@@ -92,6 +92,7 @@ PROGRAMS = {
     "jacobians": Program([
         Leaf("x", "constant", f32(0.3, -0.7, 1.1, 2.0).reshape(2, 2), "float32"),
         Leaf("w", "variable", f32(1.0, -1.0, 0.5, 2.0).reshape(2, 2), "float32"),
+        Leaf("i2", "constant", np.array([[1, 2], [3, 4]], np.int32), "int32"),
         Tape("t", persistent=True, body=[
             Watch("t", ["x"]),
             Op("m", "matmul", ["x", "w"]),
@@ -103,6 +104,10 @@ PROGRAMS = {
         Call("bj", "t", "batch_jacobian", "y", "x"),
         Call("sparse", "t", "gradient", "g", {"list": ["y", "x"]}),
         Call("j_unconnected", "t", "jacobian", "m", "y", unconnected="zero", unconnected_form="enum"),
+        Call("bj_unconnected_none", "t", "batch_jacobian", "y", "i2"),
+        Call("bj_unconnected_zero", "t", "batch_jacobian", "y", "i2", unconnected="zero", unconnected_form="string"),
+        Call("bj_unconnected_zero_loop", "t", "batch_jacobian", "y", "i2", unconnected="zero",
+             unconnected_form="string", use_pfor=False),
     ], outputs=["y", "g"]),
     "special-values": Program([
         Leaf("x", "constant", np.array([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-30], np.float32), "float32"),
