@@ -156,7 +156,9 @@ def _ones_like(tensor: Any) -> EagerTensor:
 
 
 def zeros_for(source: Any) -> EagerTensor:
-    return EagerTensor(np.zeros(tuple(source.shape), source.dtype.as_numpy_dtype), source.dtype)
+    """Zeros shaped like a source: a tensor, a variable, or a variable's handle (its variable's dtype)."""
+    dtype = getattr(source, "_zeros_dtype", source.dtype)
+    return EagerTensor(np.zeros(tuple(source.shape), dtype.as_numpy_dtype), dtype)
 
 
 def aggregate(contributions: list) -> Any:
