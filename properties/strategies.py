@@ -170,147 +170,151 @@ class _Builder:
         return tensor
 
 
-def _instantiate(b: _Builder, spec: OpSpec, body: list) -> _Tensor | None:
-    """Appends one op of `spec` to `body`, with inputs fitting its shape rule; returns its output."""
-    draw = b.draw
-    candidates = [t for t in b.pool if len(t.shape) >= 1] or b.pool
-    x = draw(st.sampled_from(candidates))
-    rank = len(x.shape)
-    attrs = {name: draw(st.sampled_from(choices)) for name, choices in spec.attrs.items()}
-    inputs: list[str]
-    if "axis" in attrs and attrs["axis"] is not None and not isinstance(attrs["axis"], tuple):
-        if rank == 0:
-            attrs["axis"] = None if None in spec.attrs["axis"] else 0
-            if attrs["axis"] == 0:
-                return None
-        elif not -rank <= attrs["axis"] < rank:
-            attrs["axis"] = 0
-    rule, path = spec.shape_rule, spec.path
-    if rule == "unary":
-        out_shape = x.shape
-        inputs = [x.name]
-        if spec.domains[0] != "any":
-            x = b.leaf(x.shape, spec.domains[0], spec.specials_for(0), into=body)
-            inputs = [x.name]
-        if path in ("reshape",):
-            out_shape = (int(np.prod(x.shape)),)
-        elif path.endswith(("gather",)):
-            axis = attrs["axis"] % max(rank, 1) if rank else None
-            if rank == 0:
-                return None
+@dataclass
+class _Plan:
+    """How to call one op: its input names and what its output feeds onward."""
+
+    inputs: list
+    shape: tuple | None       # output shape; None when the output is reported but not fed onward
+    dtype: str | None = None  # output dtype, when it differs from the inputs' (cast)
+    element: bool = False     # the op returns a list: its first element is fed onward
+
+
+def _axis_shape(shape: tuple, axis: int, keep: bool) -> tuple:
+    axis %= len(shape)
+    return shape[:axis] + ((1,) if keep else ()) + shape[axis + 1:]
+
+
+def _gather_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+    axis = attrs["axis"] % len(shape)
+    attrs["indices"] = tuple(draw(st.lists(st.integers(0, shape[axis] - 1), min_size=1, max_size=3)))
+    return shape[:axis] + (len(attrs["indices"]),) + shape[axis + 1:]
+
+
+def _tile_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+    attrs["multiples"] = tuple(draw(st.integers(1, 2)) for _ in shape)
+    return tuple(d * m for d, m in zip(shape, attrs["multiples"]))
+
+
+def _expand_dims_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+    attrs["axis"] = draw(st.integers(-len(shape) - 1, len(shape)))
+    axis = attrs["axis"] % (len(shape) + 1)
+    return shape[:axis] + (1,) + shape[axis:]
+
+
+def _broadcast_to_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+    attrs["shape"] = (2,) + shape
+    return attrs["shape"]
+
+
+def _reduction_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+    axis, keep = attrs.get("axis"), attrs.get("keepdims", False)
+    if axis is None:
+        return (1,) * len(shape) if keep else ()
+    return _axis_shape(shape, axis, keep)
+
+
+# Output shapes of unary ops that change the shape, by the last part of their path.
+_UNARY_SHAPES = {
+    "reshape": lambda shape, attrs, draw: (int(np.prod(shape)),),
+    "transpose": lambda shape, attrs, draw: tuple(reversed(shape)),
+    "squeeze": lambda shape, attrs, draw: tuple(d for d in shape if d != 1),
+    "gather": _gather_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
+    "broadcast_to": _broadcast_to_shape, "argmax": lambda shape, attrs, draw: _axis_shape(shape, attrs["axis"], False),
+    "argmin": lambda shape, attrs, draw: _axis_shape(shape, attrs["axis"], False),
+    "einsum": lambda shape, attrs, draw: (shape[0],) if attrs["equation"] == "ij->i" else (shape[1], shape[0]),
+}
+
+
+def _is_reduction(spec: OpSpec) -> bool:
+    name = spec.path.split(".")[-1]
+    return name.startswith("reduce_") or name in ("norm", "l2_loss")
+
+
+def _matrix(b: _Builder, body: list) -> _Tensor:
+    """A matrix leaf, so that rank-2 ops are reachable from rank-1 programs too."""
+    return b.leaf((b.draw(st.integers(1, 3)), b.draw(st.integers(1, 3))), into=body)
+
+
+def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
+    name = spec.path.split(".")[-1]
+    if spec.domains[0] != "any":
+        x = b.leaf(x.shape, spec.domains[0], spec.specials_for(0), into=body)
+    if name == "einsum" and len(x.shape) != 2:
+        x = _matrix(b, body)
+    if name in ("unstack", "split"):
+        axis = attrs["axis"] % len(x.shape)
+        if name == "split":
             size = x.shape[axis]
-            attrs["indices"] = tuple(draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=3)))
-            out_shape = x.shape[:axis] + (len(attrs["indices"]),) + x.shape[axis + 1:]
-        elif path == "tile":
-            attrs["multiples"] = tuple(draw(st.integers(1, 2)) for _ in range(rank))
-            out_shape = tuple(d * m for d, m in zip(x.shape, attrs["multiples"]))
-        elif path == "broadcast_to":
-            out_shape = (2,) + x.shape
-            attrs["shape"] = out_shape
-        elif path == "expand_dims":
-            attrs["axis"] = draw(st.integers(-rank - 1, rank))
-            axis = attrs["axis"] % (rank + 1)
-            out_shape = x.shape[:axis] + (1,) + x.shape[axis:]
-        elif path in ("unstack", "split"):
-            if rank == 0:
-                return None
-            axis = attrs["axis"] % rank
-            if path == "split":
-                attrs["num_or_size_splits"] = (x.shape[axis],) if x.shape[axis] == 1 else (1, x.shape[axis] - 1)
-                first = x.shape[:axis] + (attrs["num_or_size_splits"][0],) + x.shape[axis + 1:]
-            else:
-                first = x.shape[:axis] + x.shape[axis + 1:]
-            name = b.fresh("y")
-            body.append(Op(name, path, inputs, attrs))
-            return _Tensor(f"{name}[0]", first, x.dtype)
-        elif path in ("transpose",):
-            out_shape = tuple(reversed(x.shape))
-        elif path.endswith("einsum"):
-            if rank != 2:
-                x = b.leaf((draw(st.integers(1, 3)), draw(st.integers(1, 3))), into=body)
-                inputs = [x.name]
-            out_shape = (x.shape[0],) if attrs["equation"] == "ij->i" else (x.shape[1], x.shape[0])
-        elif path == "squeeze":
-            out_shape = tuple(d for d in x.shape if d != 1)
-        elif "axis" in spec.attrs and path.split(".")[-1].startswith(("reduce_", "norm", "argm")):
-            axis = attrs.get("axis")
-            keep = attrs.get("keepdims", False)
-            if path.endswith(("argmax", "argmin")):
-                if rank == 0:
-                    return None
-                axis = axis % rank
-                out_shape = x.shape[:axis] + x.shape[axis + 1:]
-            elif axis is None:
-                out_shape = (1,) * rank if keep else ()
-            else:
-                axis %= rank
-                out_shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keep else \
-                    x.shape[:axis] + x.shape[axis + 1:]
-        elif path in ("math.reduce_sum",) or (path.split(".")[-1].startswith("reduce_") and "axis" not in spec.attrs):
-            out_shape = ()
-        elif path.endswith(("norm", "l2_loss")) and "axis" not in spec.attrs:
-            out_shape = ()
-        elif path == "cast":
-            attrs["dtype"] = "float64" if x.dtype != "float64" else "float32"
-            out_shape = x.shape
-            name = b.fresh("y")
-            body.append(Op(name, path, inputs, attrs))
-            return _Tensor(name, out_shape, attrs["dtype"])
-        elif path.endswith(("softmax", "log_softmax")) and rank == 0:
-            return None
-        if path.endswith(("softmax", "log_softmax")) and attrs.get("axis", -1) % max(rank, 1) >= rank:
-            attrs["axis"] = -1
-    elif rule in ("broadcast", "same", "concat", "cross_entropy"):
-        if rule == "broadcast":
-            y_shape = draw(broadcastable_shapes(x.shape))
+            attrs["num_or_size_splits"] = (size,) if size == 1 else (1, size - 1)
+            first = x.shape[:axis] + (attrs["num_or_size_splits"][0],) + x.shape[axis + 1:]
         else:
-            y_shape = x.shape
-        domains = spec.domains
-        same_pool = [t for t in b.pool if t.shape == y_shape and t.dtype == x.dtype and t is not x]
-        if domains[0] != "any":
-            x = b.leaf(x.shape, domains[0], spec.specials_for(0), into=body)
-        if domains[1] != "any" or not same_pool or draw(st.booleans()):
-            y = b.leaf(y_shape, domains[1], spec.specials_for(1), into=body)
-        else:
-            y = draw(st.sampled_from(same_pool))
-        if rule == "cross_entropy":
-            if rank == 0:
-                return None
-            x, y = y, x  # labels (the domain-drawn leaf) first, logits from the pool
-            x = b.leaf(y.shape, domains[0], (), into=body)
-        inputs = [x.name, y.name]
-        out_shape = np.broadcast_shapes(x.shape, y.shape)
-        if rule == "concat":
-            if rank == 0:
-                return None
-            axis = attrs["axis"] % rank
-            out_shape = x.shape[:axis] + (2 * x.shape[axis],) + x.shape[axis + 1:]
-        elif path == "stack":
-            axis = attrs["axis"] % (rank + 1)
-            out_shape = x.shape[:axis] + (2,) + x.shape[axis:]
-        elif rule == "cross_entropy":
-            out_shape = x.shape if "sigmoid" in path else x.shape[:-1]
-        if spec.output != "same":
-            out_shape = None
-    elif rule in ("matmul", "matvec"):
-        if rank != 2:  # a matrix of its own, so that these ops are reachable from rank-1 programs too
-            x = b.leaf((draw(st.integers(1, 3)), draw(st.integers(1, 3))), into=body)
-        y_shape = (x.shape[1], draw(st.integers(1, 3))) if rule == "matmul" else (x.shape[1],)
-        y = b.leaf(y_shape, into=body)
-        inputs = [x.name, y.name]
-        out_shape = (x.shape[0], y_shape[1]) if rule == "matmul" else (x.shape[0],)
-    elif rule == "clip":
-        low, high = b.leaf((), "neg", into=body), b.leaf((), "pos", into=body)
-        inputs, out_shape = [x.name, low.name, high.name], x.shape
+            first = x.shape[:axis] + x.shape[axis + 1:]
+        return _Plan([x.name], first, element=True)
+    if name == "cast":
+        attrs["dtype"] = "float64" if x.dtype != "float64" else "float32"
+        return _Plan([x.name], x.shape, dtype=attrs["dtype"])
+    if name in _UNARY_SHAPES:
+        return _Plan([x.name], _UNARY_SHAPES[name](x.shape, attrs, b.draw))
+    if _is_reduction(spec):
+        return _Plan([x.name], _reduction_shape(x.shape, attrs, b.draw))
+    return _Plan([x.name], x.shape)
+
+
+def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
+    """Two inputs: broadcastable (rule "broadcast") or of one shape ("same", "concat", "cross_entropy")."""
+    draw, (x_domain, y_domain) = b.draw, spec.domains
+    y_shape = draw(broadcastable_shapes(x.shape)) if spec.shape_rule == "broadcast" else x.shape
+    if spec.shape_rule == "cross_entropy":  # labels drawn from their domain, logits from the pool
+        labels = b.leaf(x.shape, x_domain, (), into=body)
+        return _Plan([labels.name, x.name], x.shape if "sigmoid" in spec.path else x.shape[:-1])
+    if x_domain != "any":
+        x = b.leaf(x.shape, x_domain, spec.specials_for(0), into=body)
+    partners = [t for t in b.pool if t.shape == y_shape and t.dtype == x.dtype and t is not x]
+    if y_domain != "any" or not partners or draw(st.booleans()):
+        y = b.leaf(y_shape, y_domain, spec.specials_for(1), into=body)
     else:
-        return None
+        y = draw(st.sampled_from(partners))
+    shape = tuple(np.broadcast_shapes(x.shape, y.shape))
+    if spec.shape_rule == "concat":
+        axis = attrs["axis"] % len(shape)
+        shape = shape[:axis] + (2 * shape[axis],) + shape[axis + 1:]
+    elif spec.path == "stack":
+        axis = attrs["axis"] % (len(shape) + 1)
+        shape = shape[:axis] + (2,) + shape[axis:]
+    return _Plan([x.name, y.name], shape)
+
+
+def _matrix_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
+    if len(x.shape) != 2:
+        x = _matrix(b, body)
+    columns = b.draw(st.integers(1, 3))
+    y = b.leaf((x.shape[1], columns) if spec.shape_rule == "matmul" else (x.shape[1],), into=body)
+    return _Plan([x.name, y.name], (x.shape[0], columns) if spec.shape_rule == "matmul" else (x.shape[0],))
+
+
+def _clip_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
+    low, high = b.leaf((), "neg", into=body), b.leaf((), "pos", into=body)
+    return _Plan([x.name, low.name, high.name], x.shape)
+
+
+_PLANNERS = {"unary": _unary_plan, "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan,
+             "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan}
+
+
+def _instantiate(b: _Builder, spec: OpSpec, body: list) -> _Tensor | None:
+    """Appends one op of `spec` to `body`, with inputs fitting its shape rule and attributes valid
+    for them; returns its output when it can feed later ops (same dtype family, a tensor)."""
+    x = b.draw(st.sampled_from([t for t in b.pool if t.shape]))  # the base leaves guarantee rank >= 1
+    attrs = {name: b.draw(st.sampled_from(choices)) for name, choices in spec.attrs.items()}
+    if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
+        attrs["axis"] = 0
+    plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs, body)
     name = b.fresh("y")
-    body.append(Op(name, path, inputs, attrs))
-    if path.endswith("abs") and x.dtype.startswith("complex"):
-        return None  # |z| is real: computed and reported, not fed onward
-    if spec.output != "same" or out_shape is None:
-        return None  # non-float outputs are computed and reported, but not fed onward
-    return _Tensor(name, tuple(int(d) for d in out_shape), x.dtype)
+    body.append(Op(name, spec.path, plan.inputs, attrs))
+    if spec.output != "same" or plan.shape is None or spec.path.endswith("abs") and x.dtype.startswith("complex"):
+        return None  # bool, integer and real-from-complex outputs are reported, not fed onward
+    return _Tensor(f"{name}[0]" if plan.element else name, tuple(int(d) for d in plan.shape), plan.dtype or x.dtype)
 
 
 def _structure(draw: Any, names: list[str], kind: str) -> Any:

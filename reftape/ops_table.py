@@ -488,6 +488,7 @@ def _unregistered(op_type: str):
     """The VJP of an op TF records but has no gradient for: differentiating through it fails."""
     def vjp(*args, **kwargs):
         raise LookupError(f"gradient registry has no entry for: {op_type}")
+    vjp.unregistered = True
     return vjp
 
 

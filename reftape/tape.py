@@ -368,7 +368,10 @@ class GradientTape:
         if not experimental_use_pfor:
             self._require_persistent("jacobian", " with ")
         self._stop_if_one_shot()
+        first_op = next(Recording._op_ids)
         rows = self._rows(recording, target, [_handle_or_self(s) for s in flat_sources], axis=None)
+        if experimental_use_pfor and any(r is not None for r in rows):
+            _check_vectorized_loop_is_differentiable(first_op)
         self._release_if_one_shot()
         output = []
         for source, row_grads in zip(flat_sources, rows):
@@ -406,7 +409,10 @@ class GradientTape:
             self._require_persistent("batch_jacobian", "  with ")
         self._stop_if_one_shot()
         batch = target_shape[0]
+        first_op = next(Recording._op_ids)
         rows = self._rows(recording, target, [_handle_or_self(source)], axis=0)[0]
+        if experimental_use_pfor and rows is not None:
+            _check_vectorized_loop_is_differentiable(first_op)
         self._release_if_one_shot()
         new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if rows is None and policy is UnconnectedGradients.NONE:
@@ -443,6 +449,19 @@ class GradientTape:
                 connected[k] = connected[k] or grad is not None
                 rows[k].append(grad)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
+
+
+def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
+    """TF runs (batch_)jacobian's vectorized loop as a traced function, pruned to the gradients it
+    returns; when a tape records it, TF needs the gradient of every op inside, so an op without a
+    registered gradient fails right away (callers skip this when no source is connected)."""
+    for recording in _stack.active:
+        for op_id, op in recording.ops.items():
+            if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
+                name = op.primitive.name
+                raise LookupError(f"No gradient defined for operation'gradient_tape/{name}/pfor/{name}' (op type: "
+                                  f"{name}). In general every operation must have an associated "
+                                  "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
 
 
 def _check_loop_dtype(target: EagerTensor, result: Any) -> None:

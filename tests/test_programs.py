@@ -139,6 +139,19 @@ PROGRAMS = {
         Call("through_cast", "t", "gradient", "gk", "v"),
         Call("densified_by_add", "t", "gradient", "gp", "v"),
     ]),
+    "jacobian-recorded-through-an-unregistered-gradient": Program(leaves() + [
+        Leaf("i2", "constant", np.array([[1, 2, 3]], np.int32), "int32"),
+        Tape("outer", body=[
+            Watch("outer", ["c"]),
+            Tape("inner", persistent=True, body=[Watch("inner", ["c"]), Op("s", "nn.softsign", ["c"]),
+                                                 Op("s2", "reshape", ["s"], {"shape": (1, 3)})]),
+            Call("vectorized", "inner", "jacobian", "s", "c"),
+            Call("looped", "inner", "jacobian", "s", "c", use_pfor=False),
+            Call("plain", "inner", "gradient", "s", "c"),
+            Call("unconnected", "inner", "batch_jacobian", "s2", "i2", unconnected="zero", unconnected_form="string"),
+        ]),
+        Call("after", "inner", "jacobian", "s", "c"),
+    ]),
     "mixed-dtype-error": Program(leaves() + [Op("bad", "add", ["c", "d"])], outputs=["bad"]),
 }
 

@@ -43,7 +43,6 @@ def test_programs_are_valid_by_construction():
 
 
 def test_filtering_stays_below_five_percent():
-    from hypothesis import find
     statistics = {"calls": 0}
 
     @settings(max_examples=200, derandomize=True, database=None, deadline=None,
