@@ -186,7 +186,8 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
         grads.setdefault(target._id, []).append(_ones_like(target) if seed is None else seed)
 
     source_ids = {s._id for s in sources}
-    for op_id in _reachable_ops(recording, grads):
+    reachable = _reachable_ops(recording, grads)
+    for op_id in reachable:
         op = recording.ops[op_id]
         upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
         if all(g is None for g in upstream):
@@ -194,6 +195,12 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
         for tensor, grad in zip(op.inputs, op.primitive.backward(op, upstream)):
             if grad is not None and recording.tracks(tensor):
                 grads.setdefault(tensor._id, []).append(grad)
+    # Once its last consumer is processed, a tensor the tape does not hold loses its gradients, even
+    # a target's seed: TF's gradient([u, u * x], u) is None when u is neither watched nor recorded.
+    for op_id in reachable:
+        for tensor in recording.ops[op_id].inputs:
+            if tensor._id not in recording.producer:
+                grads.pop(tensor._id, None)
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
 
 

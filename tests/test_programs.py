@@ -152,6 +152,16 @@ PROGRAMS = {
         ]),
         Call("after", "inner", "jacobian", "s", "c"),
     ]),
+    "untracked-target-consumed-by-a-recorded-op": Program(leaves() + [
+        Tape("t", persistent=True, body=[
+            Watch("t", ["og"]),
+            Op("m", "multiply", ["c", "og"]),
+            Op("s", "concat", ["c", "og"], {"axis": 0}),
+        ]),
+        Call("seed_erased", "t", "gradient", {"list": ["c", "m"]}, "c"),
+        Call("seed_kept", "t", "gradient", {"list": ["c"]}, "c"),
+        Call("seed_erased_concat", "t", "gradient", {"list": ["s", "c"]}, {"list": ["c", "og"]}),
+    ]),
     "mixed-dtype-error": Program(leaves() + [Op("bad", "add", ["c", "d"])], outputs=["bad"]),
 }
 
