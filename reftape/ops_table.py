@@ -484,6 +484,12 @@ def _softmax_xent_vjp(g, ans, logits, labels, **_):
     return grad, F.multiply(F.expand_dims(g_loss, -1), F.negative(F.execute("LogSoftmax", [logits])))
 
 
+def _none_gradient(g, ans, *inputs, **_):
+    """A registered gradient that is None for every input: TF still records the op, so its output
+    is on the tape (unlike StopGradient, which TF never records)."""
+    return [None] * len(inputs)
+
+
 def _unregistered(op_type: str):
     """The VJP of an op TF records but has no gradient for: differentiating through it fails."""
     def vjp(*args, **kwargs):
@@ -511,7 +517,7 @@ defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
-defop("FloorDiv", _floordiv, None, dtypes=REAL)
+defop("FloorDiv", _floordiv, _none_gradient, dtypes=REAL)
 defop("FloorMod", lambda x, y: np.mod(x, y) if x.dtype.kind in "iu" else x - np.floor(x / y) * y, _floormod_vjp, dtypes=REAL)
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL)
@@ -561,10 +567,10 @@ defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_lik
                                                      F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(-2 / np.sqrt(np.pi), g)),
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
-defop("Floor", np.floor, None, dtypes=FLOAT)
-defop("Ceil", np.ceil, None, dtypes=FLOAT)
-defop("Round", np.round, None, dtypes=NUMERIC)  # half to even, like TF
-defop("Rint", np.rint, None, dtypes=FLOAT, kernels=frozenset({_dtypes.float32, _dtypes.float64}))
+defop("Floor", np.floor, _none_gradient, dtypes=FLOAT)
+defop("Ceil", np.ceil, _none_gradient, dtypes=FLOAT)
+defop("Round", np.round, _none_gradient, dtypes=NUMERIC)  # half to even, like TF
+defop("Rint", np.rint, _none_gradient, dtypes=FLOAT, kernels=frozenset({_dtypes.float32, _dtypes.float64}))
 defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), moves_data=True)
 defop("Real", np.real, lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX,
       out_dtype=lambda dt, a: dt.real_dtype)

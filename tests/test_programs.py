@@ -162,6 +162,16 @@ PROGRAMS = {
         Call("seed_kept", "t", "gradient", {"list": ["c"]}, "c"),
         Call("seed_erased_concat", "t", "gradient", {"list": ["s", "c"]}, {"list": ["c", "og"]}),
     ]),
+    "recorded-with-a-none-gradient-vs-not-recorded": Program(leaves() + [
+        Tape("t", persistent=True, body=[
+            Watch("t", ["c"]),
+            Op("f", "floor", ["c"]), Op("d", "math.floordiv", ["c", "og"]), Op("s", "stop_gradient", ["c"]),
+        ]),
+        Call("floor_tracked", "t", "jacobian", "f", "f"),
+        Call("floordiv_tracked", "t", "jacobian", "d", "d"),
+        Call("stop_gradient_untracked", "t", "jacobian", "s", "s"),
+        Call("floor_to_source", "t", "gradient", "f", "c", unconnected="zero", unconnected_form="string"),
+    ]),
     "mixed-dtype-error": Program(leaves() + [Op("bad", "add", ["c", "d"])], outputs=["bad"]),
 }
 
