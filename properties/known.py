@@ -53,10 +53,12 @@ KNOWN = [
         lambda d: False,  # the generator draws labels on the simplex, the op's contract
     ),
     KnownDivergence(
-        2, "complex elementary functions at overflow: different inf/NaN patterns",
+        2, "complex elementary functions at overflow and underflow",
         Program([Leaf("z", "constant", np.array([1e20 + 1e20j, 100 + 3j, -1e30 + 1e-30j], np.complex64), "complex64"),
-                 Op("a", "math.log", ["z"]), Op("b", "math.expm1", ["z"]), Op("c", "sigmoid", ["z"])],
-                ["a", "b", "c"]),
+                 Leaf("tiny", "constant", np.array([1.1754944e-38j], np.complex64), "complex64"),
+                 Op("a", "math.log", ["z"]), Op("b", "math.expm1", ["z"]), Op("c", "sigmoid", ["z"]),
+                 Op("d", "math.rsqrt", ["tiny"])],
+                ["a", "b", "c", "d"]),
         _complex_overflow,
     ),
 ]
