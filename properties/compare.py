@@ -16,8 +16,8 @@ import numpy as np
 
 from .catalog import CATALOG
 from .outcome import Outcome, decode_array
-from .program import Leaf, Program
-from .tolerance import Tolerance, compare_arrays, is_floating
+from .program import Leaf, Program, walk
+from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
 
 @dataclass
@@ -43,9 +43,14 @@ def summed_terms(program: Program) -> int:
     return max([int(np.size(s.value)) for s in program.statements if isinstance(s, Leaf)] + [1])
 
 
+def _leaf_dtype(leaf: Leaf) -> np.dtype:
+    return np.asarray(leaf.value).dtype
+
+
 def compare(expected: Outcome, actual: Outcome, program: Program | None = None) -> list[Discrepancy]:
     """Discrepancies of `actual` (the candidate) against `expected` (TensorFlow)."""
     terms = summed_terms(program) if program is not None else 1
+    floor = least_precise([_leaf_dtype(s) for s in walk(program.statements) if isinstance(s, Leaf)]) if program else None
     found: list[Discrepancy] = []
     if expected.error != actual.error:
         found += _compare_value(expected.error, actual.error, "error", None)
@@ -59,7 +64,8 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None) 
                 found.append(Discrepancy("structure", where, e_items.get(name), a_items.get(name)))
                 continue
             found += _compare_value(e_items[name], a_items[name], where,
-                                    lambda dtype: Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms))
+                                    lambda dtype: Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms,
+                                                                      computed_through=floor))
     return found
 
 

@@ -13,6 +13,10 @@ Reasoning, in one place:
   summation error, which is what both libraries implement for long sums.
 - An absolute floor of `eps * scale` handles values that cancel to (almost) zero, where scale is
   the largest magnitude among the compared values (never below 1 ulp of 1.0).
+- A result is no more precise than the least precise dtype it was computed through: a float16
+  softmax cast to float64 carries float16 rounding. Comparisons of a program's values therefore use
+  the epsilon of the least precise floating dtype among its leaves when that exceeds the compared
+  dtype's own (`least_precise`).
 - Non-finite values must match exactly in position and sign: NaN where NaN, +inf where +inf.
 - Signed zeros are compared only where the catalog says they matter; by default -0.0 == 0.0.
 The tolerances are never widened to make a particular case pass.
@@ -43,6 +47,12 @@ def epsilon(dtype: np.dtype) -> float:
     return float(ml_dtypes.finfo(dtype).eps)
 
 
+def least_precise(dtypes: list) -> np.dtype | None:
+    """The floating dtype with the largest epsilon among `dtypes` (None when there is none)."""
+    floating = [np.dtype(d) for d in dtypes if is_floating(d)]
+    return max(floating, key=epsilon) if floating else None
+
+
 def summation_factor(terms: int) -> float:
     """Error growth of a pairwise sum of `terms` terms, relative to one rounding."""
     return math.log2(max(terms, 1)) + 1
@@ -54,8 +64,9 @@ class Tolerance:
     absolute_scale: float
 
     @classmethod
-    def for_dtype(cls, dtype: np.dtype, *, gradient: bool = False, summed_terms: int = 1) -> Tolerance:
-        eps = epsilon(dtype)
+    def for_dtype(cls, dtype: np.dtype, *, gradient: bool = False, summed_terms: int = 1,
+                  computed_through: np.dtype | None = None) -> Tolerance:
+        eps = max(epsilon(dtype), epsilon(computed_through) if computed_through is not None else 0.0)
         factor = ULPS_PER_OP * (GRADIENT_FACTOR if gradient else 1) * summation_factor(summed_terms)
         return cls(relative=factor * eps, absolute_scale=factor * eps)
 

@@ -221,6 +221,16 @@ def t(values, dtype="float32"):
     return describe(np.array(values, dtype), None)
 
 
+def test_values_computed_through_half_precision_get_its_tolerance():
+    program = Program([Leaf("h", "constant", np.array([0.0, 0.0, 0.0], np.float16), "float16"),
+                       Op("s", "nn.softmax", ["h"]), Op("w", "cast", ["s"], {"dtype": "float64"})], ["w"])
+    third = np.float64(np.float16(1 / 3))
+    expected = Outcome("tf", values={"w": describe(np.full(3, third), None)})
+    one_ulp_off = Outcome("rt", values={"w": describe(np.full(3, third + 2.0 ** -12), None)})  # float16 ulp at 1/3
+    assert compare(expected, one_ulp_off, program) == []
+    assert [d.kind for d in compare(expected, one_ulp_off)] == ["value"]  # without the program: float64
+
+
 def test_nan_and_inf_patterns_must_match():
     assert _kinds(t([math.nan, 1.0]), t([1.0, 1.0])) == ["nan-inf-pattern"]
     assert _kinds(t([math.inf]), t([-math.inf])) == ["nan-inf-pattern"]
