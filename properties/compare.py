@@ -9,14 +9,14 @@ factor of the largest reduction or product in the program, as documented there.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .catalog import CATALOG
 from .outcome import Outcome, decode_array
-from .program import Leaf, Program, walk
+from .program import Program
 from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
 
@@ -32,25 +32,18 @@ class Discrepancy:
     dtype: str | None = None        # of the tensors compared, for value discrepancies
     verdict: str | None = None      # filled in by the referee for value mismatches in gradients
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 def summed_terms(program: Program) -> int:
     """Elements summed by the program's largest reduction/product (1 when it has none)."""
     if not any(CATALOG[op.path].sums_terms for op in program.ops()):
         return 1
-    return max([int(np.size(s.value)) for s in program.statements if isinstance(s, Leaf)] + [1])
-
-
-def _leaf_dtype(leaf: Leaf) -> np.dtype:
-    return np.asarray(leaf.value).dtype
+    return max([int(np.size(leaf.value)) for leaf in program.leaves().values()] + [1])
 
 
 def compare(expected: Outcome, actual: Outcome, program: Program | None = None) -> list[Discrepancy]:
     """Discrepancies of `actual` (the candidate) against `expected` (TensorFlow)."""
     terms = summed_terms(program) if program is not None else 1
-    floor = least_precise([_leaf_dtype(s) for s in walk(program.statements) if isinstance(s, Leaf)]) if program else None
+    floor = least_precise([np.asarray(leaf.value).dtype for leaf in program.leaves().values()]) if program else None
     found: list[Discrepancy] = []
     if expected.error != actual.error:
         found += _compare_value(expected.error, actual.error, "error", None)

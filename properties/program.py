@@ -115,6 +115,10 @@ class Program:
     def ops(self) -> list[Op]:
         return [s for s in walk(self.statements) if isinstance(s, Op)]
 
+    def leaves(self) -> dict[str, Leaf]:
+        """Every leaf by name, wherever it is defined (inside tapes too)."""
+        return {s.name: s for s in walk(self.statements) if isinstance(s, Leaf)}
+
     def body_source(self) -> str:
         """The program as the body of `_program()`, recording into `_outcome`."""
         lines = _statements_source(self.statements, indent=1)

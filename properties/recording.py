@@ -30,7 +30,7 @@ from typing import Any, Iterable
 from .compare import Discrepancy
 from .known import explained_by
 from .outcome import Outcome
-from .program import Call, Leaf, Program, Reset, StopRecording, Tape, walk
+from .program import Call, Program, Reset, StopRecording, Tape, walk
 
 DEFAULT_REPORT_DIR = Path("reports/out")
 
@@ -76,8 +76,7 @@ def record_discrepancies(program: Program, discrepancies: Iterable[Discrepancy],
 
 def features(program: Program) -> dict:
     """What a program exercises: its ops with dtypes, and the tape option values it uses."""
-    dtypes = sorted({s.dtype for s in walk(program.statements)
-                     if isinstance(s, Leaf) and not s.dtype.startswith("int")})
+    dtypes = sorted({leaf.dtype for leaf in program.leaves().values() if not leaf.dtype.startswith("int")})
     options: set[str] = set()
     ops = set()
     for s in walk(program.statements):

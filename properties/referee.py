@@ -39,11 +39,14 @@ def _flat_names(structure: Any) -> list:
     return [n for s in items for n in _flat_names(s)]
 
 
-def _forward_only(statements: list) -> list:
+def _forward_only(statements: list, rewrite_leaf) -> list:
+    """The statements without calls, every leaf (at any depth) passed through `rewrite_leaf`."""
     kept = []
     for s in statements:
         if isinstance(s, (Tape, StopRecording)):
-            kept.append(replace(s, body=_forward_only(s.body)))
+            kept.append(replace(s, body=_forward_only(s.body, rewrite_leaf)))
+        elif isinstance(s, Leaf):
+            kept.append(rewrite_leaf(s))
         elif not isinstance(s, Call):
             kept.append(s)
     return kept
@@ -66,14 +69,14 @@ class _Evaluator:
         self._run, self._program, self._call = run, program, call
         self._leaf, self._complex_step = leaf, complex_step
         self.targets = _flat_names(call.target)
-        leaves = {s.name: s for s in program.statements if isinstance(s, Leaf)}
+        leaves = program.leaves()
         self.x0 = np.asarray(leaves[leaf].value).astype(np.float64)
         weights = _flat_names(call.output_gradients) if call.output_gradients is not None else []
         self.weights = [np.asarray(leaves[w].value).astype(np.float64) if w in leaves else None for w in weights]
 
     def target_values(self, x: np.ndarray) -> list[np.ndarray] | None:
-        statements = [_promote(s, x if s.name == self._leaf else None, self._complex_step) if isinstance(s, Leaf) else s
-                      for s in _forward_only(self._program.statements)]
+        statements = _forward_only(self._program.statements, lambda leaf: _promote(
+            leaf, x if leaf.name == self._leaf else None, self._complex_step))
         outcome = self._run(Program(statements, self.targets), REFERENCE_BACKEND, time_limit=30)
         if outcome.error is not None or set(outcome.values) != set(self.targets):
             return None
@@ -167,8 +170,7 @@ def _depends_on_calls(program: Program, call: Call) -> bool:
 def judge(program: Program, discrepancy: Discrepancy, expected: Outcome, actual: Outcome) -> str:
     """The verdict on one value discrepancy in a gradient call."""
     located = _locate(program, discrepancy.where)
-    leaves = {s.name for s in program.statements if isinstance(s, Leaf)}
-    if located is None or located[1] not in leaves or _depends_on_calls(program, located[0]):
+    if located is None or located[1] not in program.leaves() or _depends_on_calls(program, located[0]):
         return "undecided"
     call, leaf = located
     evaluator = _Evaluator(program, call, leaf, complex_step=_analytic(program))

@@ -288,6 +288,17 @@ def test_referee_blames_a_backend_with_a_wrong_vjp():
     assert [d.verdict for d in swapped] == ["tensorflow-wrong"]
 
 
+def test_referee_judges_leaves_defined_inside_tapes():
+    nested = Program([
+        Tape("t", body=[Leaf("x", "constant", f32(0.3, -1.2, 2.0), "float32"), Watch("t", ["x"]),
+                        Op("y", "sin", ["x"]), Op("s", "reduce_sum", ["y"])]),
+        Call("g", "t", "gradient", "s", {"list": ["x"]}),
+    ], outputs=["s"])
+    expected, actual = run(nested, "tensorflow"), run(nested, "wrong_vjp_backend")
+    found = referee(nested, compare(expected, actual, nested), expected, actual)
+    assert [(d.kind, d.verdict) for d in found] == [("value", "candidate-wrong")]
+
+
 def test_referee_calls_relu_at_zero_ill_conditioned():
     program = Program([
         Leaf("x", "constant", f32(0.0, 1.0), "float32"),
