@@ -375,10 +375,7 @@ class GradientTape:
         if not experimental_use_pfor:
             self._require_persistent("jacobian", " with ")
         self._stop_if_one_shot()
-        first_op = next(Recording._op_ids)
-        rows = self._rows(recording, target, [_handle_or_self(s) for s in flat_sources], axis=None)
-        if experimental_use_pfor and any(r is not None for r in rows):
-            _check_vectorized_loop_is_differentiable(first_op)
+        rows = self._rows(recording, target, [_handle_or_self(s) for s in flat_sources], None, experimental_use_pfor)
         self._release_if_one_shot()
         output = []
         for source, row_grads in zip(flat_sources, rows):
@@ -416,10 +413,7 @@ class GradientTape:
             self._require_persistent("batch_jacobian", "  with ")
         self._stop_if_one_shot()
         batch = target_shape[0]
-        first_op = next(Recording._op_ids)
-        rows = self._rows(recording, target, [_handle_or_self(source)], axis=0)[0]
-        if experimental_use_pfor and rows is not None:
-            _check_vectorized_loop_is_differentiable(first_op)
+        rows = self._rows(recording, target, [_handle_or_self(source)], 0, experimental_use_pfor)[0]
         self._release_if_one_shot()
         new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if rows is None and policy is UnconnectedGradients.NONE:
@@ -436,9 +430,11 @@ class GradientTape:
             raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} "
                                f"with eager execution enabled and{joiner} experimental_use_pfor set to False.")
 
-    def _rows(self, recording: Recording, target: EagerTensor, sources: list, axis: int | None) -> list:
+    def _rows(self, recording: Recording, target: EagerTensor, sources: list, axis: int | None,
+              vectorized: bool) -> list:
         """Per-source lists of gradients of one target element (or one column of every batch row,
-        when `axis` is 0) each, seeded by one-hot upstream gradients; None for an unconnected source."""
+        when `axis` is 0) each, seeded by one-hot upstream gradients; None for an unconnected source.
+        `vectorized` mirrors TF's pfor loop, which a recording tape must be able to differentiate."""
         shape = tuple(target.shape)
         if axis is None:
             count, one_hot = int(np.prod(shape)), (lambda i: _one_hot(shape, target.dtype, np.unravel_index(i, shape)))
@@ -451,17 +447,20 @@ class GradientTape:
             return [None] * len(sources)
         rows: list[list] = [[] for _ in sources]
         connected = [False] * len(sources)
+        first_op = next(Recording._op_ids)
         for i in range(count):
             for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
                 connected[k] = connected[k] or grad is not None
                 rows[k].append(grad)
+        if vectorized and any(connected):
+            _check_vectorized_loop_is_differentiable(first_op)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
 
 
 def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
     """TF runs (batch_)jacobian's vectorized loop as a traced function, pruned to the gradients it
     returns; when a tape records it, TF needs the gradient of every op inside, so an op without a
-    registered gradient fails right away (callers skip this when no source is connected)."""
+    registered gradient fails right away (pruned away when no source is connected)."""
     for recording in _stack.active:
         for op_id, op in recording.ops.items():
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
