@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from .catalog import CATALOG, COMPLEX, FLOATS, OpSpec
+from .catalog import CATALOG, FLOATS, OpSpec
 from .program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -14,8 +13,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import tape as _tape
 from .primitives import execute
-from .tensor import (EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert,
-                     value_to_array)
+from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
 from .variables import Variable
 
 newaxis = None

@@ -12,7 +12,6 @@ for a zero upstream), because those decide NaNs, signed zeros and shapes at spec
 from __future__ import annotations
 
 import math
-import string
 
 import numpy as np
 
@@ -97,6 +96,14 @@ def _softplus(x):
 
 def _floordiv(x, y):
     return np.floor_divide(x, y) if x.dtype.kind in "iu" else np.floor(x / y)
+
+
+def _floormod(x, y):
+    """TF's kernel: the exact fmod, moved into y's sign (for floats) when the signs differ."""
+    if x.dtype.kind in "iu":
+        return np.mod(x, y)
+    truncated = np.fmod(x, y)
+    return np.where((truncated != 0) & ((y < 0) != (truncated < 0)), truncated + y, truncated)
 
 
 def _pow(x, y):
@@ -518,14 +525,6 @@ defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=REAL)
-def _floormod(x, y):
-    """TF's kernel: the exact fmod, moved into y's sign (for floats) when the signs differ."""
-    if x.dtype.kind in "iu":
-        return np.mod(x, y)
-    truncated = np.fmod(x, y)
-    return np.where((truncated != 0) & ((y < 0) != (truncated < 0)), truncated + y, truncated)
-
-
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL)
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL)
