@@ -146,38 +146,37 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, rt):
     assert not found, "\n".join(found)
 
 
-def _exported_callables(rt):
+PUBLIC_NAMESPACES = ("math", "nn", "linalg", "random", "dtypes", "errors")
+
+
+def _public_names(rt):
+    """(TF path, value) of every public name reftape exports, its implementation modules aside."""
     import types
 
-    for prefix, module in (("", rt), ("math.", rt.math), ("nn.", rt.nn), ("linalg.", rt.linalg), ("random.", rt.random)):
+    for prefix, module in [("", rt)] + [(name + ".", getattr(rt, name)) for name in PUBLIC_NAMESPACES]:
         for name in dir(module):
             value = getattr(module, name)
-            if not name.startswith("_") and callable(value) and not isinstance(value, types.ModuleType):
-                yield prefix + name
+            implementation = isinstance(value, types.ModuleType) and (prefix or name not in PUBLIC_NAMESPACES + ("nest",))
+            if not name.startswith("_") and not implementation:
+                yield prefix + name, value
 
 
 def test_every_op_reftape_exports_is_in_the_catalog(rt):
+    import types
+
     from properties.catalog import NOT_OPS
 
-    uncataloged = sorted(name for name in _exported_callables(rt)
-                         if name not in CATALOG and name not in NOT_OPS and not isinstance(
-                             getattr(rt, name, None), type(rt.float32)))
+    uncataloged = sorted(path for path, value in _public_names(rt)
+                         if callable(value) and not isinstance(value, types.ModuleType)
+                         and not path.startswith(("dtypes.", "errors.")) and path not in CATALOG and path not in NOT_OPS)
     assert uncataloged == []
 
 
 def test_every_name_reftape_exports_exists_in_tensorflow(tf, rt):
-    import types
-
-    namespaces = {"math", "nn", "linalg", "random", "dtypes", "errors", "nest"}  # implementation modules aside
     missing = []
-    for prefix, module in (("", rt), ("math.", rt.math), ("nn.", rt.nn), ("linalg.", rt.linalg), ("random.", rt.random),
-                           ("dtypes.", rt.dtypes), ("errors.", rt.errors)):
-        for name in dir(module):
-            value = getattr(module, name)
-            if name.startswith("_") or isinstance(value, types.ModuleType) and (prefix or name not in namespaces):
-                continue
-            try:
-                resolve(tf, prefix + name)
-            except AttributeError:
-                missing.append(prefix + name)
+    for path, _ in _public_names(rt):
+        try:
+            resolve(tf, path)
+        except AttributeError:
+            missing.append(path)
     assert missing == []
