@@ -37,10 +37,11 @@ def check_program(program: Program, candidate: str = CANDIDATE) -> None:
     from oracle import run
 
     expected, actual = run(program, "tensorflow"), run(program, candidate)
-    found = referee(program, compare(expected, actual, program), expected, actual)
+    found = compare(expected, actual, program)
     record_coverage(program)
     final, blob = _hypothesis_context()
-    if found and final:  # shrinking's intermediate failures are not findings; the reported example is
+    if found and final:  # shrinking's intermediate failures are neither refereed nor recorded; the reported one is
+        referee(program, found, expected, actual)
         record_discrepancies(program, found, expected, actual, os.environ.get("PYTEST_CURRENT_TEST", ""), blob)
     unexplained = [d for d in found if explained_by(d) is None]
     assert not unexplained, "\n".join(
