@@ -14,7 +14,7 @@ import io
 import sys
 import textwrap
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -139,22 +139,17 @@ def _probe_helper(name: str) -> str:
     return ast.get_source_segment(source, node)
 
 
-@dataclass
-class Shown:
-    observations: list = field(default_factory=list)
-
-
 def run_catalog_entry(entry: CatalogEntry, ns: Any) -> list:
     """Runs one catalog snippet with `tf` bound to `ns`; returns [(label, observation), ...]."""
-    shown = Shown()
+    shown: list = []
     scope: dict[str, Any] = {"tf": ns, "np": np, "catch": catch,
-                             "show": lambda label, value: shown.observations.append((label, observe(value, ns)))}
+                             "show": lambda label, value: shown.append((label, observe(value, ns)))}
     exec(compile(_probe_helper("_grad"), "<probe _grad>", "exec"), scope)
     try:
         exec(compile(entry.source, f"<catalog entry {entry.number}>", "exec"), scope)
     except Exception as exc:  # noqa: BLE001
-        shown.observations.append(("UNCAUGHT", observe(Raised(exc), ns)))
-    return shown.observations
+        shown.append(("UNCAUGHT", observe(Raised(exc), ns)))
+    return shown
 
 
 # ---------------------------------------------------------------------------------------------
