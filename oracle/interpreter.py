@@ -17,9 +17,9 @@ from typing import Iterator
 
 import numpy as np
 
-from properties.catalog import resolve
-from properties.outcome import Outcome, describe, describe_error, environment_fingerprint
-from properties.program import Program
+from .catalog import resolve
+from .outcome import Outcome, describe, describe_error, environment_fingerprint
+from .program import Program
 
 from .tensorflow import load_tensorflow
 
@@ -70,8 +70,8 @@ def run(program: Program, backend: str | ModuleType, time_limit: float | None = 
     name = backend if isinstance(backend, str) else backend.__name__
     try:
         module = load_backend(backend) if isinstance(backend, str) else backend
-    except Exception as error:  # noqa: BLE001 - an unloadable backend is an outcome too
-        return Outcome(name, error={"kind": "exception", "class": type(error).__name__, "message": str(error)})
+    except Exception as error:  # noqa: BLE001 - an unloadable backend is a harness failure, not a result
+        return Outcome(name, error={"kind": "harness", "message": f"cannot import backend {name!r}: {error}"})
     outcome = Outcome(name, environment=environment_fingerprint(module))
     missing = missing_names(program, module)
     if missing:
@@ -80,7 +80,12 @@ def run(program: Program, backend: str | ModuleType, time_limit: float | None = 
     scope = {"tf": module, "np": np, "describe": describe, "describe_error": describe_error,
              "_outcome": {"values": outcome.values, "calls": outcome.calls, "error": None}}
     try:
-        exec(compile(program.body_source(), "<program>", "exec"), scope)
+        code = compile(program.body_source(), "<program>", "exec")
+    except SyntaxError as error:
+        outcome.error = {"kind": "harness", "message": f"generated code does not compile: {error}"}
+        return outcome
+    try:
+        exec(code, scope)
         with _time_limit(time_limit):
             scope["_program"]()
     except ProgramTimeout as error:

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import CATALOG
-from .outcome import Outcome, decode_array
-from .program import Program
+from reftape_oracle.catalog import CATALOG
+from reftape_oracle.outcome import Outcome, decode_array
+from reftape_oracle.program import Program
 from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
 
@@ -31,6 +31,8 @@ class Discrepancy:
     tolerance: dict | None = None
     dtype: str | None = None        # of the tensors compared, for value discrepancies
     verdict: str | None = None      # filled in by the referee for value mismatches in gradients
+    estimate: Any = None            # the referee's numerical estimate (flat floats), where it made one
+    known: int | None = None        # the KNOWN_DIVERGENCES.md entry that explains it, if any
 
 
 def summed_terms(program: Program) -> int:

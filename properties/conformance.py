@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import reftape
-    from oracle import load_tensorflow
+    from reftape_oracle import load_tensorflow
 
     tf = load_tensorflow()
     rows = [(f"seed {name}", _seed_differences(name, tf, reftape)) for name in seed_names()]

@@ -14,8 +14,8 @@ from typing import Callable
 import numpy as np
 
 from .compare import Discrepancy
-from .outcome import decode_array
-from .program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.outcome import decode_array
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 
 
 @dataclass(frozen=True)

@@ -1,38 +1,28 @@
 """Findings and coverage, written as they happen so that an interrupted run keeps them.
 
-`discrepancies.jsonl` (in the report directory, `$REFTAPE_REPORT_DIR`, default `reports/out`)
-holds one JSON object per line, flushed and fsynced per record. The format is stable:
-
-    id            "<sha256 of the program JSON>[:16]-<n>", unique per discrepancy
-    kind          a discrepancy kind (see properties/compare.py)
-    where         "values/<name>", "calls/<name>[i]...", or "error"
-    verdict       the referee's verdict, or null where it does not apply
-    known         number of the KNOWN_DIVERGENCES.md entry that explains it, or null
-    program       the program as JSON (properties/program.py)
-    source        the standalone TensorFlow script that reproduces it
-    expected      TensorFlow's outcome;  actual: the candidate's outcome
-    measured      relative error, ulps, and the tolerance used (null where not a value mismatch)
-    environment   fingerprint of the TensorFlow side (versions, CPU flags, oneDNN)
-    test          the pytest node id;  reproduce: Hypothesis's reproduction blob (or null)
+`discrepancies.jsonl` (in the report directory) holds one Finding per line (`Finding.to_json`, see
+properties/findings.py and its JSON Schema), appended with one write and fsynced per record, so
+parallel workers never interleave records and a crash loses nothing already found. Ids are unique
+across runs that share a directory. `read_findings` skips malformed lines with a warning.
 
 `coverage.jsonl` holds one line per program run: the ops, dtype and option values it exercised.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
-from .compare import Discrepancy
-from .known import explained_by
-from .outcome import Outcome
-from .program import Call, Program, Reset, StopRecording, Tape, walk
+import warnings
 
-DEFAULT_REPORT_DIR = Path("reports/out")
+from reftape_oracle.program import Call, Program, Reset, StopRecording, Tape, walk
+
+from .findings import Finding
+
+DEFAULT_REPORT_DIR = Path("test-report")
 
 
 def report_dir() -> Path:
@@ -41,10 +31,10 @@ def report_dir() -> Path:
     return path
 
 
-def _append(name: str, record: dict) -> None:
+def _append(name: str, record: dict, directory: Path | None = None) -> None:
     """One write of one whole line in append mode: parallel workers never interleave records."""
     line = (json.dumps(record, sort_keys=True) + "\n").encode()
-    descriptor = os.open(report_dir() / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    descriptor = os.open((directory or report_dir()) / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(descriptor, line)
         os.fsync(descriptor)
@@ -52,26 +42,22 @@ def _append(name: str, record: dict) -> None:
         os.close(descriptor)
 
 
-def record_discrepancies(program: Program, discrepancies: Iterable[Discrepancy], expected: Outcome,
-                         actual: Outcome, test: str = "", reproduce: str | None = None) -> list[dict]:
-    """Appends one line per discrepancy to discrepancies.jsonl; returns the records."""
-    program_json = program.to_json()
-    digest = hashlib.sha256(program_json.encode()).hexdigest()[:16]
-    records = []
-    for n, d in enumerate(discrepancies):
-        known = explained_by(d)
-        record = {
-            "id": f"{digest}-{n}", "kind": d.kind, "where": d.where, "verdict": d.verdict,
-            "known": known.number if known else None, "program": json.loads(program_json),
-            "source": program.to_source(), "expected": json.loads(expected.to_json()),
-            "actual": json.loads(actual.to_json()),
-            "measured": None if d.relative_error is None else {
-                "relative_error": d.relative_error, "ulps": d.ulps, "tolerance": d.tolerance},
-            "environment": expected.environment, "test": test, "reproduce": reproduce,
-        }
-        _append("discrepancies.jsonl", record)
-        records.append(record)
-    return records
+def record_finding(finding: Finding, directory: Path | None = None) -> None:
+    """Appends `finding` as one line of discrepancies.jsonl."""
+    _append("discrepancies.jsonl", json.loads(finding.to_json()), directory)
+
+
+def read_findings(path: Path) -> list[Finding]:
+    """The findings recorded in a discrepancies.jsonl file; malformed lines are skipped with a warning."""
+    findings = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            findings.append(Finding.from_json(line))
+        except (ValueError, KeyError, TypeError) as error:
+            warnings.warn(f"{path}:{number}: skipped a malformed finding record ({error})", stacklevel=2)
+    return findings
 
 
 def features(program: Program) -> dict:

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import CATALOG
+from reftape_oracle.catalog import CATALOG
 from .compare import Discrepancy
-from .outcome import Outcome, decode_array
-from .program import Call, Leaf, Op, Program, StopRecording, Tape, walk
+from reftape_oracle.outcome import Outcome, decode_array
+from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, walk
 
 REFERENCE_BACKEND = "reftape"
 
@@ -64,7 +64,7 @@ class _Evaluator:
     """F(x) = sum_k <w_k, target_k> with one leaf set to x, everything else fixed, in float64."""
 
     def __init__(self, program: Program, call: Call, leaf: str, complex_step: bool) -> None:
-        from oracle.interpreter import run
+        from reftape_oracle.interpreter import run
 
         self._run, self._program, self._call = run, program, call
         self._leaf, self._complex_step = leaf, complex_step

@@ -9,9 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from .compare import compare
-from .program import Program
-from .referee import referee
+from reftape_oracle.program import Program
+
+from .findings import HarnessError, evaluate
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,22 +30,26 @@ def main(argv: list[str] | None = None) -> int:
         print(program.to_source(args.against))
         return 0
 
-    from oracle import run
-
-    expected = run(program, args.against, args.time_limit)
-    actual = run(program, args.backend, args.time_limit)
-    for outcome in (expected, actual):
+    try:
+        finding = evaluate(program, args.backend, args.against, time_limit=args.time_limit)
+    except HarnessError as error:
+        print(f"reftape-replay: harness error: {error}", file=sys.stderr)
+        return 3
+    if finding is None:
+        print(f"== agree: {args.backend} and {args.against} ran the program to the same outcome ==")
+        return 0
+    for outcome in (finding.expected, finding.actual):
         print(f"== {outcome.backend} ==")
         print(json.dumps(outcome.observed(), indent=1, sort_keys=True))
-    found = referee(program, compare(expected, actual, program), expected, actual)
+    found = finding.discrepancies
     print(f"== {len(found)} discrepancies ({args.backend} against {args.against}) ==")
     for d in found:
         measured = f" rel.err {d.relative_error:.3g}, {d.ulps:.3g} ulps" if d.relative_error is not None else ""
         verdict = f" -> {d.verdict}" if d.verdict else ""
-        print(f"{d.kind:24} {d.where}{measured}{verdict}")
+        known = f" (known divergence {d.known})" if d.known else ""
+        print(f"{d.kind:24} {d.where}{measured}{verdict}{known}")
         print(f"    {args.against}: {json.dumps(d.expected)[:300]}\n    {args.backend}: {json.dumps(d.actual)[:300]}")
-    return 1 if found else 0
-
+    return 0 if finding.known else 1
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from properties.tolerance import Tolerance, compare_arrays, is_floating
+from reftape_properties.tolerance import Tolerance, compare_arrays, is_floating
 
 CORPUS = Path(__file__).parent / "corpus"
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from .catalog import CATALOG, FLOATS, OpSpec
-from .program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
+from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec
+from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.
 DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")

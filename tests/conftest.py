@@ -7,7 +7,6 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the harness packages (oracle, properties)
 sys.path.insert(0, str(Path(__file__).parent))  # test backends (wrong_vjp_backend, ...)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -23,15 +22,34 @@ settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the controller chooses one report directory for all workers
-        default = ROOT / "reports" / "out" / time.strftime("%Y%m%d-%H%M%S")
+        default = ROOT / "test-report" / time.strftime("%Y%m%d-%H%M%S")
         os.environ.setdefault("REFTAPE_REPORT_DIR", str(default))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """The finding of the example Hypothesis reports (not its shrinking steps) is refereed and recorded."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or call.excinfo is None:
+        return
+    from reftape_properties.differential import Disagreement
+    from reftape_properties.recording import record_finding
+
+    errors = [call.excinfo.value]
+    while errors:
+        error = errors.pop()
+        errors.extend(getattr(error, "exceptions", ()))  # Hypothesis reports distinct failures as a group
+        if isinstance(error, Disagreement):
+            error.finding.context["test"] = item.nodeid
+            record_finding(error.finding.judge())
 
 
 def pytest_terminal_summary(terminalreporter):
     import json
 
-    from properties.catalog import CATALOG
-    from properties.recording import coverage_summary, report_dir
+    from reftape_oracle.catalog import CATALOG
+    from reftape_properties.recording import coverage_summary, report_dir
 
     path = report_dir() / "coverage.jsonl"
     if not path.exists():
@@ -56,7 +74,7 @@ def pytest_terminal_summary(terminalreporter):
 @pytest.fixture(scope="session")
 def tf():
     """Real TensorFlow, the judge."""
-    from oracle import load_tensorflow
+    from reftape_oracle import load_tensorflow
 
     return load_tensorflow()
 

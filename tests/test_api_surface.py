@@ -5,7 +5,7 @@ dtypes, returned structures and exception classes must agree."""
 import numpy as np
 import pytest
 
-from properties.snippets import Raised, differences, observe
+from reftape_properties.snippets import Raised, differences, observe
 
 EXPRESSIONS = [
  "tf.constant([[1, 2], [3, 4]])", "tf.constant(1.5, shape=[2, 2])", "tf.constant([1.0, 2.0]).shape",

@@ -7,7 +7,7 @@ outputs written in the catalog.
 
 import pytest
 
-from properties.snippets import OUT_OF_SCOPE, catalog_entries, differences, run_catalog_entry
+from reftape_properties.snippets import OUT_OF_SCOPE, catalog_entries, differences, run_catalog_entry
 
 ENTRIES = catalog_entries()
 

@@ -7,9 +7,9 @@ discrepancies.jsonl in the report directory; coverage is printed at the end of t
 
 from hypothesis import given
 
-from properties.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
-from properties.differential import check_program
-from properties.strategies import programs
+from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
+from reftape_properties.differential import check_program
+from reftape_properties.strategies import programs
 
 
 def differential(**strategy_options):

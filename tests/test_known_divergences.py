@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from oracle import run
-from properties.known import KNOWN
+from reftape_oracle import run
+from reftape_properties.known import KNOWN
 
 
 def test_known_divergences_are_numbered_like_the_document():

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from properties.catalog import CATALOG, FAMILIES, apply
-from properties.strategies import shapes, values
-from properties.tolerance import Tolerance, compare_arrays
+from reftape_oracle.catalog import CATALOG, FAMILIES, apply
+from reftape_properties.strategies import shapes, values
+from reftape_properties.tolerance import Tolerance, compare_arrays
 
 SMOOTH_UNARY = tuple(p for p in FAMILIES["elementwise_unary"] if CATALOG[p].domains == ("any",)
                      and CATALOG[p].gradient == "gradient" and "exp" not in p and "cosh" not in p and "sinh" not in p)
@@ -29,7 +29,7 @@ def chains(draw, min_rank=1):
 
 
 def _namespace(name):
-    from oracle import load_backend
+    from reftape_oracle import load_backend
 
     return load_backend(name)
 

@@ -15,11 +15,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from properties.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
-from properties.recording import record_op_coverage
+from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
+from reftape_properties.recording import record_op_coverage
 
-from properties.snippets import Raised, differences, observe
-from properties.tolerance import Tolerance
+from reftape_properties.snippets import Raised, differences, observe
+from reftape_properties.tolerance import Tolerance
 
 BASE_SHAPE = (3, 4)
 
@@ -164,7 +164,7 @@ def _public_names(rt):
 def test_every_op_reftape_exports_is_in_the_catalog(rt):
     import types
 
-    from properties.catalog import NOT_OPS
+    from reftape_oracle.catalog import NOT_OPS
 
     uncataloged = sorted(path for path, value in _public_names(rt)
                          if callable(value) and not isinstance(value, types.ModuleType)

@@ -9,12 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from oracle import run
-from properties.compare import Discrepancy, compare
-from properties.outcome import Outcome, describe
-from properties.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch
-from properties.referee import judge, referee
-from properties.tolerance import Tolerance, compare_arrays, epsilon
+from reftape_oracle import run
+from reftape_properties.compare import Discrepancy, compare
+from reftape_properties.findings import HarnessError, evaluate
+from reftape_oracle.outcome import Outcome, describe
+from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch
+from reftape_properties.referee import judge, referee
+from reftape_properties.tolerance import Tolerance, compare_arrays, epsilon
 
 
 def f32(*values):
@@ -316,8 +317,11 @@ def test_missing_names_are_reported_not_raised():
     assert outcome.error == {"kind": "missing", "names": ["reduce_sum", "sin"]}
 
 
-def test_unimportable_backend_is_an_outcome():
-    assert run(SIN_PROGRAM, "no_such_backend_module").error["class"] == "ModuleNotFoundError"
+def test_unimportable_backend_is_a_harness_failure():
+    error = run(SIN_PROGRAM, "no_such_backend_module").error
+    assert error["kind"] == "harness" and "no_such_backend_module" in error["message"]
+    with pytest.raises(HarnessError, match="no_such_backend_module"):
+        evaluate(SIN_PROGRAM, "no_such_backend_module")
 
 
 def test_a_hang_becomes_a_timeout():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from properties.snippets import CORPUS, differences, run_seed, seed_names, seed_snippets
+from reftape_properties.snippets import CORPUS, differences, run_seed, seed_names, seed_snippets
 
 SEEDS = seed_names()
 SHARED = Path(__file__).resolve().parents[2] / "shared"

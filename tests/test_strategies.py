@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracle import run
-from properties.catalog import CATALOG
-from properties.recording import coverage_summary, features
-from properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
+from reftape_oracle import run
+from reftape_oracle.catalog import CATALOG
+from reftape_properties.recording import coverage_summary, features
+from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
                                    values)
 
 # Outcome errors that mean the generator built an invalid program (not TF-level behaviour under test).

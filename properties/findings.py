@@ -1,0 +1,165 @@
+"""The one pipeline: `evaluate` runs a program on a candidate and on the reference, compares the two
+outcomes, referees value mismatches and marks known divergences, and returns a `Finding` (or None
+when they agree). The pytest property, the fuzz command, replay, minimisation and the reports all
+call it; nothing else re-implements any of its steps.
+
+A Finding serialises to one JSON object (`to_json`/`from_json`, versioned by `schema_version`);
+the record format is documented as a JSON Schema in `properties/finding.schema.json`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from reftape_oracle.outcome import Outcome
+from reftape_oracle.program import Call, Program, Tape, walk
+
+from .compare import Discrepancy, compare
+from .known import explained_by
+from .referee import referee
+
+SCHEMA_VERSION = 1
+
+
+class HarnessError(Exception):
+    """The harness itself could not run the program on one side: never an agreement."""
+
+
+@dataclass
+class Finding:
+    """A program on which the candidate and the reference disagree, with everything that shows it."""
+
+    program: Program
+    expected: Outcome                     # the reference's outcome (the judge)
+    actual: Outcome                       # the candidate's outcome
+    discrepancies: list[Discrepancy]
+    candidate: str = "reftape"
+    reference: str = "tensorflow"
+    id: str = ""
+    timestamp: str = ""
+    suspect: str | None = None            # the op at the first divergent node, when known
+    reproduce: str | None = None          # how to draw this program again (seed, blob), when known
+    context: dict = field(default_factory=dict)   # where it was found: test node id, campaign, ...
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            self.id = f"{self.program_digest()[:12]}-{uuid.uuid4().hex[:8]}"
+        if not self.timestamp:
+            self.timestamp = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+    def program_digest(self) -> str:
+        return hashlib.sha256(self.program.to_json().encode()).hexdigest()
+
+    def judge(self) -> Finding:
+        """Fills in the referee's verdict on each value discrepancy; returns the finding."""
+        referee(self.program, self.discrepancies, self.expected, self.actual)
+        return self
+
+    @property
+    def unexplained(self) -> list[Discrepancy]:
+        return [d for d in self.discrepancies if d.known is None]
+
+    @property
+    def known(self) -> bool:
+        """Every discrepancy is explained by a reviewed known divergence."""
+        return not self.unexplained
+
+    @property
+    def primary(self) -> Discrepancy:
+        """The discrepancy that names the finding: the first unexplained one, else the first."""
+        return (self.unexplained or self.discrepancies)[0]
+
+    @property
+    def kind(self) -> str:
+        return self.primary.kind
+
+    @property
+    def dtype(self) -> str | None:
+        return self.primary.dtype or _program_dtype(self.program)
+
+    def signature(self) -> str:
+        """What one root cause has in common across programs: kind, suspect op, dtype, tape options, verdict."""
+        return "|".join(str(part) for part in (self.kind, self.suspect or "?", self.dtype or "?",
+                                                ",".join(tape_options(self.program)), self.primary.verdict or "-"))
+
+    def to_dict(self) -> dict:
+        return {"schema_version": SCHEMA_VERSION, "id": self.id, "timestamp": self.timestamp,
+                "candidate": self.candidate, "reference": self.reference, "kind": self.kind,
+                "signature": self.signature(), "suspect": self.suspect, "known": self.known,
+                "discrepancies": [asdict(d) for d in self.discrepancies],
+                "program": self.program.to_dict(), "source": self.program.to_source(self.reference),
+                "expected": asdict(self.expected), "actual": asdict(self.actual),
+                "environment": self.expected.environment, "reproduce": self.reproduce, "context": self.context}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Finding:
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"finding schema_version {version!r} is not {SCHEMA_VERSION}")
+        return cls(program=Program.from_dict(data["program"]), expected=Outcome(**data["expected"]),
+                   actual=Outcome(**data["actual"]), discrepancies=[Discrepancy(**d) for d in data["discrepancies"]],
+                   candidate=data["candidate"], reference=data["reference"], id=data["id"],
+                   timestamp=data["timestamp"], suspect=data.get("suspect"), reproduce=data.get("reproduce"),
+                   context=data.get("context") or {})
+
+    @classmethod
+    def from_json(cls, text: str) -> Finding:
+        return cls.from_dict(json.loads(text))
+
+
+def _program_dtype(program: Program) -> str | None:
+    floating = [leaf.dtype for leaf in program.leaves().values() if not leaf.dtype.startswith(("int", "bool"))]
+    return floating[0] if floating else None
+
+
+def tape_options(program: Program) -> list[str]:
+    """The tape options a program uses, as sorted `name=value` strings (part of a signature)."""
+    options = set()
+    for s in walk(program.statements):
+        if isinstance(s, Tape):
+            options |= {f"persistent={s.persistent}", f"watch_accessed_variables={s.watch_accessed_variables}"}
+        elif isinstance(s, Call):
+            options |= {f"method={s.method}", f"unconnected={s.unconnected}"}
+    return sorted(options)
+
+
+def _harness_failure(outcome: Outcome) -> str | None:
+    if outcome.error is not None and outcome.error.get("kind") == "harness":
+        return f"{outcome.backend}: {outcome.error['message']}"
+    return None
+
+
+def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "tensorflow", *,
+             time_limit: float | None = None, judge: bool = True) -> Finding | None:
+    """Runs `program` on both sides and returns the Finding they make, or None when they agree.
+
+    Raises HarnessError when either side could not run the program for reasons of the harness (a
+    backend that cannot be imported, generated code that does not compile): that is never an
+    agreement. `judge=False` skips the referee (for the many evaluations minimisation makes)."""
+    from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
+
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+    expected, actual = run(program, reference, limit), run(program, candidate, limit)
+    failures = [f for f in (_harness_failure(expected), _harness_failure(actual)) if f]
+    if failures:
+        raise HarnessError("; ".join(failures))
+    found = compare(expected, actual, program)
+    if not found:
+        return None
+    for d in found:
+        known = explained_by(d)
+        d.known = known.number if known else None
+    finding = Finding(program, expected, actual, found, candidate=_name(candidate), reference=_name(reference))
+    return finding.judge() if judge else finding
+
+
+def _name(backend: Any) -> str:
+    return backend if isinstance(backend, str) else backend.__name__

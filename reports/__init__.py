@@ -1,0 +1,1 @@
+"""HTML discrepancy reports: findings rendered for people reading them in a browser."""
