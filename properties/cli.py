@@ -1,0 +1,88 @@
+"""What every command shares: exit statuses, `--version`, backend lookup and report directories.
+
+Exit statuses (the same for every command):
+    0   agreement (no unexplained finding)
+    1   findings: the candidate disagrees with the reference
+    2   bad usage or input: one line on stderr, nothing run
+    3   harness failure: the harness itself could not run a program (never an agreement)
+    130 interrupted (Ctrl-C or SIGTERM), after keeping what was already found
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_HARNESS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class UsageError(Exception):
+    """Bad usage or input; its message is the one line the user sees (exit 2)."""
+
+
+def parser(prog: str, description: str | None) -> argparse.ArgumentParser:
+    """An argument parser with `--version`; usage errors exit 2 as argparse does."""
+    result = argparse.ArgumentParser(prog=prog, description=description)
+    result.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    return result
+
+
+def _version() -> str:
+    try:
+        return metadata.version("reftape")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def import_backend(name: str) -> ModuleType:
+    """The backend module `name`, importable from the current directory too; UsageError otherwise."""
+    if name == "tensorflow":
+        from reftape_oracle.tensorflow import load_tensorflow
+
+        try:
+            return load_tensorflow()
+        except ImportError as error:
+            raise UsageError("TensorFlow is not installed: install the harness extra "
+                             "(pip install 'reftape[harness]')") from error
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except Exception as error:  # noqa: BLE001 - any failure to import is the user's input
+        raise UsageError(f"cannot import backend {name!r}: {type(error).__name__}: {error}") from error
+
+
+def writable_directory(path: Path) -> Path:
+    """`path`, created if needed, after checking that files can be written in it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-check-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise UsageError(f"report directory {str(path)!r} is not writable: {error.strerror or error}") from error
+    return path
+
+
+def run_command(prog: str, main: Callable[[], int]) -> int:
+    """Runs a command's `main`, turning usage errors, harness failures and interrupts into their
+    exit statuses with one line on stderr (never a traceback)."""
+    from .findings import HarnessError
+
+    try:
+        return main()
+    except UsageError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except HarnessError as error:
+        print(f"{prog}: harness error: {error}", file=sys.stderr)
+        return EXIT_HARNESS
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
