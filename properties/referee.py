@@ -43,7 +43,7 @@ from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
 from .compare import Discrepancy
-from .tolerance import epsilon, is_floating
+from .tolerance import Tolerance, is_floating
 
 REFERENCE_BACKEND = "reftape"
 RESOLUTION = 1e-4        # relative distance from the estimate within which a side counts as right
@@ -73,6 +73,10 @@ def _base(name: str) -> str:
     return name.split("[", 1)[0]
 
 
+def _call_inputs(call: Call) -> list[str]:
+    return _flat_names(call.target) + _flat_names(call.sources) + _flat_names(call.output_gradients)
+
+
 def _needed(program: Program, roots: list[str]) -> set[str]:
     """The ops and calls the roots depend on, through gradient calls too."""
     producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, Call))}
@@ -84,10 +88,69 @@ def _needed(program: Program, roots: list[str]) -> set[str]:
             continue
         needed.add(name)
         s = producers[name]
-        inputs = s.inputs if isinstance(s, Op) else (
-            _flat_names(s.target) + _flat_names(s.sources) + _flat_names(s.output_gradients))
-        work.extend(_base(n) for n in inputs)
+        work.extend(_base(n) for n in (s.inputs if isinstance(s, Op) else _call_inputs(s)))
     return needed
+
+
+def _depending_on(program: Program, source: str) -> set[str]:
+    """The source and every op and call computed from it."""
+    found = {source}
+    for s in walk(program.statements):
+        inputs = s.inputs if isinstance(s, Op) else _call_inputs(s) if isinstance(s, Call) else []
+        if any(n in found or _base(n) in found for n in inputs):
+            found.add(s.name)
+    return found
+
+
+def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
+    """(watched, recorded): the tensors the call's tape tracks and the ops and calls it has recorded
+    when the call is made, by TF's rules (checked against live TF in tests/test_referee.py). Inside
+    the tape's block and outside its own stop_recording spans, `watch` tracks floating tensors and
+    an op with a gradient and a tracked input is recorded (its floating output tracked); with
+    watch_accessed_variables, a trainable variable an op reads there is tracked; `reset` forgets
+    everything. Elsewhere nothing is recorded or watched."""
+    leaves = program.leaves()
+    tape = next(s for s in walk(program.statements) if isinstance(s, Tape) and s.name == call.tape)
+    watched: set[str] = set()
+    recorded: set[str] = set()
+
+    def floating_leaf(name: str) -> bool:
+        return name in leaves and is_floating(np.asarray(leaves[name].value).dtype)
+
+    def tracked(name: str) -> bool:
+        return name in watched or _base(name) in watched
+
+    def visit(statements: list, recording: bool) -> bool:
+        for s in statements:
+            if s is call:
+                return True
+            if isinstance(s, Tape) and visit(s.body, recording or s.name == call.tape):
+                return True
+            if isinstance(s, StopRecording) and visit(s.body, recording and s.tape != call.tape):
+                return True
+            if isinstance(s, Reset) and s.tape == call.tape:
+                watched.clear()
+                recorded.clear()
+            elif not recording:
+                continue
+            elif isinstance(s, Watch) and s.tape == call.tape:
+                watched.update(n for n in s.names if floating_leaf(n) or n not in leaves)
+            elif isinstance(s, Op):
+                spec = CATALOG[s.path]
+                if tape.watch_accessed_variables:
+                    watched.update(n for n in s.inputs if floating_leaf(n) and leaves[n].kind == "variable"
+                                   and leaves[n].trainable)
+                if spec.gradient != "none" and any(tracked(n) for n in s.inputs):
+                    recorded.add(s.name)
+                    if spec.output not in ("bool", "int64"):
+                        watched.add(s.name)
+            elif isinstance(s, Call) and any(tracked(n) for n in _call_inputs(s)):
+                recorded.add(s.name)
+                watched.add(s.name)
+        return False
+
+    visit(program.statements, False)
+    return watched, recorded
 
 
 def _wide(dtype: str) -> str:
@@ -97,9 +160,21 @@ def _wide(dtype: str) -> str:
     return "float64" if dtype.startswith(("float", "bfloat")) else dtype
 
 
+def _widened_leaf(leaf: Leaf, value: np.ndarray, complex_step: bool) -> Leaf:
+    if not is_floating(np.asarray(leaf.value).dtype):
+        return leaf
+    dtype = "complex128" if complex_step else _wide(leaf.dtype)
+    return replace(leaf, value=np.asarray(value).astype(dtype), dtype=dtype)
+
+
+def _widened_op(op: Op, name: str, inputs: list[str]) -> Op:
+    """The op under a new name and inputs, its dtype attribute (cast) widened to 64 bits."""
+    return replace(op, name=name, inputs=inputs, attrs={k: _wide(v) if k == "dtype" else v for k, v in op.attrs.items()})
+
+
 def _pruned(statements: list, keep: set[str], leaf_value) -> list:
-    """The statements computing `keep` (tapes, watches, resets kept), every leaf from `leaf_value`
-    and every dtype attribute (cast) widened, so that no step rounds below 64 bits."""
+    """The statements computing `keep`, with the tapes, watches and resets that record them, every
+    leaf from `leaf_value` and every op widened to 64 bits."""
     kept = []
     for s in statements:
         if isinstance(s, (Tape, StopRecording)):
@@ -107,7 +182,7 @@ def _pruned(statements: list, keep: set[str], leaf_value) -> list:
         elif isinstance(s, Leaf):
             kept.append(leaf_value(s))
         elif isinstance(s, Op) and s.name in keep:
-            kept.append(replace(s, attrs={k: _wide(v) if k == "dtype" else v for k, v in s.attrs.items()}))
+            kept.append(_widened_op(s, s.name, s.inputs))
         elif isinstance(s, Call) and s.name in keep:
             kept.append(s)
         elif isinstance(s, Watch) and any(_base(n) in keep for n in s.names):
@@ -117,52 +192,102 @@ def _pruned(statements: list, keep: set[str], leaf_value) -> list:
     return kept
 
 
-def _widened(leaf: Leaf, value: np.ndarray, complex_step: bool) -> Leaf:
-    if not is_floating(np.asarray(leaf.value).dtype):
-        return leaf
-    dtype = "complex128" if complex_step else _wide(leaf.dtype)
-    return replace(leaf, value=np.asarray(value).astype(dtype), dtype=dtype)
-
-
 class _Targets:
-    """The call's targets as one flat complex vector, a function of the source leaf's value."""
+    """The call's targets as one flat complex vector, a function of the source's value x.
 
-    def __init__(self, program: Program, call: Call, leaf: str) -> None:
-        self._program, self._leaf = program, leaf
-        names, weights = _flat_names(call.target), _flat_names(call.output_gradients)
-        self._reported = names + weights
+    First order: a tape-free program computes every needed op twice, frozen (every input at the
+    point itself) and live (the recorded ops only, reading the source at x where the tape tracks
+    it), so that what the tape did not record stays constant, as it is for TF's gradient. Higher
+    order: the needed statements run with their tapes and inner gradient calls, the source leaf at
+    x; judged only when the call's tape tracks the source and recorded everything computed from it.
+    """
+
+    def __init__(self, program: Program, call: Call, source: str) -> None:
+        self._names, self._weights = _flat_names(call.target), _flat_names(call.output_gradients)
         leaves = program.leaves()
-        self._keep = _needed(program, self._reported) | set(leaves)
-        self.x0 = np.asarray(leaves[leaf].value).astype(_wide(leaves[leaf].dtype))
-        values = self._values(self.x0, complex_step=False)
+        needed = _needed(program, self._names + self._weights + [source])
+        watched, recorded = _tape_state(program, call)
+        producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, Call))}
+        statements = [s for s in producers.values() if s.name in needed]
+        producer = producers.get(_base(source))
+        if source not in leaves and not (isinstance(producer, Op) and CATALOG[producer.path].gradient != "none"):
+            raise Unjudgeable(f"the source {source} is neither a leaf nor the output of an op with a gradient")
+        if any(isinstance(s, Call) for s in statements):
+            unrecorded = _depending_on(program, source) - recorded - {source}
+            if source not in leaves or source not in watched or unrecorded & needed:
+                raise Unjudgeable("the tape does not record the whole path from the source to a higher-order target")
+            self._build = self._taped(program, needed | set(leaves), source)
+        else:
+            self._build = self._flat(program, statements, recorded, source, source in watched, call.method)
+        values = self._values(None, complex_step=False)
         if values is None:
             raise Unjudgeable("the targets cannot be evaluated in 64 bits")
-        self.shapes = [v.shape for v in values[:len(names)]]
-        real_targets = all(v.dtype.kind != "c" for v in values[:len(names)])
-        self.t0 = self._flatten(values[:len(names)])
-        self.weights = self._flatten(values[len(names):]) if weights else np.ones(self.t0.size)
-        kept = [s for s in walk(program.statements) if isinstance(s, (Op, Call)) and s.name in self._keep]
+        count = len(self._names)
+        self.shapes = [v.shape for v in values[:count]]
+        self.t0 = _flatten(values[:count])
+        self.weights = _flatten(values[count:-1]) if self._weights else np.ones(self.t0.size)
+        self.x0 = values[-1]
         self.complex_step = (all(not leaf.dtype.startswith("complex") for leaf in leaves.values())
-                             and real_targets and all(isinstance(s, Op) and _analytic(s) for s in kept))
+                             and all(v.dtype.kind != "c" for v in values[:count])
+                             and all(isinstance(s, Op) and _analytic(s) for s in statements))
+        if self.complex_step:  # only where the complex extension is the real function (no branch cut at x0)
+            extension = self(self.x0.astype(np.complex128), complex_step=True)
+            self.complex_step = extension is not None and bool(
+                np.all(extension.imag == 0) and np.allclose(extension.real, self.t0.real, rtol=1e-12, atol=0))
 
-    @staticmethod
-    def _flatten(values: list[np.ndarray]) -> np.ndarray:
-        return np.concatenate([v.astype(np.complex128).reshape(-1) for v in values] + [np.zeros(0, np.complex128)])
+    def _flat(self, program: Program, ops: list[Op], recorded: set[str], source: str, source_tracked: bool,
+              method: str):
+        leaves = program.leaves()
 
-    def _values(self, x: np.ndarray, complex_step: bool) -> list[np.ndarray] | None:
+        def frozen(name: str) -> str:
+            return name if _base(name) in leaves else "_frozen_" + name
+
+        def live(name: str, perturbed: bool) -> str:
+            if name == source:
+                return "_source" if perturbed and source_tracked else frozen(name)
+            return name if _base(name) in recorded else frozen(name)
+
+        def build(x: np.ndarray | None, complex_step: bool) -> Program:
+            perturbed = x is not None
+            statements = [_widened_leaf(leaf, leaf.value, complex_step) for leaf in leaves.values()]
+            if perturbed:
+                statements.append(Leaf("_source", "constant", x, x.dtype.name))
+            for op in ops:
+                statements.append(_widened_op(op, "_frozen_" + op.name, [frozen(n) for n in op.inputs]))
+                if op.name in recorded:
+                    statements.append(_widened_op(op, op.name, [live(n, perturbed) for n in op.inputs]))
+            # A gradient of the source itself is the identity, tracked or not; a jacobian only when tracked (as in TF).
+            identity = "_source" if perturbed and (source_tracked or method == "gradient") else frozen(source)
+            targets = [identity if t == source else live(t, perturbed) for t in self._names]
+            return Program(statements, targets + [frozen(w) for w in self._weights] + [frozen(source)])
+
+        return build
+
+    def _taped(self, program: Program, keep: set[str], source: str):
+        def build(x: np.ndarray | None, complex_step: bool) -> Program:
+            statements = _pruned(program.statements, keep, lambda leaf: _widened_leaf(
+                leaf, x if x is not None and leaf.name == source else leaf.value, complex_step))
+            return Program(statements, self._names + self._weights + [source])
+
+        return build
+
+    def _values(self, x: np.ndarray | None, complex_step: bool) -> list[np.ndarray] | None:
         from reftape_oracle.interpreter import run
 
-        statements = _pruned(self._program.statements, self._keep, lambda leaf: _widened(
-            leaf, x if leaf.name == self._leaf else leaf.value, complex_step))
-        outcome = run(Program(statements, self._reported), REFERENCE_BACKEND, time_limit=30)
-        described = [outcome.values.get(n) for n in self._reported]
+        program = self._build(x, complex_step)
+        outcome = run(program, REFERENCE_BACKEND, time_limit=30)
+        described = [outcome.values.get(n) for n in program.outputs]
         if outcome.error is not None or any(d is None or d["kind"] != "tensor" for d in described):
             return None
         return [decode_array(d) for d in described]
 
     def __call__(self, x: np.ndarray, complex_step: bool = False) -> np.ndarray | None:
         values = self._values(x, complex_step)
-        return None if values is None else self._flatten(values[:len(self.shapes)])
+        return None if values is None else _flatten(values[:len(self._names)])
+
+
+def _flatten(values: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate([v.astype(np.complex128).reshape(-1) for v in values] + [np.zeros(0, np.complex128)])
 
 
 def _analytic(op: Op) -> bool:
@@ -176,8 +301,22 @@ def _shifted(x: np.ndarray, index: tuple, delta: complex) -> np.ndarray:
     return y
 
 
+def _combined(readout: np.ndarray, per_target: np.ndarray) -> np.ndarray:
+    """Re(conj(readout) @ per_target), NaN in the rows that weigh a non-finite element."""
+    finite = np.isfinite(per_target)
+    combined = (readout.conj() @ np.where(finite, per_target, 0)).real
+    return np.where((readout != 0) @ ~finite, np.nan, combined)
+
+
+def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a - b element by element, 0 where they are equal (an unchanged infinity too)."""
+    return np.where(a == b, 0, a - b)
+
+
 def _slopes(targets: _Targets, readout: np.ndarray, index: tuple, direction: complex) -> tuple[np.ndarray, np.ndarray]:
-    """dG/dt along x0 + t * direction at element `index`, G = Re(conj(readout) @ T): (slopes, ill)."""
+    """dG/dt along x0 + t * direction at element `index`, G = Re(conj(readout) @ T): (slopes, ill).
+    Each target element is differenced before the rows are combined, so that a large target does
+    not swamp the change of a small one."""
     x0, rows = targets.x0, readout.shape[0]
     scale = max(1.0, float(abs(x0[index])))
     failed = np.full(rows, np.nan), np.ones(rows, bool)
@@ -187,17 +326,17 @@ def _slopes(targets: _Targets, readout: np.ndarray, index: tuple, direction: com
             t = targets(_shifted(x0, index, 1j * h * direction), complex_step=True)
             if t is None:
                 return failed
-            slopes = (readout.real @ t).imag / h
+            slopes = _combined(readout, t.imag / h)
             return slopes, ~np.isfinite(slopes)
         h = CENTRAL_STEP * scale
         tp, tm = targets(_shifted(x0, index, h * direction)), targets(_shifted(x0, index, -h * direction))
         if tp is None or tm is None:
             return failed
-        g0, gp, gm = ((readout.conj() @ t).real for t in (targets.t0, tp, tm))
-        slopes = (gp - gm) / (2 * h)
-        right, left = (gp - g0) / h, (g0 - gm) / h
+        right = _combined(readout, _difference(tp, targets.t0) / h)
+        left = _combined(readout, _difference(targets.t0, tm) / h)
+        slopes = (right + left) / 2
         kink = np.abs(left - right) > KINK_RESOLUTION * (np.maximum(1.0, np.abs(slopes)) + np.abs(right))
-        return slopes, kink | ~np.isfinite(g0 + gp + gm)
+        return slopes, kink | ~np.isfinite(slopes)
 
 
 def numerical_derivative(targets: _Targets, readout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -254,21 +393,28 @@ def _locate(program: Program, where: str, expected: Outcome) -> tuple[Call, str]
     return (call, structure) if isinstance(structure, str) else None
 
 
+def _numpy_dtype(name: str) -> np.dtype:
+    return decode_array({"dtype": name, "shape": [0], "data": []}).dtype
+
+
 def _decoded(data: list, dtype: str, shape: tuple) -> np.ndarray:
     array = decode_array({"dtype": dtype, "shape": list(shape), "data": data})
     return array.astype(np.complex128 if array.dtype.kind == "c" else np.float64)
 
 
-def _close(value: np.ndarray, reference: np.ndarray, dtype: str) -> bool:
-    rtol = max(RESOLUTION, 64 * epsilon(decode_array({"dtype": dtype, "shape": [0], "data": []}).dtype))
+def _close(value: np.ndarray, reference: np.ndarray, tolerance: Tolerance) -> bool:
+    """Within the comparison's tolerance of the estimate, and never finer than the referee's resolution."""
     scale = max(1.0, float(np.max(np.abs(reference))) if reference.size else 1.0)
-    return bool(np.all(np.abs(value - reference) <= rtol * (np.abs(reference) + scale)))
+    allowed = (max(RESOLUTION, tolerance.relative) * np.abs(reference)
+               + max(RESOLUTION, tolerance.absolute_scale) * scale)
+    return bool(np.all(np.abs(value - reference) <= allowed))
 
 
-def _verdict(numerical: np.ndarray, ill: np.ndarray, tf_value: np.ndarray, candidate: np.ndarray, dtype: str) -> str:
+def _verdict(numerical: np.ndarray, ill: np.ndarray, tf_value: np.ndarray, candidate: np.ndarray,
+             tolerance: Tolerance) -> str:
     compared = ~ill & (np.isfinite(tf_value) | np.isfinite(candidate))
-    tf_ok = _close(tf_value[compared], numerical[compared], dtype)
-    candidate_ok = _close(candidate[compared], numerical[compared], dtype)
+    tf_ok = _close(tf_value[compared], numerical[compared], tolerance)
+    candidate_ok = _close(candidate[compared], numerical[compared], tolerance)
     if tf_ok and candidate_ok:
         differ = (tf_value != candidate) & ~(np.isnan(tf_value) & np.isnan(candidate))
         return "ill-conditioned" if np.any(ill & differ) else "undecided"
@@ -284,7 +430,7 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome) -> tupl
     if located is None:
         return "undecided", None
     call, source = located
-    if source not in program.leaves() or (call.method != "gradient" and not isinstance(call.target, str)):
+    if call.method != "gradient" and not isinstance(call.target, str):
         return "undecided", None
     try:
         targets = _Targets(program, call, source)
@@ -296,7 +442,9 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome) -> tupl
                                for data in (discrepancy.expected, discrepancy.actual))
     except ValueError:  # the described result does not have the source's shape
         return "undecided", numerical
-    return _verdict(numerical, ill, tf_value, candidate, discrepancy.dtype), numerical
+    tolerance = (Tolerance(**discrepancy.tolerance) if discrepancy.tolerance
+                 else Tolerance.for_dtype(_numpy_dtype(discrepancy.dtype), gradient=True))
+    return _verdict(numerical, ill, tf_value, candidate, tolerance), numerical
 
 
 def _flat_decimals(estimate: np.ndarray) -> list:
