@@ -8,7 +8,7 @@ import pytest
 
 from reftape_oracle import run
 from reftape_oracle.outcome import describe
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
 from reftape_properties.compare import Discrepancy, compare
 from reftape_properties.referee import judge, referee
 
@@ -167,6 +167,90 @@ def test_the_second_derivative_estimate_is_numerical_over_the_inner_gradient():
     [found] = referee(program, compare(expected, actual, program), expected, actual)
     x = np.array([0.3, -1.2, 2.0], np.float32).astype(np.float64)
     np.testing.assert_allclose(found.estimate, np.cos(x) - x * np.sin(x), rtol=1e-7)  # d/dx (x cos x)
+
+
+# -- what the call's tape recorded ------------------------------------------------------------
+
+def test_tensorflow_tape_rules_the_referee_models(tf):
+    x, w = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    variable = tf.Variable([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(w)
+        product = x * w                          # recorded, but x is not tracked
+    assert tape.gradient(product, x) is None
+    np.testing.assert_allclose(tape.gradient(x, x), [1.0, 1.0])          # a gradient of x itself: identity
+    np.testing.assert_allclose(tape.jacobian(x, x, unconnected_gradients="zero"), np.zeros((2, 2)))  # not so
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tf.GradientTape(persistent=True) as inner:
+            inner.watch(x)
+            with inner.stop_recording():         # pauses `inner` only
+                paused = tf.sin(x)
+                read_while_paused = variable * 1.0
+            mixed = paused * x
+    np.testing.assert_allclose(inner.gradient(mixed, x), np.sin([1.0, 2.0]), rtol=1e-6)  # `paused` is constant
+    np.testing.assert_allclose(outer.gradient(mixed, x), np.sin([1.0, 2.0]) + [1.0, 2.0] * np.cos([1.0, 2.0]),
+                               rtol=1e-6)
+    assert inner.gradient(read_while_paused, variable) is None
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        tape.reset()                             # forgets what the tape tracked
+        after_reset = tf.sin(x)
+    assert tape.gradient(after_reset, x) is None
+    with tf.GradientTape() as tape:
+        with tape.stop_recording():
+            tape.watch(w)                        # no effect while paused
+        product = w * x
+    assert tape.gradient(product, w) is None
+
+
+def test_a_path_the_tape_did_not_record_stays_constant():
+    program = Program([
+        Leaf("x", "constant", array([0.3, -1.2, 2.0]), "float32"),
+        Tape("t", body=[Watch("t", ["x"]),
+                        StopRecording("t", [Op("paused", "sin", ["x"])]),  # constant to t
+                        Op("y", "sin", ["x"]), Op("p", "multiply", ["paused", "y"])]),
+        Call("g", "t", "gradient", "p", "x"),
+    ])
+    assert verdicts(program, "wrong_vjp_backend") == ([("calls/g", "candidate-wrong")], [("calls/g", "tensorflow-wrong")])
+    expected, actual = run(program, "tensorflow"), run(program, "wrong_vjp_backend")
+    [found] = referee(program, compare(expected, actual, program), expected, actual)
+    x = array([0.3, -1.2, 2.0]).astype(np.float64)
+    np.testing.assert_allclose(found.estimate, np.sin(x) * np.cos(x), rtol=1e-7)  # not d/dx sin(x)^2 = 2 sin cos
+
+
+def test_an_unrecorded_result_is_not_blamed_on_tensorflow():
+    program = Program([
+        Leaf("x", "constant", array([0.3, -1.2]), "float32"),
+        Tape("t", body=[Op("y", "sin", ["x"])]),                  # nothing watched: TF's zeros are right
+        Call("g", "t", "jacobian", "y", "x", unconnected="zero", unconnected_form="string"),
+    ])
+    expected = run(program, "tensorflow")
+    true_derivative = describe(np.diag(np.cos(array([0.3, -1.2]))), None)["data"]
+    claim = Discrepancy("value", "calls/g", expected.calls["g"]["data"], true_derivative, dtype="float32")
+    assert judge(program, claim, expected)[0] == "candidate-wrong"
+
+
+def test_a_gradient_with_respect_to_an_intermediate_is_judged():
+    program = Program([
+        Leaf("x", "variable", array([0.3, -1.2, 2.0]), "float32"),
+        Tape("t", body=[Op("m", "multiply", ["x", "x"]), Op("y", "sin", ["m"]), Op("s", "reduce_sum", ["y"])]),
+        Call("g", "t", "gradient", "s", {"list": ["m", "x"]}),
+    ])
+    assert verdicts(program, "wrong_vjp_backend") == (
+        [("calls/g[0]", "candidate-wrong"), ("calls/g[1]", "candidate-wrong")],
+        [("calls/g[0]", "tensorflow-wrong"), ("calls/g[1]", "tensorflow-wrong")])
+
+
+def test_a_large_unrelated_target_does_not_swamp_a_small_change():
+    program = Program([
+        Leaf("x", "constant", array([0.3, -1.2]), "float32"),
+        Leaf("big", "constant", array([40.0, 41.0]), "float32"),
+        Tape("t", body=[Watch("t", ["x"]), Op("a", "abs", ["x"]), Op("y", "sin", ["a"]),  # abs: central differences
+                        Op("huge", "cosh", ["big"])]),
+        Call("g", "t", "gradient", {"list": ["huge", "y"]}, "x"),
+    ])
+    assert verdicts(program, "wrong_vjp_backend")[0] == [("calls/g", "candidate-wrong")]
 
 
 # -- kinks ------------------------------------------------------------------------------------
