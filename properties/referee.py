@@ -1,14 +1,20 @@
 """The referee: when the candidate and TensorFlow disagree on a floating gradient, jacobian or
 batch_jacobian, an independent numerical derivative says which side is wrong.
 
-What is differentiated. The call's targets are re-evaluated in float64 (complex128 for complex
-leaves) on reftape, with the source leaf perturbed one element at a time and every other leaf
-fixed. Only what the targets need is kept: the ops they depend on and, for a higher-order target
-(one computed from another gradient call, such as an outer tape differentiating an inner
-gradient), those inner gradient calls with the tapes that record them. The inner gradient code is
-then re-run on reftape in float64 and only the outer derivative is numerical: the referee judges
-the outer step; an error in the inner gradient shows, and is judged, as a discrepancy of the inner
-call itself.
+What is differentiated. TF's gradient is the derivative of the targets along what the call's tape
+recorded; whatever it did not record (stop_recording spans, ops before a reset or outside the
+tape, inputs it does not track) is a constant to it. The referee models what the tape tracks and
+records (`_tape_state`: TF's rules, checked against live TF in tests/test_referee.py) and
+re-evaluates the targets in float64 (complex128) on reftape with the source, a leaf or an op's
+output, perturbed one element at a time:
+- first order: a tape-free program computes every op the targets need twice, frozen at the point
+  and live (the recorded ops, reading the source where the tape tracks it);
+- higher order (a target computed from another gradient call, such as an outer tape
+  differentiating an inner gradient): the needed statements run with their tapes and inner
+  gradient calls and the source leaf perturbed. The inner gradient code is re-run on reftape in
+  float64 and only the outer derivative is numerical: the referee judges the outer step (an error
+  in the inner gradient shows, and is judged, as a discrepancy of the inner call itself). Judged
+  only when the tape tracks the source and recorded everything computed from it.
 
 TensorFlow's convention (established by running it, see tests/test_referee.py): with upstream
 gradient w (`output_gradients`, default ones) the gradient of targets T with respect to a source z
@@ -17,18 +23,20 @@ w * conj(f'(z)); for a real source only the first term exists. Row i of a jacobi
 of the target's element i with upstream 1; a batch_jacobian is the jacobian's per-batch diagonal
 block.
 
-How. Complex step, Im G(x + ih) / h, when every leaf is real, every op kept is analytic and no
-gradient call is re-run (exact to rounding); otherwise central differences with
-h = cbrt(eps) * max(1, |x|), one real perturbation per real element and two (real and imaginary
-part) per complex one. An element of the estimate is ill-conditioned when its one-sided slopes
-disagree (a kink) or the function is not finite within reach of the step.
+How. Complex step, Im G(x + ih) / h, when every leaf is real, every op kept is analytic, no
+gradient call is re-run and the complex extension equals the function at the point (exact to
+rounding); otherwise central differences with h = cbrt(eps) * max(1, |x|), one real perturbation
+per real element and two (real and imaginary part) per complex one. Each target element is
+differenced before they are combined. An element of the estimate is ill-conditioned when its
+one-sided slopes disagree (a kink) or the function is not finite within reach of the step.
 
-Verdicts, from the well-conditioned elements: `candidate-wrong`, `tensorflow-wrong`, `both-wrong`;
-`ill-conditioned` when both sides match the estimate there and differ only where it is
-ill-conditioned; `undecided` when the referee cannot evaluate (the source is not a leaf, the
-program fails in float64) or both sides are within its resolution of the estimate. The estimate
-is recorded on the discrepancy (`Discrepancy.estimate`) as flat decimal floats in the result's
-element order, complex as [re, im], non-finite parts as None.
+Verdicts, from the well-conditioned elements, a side being right within the comparison's
+tolerance of the estimate: `candidate-wrong`, `tensorflow-wrong`, `both-wrong`; `ill-conditioned`
+when both sides are right there and differ only where the estimate is ill-conditioned;
+`undecided` when both are right, or the referee cannot judge (the source is produced by a call or
+by an op without a gradient, a higher-order path is not wholly recorded, the program fails in
+float64). The estimate is recorded on the discrepancy (`Discrepancy.estimate`) as flat decimal
+floats in the result's element order, complex as [re, im], non-finite parts as None.
 """
 
 from __future__ import annotations
