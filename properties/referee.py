@@ -382,23 +382,36 @@ def _estimate(targets: _Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
     return blocks(estimate), blocks(ill)
 
 
-def _locate(program: Program, where: str, expected: Outcome) -> tuple[Call, str] | None:
-    """The call and the source a discrepancy's `where` points at (dict positions read through the
-    keys TF described)."""
-    match = re.fullmatch(r"calls/([^\[\].]+)((?:\[\d+\])*)", where)
+def _locate(program: Program, where: str, expected: Outcome) -> tuple[Call, str, list[int], bool] | None:
+    """The call and source a discrepancy's `where` points at, the positions leading to the result
+    inside the call's described result (dict positions read through the keys TF described), and
+    whether it is the values of IndexedSlices."""
+    match = re.fullmatch(r"calls/([^\[\].]+)((?:\[\d+\])*)(\.values)?", where)
     if not match:
         return None
     call = next((s for s in walk(program.statements) if isinstance(s, Call) and s.name == match.group(1)), None)
     if call is None:
         return None
+    positions = [int(i) for i in re.findall(r"\d+", match.group(2))]
     structure, described = call.sources, expected.calls.get(call.name)
-    for position in (int(i) for i in re.findall(r"\d+", match.group(2))):
+    for position in positions:
         if isinstance(structure, str) or described is None or described.get("kind") not in ("list", "tuple", "dict"):
             return None
         (kind, items), = structure.items()
         structure = dict(items)[described["keys"][position]] if kind == "dict" else items[position]
         described = described["items"][position]
-    return (call, structure) if isinstance(structure, str) else None
+    return (call, structure, positions, bool(match.group(3))) if isinstance(structure, str) else None
+
+
+def _dense(outcome: Outcome, call: Call, positions: list[int]) -> np.ndarray:
+    """The IndexedSlices a call returned at `positions`, as the dense tensor they stand for."""
+    described = outcome.calls[call.name]
+    for position in positions:
+        described = described["items"][position]
+    values = _decoded(described["values"]["data"], described["values"]["dtype"], described["values"]["shape"])
+    dense = np.zeros([int(d) for d in described["dense_shape"]["data"]], values.dtype)
+    np.add.at(dense, np.asarray(described["indices"]["data"], np.int64), values)
+    return dense
 
 
 def _numpy_dtype(name: str) -> np.dtype:
@@ -431,13 +444,15 @@ def _verdict(numerical: np.ndarray, ill: np.ndarray, tf_value: np.ndarray, candi
     return "candidate-wrong" if tf_ok else "both-wrong"
 
 
-def judge(program: Program, discrepancy: Discrepancy, expected: Outcome) -> tuple[str, np.ndarray | None]:
+def judge(program: Program, discrepancy: Discrepancy, expected: Outcome,
+          actual: Outcome) -> tuple[str, np.ndarray | None]:
     """The verdict on one value discrepancy in a gradient, jacobian or batch_jacobian call, and the
-    numerical estimate it rests on (None when the referee could not make one)."""
+    numerical estimate it rests on (None when the referee could not make one). IndexedSlices are
+    judged as the dense tensors they stand for, and so is their estimate."""
     located = _locate(program, discrepancy.where, expected)
     if located is None:
         return "undecided", None
-    call, source = located
+    call, source, positions, sliced = located
     if call.method != "gradient" and not isinstance(call.target, str):
         return "undecided", None
     try:
@@ -446,9 +461,14 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome) -> tupl
         return "undecided", None
     numerical, ill = _estimate(targets, call.method)
     try:
-        tf_value, candidate = (_decoded(data, discrepancy.dtype, numerical.shape)
-                               for data in (discrepancy.expected, discrepancy.actual))
+        if sliced:
+            tf_value, candidate = _dense(expected, call, positions), _dense(actual, call, positions)
+        else:
+            tf_value, candidate = (_decoded(data, discrepancy.dtype, numerical.shape)
+                                   for data in (discrepancy.expected, discrepancy.actual))
     except ValueError:  # the described result does not have the source's shape
+        return "undecided", numerical
+    if tf_value.shape != numerical.shape or candidate.shape != numerical.shape:
         return "undecided", numerical
     tolerance = (Tolerance(**discrepancy.tolerance) if discrepancy.tolerance
                  else Tolerance.for_dtype(_numpy_dtype(discrepancy.dtype), gradient=True))
@@ -470,7 +490,7 @@ def referee(program: Program, discrepancies: list[Discrepancy], expected: Outcom
     for d in discrepancies:
         if d.kind == "value" and d.where.startswith("calls/") and (d.dtype or "").startswith(("float", "bfloat", "complex")):
             try:
-                d.verdict, estimate = judge(program, d, expected)
+                d.verdict, estimate = judge(program, d, expected, actual)
             except Exception:  # noqa: BLE001 - the referee must never lose the discrepancy it judges
                 d.verdict, estimate = "undecided", None
             d.estimate = None if estimate is None else _flat_decimals(estimate)
