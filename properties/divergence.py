@@ -84,12 +84,12 @@ def prefix(statements: list, count: int) -> tuple[list, int]:
     return kept, count
 
 
-def substitute(statements: list, old: Any, new: Any) -> list:
-    """The statements with `old` (by identity, at any depth) replaced by `new`."""
+def substitute(statements: list, old: Any, new: list) -> list:
+    """The statements with `old` (by identity, at any depth) replaced by the statements `new`."""
     result = []
     for s in statements:
         if s is old:
-            result.append(new)
+            result += new
         elif isinstance(s, (Tape, StopRecording)):
             result.append(replace(s, body=substitute(s.body, old, new)))
         else:
@@ -180,7 +180,7 @@ def adjoint_program(program: Program, call: Call) -> tuple[Program, list[str]]:
                     unconnected=call.unconnected, unconnected_form=call.unconnected_form)
     position = next(i for i, s in enumerate(walk(program.statements)) if s is call)
     statements = prefix(program.statements, position + 1)[0]
-    return Program(substitute(statements, call, adjoints)), nodes
+    return Program(substitute(statements, call, [adjoints])), nodes
 
 
 def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:

@@ -82,10 +82,13 @@ class Finding:
     def dtype(self) -> str | None:
         return self.primary.dtype or _program_dtype(self.program)
 
-    def signature(self) -> str:
+    def signature_parts(self) -> dict:
         """What one root cause has in common across programs: kind, suspect op, dtype, tape options, verdict."""
-        return "|".join(str(part) for part in (self.kind, self.suspect or "?", self.dtype or "?",
-                                                ",".join(tape_options(self.program)), self.primary.verdict or "-"))
+        return {"kind": self.kind, "suspect": self.suspect or "?", "dtype": self.dtype or "?",
+                "tape_options": ",".join(tape_options(self.program)), "verdict": self.primary.verdict or "-"}
+
+    def signature(self) -> str:
+        return "|".join(self.signature_parts().values())
 
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION, "id": self.id, "timestamp": self.timestamp,

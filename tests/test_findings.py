@@ -1,12 +1,14 @@
-"""Findings that explain themselves: the first divergence names the planted fault."""
+"""Findings that explain themselves: the first divergence names the planted fault; minimisation keeps it
+in a program of at most 3 ops."""
 
 import numpy as np
 import pytest
 
 from reftape_oracle import run
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape
+from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
 from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import Finding, evaluate
+from reftape_properties.minimize import minimize
 
 
 def f32(*values):
@@ -57,3 +59,46 @@ def test_agreeing_sides_have_no_divergence():
     expected, actual = run(EXP_SIN_MULTIPLY_SUM, "tensorflow"), run(EXP_SIN_MULTIPLY_SUM, "reftape")
     finding = first_divergence(Finding(EXP_SIN_MULTIPLY_SUM, expected, actual, []))
     assert finding.context["first_divergence"] is None and finding.suspect is None
+
+
+# Ten ops in nested tapes with non-default options; sin is on the path of the inner gradient.
+NESTED = Program([
+    Leaf("x", "variable", f32(0.3, 0.7, -1.1), "float32"),
+    Leaf("w", "variable", f32(0.5, -0.2, 0.9), "float32"),
+    Leaf("k", "constant", f32(2.0, 3.0, -0.5), "float32"),
+    Tape("outer", persistent=True, body=[
+        Tape("inner", persistent=True, watch_accessed_variables=False, body=[
+            Watch("inner", ["x", "w"]),
+            Op("a", "exp", ["x"]), Op("b", "multiply", ["a", "k"]), Op("c", "sin", ["b"]), Op("d", "tanh", ["w"]),
+            Op("e", "add", ["c", "d"]), Op("f", "square", ["e"]), Op("s", "reduce_sum", ["f"]),
+            StopRecording("inner", [Op("h", "cos", ["w"])]),
+        ]),
+        Call("g1", "inner", "gradient", "s", {"list": ["x", "w"]}, unconnected="zero", unconnected_form="string"),
+        Op("p", "multiply", ["x", "w"]), Op("q", "reduce_mean", ["p"]),
+    ]),
+    Call("g2", "outer", "gradient", "q", "x"),
+], outputs=["s", "h"])
+
+
+def test_minimisation_keeps_a_wrong_vjp_in_at_most_three_ops():
+    finding = evaluate(NESTED, "wrong_vjp_backend")
+    minimal = minimize(finding)
+    assert len(NESTED.ops()) == 10 and len(minimal.program.ops()) <= 3
+    assert minimal.suspect == finding.suspect == "sin"
+    assert "sin" in {op.path for op in minimal.program.ops()}
+    again = first_divergence(evaluate(minimal.program, "wrong_vjp_backend"))
+    assert again.suspect == "sin" and again.primary.verdict == finding.primary.verdict == "candidate-wrong"
+    assert minimal.context["minimized"]["from"] == finding.id
+
+
+@pytest.mark.parametrize("backend", ["wrong_vjp_backend", "wrong_forward_backend"])
+@pytest.mark.parametrize("time_budget", [0.0, 0.2, 60.0])
+def test_minimisation_only_returns_programs_that_still_fail(backend, time_budget):
+    finding = evaluate(NESTED, backend, judge=False)
+    minimal = minimize(finding, time_budget=time_budget)
+    again = first_divergence(evaluate(minimal.program, backend, judge=False))
+    assert (again.kind, again.suspect, again.dtype) == (finding.kind, finding.suspect, finding.dtype)
+    if time_budget == 0.0:
+        assert minimal is finding
+    if time_budget == 60.0:
+        assert len(minimal.program.ops()) < len(NESTED.ops())
