@@ -1,13 +1,17 @@
 """Findings that explain themselves: the first divergence names the planted fault; minimisation keeps it
-in a program of at most 3 ops."""
+in a program of at most 3 ops; records follow the documented JSON Schema."""
 
+import copy
+import json
+
+import jsonschema
 import numpy as np
 import pytest
 
 from reftape_oracle import run
 from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
 from reftape_properties.divergence import first_divergence
-from reftape_properties.findings import Finding, evaluate
+from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate
 from reftape_properties.minimize import minimize
 
 
@@ -102,3 +106,50 @@ def test_minimisation_only_returns_programs_that_still_fail(backend, time_budget
         assert minimal is finding
     if time_budget == 60.0:
         assert len(minimal.program.ops()) < len(NESTED.ops())
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    """Records written and read back through recording: a judged wrong-VJP finding before and after
+    minimisation, and a forward exception."""
+    from reftape_properties.recording import read_findings, record_finding
+
+    directory = tmp_path_factory.mktemp("findings")
+    wrong_vjp = first_divergence(evaluate(NESTED, "wrong_vjp_backend"))
+    raising = first_divergence(evaluate(chain(("a", "exp"), ("b", "cos")), "wrong_forward_backend"))
+    for finding in (wrong_vjp, minimize(wrong_vjp), raising):
+        record_finding(finding, directory)
+    lines = (directory / "discrepancies.jsonl").read_text().splitlines()
+    assert len(read_findings(directory / "discrepancies.jsonl")) == len(lines) == 3
+    return [json.loads(line) for line in lines]
+
+
+def validator():
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def test_real_records_follow_the_schema(records):
+    for record in records:
+        validator().validate(record)
+    judged = [d for d in records[0]["discrepancies"] if d["verdict"] == "candidate-wrong"]
+    assert judged and all(d["relative_error"] > 0 and d["ulps"] > 0 and d["tolerance"] for d in judged)
+    assert records[1]["context"]["minimized"]["ops_after"] <= 3
+    assert records[2]["expected"]["error"] is None and records[2]["actual"]["error"]["class"] == "ValueError"
+
+
+@pytest.mark.parametrize("field", ["id", "signature", "program", "environment", "timestamp", "source"])
+def test_a_record_missing_a_required_field_fails_validation(records, field):
+    record = copy.deepcopy(records[0])
+    del record[field]
+    with pytest.raises(jsonschema.ValidationError, match=field):
+        validator().validate(record)
+
+
+def test_a_malformed_record_fails_validation(records):
+    record = copy.deepcopy(records[0])
+    record["discrepancies"][0]["verdict"] = "probably-fine"
+    record["program"]["statements"][0]["statement"] = "Lambda"
+    errors = list(validator().iter_errors(record))
+    assert {tuple(e.path)[:3] for e in errors} >= {("discrepancies", 0, "verdict"), ("program", "statements", 0)}
