@@ -46,8 +46,9 @@ def minimize(finding: Finding, *, time_budget: float = 60.0) -> Finding:
         return finding
     best.reproduce, best.context = finding.reproduce, {
         **finding.context, **best.context,
-        "minimized": {"from": finding.id, "ops_before": len(finding.program.ops()), "ops_after": len(best.program.ops()),
-                      "evaluations": search.evaluations, "seconds": round(time.monotonic() - start, 2)}}
+        "minimized": {"from": finding.id, "ops_before": len(finding.program.ops()),
+                      "ops_after": len(best.program.ops()), "evaluations": search.evaluations,
+                      "seconds": round(time.monotonic() - start, 2)}}
     return best
 
 

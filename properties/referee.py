@@ -177,8 +177,8 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome, actual:
     numerical, ill = numerical_gradient(evaluator)
     if ill or numerical is None:
         return "ill-conditioned"
-    tf_value = np.asarray([float.fromhex(x) for x in discrepancy.expected]).reshape(numerical.shape)
-    candidate = np.asarray([float.fromhex(x) for x in discrepancy.actual]).reshape(numerical.shape)
+    tf_value = np.asarray([float.fromhex(x) for x in discrepancy.expected["data"]]).reshape(numerical.shape)
+    candidate = np.asarray([float.fromhex(x) for x in discrepancy.actual["data"]]).reshape(numerical.shape)
     dtype = decode_array({"dtype": discrepancy.dtype, "shape": [0], "data": []}).dtype
     tf_ok, candidate_ok = _close(tf_value, numerical, dtype), _close(candidate, numerical, dtype)
     if candidate_ok and not tf_ok:
@@ -191,7 +191,8 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome, actual:
 def referee(program: Program, discrepancies: list[Discrepancy], expected: Outcome, actual: Outcome) -> list[Discrepancy]:
     """Fills in the verdict of every value discrepancy in a floating gradient."""
     for d in discrepancies:
-        if d.kind == "value" and d.where.startswith("calls/") and d.expected and isinstance(d.expected[0], str):
+        data = d.expected.get("data") if isinstance(d.expected, dict) else None
+        if d.kind == "value" and d.where.startswith("calls/") and data and isinstance(data[0], str):
             try:
                 d.verdict = judge(program, d, expected, actual)
             except Exception:  # noqa: BLE001 - the referee must never lose the discrepancy it judges

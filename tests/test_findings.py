@@ -1,14 +1,19 @@
 """Findings that explain themselves: the first divergence names the planted fault; minimisation keeps it
-in a program of at most 3 ops; records follow the documented JSON Schema."""
+in a program of at most 3 ops; records follow the documented JSON Schema; one value model and one
+comparator keep every check of the snippet runner and of the program pipeline."""
 
+import collections
 import copy
 import json
+import re
 
 import jsonschema
 import numpy as np
 import pytest
 
 from reftape_oracle import run
+from reftape_oracle.outcome import Outcome, describe, describe_error
+from reftape_properties.compare import compare, compare_values
 from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
 from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate
@@ -151,5 +156,115 @@ def test_a_malformed_record_fails_validation(records):
     record = copy.deepcopy(records[0])
     record["discrepancies"][0]["verdict"] = "probably-fine"
     record["program"]["statements"][0]["statement"] = "Lambda"
+    record["expected"]["calls"]["g1"]["kind"] = "blob"
     errors = list(validator().iter_errors(record))
-    assert {tuple(e.path)[:3] for e in errors} >= {("discrepancies", 0, "verdict"), ("program", "statements", 0)}
+    assert {tuple(e.path)[:3] for e in errors} >= {("discrepancies", 0, "verdict"), ("program", "statements", 0),
+                                                   ("expected", "calls", "g1")}
+
+
+def test_every_kind_of_description_follows_the_schema(rt):
+    schema = json.loads(SCHEMA_PATH.read_text())
+    description = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/description"})
+    values = [None, 1.5, -0.0, 3, True, "text", 1 + 2j, np.float32(1.5), np.bool_(True), {"a": [1.0], 2: (3,)},
+              Pair(rt.constant([1.0, -0.0]), rt.Variable([2.0], name="v")), np.array(["a"]), rt.float32,
+              rt.constant(np.array([1 + 1j], np.complex64)), rt.constant("abc"), ValueError("no")]
+    for value in values:
+        description.validate(describe(value, rt))
+    with pytest.raises(jsonschema.ValidationError):
+        description.validate({**describe(rt.Variable(1.0), rt), "name": None})
+
+
+# -- one value model, one comparator -------------------------------------------------------------
+
+Pair = collections.namedtuple("Pair", "first second")
+Couple = collections.namedtuple("Couple", "first second")
+
+
+def kinds(expected, actual, **policy):
+    return [d.kind for d in compare_values(expected, actual, **policy)]
+
+
+def test_variable_names_and_trainable_flags_are_compared(tf, rt):
+    same = describe(tf.Variable([1.0, 2.0], name="w"), tf), describe(rt.Variable([1.0, 2.0], name="w"), rt)
+    assert same[0]["name"] == same[1]["name"] == "w:0" and kinds(*same) == []
+    assert kinds(describe(tf.Variable(1.0, name="w"), tf), describe(rt.Variable(1.0, name="v"), rt)) == ["structure"]
+    assert kinds(describe(tf.Variable(1.0), tf), describe(rt.Variable(1.0, trainable=False), rt)) == ["structure"]
+    assert kinds(describe(tf.Variable(1.0), tf), describe(rt.constant(1.0), rt)) == ["structure"]
+
+
+def test_containers_keep_their_types_and_keys():
+    assert kinds(describe(Pair(1, 2), None), describe(Pair(1, 2), None)) == []
+    assert kinds(describe(Pair(1, 2), None), describe(Couple(1, 2), None)) == ["structure"]
+    assert kinds(describe(Pair(1, 2), None), describe((1, 2), None)) == ["structure"]
+    assert kinds(describe([1], None), describe((1,), None)) == ["structure"]
+    assert kinds(describe({"a": 1, "b": 2}, None), describe({"b": 2, "a": 1}, None)) == ["structure"]
+    assert kinds(describe([1, 2], None), describe([1], None)) == ["structure"]
+
+
+def test_python_and_numpy_scalars_keep_their_types(tf):
+    assert kinds(describe(1, None), describe(1.0, None)) == ["dtype"]
+    assert kinds(describe(True, None), describe(1, None)) == ["dtype"]
+    assert kinds(describe(np.float64(1.5), None), describe(1.5, None)) == ["dtype"]
+    assert kinds(describe(float(tf.constant(2.5)), tf), describe(2.5, None)) == []
+    assert kinds(describe(2.5, None), describe(2.5000001, None)) == ["value"]
+    assert kinds(describe(float("nan"), None), describe(float("nan"), None)) == []
+
+
+def test_arrays_and_tensors_are_told_apart(tf, rt):
+    assert kinds(describe(tf.constant([1, 2]), tf), describe(np.array([1, 2], np.int32), rt)) == ["structure"]
+    assert kinds(describe(np.asarray(tf.constant([1, 2])), tf), describe(np.asarray(rt.constant([1, 2])), rt)) == []
+    assert kinds(describe(tf.constant([1, 2]), tf), describe(rt.constant([1, 2], rt.int64), rt)) == ["dtype"]
+    assert kinds(describe(tf.shape(tf.ones([2, 3])), tf), describe(rt.shape(rt.ones([2, 3])), rt)) == []
+    assert kinds(describe(tf.constant([1.0]).shape, tf), describe(rt.constant([1.0, 2.0]).shape, rt)) == ["value"]
+
+
+def test_exception_messages_count_outside_tensorflows_op_errors(tf, rt):
+    def raised(ns, fn):
+        try:
+            fn()
+        except Exception as error:  # noqa: BLE001
+            return describe_error(error, ns)
+        raise AssertionError("did not raise")
+
+    op_errors = [raised(ns, lambda ns=ns: ns.reshape(ns.constant([1.0, 2.0]), [3])) for ns in (tf, rt)]
+    assert op_errors[0]["class"] == op_errors[1]["class"] == "tf.errors.InvalidArgumentError"
+    assert kinds(*op_errors) == []
+    assert kinds(describe(ValueError("a"), None), describe(ValueError("b"), None)) == ["exception"]
+    assert kinds(describe(ValueError("a"), None), describe(ValueError("b"), None), messages=False) == []
+    assert kinds(describe(ValueError("a"), None), describe(TypeError("a"), None), messages=False) == ["exception"]
+    program_errors = (Outcome("tf", calls={"g": describe(ValueError("a"), None)}),
+                      Outcome("rt", calls={"g": describe(ValueError("b"), None)}))
+    assert compare(*program_errors) == [] and [d.kind for d in compare(*program_errors, messages=True)] == ["exception"]
+
+
+def test_signed_zeros_differ_only_where_asked(tf, rt):
+    zeros = describe(tf.constant([0.0, 1.0]), tf), describe(rt.constant([-0.0, 1.0]), rt)
+    assert kinds(*zeros) == [] and kinds(*zeros, signed_zeros=True) == ["value"]
+    imaginary = describe(tf.constant([complex(1.0, 0.0)]), tf), describe(rt.constant([complex(1.0, -0.0)]), rt)
+    assert kinds(*imaginary) == [] and kinds(*imaginary, signed_zeros=True) == ["value"]
+    assert kinds(describe(0.0, None), describe(-0.0, None)) == []
+    assert kinds(describe(0.0, None), describe(-0.0, None), signed_zeros=True) == ["value"]
+
+
+def _at(description, where):
+    """The part of a description a discrepancy's location names ("[i]" items, ".part" fields)."""
+    for index, part in re.findall(r"\[(\d+)\]|\.(\w+)", where):
+        description = description["items"][int(index)] if index else description[part]
+    return description
+
+
+@pytest.mark.parametrize("expected,actual,kind", [
+    ([1.0, None], [1.0, np.float32(2.0)], "none-vs-value"),
+    ([Pair(1, [2.0])], [Pair(1, [2.5])], "value"),
+    ({"k": [1, 2]}, {"k": [1]}, "structure"),
+    ([ValueError("a")], [[1.0]], "exception"),
+    ([np.array([1.0, np.nan])], [np.array([1.0, 2.0])], "nan-inf-pattern"),
+    ([np.array([1.0, 2.0])], [np.array([1.0, 2.0, 3.0])], "shape"),
+    ([np.array([1.0])], [np.array([1.0], np.float32)], "dtype"),
+])
+def test_a_discrepancy_holds_the_two_descriptions_at_its_location(expected, actual, kind):
+    e, a = describe(expected, None), describe(actual, None)
+    found = compare_values(e, a, "root")
+    assert [d.kind for d in found] == [kind]
+    assert found[0].expected == _at(e, found[0].where) and found[0].actual == _at(a, found[0].where)
+    assert found[0].where != "root" and found[0].expected != found[0].actual
