@@ -9,6 +9,7 @@ Both sides run instrumented copies of the program (programs as data, through the
    node on its path. Walking back from the target, the first node whose adjoint differs while the
    adjoints of all its consumers agree received a wrong contribution from a consumer's VJP: that
    consumer is the suspect (stage "adjoint").
+The divergence is recorded with both sides' descriptions at the node (`expected`: the reference's).
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ _LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")
 
 
 def first_divergence(finding: Finding) -> Finding:
-    """Sets `finding.suspect` and `finding.context["first_divergence"]` (None when no node diverges)."""
-    divergence = _forward_divergence(finding) or _adjoint_divergence(finding)
+    """Sets `finding.suspect` and `finding.context["first_divergence"]` (None when no node diverges, or
+    when a side hung: every instrumented run would wait for the time limit)."""
+    hung = any((outcome.error or {}).get("kind") == "timeout" for outcome in (finding.expected, finding.actual))
+    divergence = None if hung else _forward_divergence(finding) or _adjoint_divergence(finding)
     finding.context["first_divergence"] = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]
@@ -116,10 +119,6 @@ def _divergent(expected: Outcome, actual: Outcome, program: Program, section: st
     return found
 
 
-def _describe_pair(expected: Any, actual: Any) -> dict:
-    return {"expected": expected, "actual": actual}
-
-
 # -- stage 1: forward values ---------------------------------------------------------------
 
 def _forward_divergence(finding: Finding) -> dict | None:
@@ -134,7 +133,7 @@ def _forward_divergence(finding: Finding) -> dict | None:
     for op in ops:
         if op.name in values and not any(name in values or name in calls for name in op.inputs):
             return {"stage": "forward", "node": op.name, "op": op.path,
-                    **_describe_pair(expected.values.get(op.name), actual.values.get(op.name))}
+                    "expected": expected.values.get(op.name), "actual": actual.values.get(op.name)}
     return None
 
 
@@ -158,7 +157,7 @@ def _failing_statement(finding: Finding, expected: Outcome, actual: Outcome) -> 
     statement = statements[high - 1]
     return {"stage": "forward", "node": getattr(statement, "name", type(statement).__name__),
             "op": statement.path if isinstance(statement, Op) else None,
-            **_describe_pair(expected.error, actual.error)}
+            "expected": expected.error, "actual": actual.error}
 
 
 # -- stage 2: adjoints ---------------------------------------------------------------------
@@ -198,5 +197,6 @@ def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:
             return {"stage": "adjoint", "node": blamed[0].name if blamed else node,
                     "op": blamed[0].path if blamed else None, "call": call.name, "adjoint_of": node,
                     "consumers": [c.name for c in consumers[node]],
-                    **_describe_pair(*(o.calls[ADJOINTS]["items"][index] for o in (expected, actual)))}
+                    "expected": expected.calls[ADJOINTS]["items"][index],
+                    "actual": actual.calls[ADJOINTS]["items"][index]}
     return None

@@ -22,7 +22,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-from reftape_oracle.interpreter import run
+from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
 
@@ -34,7 +34,9 @@ _SIMPLIFIED = ("tape_options",)   # signature parts minimisation may change
 
 
 def minimize(finding: Finding, *, time_budget: float = 60.0) -> Finding:
-    """The finding of the smallest program found within `time_budget` seconds that keeps its signature."""
+    """The finding of the smallest program found within `time_budget` seconds that keeps the finding's
+    signature (tape options aside); `finding` itself when nothing smaller does. Computes the finding's
+    first divergence (its suspect) first when it has none."""
     start = time.monotonic()
     if "first_divergence" not in finding.context:
         first_divergence(finding)
@@ -80,8 +82,9 @@ class _Search:
             return None
         self.tested.add(key)
         self.evaluations += 1
+        limit = min(DEFAULT_TIME_LIMIT, max(self.deadline - time.monotonic(), 1.0))
         try:
-            found = evaluate(program, self.finding.candidate, self.finding.reference, judge=False)
+            found = evaluate(program, self.finding.candidate, self.finding.reference, time_limit=limit, judge=False)
         except HarnessError:
             return None
         if found is None or (found.kind, found.dtype) != (self.finding.kind, self.finding.dtype):
