@@ -24,7 +24,7 @@ from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape,
 
 from .compare import compare
 from .findings import Finding
-from .referee import _flat_names as structure_names
+from .referee import _flat_names as structure_names  # the names in a target/sources structure, in order
 
 ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
 _LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")

@@ -26,9 +26,8 @@ from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
 
-from .divergence import ancestors, first_divergence, inputs_of, producers, substitute
+from .divergence import ancestors, first_divergence, inputs_of, producers, structure_names, substitute
 from .findings import Finding, HarnessError, evaluate
-from .referee import _flat_names as structure_names
 
 _SIMPLIFIED = ("tape_options",)   # signature parts minimisation may change
 
