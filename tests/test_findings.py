@@ -49,6 +49,15 @@ def test_a_wrong_vjp_is_the_first_divergent_adjoint():
     assert "sin" in finding.signature()
 
 
+def test_a_value_computed_from_a_wrong_gradient_is_not_blamed_for_it():
+    program = Program([Leaf("x", "constant", f32(0.3, 0.7, -1.1), "float32"),
+                       Tape("t", body=[Watch("t", ["x"]), Op("a", "sin", ["x"]), Op("s", "reduce_sum", ["a"])]),
+                       Call("g", "t", "gradient", "s", "x"), Op("h", "square", ["g"])], outputs=["h"])
+    finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
+    assert {d.where for d in finding.discrepancies} == {"values/h", "calls/g"}
+    assert (finding.suspect, finding.context["first_divergence"]["stage"]) == ("sin", "adjoint")
+
+
 def test_a_wrong_forward_value_is_named_before_what_it_feeds():
     finding = first_divergence(evaluate(EXP_SIN_MULTIPLY_SUM, "wrong_forward_backend", judge=False))
     divergence = finding.context["first_divergence"]
