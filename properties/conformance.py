@@ -7,7 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from .snippets import OUT_OF_SCOPE, catalog_entries, differences, run_catalog_entry, run_seed, seed_names
+from .compare import compare_values
+from .snippets import OUT_OF_SCOPE, catalog_entries, run_catalog_entry, run_seed, seed_names
 
 
 def _seed_differences(name: str, tf: Any, rt: Any) -> list[str]:
@@ -15,7 +16,7 @@ def _seed_differences(name: str, tf: Any, rt: Any) -> list[str]:
     for i, (e, a) in enumerate(zip(run_seed(name, tf), run_seed(name, rt))):
         if e[0] != a[0]:
             found.append(f"snippet {i}: printed text differs")
-        found += differences([e[1], e[2]], [a[1], a[2]], f"snippet {i}")
+        found += [d.summary() for d in compare_values(e[1], a[1], f"snippet {i}")]
     return found
 
 
@@ -33,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         if entry.number in OUT_OF_SCOPE:
             rows.append((f"catalog {entry.number:2d} {entry.title[:60]}", None))
         else:
-            found = differences(run_catalog_entry(entry, tf), run_catalog_entry(entry, reftape))
+            shown = run_catalog_entry(entry, tf), run_catalog_entry(entry, reftape)
+            found = [d.summary() for d in compare_values(*shown)]
             rows.append((f"catalog {entry.number:2d} {entry.title[:60]}", found))
     width = max(len(label) for label, _ in rows)
     for label, found in rows:
