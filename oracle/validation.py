@@ -66,7 +66,8 @@ class ProgramError(ValueError):
 
     def __init__(self, path: str, message: str) -> None:
         self.path = path
-        super().__init__(f"{path}: {message}" if path else message)
+        shown = path if len(path) <= 160 else f"{path[:70]}...{path[-70:]}"  # one readable line at any depth
+        super().__init__(f"{shown}: {message}" if path else message)
 
 
 @functools.lru_cache(maxsize=None)
@@ -460,6 +461,15 @@ def check_schema(data: Any) -> None:
 
 
 def _schema_message(error: Any) -> str:
+    definitions = _schema_validator().schema["$defs"]
+    if error.schema == definitions["number"]:
+        try:
+            parse_float(error.instance)
+        except ValueError as reason:
+            return str(reason)
+    if error.schema == definitions["structure"]:
+        return (f"{_show(error.instance)} is not a structure: a reference, or {{'list': [...]}}, {{'tuple': [...]}}, "
+                "{'dict': [[key, structure], ...]}")
     message = error.message
     return message if len(message) <= 200 else message[:197] + "..."
 
