@@ -8,7 +8,8 @@ from `FIELDS` below) and the op catalog:
   name the generated script itself uses) and is defined before it is used; a name defined inside a
   tape's body is visible after it, as in Python; a tensor name may be rebound, a tape's name not;
   `y[0]` refers to an element of a list result;
-- tapes named by Watch, StopRecording, Reset and Call are tapes defined before;
+- tapes named by Watch, StopRecording, Reset and Call are tapes defined before; StopRecording and
+  Reset sit inside their tape's with-block (outside its stop_recording spans), as TF requires;
 - every op path is in the catalog, with the catalog's arity; every attribute is one the catalog
   declares, with the type of its declared values (strings: one of the declared values);
 - every option has a value TensorFlow accepts; booleans are booleans;
@@ -90,6 +91,7 @@ class _Context:
         self.statements = 0
         self.elements = 0
         self.pending: list[tuple[str, str, str]] = []   # definitions made once the statement is checked
+        self.recording: frozenset = frozenset()          # tapes whose with-block encloses the statement
 
     def define(self, name: str, kind: str, at: str) -> None:
         previous = self.defined.get(name)
@@ -195,10 +197,19 @@ class OpInputs(References):
 
 
 class TapeReference(Kind):
-    schema = {"$ref": "#/$defs/name"}
+    """A tape defined before; `recording`: one whose `with` block encloses the statement, outside any
+    stop_recording span of its own (TF raises "Tape is not recording" otherwise)."""
+
+    def __init__(self, recording: bool = False) -> None:
+        self.recording = recording
+        self.schema = {"$ref": "#/$defs/name"}
 
     def check(self, value, at, statement, context):
-        context.require(check_name(value, at), "tape", at)
+        name = check_name(value, at)
+        context.require(name, "tape", at)
+        if self.recording and name not in context.recording:
+            raise ProgramError(at, f"tape {name!r} is not recording here: {type(statement).__name__} belongs inside "
+                                   "its with-block (and outside its stop_recording spans)")
 
 
 class Structure(Kind):
@@ -340,7 +351,13 @@ class Value(Kind):
 
 
 class Body(Kind):
+    """Statements inside a `with` block: a tape's (which records while they run) or a stop_recording
+    span's (which pauses its tape)."""
+
     schema = {"type": "array", "items": {"$ref": "#/$defs/statement"}}
+
+    def __init__(self, pauses: bool = False) -> None:
+        self.pauses = pauses
 
     def check(self, value, at, statement, context):
         if not isinstance(value, (list, tuple)):
@@ -348,7 +365,11 @@ class Body(Kind):
         context.nesting += 1
         if context.nesting > MAX_NESTING:
             raise ProgramError(at, f"tapes and stop_recording spans nested more than {MAX_NESTING} deep")
+        tape = statement.tape if self.pauses else statement.name
+        recording = context.recording
+        context.recording = recording - {tape} if self.pauses else recording | {tape}
         _check_statements(value, at, context)
+        context.recording = recording
         context.nesting -= 1
 
 
@@ -359,8 +380,8 @@ FIELDS: dict[str, dict[str, Kind]] = {
     "Op": {"name": Definition("tensor"), "path": OpPath(), "inputs": OpInputs(), "attrs": Attributes()},
     "Watch": {"tape": TapeReference(), "names": References()},
     "Tape": {"name": Definition("tape"), "persistent": Flag(), "watch_accessed_variables": Flag(), "body": Body()},
-    "StopRecording": {"tape": TapeReference(), "body": Body()},
-    "Reset": {"tape": TapeReference()},
+    "StopRecording": {"tape": TapeReference(recording=True), "body": Body(pauses=True)},
+    "Reset": {"tape": TapeReference(recording=True)},
     "Call": {"name": Definition("tensor"), "tape": TapeReference(),
              "method": Option("gradient", "jacobian", "batch_jacobian"), "target": Structure(),
              "sources": Structure(), "output_gradients": Structure(optional=True),
@@ -456,8 +477,18 @@ def check_schema(data: Any) -> None:
         error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     finally:
         sys.setrecursionlimit(limit)
-    if error is not None:
-        raise ProgramError(format_path(error.absolute_path), _schema_message(error))
+    if error is None:
+        return
+    if error.schema == validator.schema["$defs"]["structure"]:  # the schema cannot say which alternative
+        _check_structure(error.instance, format_path(error.absolute_path), _GrammarOnly(), 1)
+    raise ProgramError(format_path(error.absolute_path), _schema_message(error))
+
+
+class _GrammarOnly(_Context):
+    """A context in which every name is defined: checks the grammar of references alone."""
+
+    def require(self, name: str, kind: str, at: str) -> None:
+        pass
 
 
 def _schema_message(error: Any) -> str:
