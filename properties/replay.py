@@ -178,6 +178,11 @@ def _is_tensor(description: Any) -> bool:
 
 
 def _tensor_difference(d: Discrepancy, expected: np.ndarray, actual: np.ndarray, ref: str, cand: str) -> list[str]:
+    with np.errstate(all="ignore"):  # differences of huge or non-finite values are reported, not warned about
+        return _measured_difference(d, expected, actual, ref, cand)
+
+
+def _measured_difference(d: Discrepancy, expected: np.ndarray, actual: np.ndarray, ref: str, cand: str) -> list[str]:
     e, a = expected.astype(np.complex128 if expected.dtype.kind == "c" else np.float64), \
         actual.astype(np.complex128 if actual.dtype.kind == "c" else np.float64)
     pattern = _pattern_mismatch(e, a)
