@@ -64,8 +64,8 @@ def _conformance(argv: list[str] | None) -> int:
         writable_directory(args.json.parent if str(args.json.parent) else Path("."))
         if args.json.is_dir():
             raise UsageError(f"--json {str(args.json)!r} is a directory")
+    candidate = import_backend(args.backend)  # the user's module first: a typo fails before TF loads
     tf = import_backend("tensorflow")
-    candidate = import_backend(args.backend)
     rows = list(_rows(tf, candidate))
     results: list[dict] = []
     width = max(len(label) for label, _ in rows)
