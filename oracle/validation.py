@@ -48,6 +48,7 @@ MAX_STRUCTURE_DEPTH = 16      # lists, tuples and dicts inside each other in tar
 MAX_STATEMENTS = 10_000
 MAX_ELEMENTS = 100_000        # leaf elements in the whole program (each is a literal in the script)
 MAX_JSON_DEPTH = 120          # containers inside each other in a program's JSON, checked before the schema
+MAX_JSON_BYTES = 64 << 20     # a program's JSON text
 MAX_NAME_LENGTH = 64
 MAX_INDEX = 999
 
@@ -506,7 +507,9 @@ def _schema_message(error: Any) -> str:
 
 
 def loads(text: str) -> Any:
-    """Parses a program's JSON text; ProgramError for text that is not JSON or nests too deeply."""
+    """Parses a program's JSON text; ProgramError for text that is not JSON, too large or nested too deeply."""
+    if len(text) > MAX_JSON_BYTES:
+        raise ProgramError("", f"program too large: {len(text):,} characters of JSON (at most {MAX_JSON_BYTES:,})")
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except RecursionError:

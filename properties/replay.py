@@ -20,6 +20,7 @@ import numpy as np
 
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Op, Program, walk
+from reftape_oracle import validation
 from reftape_oracle.validation import ProgramError
 
 from .cli import EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, run_command
@@ -74,6 +75,9 @@ def _replay(argv: list[str] | None) -> int:
 
 def _load_program(path: Path) -> Program:
     try:
+        if path.stat().st_size > validation.MAX_JSON_BYTES:  # never read a file too large to be a program
+            raise UsageError(f"{path}: program too large: {path.stat().st_size:,} bytes "
+                             f"(at most {validation.MAX_JSON_BYTES:,})")
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
@@ -93,8 +97,10 @@ def _recorded_finding(path: Path, wanted: str | None) -> Finding:
             findings = read_findings(path)
         except (OSError, UnicodeDecodeError) as error:
             raise UsageError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    for warning in skipped:
+    for warning in skipped[:3]:
         print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
+    if len(skipped) > 3:
+        print(f"{PROG}: warning: {len(skipped) - 3} more malformed records skipped", file=sys.stderr)
     ids = ", ".join(f.id for f in findings[:5]) + (", ..." if len(findings) > 5 else "")
     if wanted is None:
         if len(findings) == 1:

@@ -185,6 +185,19 @@ def test_size_limits_are_resource_errors():
     assert "10,000,000,000 elements" in str(rejected(data))
 
 
+def test_a_program_too_large_to_read_is_a_resource_error(monkeypatch, tmp_path, capsys):
+    from reftape_oracle import validation
+    from reftape_properties import replay
+
+    text = json.dumps(program_data())
+    monkeypatch.setattr(validation, "MAX_JSON_BYTES", len(text) - 1)
+    with pytest.raises(ProgramError, match="program too large"):
+        Program.from_json(text)
+    (tmp_path / "p.json").write_text(text)
+    assert replay.main([str(tmp_path / "p.json")]) == 2
+    assert "program too large" in capsys.readouterr().err
+
+
 def test_json_constants_nan_and_infinity_are_rejected():
     text = json.dumps(program_data()).replace('"0.5"', "NaN")
     with pytest.raises(ProgramError, match="NaN is not JSON"):
