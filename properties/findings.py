@@ -101,6 +101,8 @@ class Finding:
 
     @classmethod
     def from_dict(cls, data: dict) -> Finding:
+        if not isinstance(data, dict):
+            raise ValueError(f"a finding record is a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise ValueError(f"finding schema_version {version!r} is not {SCHEMA_VERSION}")

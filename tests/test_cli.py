@@ -215,6 +215,14 @@ def test_a_tampered_record_is_skipped_and_runs_nothing(recorded, tmp_path):
     assert f"no finding with id {finding.id!r}" in error and "Traceback" not in result.stderr
 
 
+def test_a_file_without_findings_is_exit_2_with_few_warnings(tmp_path):
+    result = command("reftape-replay", ROOT / "examples" / "matvec_relu.json", "--id", "abc")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 5 and "more malformed records skipped" in lines[3]
+    assert "no finding with id 'abc'" in lines[4] and "(0 findings: none)" in lines[4]
+
+
 # -- Report directories --------------------------------------------------------------------------------------
 
 
