@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import textwrap
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
@@ -20,7 +21,8 @@ from typing import Any, Union
 import numpy as np
 
 from .catalog import call_source
-from .outcome import decode_array, describe, describe_error
+from .outcome import describe, describe_error
+from .validation import check_schema, decode_value, loads, validate
 
 Structure = Union[str, dict]
 
@@ -88,6 +90,10 @@ class Call:
 
 STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call)}
 
+# Names the generated script itself uses inside or around `_program()`: a program may not define them.
+SCRIPT_NAMES = frozenset({"tf", "np", "json", "describe", "describe_error", "_outcome", "_program", "_error"})
+MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
 
 @dataclass
 class Program:
@@ -104,11 +110,21 @@ class Program:
 
     @classmethod
     def from_dict(cls, data: dict) -> Program:
-        return cls([_statement_from_dict(s) for s in data["statements"]], list(data.get("outputs", [])))
+        """The program `data` describes; ProgramError (naming the offending field) unless it is valid."""
+        check_schema(data)
+        program = cls([_statement_from_dict(s, f"statements[{i}]") for i, s in enumerate(data["statements"])],
+                      list(data.get("outputs", [])))
+        validate(program)
+        return program
 
     @classmethod
     def from_json(cls, text: str) -> Program:
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(loads(text))
+
+    def validate(self) -> Program:
+        """Raises ProgramError unless the program is valid (see oracle/validation.py); returns it."""
+        validate(self)
+        return self
 
     # -- Source ----------------------------------------------------------------------------
 
@@ -120,7 +136,9 @@ class Program:
         return {s.name: s for s in walk(self.statements) if isinstance(s, Leaf)}
 
     def body_source(self) -> str:
-        """The program as the body of `_program()`, recording into `_outcome`."""
+        """The program as the body of `_program()`, recording into `_outcome` (validated first: only
+        validated fields reach the source)."""
+        validate(self)
         lines = _statements_source(self.statements, indent=1)
         for name in self.outputs:
             lines.append(f"    _outcome['values'][{name!r}] = describe({name}, tf)")
@@ -128,6 +146,8 @@ class Program:
 
     def to_source(self, module: str = "tensorflow") -> str:
         """A standalone script that runs the program on `module` and prints its outcome as JSON."""
+        if not MODULE_PATTERN.fullmatch(module):
+            raise ValueError(f"{module!r} is not a module name")
         helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
         return (f"import json\n\nimport numpy as np\nimport {module} as tf\n\n{helpers}\n\n"
                 f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{self.body_source()}\n\n"
@@ -153,13 +173,14 @@ def _statement_to_dict(statement: Any) -> dict:
     return {"statement": type(statement).__name__, **data}
 
 
-def _statement_from_dict(data: dict) -> Any:
+def _statement_from_dict(data: dict, at: str) -> Any:
+    """A statement from its (schema-checked) JSON data; `at` is its JSON path, for errors."""
     data = dict(data)
     cls = STATEMENTS[data.pop("statement")]
     if cls is Leaf:
-        data["value"] = decode_array(data["value"])
+        data["value"] = decode_value(data["value"], f"{at}.value")
     if "body" in data:
-        data["body"] = [_statement_from_dict(s) for s in data["body"]]
+        data["body"] = [_statement_from_dict(s, f"{at}.body[{i}]") for i, s in enumerate(data["body"])]
     return cls(**data)
 
 

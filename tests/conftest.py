@@ -24,6 +24,12 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the controller chooses one report directory for all workers
         default = ROOT / "test-report" / time.strftime("%Y%m%d-%H%M%S")
         os.environ.setdefault("REFTAPE_REPORT_DIR", str(default))
+        from reftape_properties.cli import EXIT_USAGE, UsageError, writable_directory
+
+        try:  # checked before any test runs, never discovered by the first finding
+            writable_directory(Path(os.environ["REFTAPE_REPORT_DIR"]))
+        except UsageError as error:
+            pytest.exit(f"REFTAPE_REPORT_DIR: {error}", returncode=EXIT_USAGE)
 
 
 @pytest.hookimpl(hookwrapper=True)
