@@ -1,17 +1,15 @@
 """Public ops with TensorFlow's signatures, built on primitives (`execute`) exactly where TF uses a
-kernel, and composed from them where TF composes (clip_by_value, gelu, silu, reduce_logsumexp, ...),
+kernel, and composed from them where TF composes (clip_by_value, gelu, reduce_logsumexp, ...; silu in `nn.py`),
 so that gradients, special points included, follow the same path as in TF."""
 
 from __future__ import annotations
 
 import builtins
-import functools
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import dtypes as _dtypes
-from . import tape as _tape
 from .primitives import execute
 from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
 from .variables import Variable
@@ -647,13 +645,6 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> E
     return multiply(multiply(0.5, features), erfc(multiply(negative(features), cast(0.7071067811865476, features.dtype))))
 
 
-def silu(features: Any, beta: Any = 1.0) -> EagerTensor:
-    """x * sigmoid(beta * x) with TF's hand-written gradient (a custom_gradient)."""
-    features = convert_to_tensor(features)
-    beta = cast(convert_to_tensor(beta), features.dtype)
-    return _swish(features, beta)
-
-
 def _softmax_along(op: str, logits: Any, axis: Any) -> EagerTensor:
     logits = convert_to_tensor(logits)
     axis = -1 if axis is None else int(axis)
@@ -701,69 +692,6 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     flat_labels = reshape(cast(labels, compute), (-1, labels.shape[-1]))
     cost, _ = execute("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
     return cast(reshape(cost, outer), logits.dtype)
-
-
-# ---------------------------------------------------------------------------------------------
-# custom_gradient
-
-
-def custom_gradient(f: Any = None) -> Any:
-    """Decorator: `f` returns (outputs, grad_fn); grad_fn replaces the recorded ops' gradient."""
-    if f is None:
-        return custom_gradient
-
-    @functools.wraps(f)
-    def decorated(*args: Any, **kwargs: Any) -> Any:
-        return _call_with_custom_gradient(f, args, kwargs)
-
-    return decorated
-
-
-def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
-    import inspect
-
-    from . import nest
-    from .primitives import REGISTRY
-
-    accessed = _tape.VariableAccessLog()
-    with accessed:
-        result, grad_fn = f(*args, **kwargs)
-    variables = [v for v in accessed.variables if v.trainable]
-    accepts_variables = "variables" in inspect.signature(grad_fn).parameters or any(
-        p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
-    if variables and not accepts_variables:
-        raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
-                        f"uses variables: {variables}")
-    flat_result = [identity(x) for x in nest.flatten(result)]
-    inputs = [convert_to_tensor(x) for x in args] + [v.handle for v in variables]
-    arg_count = len(args)
-
-    def vjp(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
-        if variables:
-            input_grads, variable_grads = grad_fn(*upstream, variables=variables)
-            if len(variable_grads) != len(variables):
-                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
-        else:
-            input_grads, variable_grads = grad_fn(*upstream), []
-        flat_grads = nest.flatten(input_grads)
-        if len(flat_grads) != arg_count:
-            raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, "
-                             f"but returned {len(flat_grads)} instead.")
-        return flat_grads + list(variable_grads)
-
-    _tape.record_custom(REGISTRY["CustomGradient"], f.__name__, vjp, inputs, flat_result)
-    return nest.pack_sequence_as(result, flat_result)
-
-
-@custom_gradient
-def _swish(features: EagerTensor, beta: EagerTensor) -> Any:
-    def grad(dy: EagerTensor) -> tuple:
-        sigmoid_features = sigmoid(multiply(beta, features))
-        activation_grad = sigmoid_features * (1.0 + (beta * features) * (1.0 - sigmoid_features))
-        beta_grad = reduce_sum(dy * square(features) * sigmoid_features * (1.0 - sigmoid_features))
-        return dy * activation_grad, beta_grad
-
-    return multiply(features, sigmoid(multiply(beta, features))), grad
 
 
 def function(func: Any = None, **kwargs: Any) -> Any:

@@ -1,26 +1,30 @@
-"""The tape: what gets recorded, the stack of active tapes, the backward pass, `GradientTape`.
+"""The backward pass, `GradientTape` and `custom_gradient`, above the ops they differentiate.
 
-The model is TF's eager tape. A `Recording` (TF's C++ GradientTape) maps watched tensor ids and
-the ids of recorded ops' outputs to the op that produced them. An op is recorded on every active
-recording that already tracks one of its inputs of a differentiable dtype. The backward pass walks
-the recorded ops in reverse order of execution, which is a topological order, with an explicit
-work list (no recursion) and keeps gradients in a dict keyed by tensor id.
+What gets recorded lives in `recording.py`. The backward pass walks a recording's ops in reverse
+order of execution, which is a topological order, with an explicit work list (no recursion), and
+keeps gradients in a dict keyed by tensor id. It computes each op's input gradients with the op's
+VJP, written with reftape's own differentiable functions, so that a backward pass running under an
+outer tape is itself recorded: that is how higher-order gradients work, as in TF.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
-import itertools
-import threading
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+import functools
+import inspect
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import dtypes as _dtypes
+from . import functions as F
 from . import nest
+from .errors import InvalidArgumentError
+from .primitives import REGISTRY
+from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
+                        record_operation)
 from .tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from .variables import Variable
 
 NON_PERSISTENT_USED = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
 
@@ -39,114 +43,6 @@ def _unconnected_policy(value: Any) -> UnconnectedGradients:
         raise ValueError("Unknown value for unconnected_gradients: %r" % value) from None
 
 
-@dataclass(eq=False)
-class OpRecord:
-    """One recorded op: its primitive, the tensors it read and wrote, its attributes, and which
-    inputs some active tape could differentiate (TF's complement of `skip_input_indices`)."""
-
-    primitive: Any
-    inputs: tuple
-    outputs: tuple
-    attrs: dict
-    needs: tuple
-
-
-class Recording:
-    """The state of one tape between `with` blocks: watched ids, recorded ops, watched variables."""
-
-    _op_ids = itertools.count()
-
-    def __init__(self, persistent: bool, watch_accessed_variables: bool) -> None:
-        self.persistent = persistent
-        self.watch_accessed_variables = watch_accessed_variables
-        self.producer: dict[int, int] = {}  # tensor id -> op id, -1 for a watched tensor
-        self.ops: dict[int, OpRecord] = {}
-        self.variables: dict[int, Any] = {}  # creation order -> watched Variable
-
-    def tracks(self, tensor: Any) -> bool:
-        return tensor._id in self.producer and _dtypes._is_trainable(tensor.dtype)
-
-    def watch(self, tensor: Any) -> None:
-        self.producer.setdefault(tensor._id, -1)
-
-    def watch_variable(self, variable: Any) -> None:
-        self.watch(variable.handle)
-        self.variables[variable._creation_order] = variable
-
-    def record(self, op: OpRecord) -> None:
-        op_id = next(self._op_ids)
-        self.ops[op_id] = op
-        for output in op.outputs:
-            self.producer[output._id] = op_id
-
-    def watched_variables(self) -> tuple:
-        return tuple(self.variables[k] for k in sorted(self.variables))
-
-
-class _TapeStack(threading.local):
-    def __init__(self) -> None:
-        self.active: list[Recording] = []
-        self.access_logs: list[VariableAccessLog] = []
-
-
-class VariableAccessLog:
-    """Collects the variables read or assigned inside a `with` block (TF's VariableWatcher)."""
-
-    def __init__(self) -> None:
-        self.variables: list = []
-
-    def __enter__(self) -> VariableAccessLog:
-        _stack.access_logs.append(self)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        _stack.access_logs.remove(self)
-
-
-_stack = _TapeStack()
-
-
-def active_recordings() -> list[Recording]:
-    return _stack.active
-
-
-def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
-    """Records an executed op on every active tape that tracks one of its inputs."""
-    recordings = [r for r in _stack.active if any(r.tracks(t) for t in inputs)]
-    if not recordings:
-        return
-    needs = tuple(any(r.tracks(t) for r in _stack.active) for t in inputs)
-    op = OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs)
-    for recording in recordings:
-        recording.record(op)
-
-
-def record_custom(primitive: Any, name: str, grad_fn: Callable, inputs: Sequence[Any], outputs: Sequence[EagerTensor]) -> None:
-    """Records a custom_gradient call: `grad_fn` maps output gradients to input gradients."""
-    record_operation(primitive, inputs, outputs, {"grad_fn": grad_fn, "name": name})
-
-
-def variable_accessed(variable: Any) -> None:
-    """A variable was read or assigned: tapes that watch accessed variables start watching it."""
-    for log in _stack.access_logs:
-        if all(v is not variable for v in log.variables):
-            log.variables.append(variable)
-    if variable.trainable:
-        for recording in _stack.active:
-            if recording.watch_accessed_variables:
-                recording.watch_variable(variable)
-
-
-@contextlib.contextmanager
-def suspended() -> Iterator[None]:
-    """Runs a block with no tape recording (TF's `tape.stop_recording()` for all tapes)."""
-    saved, _stack.active = _stack.active, []
-    try:
-        yield
-    finally:
-        _stack.active = saved
-
-
 # ---------------------------------------------------------------------------------------------
 # The backward pass
 
@@ -163,8 +59,6 @@ def zeros_for(source: Any) -> EagerTensor:
 
 def aggregate(contributions: list) -> Any:
     """Sums gradient contributions as TF does: IndexedSlices concatenate, any dense one densifies."""
-    from . import functions as F
-
     if len(contributions) == 1:
         return contributions[0]
     if all(isinstance(g, IndexedSlices) for g in contributions):
@@ -192,7 +86,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
         upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
         if all(g is None for g in upstream):
             continue
-        for tensor, grad in zip(op.inputs, op.primitive.backward(op, upstream)):
+        for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
             if grad is not None and recording.tracks(tensor):
                 grads.setdefault(tensor._id, []).append(grad)
     # Once its last consumer is processed, a tensor the tape does not hold loses its gradients, even
@@ -202,6 +96,20 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
             if tensor._id not in recording.producer:
                 grads.pop(tensor._id, None)
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
+
+
+def input_gradients(op: OpRecord, upstream: list) -> list:
+    """Input gradients of a recorded op, given its outputs' upstream gradients (None: absent)."""
+    primitive = op.primitive
+    if not primitive.sparse_upstream:
+        upstream = [F.convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in upstream]
+    if primitive.num_outputs is None:
+        grads = primitive.vjp(upstream[0], op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
+    else:
+        if primitive.fills_missing_upstream:
+            upstream = [F.zeros_like(y) if g is None else g for g, y in zip(upstream, op.outputs)]
+        grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
+    return list(grads) if isinstance(grads, (list, tuple)) else [grads]
 
 
 def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
@@ -235,8 +143,6 @@ def _handle_or_self(value: Any) -> Any:
 
 
 def _watchable_leaves(structure: Any) -> Iterator[Any]:
-    from .variables import Variable
-
     for leaf in nest.flatten(structure):
         if not isinstance(leaf, (EagerTensor, Variable)):
             raise ValueError(f"Passed in object {leaf} of type {type(leaf).__name__!r}, "
@@ -274,13 +180,13 @@ class GradientTape:
                              "re-enter an already-active tape.")
         if self._tape is None:
             self._tape = Recording(self._persistent, self._watch_accessed_variables)
-        _stack.active.append(self._tape)
+        activate(self._tape)
         self._recording = True
 
     def _pop_tape(self) -> None:
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        _stack.active.remove(self._tape)
+        deactivate(self._tape)
         self._recording = False
 
     @contextlib.contextmanager
@@ -305,7 +211,7 @@ class GradientTape:
         for leaf in _watchable_leaves(tensor):
             if self._tape is None:
                 raise AttributeError("'NoneType' object has no attribute '_tape'")
-            if not _stack.active:
+            if not active_recordings():
                 continue  # TF drops watches made while no tape at all is recording
             if hasattr(leaf, "handle"):
                 self._tape.watch_variable(leaf)
@@ -359,8 +265,6 @@ class GradientTape:
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                  parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian of `target` with respect to each source: shape target.shape + source.shape."""
-        from . import functions as F
-
         recording = self._check_usable()
         flat_sources = nest.flatten(sources)
         target = convert_to_tensor(target)
@@ -391,8 +295,6 @@ class GradientTape:
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`."""
-        from . import functions as F
-
         recording = self._check_usable(NON_PERSISTENT_USED.replace("used to compute", "used tocompute"))
         target = convert_to_tensor(target)
         target_shape, source_shape = target.shape, _handle_or_self(source).shape
@@ -461,7 +363,7 @@ def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
     """TF runs (batch_)jacobian's vectorized loop as a traced function, pruned to the gradients it
     returns; when a tape records it, TF needs the gradient of every op inside, so an op without a
     registered gradient fails right away (pruned away when no source is connected)."""
-    for recording in _stack.active:
+    for recording in active_recordings():
         for op_id, op in recording.ops.items():
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
                 name = op.primitive.name
@@ -473,8 +375,6 @@ def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
 def _check_loop_dtype(target: EagerTensor, result: Any) -> None:
     """Without pfor, TF writes each row into a TensorArray of the target's dtype."""
     if result is not None and result.dtype != target.dtype:
-        from .errors import InvalidArgumentError
-
         raise InvalidArgumentError(f"TensorArray dtype is {target.dtype.name} but Op is trying to write dtype "
                                    f"{result.dtype.name} ")
 
@@ -486,8 +386,6 @@ def _one_hot(shape: tuple, dtype: Any, index: tuple) -> EagerTensor:
 
 
 def _dense_or_zeros(grad: Any, source: Any) -> EagerTensor:
-    from . import functions as F
-
     return zeros_for(source) if grad is None else F.convert_to_tensor(grad)
 
 
@@ -509,3 +407,50 @@ def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> A
     if grad is None and policy is UnconnectedGradients.ZERO:
         return zeros_for(source)
     return grad
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_gradient
+
+
+def custom_gradient(f: Any = None) -> Any:
+    """Decorator: `f` returns (outputs, grad_fn); grad_fn replaces the recorded ops' gradient."""
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args: Any, **kwargs: Any) -> Any:
+        return _call_with_custom_gradient(f, args, kwargs)
+
+    return decorated
+
+
+def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
+    accessed = VariableAccessLog()
+    with accessed:
+        result, grad_fn = f(*args, **kwargs)
+    variables = [v for v in accessed.variables if v.trainable]
+    accepts_variables = "variables" in inspect.signature(grad_fn).parameters or any(
+        p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
+    if variables and not accepts_variables:
+        raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
+                        f"uses variables: {variables}")
+    flat_result = [F.identity(x) for x in nest.flatten(result)]
+    inputs = [F.convert_to_tensor(x) for x in args] + [v.handle for v in variables]
+    arg_count = len(args)
+
+    def grad_of_inputs(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
+        if variables:
+            input_grads, variable_grads = grad_fn(*upstream, variables=variables)
+            if len(variable_grads) != len(variables):
+                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
+        else:
+            input_grads, variable_grads = grad_fn(*upstream), []
+        flat_grads = nest.flatten(input_grads)
+        if len(flat_grads) != arg_count:
+            raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, "
+                             f"but returned {len(flat_grads)} instead.")
+        return flat_grads + list(variable_grads)
+
+    record_operation(REGISTRY["CustomGradient"], inputs, flat_result, {"grad_fn": grad_of_inputs, "name": f.__name__})
+    return nest.pack_sequence_as(result, flat_result)
