@@ -498,15 +498,20 @@ def fill(dims: Any, value: Any, name: str | None = None, dtype: Any = None) -> E
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """A ZerosLike op, recorded with a None gradient (so its output is on the tape); with another
+    dtype, fresh zeros that no tape records, as TF builds them."""
     source = convert_to_tensor(input)
-    dtype = source.dtype if dtype is None else _dtypes.as_dtype(dtype)
-    return EagerTensor(np.zeros(source._value.shape, dtype.as_numpy_dtype), dtype)
+    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+        return zeros(tuple(source.shape), dtype)
+    return execute("ZerosLike", [source])
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """A OnesLike op, recorded with a None gradient; with another dtype, fresh ones (see zeros_like)."""
     source = convert_to_tensor(input)
-    dtype = source.dtype if dtype is None else _dtypes.as_dtype(dtype)
-    return EagerTensor(np.ones(source._value.shape, dtype.as_numpy_dtype), dtype)
+    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+        return ones(tuple(source.shape), dtype)
+    return execute("OnesLike", [source])
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> EagerTensor:

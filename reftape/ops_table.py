@@ -513,6 +513,8 @@ defop("ReadVariableOp", lambda handle, value, dtype: value.copy(), lambda g, ans
       moves_data=True, out_dtype=lambda dt, a: a["dtype"])
 defop("Identity", lambda x: x, lambda g, ans, x, **_: g, sparse_upstream=True, moves_data=True)
 defop("StopGradient", lambda x: x, None, moves_data=True)
+defop("ZerosLike", np.zeros_like, _none_gradient, moves_data=True)
+defop("OnesLike", np.ones_like, _none_gradient, moves_data=True)
 defop("Cast", lambda x, dtype: x.real if np.iscomplexobj(x) and not dtype.is_complex else x,
       lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
       out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True)
@@ -590,7 +592,7 @@ defop("IsNan", np.isnan, _unregistered("IsNan"), dtypes=FLOAT, out_dtype=lambda 
 defop("SqrtGrad", lambda y, dy: np.where(dy == 0, 0, 0.5 * dy / np.conj(y)),
       lambda g, ans, y, dy, **_: (F.multiply(F.negative(_conj(F.divide(g, y))), ans), F.multiply(0.5, F.divide(g, y))),
       dtypes=INEXACT)
-defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * dy * np.conj(y) ** 3),
+defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * (dy * np.conj(y)) * (np.conj(y) * np.conj(y))),  # TF's order
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(-1.5, _conj(g)), dy), F.square(_conj(y))),
                                   F.execute("RsqrtGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("ReciprocalGrad", lambda y, dy: np.where(dy == 0, 0, -dy * np.conj(y) * np.conj(y)),

@@ -47,13 +47,20 @@ def _unconnected_policy(value: Any) -> UnconnectedGradients:
 # The backward pass
 
 
-def _ones_like(tensor: Any) -> EagerTensor:
-    return EagerTensor(np.ones(tuple(tensor.shape), tensor.dtype.as_numpy_dtype), tensor.dtype)
+def _value_dtype(tensor: Any) -> Any:
+    """The dtype of a tensor's values: a variable's handle stands for its variable's dtype."""
+    return getattr(tensor, "_zeros_dtype", tensor.dtype)
+
+
+def _ones_like(target: Any) -> EagerTensor:
+    """The default seed of a target: a tensor or a variable's handle."""
+    dtype = _value_dtype(target)
+    return EagerTensor(np.ones(tuple(target.shape), dtype.as_numpy_dtype), dtype)
 
 
 def zeros_for(source: Any) -> EagerTensor:
     """Zeros shaped like a source: a tensor, a variable, or a variable's handle (its variable's dtype)."""
-    dtype = getattr(source, "_zeros_dtype", source.dtype)
+    dtype = _value_dtype(source)
     return EagerTensor(np.zeros(tuple(source.shape), dtype.as_numpy_dtype), dtype)
 
 
@@ -267,7 +274,7 @@ class GradientTape:
         """Full Jacobian of `target` with respect to each source: shape target.shape + source.shape."""
         recording = self._check_usable()
         flat_sources = nest.flatten(sources)
-        target = convert_to_tensor(target)
+        target = self._recorded_tensor(target)
         try:
             policy = _unconnected_policy(unconnected_gradients)
         except ValueError as err:
@@ -296,7 +303,7 @@ class GradientTape:
                        parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`."""
         recording = self._check_usable(NON_PERSISTENT_USED.replace("used to compute", "used tocompute"))
-        target = convert_to_tensor(target)
+        target = self._recorded_tensor(target)
         target_shape, source_shape = target.shape, _handle_or_self(source).shape
         target_shape.with_rank_at_least(2)
         source_shape.with_rank_at_least(2)
@@ -326,6 +333,17 @@ class GradientTape:
         if not experimental_use_pfor:
             _check_loop_dtype(target, result)
         return result
+
+    def _recorded_tensor(self, target: Any) -> EagerTensor:
+        """The target as a tensor, converted while this tape records (as TF reshapes it): reading a
+        Variable target is then on the tape, so jacobian(v, v) is the identity."""
+        if self._recording:
+            return convert_to_tensor(target)
+        self._push_tape()
+        try:
+            return convert_to_tensor(target)
+        finally:
+            self._pop_tape()
 
     def _require_persistent(self, what: str, joiner: str) -> None:
         if not self._persistent:
