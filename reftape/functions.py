@@ -612,11 +612,13 @@ def relu6(features: Any, name: str | None = None) -> EagerTensor:
 
 
 def elu(features: Any, name: str | None = None) -> EagerTensor:
-    return _unary("Elu", features)
+    features = convert_to_tensor(features)
+    return execute("Elu", [features], T=features.dtype)
 
 
 def selu(features: Any, name: str | None = None) -> EagerTensor:
-    return _unary("Selu", features)
+    features = convert_to_tensor(features)
+    return execute("Selu", [features], T=features.dtype)
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> EagerTensor:

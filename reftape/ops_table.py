@@ -94,6 +94,17 @@ def _softplus(x):
     return np.where(x > -threshold, x, np.where(x < threshold, np.exp(x), np.log1p(np.exp(x))))
 
 
+def _rounded(value, dtype, like):
+    """A constant as TF's kernel holds it: rounded to the tensor's dtype (half types arrive as float32)."""
+    return np.asarray(value, dtype.as_numpy_dtype).astype(like.dtype)
+
+
+def _exp_minus_one(x, dtype):
+    """exp(x) - 1 as TF's Elu and Selu kernels compute it: exp rounded to the tensor's dtype, then
+    minus one. Not expm1: tiny |x| keep only exp's rounding, and float16 subnormals give 0."""
+    return _rounded(np.exp(x.astype(np.float64)), dtype, x) - 1  # exp correctly rounded
+
+
 def _floordiv(x, y):
     return np.floor_divide(x, y) if x.dtype.kind in "iu" else np.floor(x / y)
 
@@ -611,8 +622,10 @@ defop("Relu6Grad", lambda dy, y: dy * ((y > 0) & (y < 6)),
 defop("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy),
       lambda g, ans, dy, y, **_: (F.execute("EluGrad", [g, y]), F.where(F.less(y, 0), F.multiply(g, dy), F.zeros_like(y))),
       dtypes=FLOAT)
-defop("SeluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1.7580993408473768), dy * 1.0507009873554805),
-      lambda g, ans, dy, y, **_: (F.execute("SeluGrad", [g, y]), F.where(F.less(y, 0.0), F.multiply(g, dy), F.zeros_like(y))),
+defop("SeluGrad", lambda dy, y, T: np.where(y < 0, dy * (y + _rounded(1.7580993408473768, T, y)),
+                                            dy * _rounded(1.0507009873554805, T, y)),
+      lambda g, ans, dy, y, T, **_: (F.execute("SeluGrad", [g, y], T=T),
+                                     F.where(F.less(y, 0.0), F.multiply(g, dy), F.zeros_like(y))),
       dtypes=FLOAT)
 defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
       lambda g, ans, dy, x, alpha, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha), F.zeros_like(x)), dtypes=FLOAT)
@@ -623,9 +636,11 @@ defop("Relu", lambda x: _pmax(x, np.zeros_like(x)), lambda g, ans, x, **_: F.exe
       dtypes=REAL)
 defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
       lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL)
-defop("Elu", lambda x: np.where(x < 0, np.expm1(x), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]), dtypes=FLOAT)
-defop("Selu", lambda x: np.where(x < 0, 1.7580993408473768 * np.expm1(x), 1.0507009873554805 * x),
-      lambda g, ans, x, **_: F.execute("SeluGrad", [g, ans]), dtypes=FLOAT)
+defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]),
+      dtypes=FLOAT)
+defop("Selu", lambda x, T: np.where(x < 0, _rounded(1.7580993408473768, T, x) * _exp_minus_one(x, T),
+                                    _rounded(1.0507009873554805, T, x) * x),
+      lambda g, ans, x, T, **_: F.execute("SeluGrad", [g, ans], T=T), dtypes=FLOAT)
 defop("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * alpha),
       lambda g, ans, x, alpha, **_: F.execute("LeakyReluGrad", [g, x], alpha=alpha), dtypes=FLOAT)
 defop("Softplus", _softplus, lambda g, ans, x, **_: F.multiply(g, F.sigmoid(x)), dtypes=FLOAT)
