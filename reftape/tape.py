@@ -447,15 +447,17 @@ def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
     accessed = VariableAccessLog()
     with accessed:
         result, grad_fn = f(*args, **kwargs)
-    variables = [v for v in accessed.variables if v.trainable]
+    flat_args = nest.flatten(args)
+    # The captured variables: those read inside `f` that are not themselves arguments.
+    variables = [v for v in accessed.variables if v.trainable and all(v is not arg for arg in flat_args)]
     accepts_variables = "variables" in inspect.signature(grad_fn).parameters or any(
         p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
     if variables and not accepts_variables:
         raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
                         f"uses variables: {variables}")
     flat_result = [F.identity(x) for x in nest.flatten(result)]
-    inputs = [F.convert_to_tensor(x) for x in args] + [v.handle for v in variables]
-    arg_count = len(args)
+    inputs = [F.convert_to_tensor(x) for x in flat_args] + [v.handle for v in variables]  # Variable args read now
+    arg_count = len(flat_args)
 
     def grad_of_inputs(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
         if variables:
