@@ -494,6 +494,8 @@ def _einsum_vjp(g, ans, *inputs, equation, **_):
 
 def _softmax_xent_vjp(g, ans, logits, labels, **_):
     g_loss, g_backprop = g
+    if g_loss is None:  # TF's tape lets only the backprop output's gradient be None; the loss's is zeros
+        g_loss = F.zeros(_shape(ans[0]), ans[0].dtype)
     grad = F.multiply(F.expand_dims(g_loss, -1), ans[1])
     if g_backprop is not None:
         softmax = F.execute("Softmax", [logits])

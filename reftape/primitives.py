@@ -81,7 +81,9 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
     """Subnormals to signed zero, as TF's CPU kernels compute with denormals-are-zero and
     flush-to-zero set (half types convert in software and keep theirs)."""
     if array.dtype.kind == "c":
-        return flush_subnormals(array.real) + 1j * flush_subnormals(array.imag)
+        flushed = np.empty_like(array)  # set the parts directly: `re + 1j * im` would lose -0.0 in im
+        flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
+        return flushed
     tiny = np.finfo(array.dtype).tiny
     subnormal = (array != 0) & (np.abs(array) < tiny)
     return np.where(subnormal, np.copysign(np.zeros_like(array), array), array) if subnormal.any() else array
