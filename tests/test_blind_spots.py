@@ -103,6 +103,12 @@ for _mode in ("positional", "keyword"):
 program("custom_gradient/captures_without_variables_keyword", [
     variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]), custom(capture="v"),
     Tape("t", [Watch("t", ["x"]), Apply("r", "f", ["x"])]), Call("g", "t", "gradient", "r", listed("x", "v"))], ("r",))
+for _mode in ("none", "positional"):
+    program(f"custom_gradient/assign_captures/variables={_mode}", [
+        variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]),
+        CustomGradient("h", ["a"], [Assign("v", "a", "assign_add"), Op("h_y", "multiply", ["a", "a"])], "h_y",
+                       [Op("h_g", "multiply", ["upstream", "a"])], ["h_g"], _mode, ["h_g"] if _mode != "none" else []),
+        Tape("t", [Watch("t", ["x"]), Apply("r", "h", ["x"])]), Call("g", "t", "gradient", "r", listed("x", "v"))])
 program("custom_gradient/second_order", [
     constant("x", [0.5, -1.5]), custom(),
     Tape("outer", [Watch("outer", ["x"]), Tape("inner", [Watch("inner", ["x"]), Apply("r", "f", ["x"])]),
@@ -154,6 +160,17 @@ for _dtype, _values in _LARGEST.items():
             program(f"large/{_dtype}/{_path}/{_kind}", [
                 variable("x", _leaf, _dtype), Tape("t", [Op("y", _path, ["x"])]), Call("g", "t", "gradient", "y", "x")],
                 ("y",))
+
+for _path in ("reduce_mean", "math.reduce_variance", "norm"):
+    program(f"large/float16/{_path}/same_sign", [
+        variable("x", [65504.0, 65504.0, 30000.0, 300.0], "float16"), Tape("t", [Op("y", _path, ["x"])]),
+        Call("g", "t", "gradient", "y", "x")], ("y",))
+# The run that found it: l2_normalize's gradient cancels to zero along an axis of length 1, so the
+# order of RsqrtGrad's products decides the rounding left over (0.25 in TF, 0.125 in another order).
+program("large/float32/l2_normalize_cancelling_gradient", [
+    variable("v", [[1.0], [1.0], [1e-6]]), constant("w", [[0.3], [0.7], [1.9]]),
+    Tape("t", [Op("y", "linalg.l2_normalize", ["v"], {"axis": 1})]),
+    Call("g", "t", "gradient", "y", "v", output_gradients="w")])
 
 # -- Complex pow: negative real and zero bases, gradients in both arguments ---------------------
 
@@ -221,6 +238,13 @@ def test_blind_spot_agrees_with_tensorflow(name):
     assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]
 
 
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_blind_spot_round_trips_through_json(name):
+    text = PROGRAMS[name].to_json()
+    assert Program.from_json(text).to_json() == text
+    compile(PROGRAMS[name].to_source(), name, "exec")
+
+
 # -- What TensorFlow was observed to do, pinned on both backends -------------------------------
 
 def outcome(name: str, backend: str):
@@ -280,6 +304,10 @@ def test_custom_gradient_captures_only_variables_that_are_not_arguments(backend)
     assert value(outcome("custom_gradient/variable_argument_also_read", backend).calls["g"]) == "ValueError"
     refused = run(PROGRAMS["custom_gradient/captures_without_variables_keyword"], backend)
     assert refused.error["class"] == "TypeError"
+    # an assign is an access: the assigned variable is captured too
+    assert run(PROGRAMS["custom_gradient/assign_captures/variables=none"], backend).error["class"] == "TypeError"
+    assigned = value(outcome("custom_gradient/assign_captures/variables=positional", backend).calls["g"])
+    assert [g.tolist() for g in assigned] == [[2.0, 3.0], [2.0, 3.0]]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -305,6 +333,9 @@ def test_float16_overflows_inside_composites(backend):
     assert np.isinf(norm)                                          # 16376**2 overflows float16 in TF's kernel
     mean = value(outcome("large/float16/reduce_mean/largest", backend).values["y"])
     assert mean.dtype == np.float16 and np.isfinite(mean)          # the partial sums stay in range here
+    assert np.isinf(value(outcome("large/float16/reduce_mean/same_sign", backend).values["y"]))  # sum past 65504
+    cancelling = value(outcome("large/float32/l2_normalize_cancelling_gradient", backend).calls["g"])
+    assert cancelling.ravel().tolist() == [0.0, 0.0, 0.25]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
