@@ -1,4 +1,5 @@
-"""Programs as data: leaves, single-assignment ops, nested tapes, and gradient/jacobian calls.
+"""Programs as data: leaves, single-assignment ops, nested tapes, custom gradients, variable
+updates, and gradient/jacobian calls.
 
 A program is a list of statements. It round-trips losslessly through JSON (leaf values are stored
 as exact tensor descriptions: NaN, inf and -0.0 survive) and prints as a standalone Python script
