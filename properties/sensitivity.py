@@ -152,6 +152,12 @@ def _print_report(results: list[Result], rates: dict, detectors: list[str]) -> N
                 print(f"  {r.mutant.id}: {why}{extra}")
 
 
+def _write_json(path: Path, results: list[Result], detectors: list[str], seconds: float, complete: bool) -> None:
+    record = {"detectors": detectors, "complete": complete, "seconds": round(seconds, 1),
+              "kill_rate": summary(results, detectors), "mutants": [r.to_dict() for r in results]}
+    path.write_text(json.dumps(record, indent=1) + "\n")
+
+
 def _options():
     result = parser("reftape-sensitivity", "Plants each catalogued bug in a copy of reftape and reports "
                                            "which detectors kill it.")
@@ -202,13 +208,13 @@ def _main(argv: list[str] | None = None) -> int:
         for result in pool.map(lambda m: measure(m, detectors, args.timeout), mutants):
             print(_line(result, detectors), flush=True)
             results.append(result)
-    rates = summary(results, detectors)
-    _print_report(results, rates, detectors)
+            if args.json is not None:  # rewritten after each mutant: an interrupted run keeps what it measured
+                _write_json(args.json, results, detectors, time.monotonic() - start, complete=False)
+    _print_report(results, summary(results, detectors), detectors)
     elapsed = time.monotonic() - start
     print(f"{elapsed:.0f} s in all")
     if args.json is not None:
-        args.json.write_text(json.dumps({"detectors": detectors, "seconds": round(elapsed, 1), "kill_rate": rates,
-                                         "mutants": [r.to_dict() for r in results]}, indent=1) + "\n")
+        _write_json(args.json, results, detectors, elapsed, complete=True)
         print(f"results: {args.json}")
     perfect = all(r.killed_by(d) != bool(r.mutant.equivalent) for r in results for d in detectors)
     return EXIT_OK if perfect else EXIT_FINDINGS
