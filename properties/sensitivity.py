@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -81,6 +83,38 @@ def plant(mutant: Mutant, directory: Path) -> str:
     return name
 
 
+_running: set[subprocess.Popen] = set()
+_running_lock = threading.Lock()
+
+
+def _run(command: list[str], env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """subprocess.run, with the child known to `_stop_children` while it runs."""
+    with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as process:
+        with _running_lock:
+            _running.add(process)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+        finally:
+            with _running_lock:
+                _running.discard(process)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def _stop_children() -> None:
+    with _running_lock:
+        for process in _running:
+            process.kill()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run_detector(detector: str, backend: str, path: Path, timeout: float) -> tuple[str, float, str]:
     """(status, seconds, detail) of one detector's pytest run against `backend` found on `path`."""
     report = path / f"report-{detector}"
@@ -91,7 +125,7 @@ def run_detector(detector: str, backend: str, path: Path, timeout: float) -> tup
                "--reftape-backend", backend, *[str(TESTS / name) for name in DETECTORS[detector]]]
     start = time.monotonic()
     try:
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        done = _run(command, env, timeout)
     except subprocess.TimeoutExpired:
         return "timeout", time.monotonic() - start, f"no verdict within {timeout:.0f} s"
     seconds = time.monotonic() - start
@@ -204,12 +238,19 @@ def _main(argv: list[str] | None = None) -> int:
           f"{args.jobs} job(s), timeout {args.timeout:.0f} s per run", flush=True)
     start = time.monotonic()
     results: list[Result] = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+    signal.signal(signal.SIGTERM, _interrupt)
+    pool = ThreadPoolExecutor(max_workers=args.jobs)
+    try:
         for result in pool.map(lambda m: measure(m, detectors, args.timeout), mutants):
             print(_line(result, detectors), flush=True)
             results.append(result)
             if args.json is not None:  # rewritten after each mutant: an interrupted run keeps what it measured
                 _write_json(args.json, results, detectors, time.monotonic() - start, complete=False)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        _stop_children()  # the running measurements end at once and remove their copies
+        raise
+    pool.shutdown()
     _print_report(results, summary(results, detectors), detectors)
     elapsed = time.monotonic() - start
     print(f"{elapsed:.0f} s in all")
