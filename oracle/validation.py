@@ -93,6 +93,8 @@ class _Context:
         self.elements = 0
         self.pending: list[tuple[str, str, str]] = []   # definitions made once the statement is checked
         self.recording: frozenset = frozenset()          # tapes whose with-block encloses the statement
+        self.scopes: list[dict[str, str]] = []           # names outside the custom-gradient function being checked
+        self.arity: dict[str, int] = {}                  # parameters of each custom-gradient function
 
     def define(self, name: str, kind: str, at: str) -> None:
         previous = self.defined.get(name)
@@ -374,6 +376,95 @@ class Body(Kind):
         context.nesting -= 1
 
 
+class Parameters(Kind):
+    """A custom-gradient function's parameter names: they open its local scope, which `FunctionName`
+    closes (its forward and backward names are not visible after the definition)."""
+
+    schema = {"type": "array", "items": {"$ref": "#/$defs/name"}, "minItems": 1}
+
+    def check(self, value, at, statement, context):
+        if not isinstance(value, (list, tuple)) or not value:
+            raise ProgramError(at, f"expected a non-empty list of names, got {_show(value)}")
+        context.scopes.append(dict(context.defined))
+        for i, name in enumerate(value):
+            context.define(check_name(name, f"{at}[{i}]"), "tensor", f"{at}[{i}]")
+
+
+class LocalName(Kind):
+    """A name defined inside the function being checked (the `upstream` of its gradient)."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        context.define(check_name(value, at), "tensor", at)
+
+
+class FunctionBody(Kind):
+    """A custom gradient's forward or backward: Op, Assign and ReadValue statements."""
+
+    schema = {"type": "array", "items": {"$ref": "#/$defs/statement"}}
+    ALLOWED = ("Op", "Assign", "ReadValue")
+
+    def check(self, value, at, statement, context):
+        if not isinstance(value, (list, tuple)):
+            raise ProgramError(at, f"expected a list of statements, got {_show(value)}")
+        for i, item in enumerate(value):
+            if type(item).__name__ not in self.ALLOWED:
+                raise ProgramError(f"{at}[{i}]", f"a custom gradient's ops are {', '.join(self.ALLOWED)} statements, "
+                                                 f"got {_show(item)}")
+        _check_statements(value, at, context)
+
+
+class Gradients(Kind):
+    """One reference or null (a None gradient) per parameter, or per captured variable."""
+
+    schema = {"type": "array", "items": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/reference"}]}}
+
+    def __init__(self, per: str | None = None) -> None:
+        self.per = per
+
+    def check(self, value, at, statement, context):
+        if not isinstance(value, (list, tuple)):
+            raise ProgramError(at, f"expected a list of references or nulls, got {_show(value)}")
+        if self.per is not None and len(value) != len(getattr(statement, self.per)):
+            raise ProgramError(at, f"expected one gradient per entry of {self.per} ({len(getattr(statement, self.per))}), "
+                                   f"got {len(value)}")
+        for i, item in enumerate(value):
+            if item is not None:
+                check_reference(item, f"{at}[{i}]", context)
+
+
+class FunctionName(Kind):
+    """The custom-gradient function's name: closes its local scope, then names the function."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        name = check_name(value, at)
+        context.defined = context.scopes.pop()
+        context.pending.append((name, "function", at))
+        context.arity[name] = len(statement.params)
+
+
+class FunctionReference(Kind):
+    """A custom-gradient function defined before."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        context.require(check_name(value, at), "function", at)
+
+
+class Arguments(References):
+    """A function application's inputs: one per parameter of the function."""
+
+    def check(self, value, at, statement, context):
+        super().check(value, at, statement, context)
+        expected = context.arity.get(statement.function)
+        if expected is not None and len(value) != expected:
+            raise ProgramError(at, f"{statement.function} takes {expected} argument(s), got {len(value)}")
+
+
 # One entry per statement type: each field (in the order they are checked) with its kind.
 FIELDS: dict[str, dict[str, Kind]] = {
     "Leaf": {"name": Definition("tensor"), "kind": Option("variable", "constant"), "value": Value(),
@@ -388,6 +479,13 @@ FIELDS: dict[str, dict[str, Kind]] = {
              "sources": Structure(), "output_gradients": Structure(optional=True),
              "unconnected": Option("none", "zero"), "unconnected_form": Option("default", "string", "enum"),
              "use_pfor": Flag()},
+    "CustomGradient": {"params": Parameters(), "forward": FunctionBody(), "result": Reference(),
+                       "upstream": LocalName(), "backward": FunctionBody(), "input_grads": Gradients(per="params"),
+                       "variables": Option("none", "positional", "keyword"), "variable_grads": Gradients(),
+                       "name": FunctionName()},
+    "Apply": {"name": Definition("tensor"), "function": FunctionReference(), "inputs": Arguments()},
+    "Assign": {"variable": Reference(), "value": Reference(), "method": Option("assign", "assign_add", "assign_sub")},
+    "ReadValue": {"name": Definition("tensor"), "variable": Reference()},
 }
 
 
