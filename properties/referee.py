@@ -468,7 +468,7 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome,
             tf_value, candidate = _dense(expected, call, positions), _dense(actual, call, positions)
         else:
             tf_value, candidate = (_decoded(data, discrepancy.dtype, numerical.shape)
-                                   for data in (discrepancy.expected, discrepancy.actual))
+                                   for data in (discrepancy.expected["data"], discrepancy.actual["data"]))
     except ValueError:  # the described result does not have the source's shape
         return "undecided", numerical
     if tf_value.shape != numerical.shape or candidate.shape != numerical.shape:

@@ -18,7 +18,8 @@ import pytest
 from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
 from reftape_properties.recording import record_op_coverage
 
-from reftape_properties.snippets import Raised, differences, observe
+from reftape_oracle.outcome import describe, describe_error
+from reftape_properties.compare import compare_values
 from reftape_properties.tolerance import Tolerance
 
 BASE_SHAPE = (3, 4)
@@ -62,8 +63,8 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
     return np.asarray(values).astype(dtype)
 
 
-def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) -> list:
-    """Observations of forward value and gradients for one case on one namespace."""
+def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) -> dict:
+    """A description of [forward values, gradients] (or the exception) for one case on one namespace."""
     tensors = [ns.constant(x) for x in inputs]
     try:
         with ns.GradientTape(persistent=True) as tape:
@@ -75,8 +76,8 @@ def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) 
                     if o.dtype.is_floating or o.dtype.is_complex else None for o in outs]
         grads = tape.gradient(outs, tensors, output_gradients=upstream if all(u is not None for u in upstream) else None)
     except Exception as exc:  # noqa: BLE001 - an exception is an outcome to compare
-        return [observe(Raised(exc), ns)]
-    return [observe(outs, ns), observe(grads, ns)]
+        return describe_error(exc, ns)
+    return describe([outs, grads], ns)
 
 
 def _tolerance(case: Case) -> Callable:
@@ -97,32 +98,32 @@ DTYPED_CASES = [(case, dtype) for case in CASES for dtype in case.spec.dtypes]
 
 
 @pytest.mark.parametrize("case,dtype", DTYPED_CASES, ids=[f"{c.id}-{d}" for c, d in DTYPED_CASES])
-def test_op_matches_tensorflow(case, dtype, tf, rt):
+def test_op_matches_tensorflow(case, dtype, tf, candidate):
     record_op_coverage(case.spec.path, dtype)
     seed = zlib.crc32(f"{case.id}-{dtype}".encode())
     inputs = _inputs_for(case, dtype, seed)
     expected = run_case(tf, case, inputs, seed)
-    actual = run_case(rt, case, inputs, seed)
-    found = differences(expected, actual, tolerance_for=_tolerance(case))
-    assert not found, "\n".join(found)
+    actual = run_case(candidate, case, inputs, seed)
+    found = compare_values(expected, actual, tolerance_for=_tolerance(case))
+    assert not found, "\n".join(d.summary() for d in found)
 
 
 SPECIAL_CASES = [(case, point) for case in CASES for point in case.spec.specials]
 
 
 @pytest.mark.parametrize("case,point", SPECIAL_CASES, ids=[f"{c.id}@{p}" for c, p in SPECIAL_CASES])
-def test_op_at_special_point_matches_tensorflow(case, point, tf, rt):
+def test_op_at_special_point_matches_tensorflow(case, point, tf, candidate):
     inputs = [np.asarray(v, np.float32) for v in point]
     expected = run_case(tf, case, inputs, 0)
-    actual = run_case(rt, case, inputs, 0)
-    found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
-    assert not found, "\n".join(found)
+    actual = run_case(candidate, case, inputs, 0)
+    found = compare_values(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
+    assert not found, "\n".join(d.summary() for d in found)
 
 
 @pytest.mark.parametrize("path", sorted(CATALOG))
-def test_catalog_op_exists_in_both_namespaces(path, tf, rt):
+def test_catalog_op_exists_in_both_namespaces(path, tf, candidate):
     resolve(tf, path)
-    resolve(rt, path)
+    resolve(candidate, path)
 
 
 SUBNORMAL_OPS = ["identity", "reshape", "abs", "negative", "multiply", "add", "equal", "square", "reduce_sum",
@@ -132,7 +133,7 @@ SUBNORMAL_OPS = ["identity", "reshape", "abs", "negative", "multiply", "add", "e
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("path", SUBNORMAL_OPS)
-def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, rt):
+def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
     """TF's arithmetic kernels treat subnormals as zero (inputs and outputs); data movement and
     sign-bit kernels keep them. Signed zeros are compared. The input fills a whole SIMD packet:
     TF's scalar remainder loop differs for max-style kernels (KNOWN_DIVERGENCES.md, entry 3)."""
@@ -141,9 +142,9 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, rt):
     spec = CATALOG[path]
     inputs = [x] + [np.array([1.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 1.0], dtype) for _ in range(spec.arity - 1)]
     case = Case(spec, attribute_variants(spec)[0])
-    expected, actual = run_case(tf, case, inputs, 0), run_case(rt, case, inputs, 0)
-    found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
-    assert not found, "\n".join(found)
+    expected, actual = run_case(tf, case, inputs, 0), run_case(candidate, case, inputs, 0)
+    found = compare_values(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
+    assert not found, "\n".join(d.summary() for d in found)
 
 
 PUBLIC_NAMESPACES = ("math", "nn", "linalg", "random", "dtypes", "errors")
