@@ -180,7 +180,7 @@ def test_every_kind_of_description_follows_the_schema(rt):
     for value in values:
         description.validate(describe(value, rt))
     with pytest.raises(jsonschema.ValidationError):
-        description.validate({**describe(rt.Variable(1.0), rt), "name": None})
+        description.validate({**describe(rt.Variable(1.0), rt), "variable": {"name": None, "trainable": True}})
 
 
 # -- one value model, one comparator -------------------------------------------------------------
@@ -195,7 +195,7 @@ def kinds(expected, actual, **policy):
 
 def test_variable_names_and_trainable_flags_are_compared(tf, rt):
     same = describe(tf.Variable([1.0, 2.0], name="w"), tf), describe(rt.Variable([1.0, 2.0], name="w"), rt)
-    assert same[0]["name"] == same[1]["name"] == "w:0" and kinds(*same) == []
+    assert same[0]["variable"] == same[1]["variable"] == {"name": "w:0", "trainable": True} and kinds(*same) == []
     assert kinds(describe(tf.Variable(1.0, name="w"), tf), describe(rt.Variable(1.0, name="v"), rt)) == ["structure"]
     assert kinds(describe(tf.Variable(1.0), tf), describe(rt.Variable(1.0, trainable=False), rt)) == ["structure"]
     assert kinds(describe(tf.Variable(1.0), tf), describe(rt.constant(1.0), rt)) == ["structure"]
