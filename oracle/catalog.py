@@ -216,6 +216,8 @@ _ENTRIES = [
     *[_unary(p, gradient="none", output="int64", attrs={"axis": (0, 1)}, analytic=False)
       for p in ("argmax", "argmin", "math.argmax", "math.argmin")],
     *[_unary(p, gradient="none", output="bool", analytic=False) for p in ("math.is_finite", "math.is_nan")],
+    # Recorded by TF with a None gradient: their outputs are on the tape, differentiable as targets and sources
+    *[_unary(p, gradient="none", dtypes=FLOATS_AND_COMPLEX, analytic=False) for p in ("zeros_like", "ones_like")],
     # Reductions (top level)
     _unary("reduce_sum", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
     _unary("reduce_mean", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
@@ -277,7 +279,7 @@ for _spec in _ENTRIES:
 NOT_OPS = frozenset({
     "GradientTape", "Variable", "Tensor", "TensorShape", "IndexedSlices", "UnconnectedGradients", "DType",
     "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "is_tensor", "ones", "zeros",
-    "ones_like", "zeros_like", "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
+    "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
     "random.normal", "random.uniform", "random.set_seed",

@@ -1,9 +1,10 @@
 """One interpreter for every backend: runs a Program on any module exposing TF's names.
 
 The backend is named by module: "reftape", "tensorflow" (loaded through the oracle's quiet,
-deterministic import) or any importable module such as "mypkg.mytape". `run` never raises: import
-failures, names the backend lacks, exceptions, and hangs past the time limit all become part of
-the Outcome.
+deterministic import) or any importable module such as "mypkg.mytape". `run` never raises: an
+invalid program (never run), import failures, names the backend lacks, exceptions, and hangs past
+the time limit all become part of the Outcome. Errors of kind "harness" (an invalid program, an
+unimportable backend, generated code that does not compile) are never a result of the program.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from .catalog import resolve
 from .outcome import Outcome, describe, describe_error, environment_fingerprint
 from .program import Program
+from .validation import ProgramError, validate
 
 from .tensorflow import load_tensorflow
 
@@ -68,6 +70,10 @@ def missing_names(program: Program, backend: ModuleType) -> list[str]:
 def run(program: Program, backend: str | ModuleType, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Outcome:
     """Runs `program` on `backend`; returns its Outcome (never raises)."""
     name = backend if isinstance(backend, str) else backend.__name__
+    try:
+        validate(program)
+    except ProgramError as error:  # never run: an invalid program is the harness's input error, not a result
+        return Outcome(name, error={"kind": "harness", "message": f"invalid program: {error}"})
     try:
         module = load_backend(backend) if isinstance(backend, str) else backend
     except Exception as error:  # noqa: BLE001 - an unloadable backend is a harness failure, not a result

@@ -23,7 +23,10 @@ classes) because `Program.to_source()` embeds their source in standalone scripts
 from __future__ import annotations
 
 import json
+import math
 import platform
+import re
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -88,6 +91,30 @@ def describe_error(error, tf):
     return {"kind": "exception", "class": name, "message": str(error)}
 
 
+_HEX_FLOAT = re.compile(r"-?0x[0-9a-f]\.[0-9a-f]+p[+-][0-9]+")            # float.hex's form: 0x1.8p-1
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_SPECIAL = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def parse_float(element: Any) -> float:
+    """The one grammar of numbers in tensor data: a JSON number or a decimal string ("0.5") means
+    decimal; an exact hexadecimal float is recognised by float.hex's form ("0x1.8p-1"); "inf",
+    "-inf" and "nan" are the only spellings of those. ValueError for anything else."""
+    if type(element) in (int, float):
+        value = float(element) if abs(element) <= sys.float_info.max else math.inf
+        if math.isfinite(value):
+            return value
+    elif isinstance(element, str):
+        if element in _SPECIAL:
+            return _SPECIAL[element]
+        if _HEX_FLOAT.fullmatch(element):
+            return float.fromhex(element)
+        if _DECIMAL.fullmatch(element) and math.isfinite(float(element)):
+            return float(element)
+    raise ValueError(f"{element!r} is not a number: write a finite JSON number, a decimal string ('0.5'), an exact "
+                     "hexadecimal float in float.hex form ('0x1.8p-1'), 'inf', '-inf' or 'nan'")
+
+
 def decode_array(description: dict) -> np.ndarray:
     """The NumPy array of a tensor description, dtype-exact (bfloat16 via ml_dtypes)."""
     import ml_dtypes
@@ -95,9 +122,9 @@ def decode_array(description: dict) -> np.ndarray:
     dtype = np.dtype(ml_dtypes.bfloat16) if description["dtype"] == "bfloat16" else np.dtype(description["dtype"])
     data = description["data"]
     if dtype.kind == "c":
-        values = [complex(float.fromhex(re), float.fromhex(im)) for re, im in data]
+        values = [complex(parse_float(re), parse_float(im)) for re, im in data]
     elif dtype.kind == "f" or dtype == np.dtype(ml_dtypes.bfloat16):
-        values = [float.fromhex(x) for x in data]
+        values = [parse_float(x) for x in data]
     else:
         values = data
     return np.array(values, dtype=np.float64 if dtype == np.dtype(ml_dtypes.bfloat16) else dtype).astype(dtype).reshape(

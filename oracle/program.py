@@ -1,4 +1,5 @@
-"""Programs as data: leaves, single-assignment ops, nested tapes, and gradient/jacobian calls.
+"""Programs as data: leaves, single-assignment ops, nested tapes, custom gradients, variable
+updates, and gradient/jacobian calls.
 
 A program is a list of statements. It round-trips losslessly through JSON (leaf values are stored
 as exact tensor descriptions: NaN, inf and -0.0 survive) and prints as a standalone Python script
@@ -13,14 +14,16 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import textwrap
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Union
 
 import numpy as np
 
 from .catalog import call_source
-from .outcome import decode_array, describe, describe_error
+from .outcome import describe, describe_error
+from .validation import check_schema, decode_value, loads, validate
 
 Structure = Union[str, dict]
 
@@ -86,7 +89,88 @@ class Call:
     use_pfor: bool = True                # jacobian / batch_jacobian only
 
 
-STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call)}
+# ---------------------------------------------------------------------------------------------
+# Custom gradients and variable updates. Names defined here are program-wide: keep them unique
+# across the whole program (also the local names inside a CustomGradient's `forward` and `backward`).
+
+
+def _nested_statement(statement: Any) -> Any:
+    """A statement of a CustomGradient's forward or backward, decoded from JSON by its field names."""
+    if not isinstance(statement, dict):
+        return statement
+    for cls in (Op, Assign, ReadValue):
+        if set(statement) == {f.name for f in fields(cls)}:
+            return cls(**statement)
+    raise ValueError(f"not an Op, Assign or ReadValue: {statement!r}")
+
+
+@dataclass
+class CustomGradient:
+    """`@tf.custom_gradient def name(*params)`: ops `forward` compute `result` from the parameters
+    (and may read or assign Variables defined earlier: TF captures the trainable ones that are not
+    arguments, an assign counting as an access);
+    `grad(upstream)` runs ops `backward` over `upstream`, the parameters and the forward's names, and
+    returns `input_grads`, one name (or None, for a None gradient) per parameter.
+
+    `variables` says how `grad` accepts TF's `variables` keyword: "none" (`def grad(upstream)`),
+    "positional" (`def grad(upstream, variables=None)`) or "keyword" (`def grad(upstream, *,
+    variables=None)`). When it is not "none", `grad` also returns `variable_grads`, one name per
+    captured variable; TF passes `variables` only when the forward read a trainable Variable that is
+    not an argument, so a generator should pair "positional"/"keyword" with exactly one such read
+    (TF orders several captured variables by a set of references: not reproducible) and "none" with
+    none (otherwise both sides raise TypeError). Applied with `Apply`, anywhere after its definition.
+    """
+
+    name: str
+    params: list
+    forward: list                  # Op, Assign, ReadValue statements (inputs: params, their own names, earlier names)
+    result: str                    # the forward's output: a param or a name defined by `forward`
+    backward: list                 # Op statements (inputs: upstream, params, forward names, earlier names)
+    input_grads: list              # one name or None per param
+    variables: str = "none"        # "none" | "positional" | "keyword"
+    variable_grads: list = field(default_factory=list)
+    upstream: str = "upstream"
+
+    def __post_init__(self) -> None:
+        self.forward = [_nested_statement(s) for s in self.forward]
+        self.backward = [_nested_statement(s) for s in self.backward]
+
+
+@dataclass
+class Apply:
+    """`name = function(*inputs)`: calls a CustomGradient defined earlier on tensors or Variables
+    (a Variable argument is read by TF after the call, so its gradient flows through that read)."""
+
+    name: str
+    function: str
+    inputs: list
+
+
+@dataclass
+class Assign:
+    """`variable.assign|assign_add|assign_sub(value)`: `variable` names a Variable leaf, `value` a
+    tensor of its shape and dtype. Reads recorded before it keep the old value; a tape watching
+    accessed variables starts watching `variable` here (TF marks an assign as an access)."""
+
+    variable: str
+    value: str
+    method: str = "assign"         # "assign" | "assign_add" | "assign_sub"
+
+
+@dataclass
+class ReadValue:
+    """`name = variable.read_value()`: a recorded read of the Variable's current value."""
+
+    name: str
+    variable: str
+
+
+STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call,
+                                            CustomGradient, Apply, Assign, ReadValue)}
+
+# Names the generated script itself uses inside or around `_program()`: a program may not define them.
+SCRIPT_NAMES = frozenset({"tf", "np", "json", "describe", "describe_error", "_outcome", "_program", "_error"})
+MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 @dataclass
@@ -104,11 +188,21 @@ class Program:
 
     @classmethod
     def from_dict(cls, data: dict) -> Program:
-        return cls([_statement_from_dict(s) for s in data["statements"]], list(data.get("outputs", [])))
+        """The program `data` describes; ProgramError (naming the offending field) unless it is valid."""
+        check_schema(data)
+        program = cls([_statement_from_dict(s, f"statements[{i}]") for i, s in enumerate(data["statements"])],
+                      list(data.get("outputs", [])))
+        validate(program)
+        return program
 
     @classmethod
     def from_json(cls, text: str) -> Program:
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(loads(text))
+
+    def validate(self) -> Program:
+        """Raises ProgramError unless the program is valid (see oracle/validation.py); returns it."""
+        validate(self)
+        return self
 
     # -- Source ----------------------------------------------------------------------------
 
@@ -120,7 +214,9 @@ class Program:
         return {s.name: s for s in walk(self.statements) if isinstance(s, Leaf)}
 
     def body_source(self) -> str:
-        """The program as the body of `_program()`, recording into `_outcome`."""
+        """The program as the body of `_program()`, recording into `_outcome` (validated first: only
+        validated fields reach the source)."""
+        validate(self)
         lines = _statements_source(self.statements, indent=1)
         for name in self.outputs:
             lines.append(f"    _outcome['values'][{name!r}] = describe({name}, tf)")
@@ -128,6 +224,8 @@ class Program:
 
     def to_source(self, module: str = "tensorflow") -> str:
         """A standalone script that runs the program on `module` and prints its outcome as JSON."""
+        if not MODULE_PATTERN.fullmatch(module):
+            raise ValueError(f"{module!r} is not a module name")
         helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
         return (f"import json\n\nimport numpy as np\nimport {module} as tf\n\n{helpers}\n\n"
                 f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{self.body_source()}\n\n"
@@ -142,6 +240,9 @@ def walk(statements: list):
         yield s
         if isinstance(s, (Tape, StopRecording)):
             yield from walk(s.body)
+        elif isinstance(s, CustomGradient):
+            yield from walk(s.forward)
+            yield from walk(s.backward)
 
 
 def _statement_to_dict(statement: Any) -> dict:
@@ -153,13 +254,14 @@ def _statement_to_dict(statement: Any) -> dict:
     return {"statement": type(statement).__name__, **data}
 
 
-def _statement_from_dict(data: dict) -> Any:
+def _statement_from_dict(data: dict, at: str) -> Any:
+    """A statement from its (schema-checked) JSON data; `at` is its JSON path, for errors."""
     data = dict(data)
     cls = STATEMENTS[data.pop("statement")]
     if cls is Leaf:
-        data["value"] = decode_array(data["value"])
+        data["value"] = decode_value(data["value"], f"{at}.value")
     if "body" in data:
-        data["body"] = [_statement_from_dict(s) for s in data["body"]]
+        data["body"] = [_statement_from_dict(s, f"{at}.body[{i}]") for i, s in enumerate(data["body"])]
     return cls(**data)
 
 
@@ -240,6 +342,31 @@ def _statements_source(statements: list, indent: int) -> list[str]:
                       pad + f"    _outcome['calls'][{s.name!r}] = describe({s.name}, tf)",
                       pad + "except Exception as _error:",
                       pad + f"    _outcome['calls'][{s.name!r}] = describe_error(_error, tf)"]
+        elif isinstance(s, CustomGradient):
+            lines += _custom_gradient_source(s, pad)
+        elif isinstance(s, Apply):
+            lines.append(pad + f"{s.name} = {s.function}({', '.join(s.inputs)})")
+        elif isinstance(s, Assign):
+            lines.append(pad + f"{s.variable}.{s.method}({s.value})")
+        elif isinstance(s, ReadValue):
+            lines.append(pad + f"{s.name} = {s.variable}.read_value()")
         else:
             raise TypeError(f"not a statement: {s!r}")
     return lines
+
+
+def _names_source(names: list) -> str:
+    return "[" + ", ".join("None" if n is None else n for n in names) + "]"
+
+
+def _custom_gradient_source(s: CustomGradient, pad: str) -> list[str]:
+    extra = {"none": "", "positional": ", variables=None", "keyword": ", *, variables=None"}[s.variables]
+    returned = _names_source(s.input_grads)
+    if s.variables != "none":
+        returned += ", " + _names_source(s.variable_grads)
+    inner = pad + "    "
+    return ([pad + "@tf.custom_gradient", pad + f"def {s.name}({', '.join(s.params)}):"]
+            + _statements_source(s.forward, len(inner) // 4)
+            + [inner + f"def grad({s.upstream}{extra}):"]
+            + _statements_source(s.backward, len(inner) // 4 + 1)
+            + [inner + f"    return {returned}", inner + f"return {s.result}, grad"])

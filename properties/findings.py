@@ -107,6 +107,8 @@ class Finding:
 
     @classmethod
     def from_dict(cls, data: dict) -> Finding:
+        if not isinstance(data, dict):
+            raise ValueError(f"a finding record is a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise ValueError(f"finding schema_version {version!r} is not {SCHEMA_VERSION}")
@@ -137,9 +139,14 @@ def tape_options(program: Program) -> list[str]:
     return sorted(options)
 
 
-def _harness_failure(outcome: Outcome) -> str | None:
-    if outcome.error is not None and outcome.error.get("kind") == "harness":
-        return f"{outcome.backend}: {outcome.error['message']}"
+def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
+    """Why a side could not run the program, when the harness (not the program) is to blame. The
+    reference lacking a name or timing out leaves nothing to judge against: never an agreement."""
+    error = outcome.error or {}
+    if error.get("kind") == "harness" or reference and error.get("kind") == "timeout":
+        return f"{outcome.backend}: {error['message']}"
+    if reference and error.get("kind") == "missing":
+        return f"{outcome.backend} (the reference) lacks {', '.join(error['names'])}"
     return None
 
 
@@ -154,7 +161,7 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
 
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
     expected, actual = run(program, reference, limit), run(program, candidate, limit)
-    failures = [f for f in (_harness_failure(expected), _harness_failure(actual)) if f]
+    failures = [f for f in (_harness_failure(expected, reference=True), _harness_failure(actual)) if f]
     if failures:
         raise HarnessError("; ".join(failures))
     found = compare(expected, actual, program)

@@ -1,17 +1,15 @@
 """Public ops with TensorFlow's signatures, built on primitives (`execute`) exactly where TF uses a
-kernel, and composed from them where TF composes (clip_by_value, gelu, silu, reduce_logsumexp, ...),
+kernel, and composed from them where TF composes (clip_by_value, gelu, reduce_logsumexp, ...; silu in `nn.py`),
 so that gradients, special points included, follow the same path as in TF."""
 
 from __future__ import annotations
 
 import builtins
-import functools
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import dtypes as _dtypes
-from . import tape as _tape
 from .primitives import execute
 from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
 from .variables import Variable
@@ -265,7 +263,8 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
-    return _reduction("Mean", input_tensor, axis, keepdims)
+    x = convert_to_tensor(input_tensor)
+    return execute("Mean", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -309,7 +308,8 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> EagerTensor:
-    return _reduction("EuclideanNorm", input_tensor, axis, keepdims)
+    x = convert_to_tensor(input_tensor)
+    return execute("EuclideanNorm", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002
@@ -500,15 +500,20 @@ def fill(dims: Any, value: Any, name: str | None = None, dtype: Any = None) -> E
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """A ZerosLike op, recorded with a None gradient (so its output is on the tape); with another
+    dtype, fresh zeros that no tape records, as TF builds them."""
     source = convert_to_tensor(input)
-    dtype = source.dtype if dtype is None else _dtypes.as_dtype(dtype)
-    return EagerTensor(np.zeros(source._value.shape, dtype.as_numpy_dtype), dtype)
+    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+        return zeros(tuple(source.shape), dtype)
+    return execute("ZerosLike", [source])
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """A OnesLike op, recorded with a None gradient; with another dtype, fresh ones (see zeros_like)."""
     source = convert_to_tensor(input)
-    dtype = source.dtype if dtype is None else _dtypes.as_dtype(dtype)
-    return EagerTensor(np.ones(source._value.shape, dtype.as_numpy_dtype), dtype)
+    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+        return ones(tuple(source.shape), dtype)
+    return execute("OnesLike", [source])
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> EagerTensor:
@@ -609,11 +614,13 @@ def relu6(features: Any, name: str | None = None) -> EagerTensor:
 
 
 def elu(features: Any, name: str | None = None) -> EagerTensor:
-    return _unary("Elu", features)
+    features = convert_to_tensor(features)
+    return execute("Elu", [features], T=features.dtype)
 
 
 def selu(features: Any, name: str | None = None) -> EagerTensor:
-    return _unary("Selu", features)
+    features = convert_to_tensor(features)
+    return execute("Selu", [features], T=features.dtype)
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> EagerTensor:
@@ -645,13 +652,6 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> E
         inner = multiply(0.7978845608028654, add(features, multiply(coeff, pow(features, 3))))
         return multiply(multiply(0.5, features), add(1.0, tanh(inner)))
     return multiply(multiply(0.5, features), erfc(multiply(negative(features), cast(0.7071067811865476, features.dtype))))
-
-
-def silu(features: Any, beta: Any = 1.0) -> EagerTensor:
-    """x * sigmoid(beta * x) with TF's hand-written gradient (a custom_gradient)."""
-    features = convert_to_tensor(features)
-    beta = cast(convert_to_tensor(beta), features.dtype)
-    return _swish(features, beta)
 
 
 def _softmax_along(op: str, logits: Any, axis: Any) -> EagerTensor:
@@ -701,69 +701,6 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     flat_labels = reshape(cast(labels, compute), (-1, labels.shape[-1]))
     cost, _ = execute("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
     return cast(reshape(cost, outer), logits.dtype)
-
-
-# ---------------------------------------------------------------------------------------------
-# custom_gradient
-
-
-def custom_gradient(f: Any = None) -> Any:
-    """Decorator: `f` returns (outputs, grad_fn); grad_fn replaces the recorded ops' gradient."""
-    if f is None:
-        return custom_gradient
-
-    @functools.wraps(f)
-    def decorated(*args: Any, **kwargs: Any) -> Any:
-        return _call_with_custom_gradient(f, args, kwargs)
-
-    return decorated
-
-
-def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
-    import inspect
-
-    from . import nest
-    from .primitives import REGISTRY
-
-    accessed = _tape.VariableAccessLog()
-    with accessed:
-        result, grad_fn = f(*args, **kwargs)
-    variables = [v for v in accessed.variables if v.trainable]
-    accepts_variables = "variables" in inspect.signature(grad_fn).parameters or any(
-        p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
-    if variables and not accepts_variables:
-        raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
-                        f"uses variables: {variables}")
-    flat_result = [identity(x) for x in nest.flatten(result)]
-    inputs = [convert_to_tensor(x) for x in args] + [v.handle for v in variables]
-    arg_count = len(args)
-
-    def vjp(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
-        if variables:
-            input_grads, variable_grads = grad_fn(*upstream, variables=variables)
-            if len(variable_grads) != len(variables):
-                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
-        else:
-            input_grads, variable_grads = grad_fn(*upstream), []
-        flat_grads = nest.flatten(input_grads)
-        if len(flat_grads) != arg_count:
-            raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, "
-                             f"but returned {len(flat_grads)} instead.")
-        return flat_grads + list(variable_grads)
-
-    _tape.record_custom(REGISTRY["CustomGradient"], f.__name__, vjp, inputs, flat_result)
-    return nest.pack_sequence_as(result, flat_result)
-
-
-@custom_gradient
-def _swish(features: EagerTensor, beta: EagerTensor) -> Any:
-    def grad(dy: EagerTensor) -> tuple:
-        sigmoid_features = sigmoid(multiply(beta, features))
-        activation_grad = sigmoid_features * (1.0 + (beta * features) * (1.0 - sigmoid_features))
-        beta_grad = reduce_sum(dy * square(features) * sigmoid_features * (1.0 - sigmoid_features))
-        return dy * activation_grad, beta_grad
-
-    return multiply(features, sigmoid(multiply(beta, features))), grad
 
 
 def function(func: Any = None, **kwargs: Any) -> Any:

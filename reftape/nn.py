@@ -1,8 +1,31 @@
 """`tf.nn`."""
 
+from typing import Any as _Any
+
+from . import functions as _f
 from .functions import (elu, gelu, l2_loss, leaky_relu, log_softmax, relu, relu6, selu, sigmoid,
-                        sigmoid_cross_entropy_with_logits, silu, softmax, softmax_cross_entropy_with_logits,
+                        sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
                         softplus, softsign, tanh)
+from .tape import custom_gradient as _custom_gradient
+
+
+def silu(features: _Any, beta: _Any = 1.0) -> _Any:
+    """x * sigmoid(beta * x) with TF's hand-written gradient (a custom_gradient)."""
+    features = _f.convert_to_tensor(features)
+    beta = _f.cast(_f.convert_to_tensor(beta), features.dtype)
+    return _swish(features, beta)
+
+
+@_custom_gradient
+def _swish(features: _Any, beta: _Any) -> _Any:
+    def grad(dy: _Any) -> tuple:
+        sigmoid_features = _f.sigmoid(_f.multiply(beta, features))
+        activation_grad = sigmoid_features * (1.0 + (beta * features) * (1.0 - sigmoid_features))
+        beta_grad = _f.reduce_sum(dy * _f.square(features) * sigmoid_features * (1.0 - sigmoid_features))
+        return dy * activation_grad, beta_grad
+
+    return _f.multiply(features, _f.sigmoid(_f.multiply(beta, features))), grad
+
 
 swish = silu
 

@@ -94,6 +94,17 @@ def _softplus(x):
     return np.where(x > -threshold, x, np.where(x < threshold, np.exp(x), np.log1p(np.exp(x))))
 
 
+def _rounded(value, dtype, like):
+    """A constant as TF's kernel holds it: rounded to the tensor's dtype (half types arrive as float32)."""
+    return np.asarray(value, dtype.as_numpy_dtype).astype(like.dtype)
+
+
+def _exp_minus_one(x, dtype):
+    """exp(x) - 1 as TF's Elu and Selu kernels compute it: exp rounded to the tensor's dtype, then
+    minus one. Not expm1: tiny |x| keep only exp's rounding, and float16 subnormals give 0."""
+    return _rounded(np.exp(x.astype(np.float64)), dtype, x) - 1  # exp correctly rounded
+
+
 def _floordiv(x, y):
     return np.floor_divide(x, y) if x.dtype.kind in "iu" else np.floor(x / y)
 
@@ -132,13 +143,23 @@ def _reduce(fn, identity=None):
     return forward
 
 
-def _mean(x, axis, keep_dims):
+def _mean(x, axis, keep_dims, T):
     axis_arg = _reduction_axes(x, axis)
+    total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
     if x.dtype.kind in "iu":
-        total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
         count = max(x.size // max(np.size(total), 1), 1)
         return (np.trunc(total / count)).astype(x.dtype)
-    return np.mean(x, axis=axis_arg, keepdims=keep_dims)
+    # TF sums in the tensor's dtype before dividing: a float16 sum past 65504 makes the mean inf
+    return _rounded(total, T, x) / (x.size // max(np.size(total), 1))
+
+
+def _euclidean_norm(x, axis, keep_dims, T):
+    """sqrt(sum(x * conj(x))), squares and sum rounded to the tensor's dtype as TF computes them:
+    float16 squares past 65504 are inf."""
+    def norm(x, axis, keepdims):
+        squares = _rounded(x * np.conj(x), T, x)
+        return np.sqrt(_rounded(np.sum(squares, axis=axis, keepdims=keepdims), T, x))
+    return _reduce(norm)(x, axis, keep_dims)
 
 
 def _lowest(dtype):
@@ -483,6 +504,8 @@ def _einsum_vjp(g, ans, *inputs, equation, **_):
 
 def _softmax_xent_vjp(g, ans, logits, labels, **_):
     g_loss, g_backprop = g
+    if g_loss is None:  # TF's tape lets only the backprop output's gradient be None; the loss's is zeros
+        g_loss = F.zeros(_shape(ans[0]), ans[0].dtype)
     grad = F.multiply(F.expand_dims(g_loss, -1), ans[1])
     if g_backprop is not None:
         softmax = F.execute("Softmax", [logits])
@@ -513,6 +536,8 @@ defop("ReadVariableOp", lambda handle, value, dtype: value.copy(), lambda g, ans
       moves_data=True, out_dtype=lambda dt, a: a["dtype"])
 defop("Identity", lambda x: x, lambda g, ans, x, **_: g, sparse_upstream=True, moves_data=True)
 defop("StopGradient", lambda x: x, None, moves_data=True)
+defop("ZerosLike", np.zeros_like, _none_gradient, moves_data=True)
+defop("OnesLike", np.ones_like, _none_gradient, moves_data=True)
 defop("Cast", lambda x, dtype: x.real if np.iscomplexobj(x) and not dtype.is_complex else x,
       lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
       out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True)
@@ -590,7 +615,7 @@ defop("IsNan", np.isnan, _unregistered("IsNan"), dtypes=FLOAT, out_dtype=lambda 
 defop("SqrtGrad", lambda y, dy: np.where(dy == 0, 0, 0.5 * dy / np.conj(y)),
       lambda g, ans, y, dy, **_: (F.multiply(F.negative(_conj(F.divide(g, y))), ans), F.multiply(0.5, F.divide(g, y))),
       dtypes=INEXACT)
-defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * dy * np.conj(y) ** 3),
+defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * (dy * np.conj(y)) * (np.conj(y) * np.conj(y))),  # TF's order
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(-1.5, _conj(g)), dy), F.square(_conj(y))),
                                   F.execute("RsqrtGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("ReciprocalGrad", lambda y, dy: np.where(dy == 0, 0, -dy * np.conj(y) * np.conj(y)),
@@ -609,8 +634,10 @@ defop("Relu6Grad", lambda dy, y: dy * ((y > 0) & (y < 6)),
 defop("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy),
       lambda g, ans, dy, y, **_: (F.execute("EluGrad", [g, y]), F.where(F.less(y, 0), F.multiply(g, dy), F.zeros_like(y))),
       dtypes=FLOAT)
-defop("SeluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1.7580993408473768), dy * 1.0507009873554805),
-      lambda g, ans, dy, y, **_: (F.execute("SeluGrad", [g, y]), F.where(F.less(y, 0.0), F.multiply(g, dy), F.zeros_like(y))),
+defop("SeluGrad", lambda dy, y, T: np.where(y < 0, dy * (y + _rounded(1.7580993408473768, T, y)),
+                                            dy * _rounded(1.0507009873554805, T, y)),
+      lambda g, ans, dy, y, T, **_: (F.execute("SeluGrad", [g, y], T=T),
+                                     F.where(F.less(y, 0.0), F.multiply(g, dy), F.zeros_like(y))),
       dtypes=FLOAT)
 defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
       lambda g, ans, dy, x, alpha, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha), F.zeros_like(x)), dtypes=FLOAT)
@@ -621,9 +648,11 @@ defop("Relu", lambda x: _pmax(x, np.zeros_like(x)), lambda g, ans, x, **_: F.exe
       dtypes=REAL)
 defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
       lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL)
-defop("Elu", lambda x: np.where(x < 0, np.expm1(x), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]), dtypes=FLOAT)
-defop("Selu", lambda x: np.where(x < 0, 1.7580993408473768 * np.expm1(x), 1.0507009873554805 * x),
-      lambda g, ans, x, **_: F.execute("SeluGrad", [g, ans]), dtypes=FLOAT)
+defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]),
+      dtypes=FLOAT)
+defop("Selu", lambda x, T: np.where(x < 0, _rounded(1.7580993408473768, T, x) * _exp_minus_one(x, T),
+                                    _rounded(1.0507009873554805, T, x) * x),
+      lambda g, ans, x, T, **_: F.execute("SeluGrad", [g, ans], T=T), dtypes=FLOAT)
 defop("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * alpha),
       lambda g, ans, x, alpha, **_: F.execute("LeakyReluGrad", [g, x], alpha=alpha), dtypes=FLOAT)
 defop("Softplus", _softplus, lambda g, ans, x, **_: F.multiply(g, F.sigmoid(x)), dtypes=FLOAT)
@@ -652,8 +681,7 @@ defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC)
 defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL)
 defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL)
 defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC)
-defop("EuclideanNorm", _reduce(lambda x, axis, keepdims: np.sqrt(np.sum(x * np.conj(x), axis=axis, keepdims=keepdims))),
-      _euclidean_norm_vjp, dtypes=NUMERIC)
+defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),
       dtypes=NUMERIC)
 defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)

@@ -14,10 +14,10 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes as _dtypes
-from . import tape as _tape
+from . import recording as _recording
 from .dtypes import DType
 from .errors import InvalidArgumentError, NotFoundError
-from .tensor import EagerTensor, IndexedSlices
+from .tensor import EagerTensor
 
 FLOAT = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64})
 COMPLEX = frozenset({_dtypes.complex64, _dtypes.complex128})
@@ -45,20 +45,6 @@ class Primitive:
     moves_data: bool = False  # copies or selects values without arithmetic: no float32 detour for half
     #                            types, and subnormals kept (arithmetic kernels flush them, see execute)
     kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
-
-    def backward(self, op: _tape.OpRecord, upstream: list) -> list:
-        """Input gradients of a recorded op, given its outputs' upstream gradients."""
-        from . import functions as F
-
-        if not self.sparse_upstream:
-            upstream = [F.convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in upstream]
-        if self.num_outputs is None:
-            grads = self.vjp(upstream[0], op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
-        else:
-            if self.fills_missing_upstream:
-                upstream = [F.zeros_like(y) if g is None else g for g, y in zip(upstream, op.outputs)]
-            grads = self.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
-        return list(grads) if isinstance(grads, (list, tuple)) else [grads]
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -95,7 +81,9 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
     """Subnormals to signed zero, as TF's CPU kernels compute with denormals-are-zero and
     flush-to-zero set (half types convert in software and keep theirs)."""
     if array.dtype.kind == "c":
-        return flush_subnormals(array.real) + 1j * flush_subnormals(array.imag)
+        flushed = np.empty_like(array)  # set the parts directly: `re + 1j * im` would lose -0.0 in im
+        flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
+        return flushed
     tiny = np.finfo(array.dtype).tiny
     subnormal = (array != 0) & (np.abs(array) < tiny)
     return np.where(subnormal, np.copysign(np.zeros_like(array), array), array) if subnormal.any() else array
@@ -127,7 +115,7 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
         arrays = [flush_subnormals(a) for a in arrays]
     outputs = tuple(EagerTensor(a, out_dtype) for a in arrays)
     if primitive.vjp is not None and inputs:
-        _tape.record_operation(primitive, inputs, outputs, attrs)
+        _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]
 
 

@@ -1,26 +1,31 @@
-"""The tape: what gets recorded, the stack of active tapes, the backward pass, `GradientTape`.
+"""The backward pass, `GradientTape` and `custom_gradient`, above the ops they differentiate.
 
-The model is TF's eager tape. A `Recording` (TF's C++ GradientTape) maps watched tensor ids and
-the ids of recorded ops' outputs to the op that produced them. An op is recorded on every active
-recording that already tracks one of its inputs of a differentiable dtype. The backward pass walks
-the recorded ops in reverse order of execution, which is a topological order, with an explicit
-work list (no recursion) and keeps gradients in a dict keyed by tensor id.
+What gets recorded lives in `recording.py`. The backward pass walks a recording's ops in reverse
+order of execution, which is a topological order, with an explicit work list (no recursion), and
+keeps gradients in a dict keyed by tensor id. It computes each op's input gradients with the op's
+VJP, written with reftape's own differentiable functions, so that a backward pass running under an
+outer tape is itself recorded: that is how higher-order gradients work, as in TF.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
-import itertools
-import threading
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+import functools
+import inspect
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from . import dtypes as _dtypes
+from . import functions as F
 from . import nest
-from .tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from .errors import InvalidArgumentError
+from .primitives import REGISTRY
+from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
+                        record_operation)
+from .tensor import EagerTensor, IndexedSlices, TensorShape, convert_to_tensor
+from .variables import Variable
 
 NON_PERSISTENT_USED = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
 
@@ -39,132 +44,29 @@ def _unconnected_policy(value: Any) -> UnconnectedGradients:
         raise ValueError("Unknown value for unconnected_gradients: %r" % value) from None
 
 
-@dataclass(eq=False)
-class OpRecord:
-    """One recorded op: its primitive, the tensors it read and wrote, its attributes, and which
-    inputs some active tape could differentiate (TF's complement of `skip_input_indices`)."""
-
-    primitive: Any
-    inputs: tuple
-    outputs: tuple
-    attrs: dict
-    needs: tuple
-
-
-class Recording:
-    """The state of one tape between `with` blocks: watched ids, recorded ops, watched variables."""
-
-    _op_ids = itertools.count()
-
-    def __init__(self, persistent: bool, watch_accessed_variables: bool) -> None:
-        self.persistent = persistent
-        self.watch_accessed_variables = watch_accessed_variables
-        self.producer: dict[int, int] = {}  # tensor id -> op id, -1 for a watched tensor
-        self.ops: dict[int, OpRecord] = {}
-        self.variables: dict[int, Any] = {}  # creation order -> watched Variable
-
-    def tracks(self, tensor: Any) -> bool:
-        return tensor._id in self.producer and _dtypes._is_trainable(tensor.dtype)
-
-    def watch(self, tensor: Any) -> None:
-        self.producer.setdefault(tensor._id, -1)
-
-    def watch_variable(self, variable: Any) -> None:
-        self.watch(variable.handle)
-        self.variables[variable._creation_order] = variable
-
-    def record(self, op: OpRecord) -> None:
-        op_id = next(self._op_ids)
-        self.ops[op_id] = op
-        for output in op.outputs:
-            self.producer[output._id] = op_id
-
-    def watched_variables(self) -> tuple:
-        return tuple(self.variables[k] for k in sorted(self.variables))
-
-
-class _TapeStack(threading.local):
-    def __init__(self) -> None:
-        self.active: list[Recording] = []
-        self.access_logs: list[VariableAccessLog] = []
-
-
-class VariableAccessLog:
-    """Collects the variables read or assigned inside a `with` block (TF's VariableWatcher)."""
-
-    def __init__(self) -> None:
-        self.variables: list = []
-
-    def __enter__(self) -> VariableAccessLog:
-        _stack.access_logs.append(self)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        _stack.access_logs.remove(self)
-
-
-_stack = _TapeStack()
-
-
-def active_recordings() -> list[Recording]:
-    return _stack.active
-
-
-def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
-    """Records an executed op on every active tape that tracks one of its inputs."""
-    recordings = [r for r in _stack.active if any(r.tracks(t) for t in inputs)]
-    if not recordings:
-        return
-    needs = tuple(any(r.tracks(t) for r in _stack.active) for t in inputs)
-    op = OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs)
-    for recording in recordings:
-        recording.record(op)
-
-
-def record_custom(primitive: Any, name: str, grad_fn: Callable, inputs: Sequence[Any], outputs: Sequence[EagerTensor]) -> None:
-    """Records a custom_gradient call: `grad_fn` maps output gradients to input gradients."""
-    record_operation(primitive, inputs, outputs, {"grad_fn": grad_fn, "name": name})
-
-
-def variable_accessed(variable: Any) -> None:
-    """A variable was read or assigned: tapes that watch accessed variables start watching it."""
-    for log in _stack.access_logs:
-        if all(v is not variable for v in log.variables):
-            log.variables.append(variable)
-    if variable.trainable:
-        for recording in _stack.active:
-            if recording.watch_accessed_variables:
-                recording.watch_variable(variable)
-
-
-@contextlib.contextmanager
-def suspended() -> Iterator[None]:
-    """Runs a block with no tape recording (TF's `tape.stop_recording()` for all tapes)."""
-    saved, _stack.active = _stack.active, []
-    try:
-        yield
-    finally:
-        _stack.active = saved
-
-
 # ---------------------------------------------------------------------------------------------
 # The backward pass
 
 
-def _ones_like(tensor: Any) -> EagerTensor:
-    return EagerTensor(np.ones(tuple(tensor.shape), tensor.dtype.as_numpy_dtype), tensor.dtype)
+def _value_dtype(tensor: Any) -> Any:
+    """The dtype of a tensor's values: a variable's handle stands for its variable's dtype."""
+    return getattr(tensor, "_zeros_dtype", tensor.dtype)
+
+
+def _ones_like(target: Any) -> EagerTensor:
+    """The default seed of a target: a tensor or a variable's handle."""
+    dtype = _value_dtype(target)
+    return EagerTensor(np.ones(tuple(target.shape), dtype.as_numpy_dtype), dtype)
 
 
 def zeros_for(source: Any) -> EagerTensor:
     """Zeros shaped like a source: a tensor, a variable, or a variable's handle (its variable's dtype)."""
-    dtype = getattr(source, "_zeros_dtype", source.dtype)
+    dtype = _value_dtype(source)
     return EagerTensor(np.zeros(tuple(source.shape), dtype.as_numpy_dtype), dtype)
 
 
 def aggregate(contributions: list) -> Any:
     """Sums gradient contributions as TF does: IndexedSlices concatenate, any dense one densifies."""
-    from . import functions as F
-
     if len(contributions) == 1:
         return contributions[0]
     if all(isinstance(g, IndexedSlices) for g in contributions):
@@ -192,7 +94,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
         upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
         if all(g is None for g in upstream):
             continue
-        for tensor, grad in zip(op.inputs, op.primitive.backward(op, upstream)):
+        for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
             if grad is not None and recording.tracks(tensor):
                 grads.setdefault(tensor._id, []).append(grad)
     # Once its last consumer is processed, a tensor the tape does not hold loses its gradients, even
@@ -202,6 +104,20 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
             if tensor._id not in recording.producer:
                 grads.pop(tensor._id, None)
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
+
+
+def input_gradients(op: OpRecord, upstream: list) -> list:
+    """Input gradients of a recorded op, given its outputs' upstream gradients (None: absent)."""
+    primitive = op.primitive
+    if not primitive.sparse_upstream:
+        upstream = [F.convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in upstream]
+    if primitive.num_outputs is None:
+        grads = primitive.vjp(upstream[0], op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
+    else:
+        if primitive.fills_missing_upstream:
+            upstream = [F.zeros_like(y) if g is None else g for g, y in zip(upstream, op.outputs)]
+        grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
+    return list(grads) if isinstance(grads, (list, tuple)) else [grads]
 
 
 def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
@@ -235,8 +151,6 @@ def _handle_or_self(value: Any) -> Any:
 
 
 def _watchable_leaves(structure: Any) -> Iterator[Any]:
-    from .variables import Variable
-
     for leaf in nest.flatten(structure):
         if not isinstance(leaf, (EagerTensor, Variable)):
             raise ValueError(f"Passed in object {leaf} of type {type(leaf).__name__!r}, "
@@ -274,13 +188,13 @@ class GradientTape:
                              "re-enter an already-active tape.")
         if self._tape is None:
             self._tape = Recording(self._persistent, self._watch_accessed_variables)
-        _stack.active.append(self._tape)
+        activate(self._tape)
         self._recording = True
 
     def _pop_tape(self) -> None:
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        _stack.active.remove(self._tape)
+        deactivate(self._tape)
         self._recording = False
 
     @contextlib.contextmanager
@@ -305,7 +219,7 @@ class GradientTape:
         for leaf in _watchable_leaves(tensor):
             if self._tape is None:
                 raise AttributeError("'NoneType' object has no attribute '_tape'")
-            if not _stack.active:
+            if not active_recordings():
                 continue  # TF drops watches made while no tape at all is recording
             if hasattr(leaf, "handle"):
                 self._tape.watch_variable(leaf)
@@ -359,11 +273,9 @@ class GradientTape:
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                  parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian of `target` with respect to each source: shape target.shape + source.shape."""
-        from . import functions as F
-
         recording = self._check_usable()
         flat_sources = nest.flatten(sources)
-        target = convert_to_tensor(target)
+        target = self._recorded_tensor(target)
         try:
             policy = _unconnected_policy(unconnected_gradients)
         except ValueError as err:
@@ -374,6 +286,8 @@ class GradientTape:
             raise
         if not experimental_use_pfor:
             self._require_persistent("jacobian", " with ")
+            if target.shape.num_elements() == 0:
+                return _empty_loop_jacobian(target, sources)
         self._stop_if_one_shot()
         rows = self._rows(recording, target, [_handle_or_self(s) for s in flat_sources], None, experimental_use_pfor)
         self._release_if_one_shot()
@@ -383,7 +297,7 @@ class GradientTape:
                 zeros = policy is UnconnectedGradients.ZERO
                 output.append(F.zeros(tuple(target.shape) + tuple(source.shape), source.dtype) if zeros else None)
             else:
-                output.append(F.reshape(F.stack(row_grads), tuple(target.shape) + tuple(source.shape)))
+                output.append(_stacked(row_grads, 0, tuple(target.shape) + tuple(source.shape), source.dtype))
             if not experimental_use_pfor:
                 _check_loop_dtype(target, output[-1])
         return nest.pack_sequence_as(sources, output)
@@ -391,16 +305,16 @@ class GradientTape:
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`."""
-        from . import functions as F
-
         recording = self._check_usable(NON_PERSISTENT_USED.replace("used to compute", "used tocompute"))
-        target = convert_to_tensor(target)
+        target = self._recorded_tensor(target)
         target_shape, source_shape = target.shape, _handle_or_self(source).shape
         target_shape.with_rank_at_least(2)
         source_shape.with_rank_at_least(2)
         if target_shape[0] != source_shape[0]:
             raise ValueError("Need first dimension of target shape (%s) and source shape (%s) to match."
                              % (target_shape, source_shape))
+        if target_shape[0] == 0:
+            raise ZeroDivisionError("integer division or modulo by zero")  # TF: elements // batch size
         try:
             policy = _unconnected_policy(unconnected_gradients)
         except ValueError as err:
@@ -409,21 +323,34 @@ class GradientTape:
                                  "Vectorization can be disabled by setting experimental_use_pfor to False.") from err
             self._require_persistent("batch_jacobian", "  with ")
             raise
+        batch = target_shape[0]
+        new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if not experimental_use_pfor:
             self._require_persistent("batch_jacobian", "  with ")
+            if target_shape.num_elements() == 0:  # TF's loop of no iterations gives float32 zeros
+                return F.zeros(new_shape, _dtypes.float32)
         self._stop_if_one_shot()
-        batch = target_shape[0]
         rows = self._rows(recording, target, [_handle_or_self(source)], 0, experimental_use_pfor)[0]
         self._release_if_one_shot()
-        new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if rows is None and policy is UnconnectedGradients.NONE:
             return F.zeros(new_shape, target.dtype)  # TF fills in zeros of the target's dtype
         if rows is None:  # with ZERO each row's gradient is zeros of the source's dtype
             rows = [zeros_for(_handle_or_self(source))] * int(np.prod(tuple(target_shape[1:]), dtype=np.int64))
-        result = F.reshape(F.stack(rows, axis=1), new_shape)
+        result = _stacked(rows, 1, new_shape, _value_dtype(_handle_or_self(source)))
         if not experimental_use_pfor:
             _check_loop_dtype(target, result)
         return result
+
+    def _recorded_tensor(self, target: Any) -> EagerTensor:
+        """The target as a tensor, converted while this tape records (as TF reshapes it): reading a
+        Variable target is then on the tape, so jacobian(v, v) is the identity."""
+        if self._recording:
+            return convert_to_tensor(target)
+        self._push_tape()
+        try:
+            return convert_to_tensor(target)
+        finally:
+            self._pop_tape()
 
     def _require_persistent(self, what: str, joiner: str) -> None:
         if not self._persistent:
@@ -452,6 +379,9 @@ class GradientTape:
             for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
                 connected[k] = connected[k] or grad is not None
                 rows[k].append(grad)
+        if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
+            seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
+            connected = [grad is not None for grad in backward(recording, [target], sources, [seed])]
         if vectorized and any(connected):
             _check_vectorized_loop_is_differentiable(first_op)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
@@ -461,7 +391,7 @@ def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
     """TF runs (batch_)jacobian's vectorized loop as a traced function, pruned to the gradients it
     returns; when a tape records it, TF needs the gradient of every op inside, so an op without a
     registered gradient fails right away (pruned away when no source is connected)."""
-    for recording in _stack.active:
+    for recording in active_recordings():
         for op_id, op in recording.ops.items():
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
                 name = op.primitive.name
@@ -470,11 +400,27 @@ def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
                                   "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
 
 
+def _stacked(rows: list, axis: int, shape: tuple, dtype: Any) -> EagerTensor:
+    """Per-row gradients stacked along `axis` and reshaped; zeros of `dtype` when there is no row."""
+    return F.reshape(F.stack(rows, axis=axis), shape) if rows else F.zeros(shape, dtype)
+
+
+def _empty_loop_jacobian(target: EagerTensor, sources: Any) -> Any:
+    """jacobian without pfor of an empty target: TF's loop of no iterations yields one float32
+    zeros([0]) whatever the sources, which fails to pack into several sources and to take the
+    shape of a non-scalar source's jacobian."""
+    flat = nest.flatten(sources)
+    if len(flat) != 1:
+        raise ValueError(f"Could not pack sequence. Structure had {len(flat)} atoms, but flat_sequence had 1 items.")
+    full_shape = tuple(target.shape) + tuple(flat[0].shape)
+    if full_shape != tuple(target.shape):
+        raise ValueError(f"Tensor's shape {target.shape} is not compatible with supplied shape {TensorShape(full_shape)}.")
+    return nest.pack_sequence_as(sources, [F.zeros(full_shape, _dtypes.float32)])
+
+
 def _check_loop_dtype(target: EagerTensor, result: Any) -> None:
     """Without pfor, TF writes each row into a TensorArray of the target's dtype."""
     if result is not None and result.dtype != target.dtype:
-        from .errors import InvalidArgumentError
-
         raise InvalidArgumentError(f"TensorArray dtype is {target.dtype.name} but Op is trying to write dtype "
                                    f"{result.dtype.name} ")
 
@@ -486,8 +432,6 @@ def _one_hot(shape: tuple, dtype: Any, index: tuple) -> EagerTensor:
 
 
 def _dense_or_zeros(grad: Any, source: Any) -> EagerTensor:
-    from . import functions as F
-
     return zeros_for(source) if grad is None else F.convert_to_tensor(grad)
 
 
@@ -509,3 +453,52 @@ def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> A
     if grad is None and policy is UnconnectedGradients.ZERO:
         return zeros_for(source)
     return grad
+
+
+# ---------------------------------------------------------------------------------------------
+# custom_gradient
+
+
+def custom_gradient(f: Any = None) -> Any:
+    """Decorator: `f` returns (outputs, grad_fn); grad_fn replaces the recorded ops' gradient."""
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args: Any, **kwargs: Any) -> Any:
+        return _call_with_custom_gradient(f, args, kwargs)
+
+    return decorated
+
+
+def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
+    accessed = VariableAccessLog()
+    with accessed:
+        result, grad_fn = f(*args, **kwargs)
+    flat_args = nest.flatten(args)
+    # The captured variables: those read inside `f` that are not themselves arguments.
+    variables = [v for v in accessed.variables if v.trainable and all(v is not arg for arg in flat_args)]
+    accepts_variables = "variables" in inspect.signature(grad_fn).parameters or any(
+        p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
+    if variables and not accepts_variables:
+        raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
+                        f"uses variables: {variables}")
+    flat_result = [F.identity(x) for x in nest.flatten(result)]
+    inputs = [F.convert_to_tensor(x) for x in flat_args] + [v.handle for v in variables]  # Variable args read now
+    arg_count = len(flat_args)
+
+    def grad_of_inputs(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
+        if variables:
+            input_grads, variable_grads = grad_fn(*upstream, variables=variables)
+            if len(variable_grads) != len(variables):
+                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
+        else:
+            input_grads, variable_grads = grad_fn(*upstream), []
+        flat_grads = nest.flatten(input_grads)
+        if len(flat_grads) != arg_count:
+            raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, "
+                             f"but returned {len(flat_grads)} instead.")
+        return flat_grads + list(variable_grads)
+
+    record_operation(REGISTRY["CustomGradient"], inputs, flat_result, {"grad_fn": grad_of_inputs, "name": f.__name__})
+    return nest.pack_sequence_as(result, flat_result)

@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dtypes
-from . import tape as _tape
+from . import recording as _recording
+from .errors import InvalidArgumentError
+from .primitives import execute
 from .tensor import CONVERSION_HOOKS, EagerTensor, TensorShape, _next_id, convert_to_tensor, numpy_text
 
 _creation_order = itertools.count().__next__
@@ -54,7 +56,7 @@ class ResourceVariable(Variable):
             raise ValueError("The `initial_value` arg (None) must be specified as a `Tensor` or Python value.")
         if callable(initial_value):
             initial_value = initial_value()
-        with _tape.suspended():  # the initializer is copied by a non-differentiable assign
+        with _recording.suspended():  # the initializer is copied by a non-differentiable assign
             value = convert_to_tensor(initial_value, dtype=dtype)
         self._value = np.array(value._value)
         self._dtype = value.dtype
@@ -87,21 +89,17 @@ class ResourceVariable(Variable):
 
     def read_value(self) -> EagerTensor:
         """Reads the current value; recorded on tapes that watch this variable."""
-        from .primitives import execute
-
-        _tape.variable_accessed(self)
+        _recording.variable_accessed(self)
         return execute("ReadVariableOp", [self.handle], value=self._value, dtype=self._dtype)
 
     value = read_value
 
     def _assign(self, value: Any, update: Any) -> ResourceVariable:
-        _tape.variable_accessed(self)
-        with _tape.suspended():
+        _recording.variable_accessed(self)
+        with _recording.suspended():
             new = convert_to_tensor(value, dtype=self._dtype)
         result = update(self._value, new._value)
         if result.shape != self._value.shape:
-            from .errors import InvalidArgumentError
-
             raise InvalidArgumentError(
                 f"Cannot update variable with shape {list(self._value.shape)} using a Tensor with shape "
                 f"{list(result.shape)}, shapes must be equal.")

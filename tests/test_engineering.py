@@ -1,9 +1,11 @@
 """Engineering guarantees of reftape itself (no TensorFlow involved)."""
 
+import ast
 import gc
 import subprocess
 import sys
 import weakref
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +53,59 @@ def test_backward_keeps_gradients_off_the_tensors():
         y = rt.exp(x)
     tape.gradient(y, x)
     assert not hasattr(y, "grad") and set(type(y).__slots__) == {"_value", "_dtype", "_id"}
+
+
+def _reftape_import_graph() -> dict[str, set[str]]:
+    """Module -> reftape modules it imports, at any depth of the file (function-level imports too)."""
+    package = Path(rt.__file__).parent
+    modules = {path.stem for path in package.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        imported = set()
+        for node in ast.walk(ast.parse((package / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    imported.add(node.module.split(".")[0])
+                else:  # `from . import x`: a submodule, or a name of the package's __init__
+                    imported |= {a.name if a.name in modules else "__init__" for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reftape."):
+                imported.add(node.module.split(".")[1])
+            elif isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[1] for a in node.names if a.name.startswith("reftape.")}
+        graph[name] = imported & modules
+    return graph
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the directed graph as a list of nodes (first == last), or None."""
+    state: dict[str, str] = {}
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = "open"
+        for successor in sorted(graph[node]):
+            if state.get(successor) == "open":
+                return path[path.index(successor):] + [successor]
+            if successor not in state and (cycle := visit(successor, path + [successor])):
+                return cycle
+        state[node] = "done"
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := visit(start, [start])):
+            return cycle
+    return None
+
+
+def test_cycle_finder_finds_a_planted_cycle():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_reftape_modules_import_without_cycles():
+    graph = _reftape_import_graph()
+    assert graph["tape"] >= {"functions", "recording"}  # the parser sees module-level imports
+    assert _find_cycle(graph) is None, f"import cycle in reftape/: {' -> '.join(_find_cycle(graph))}"
+
+
+def test_reftape_imports_in_a_fresh_interpreter():
+    subprocess.run([sys.executable, "-c", "import reftape"], check=True)

@@ -31,9 +31,9 @@ def test_vendored_corpus_matches_shared():
 
 
 @pytest.mark.parametrize("name", SEEDS)
-def test_seed_matches_tensorflow(name, tf, rt):
+def test_seed_matches_tensorflow(name, tf, candidate):
     expected = run_seed(name, tf)
-    actual = run_seed(name, rt)
+    actual = run_seed(name, candidate)
     found = []
     for i, ((e_text, e_shown), (a_text, a_shown)) in enumerate(zip(expected, actual)):
         if e_text != a_text:

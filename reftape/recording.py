@@ -1,0 +1,130 @@
+"""What gets recorded and the stack of recording tapes: the bottom of the tape, below the ops.
+
+The model is TF's eager tape. A `Recording` (TF's C++ GradientTape) maps watched tensor ids and
+the ids of recorded ops' outputs to the op that produced them. An op is recorded on every active
+recording that already tracks one of its inputs of a differentiable dtype. Ops (`primitives.py`)
+and variables record here; the backward pass and `GradientTape` (`tape.py`) sit above the ops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+from . import dtypes as _dtypes
+from .tensor import EagerTensor
+
+
+@dataclass(eq=False)
+class OpRecord:
+    """One recorded op: its primitive, the tensors it read and wrote, its attributes, and which
+    inputs some active tape could differentiate (TF's complement of `skip_input_indices`)."""
+
+    primitive: Any
+    inputs: tuple
+    outputs: tuple
+    attrs: dict
+    needs: tuple
+
+
+class Recording:
+    """The state of one tape between `with` blocks: watched ids, recorded ops, watched variables."""
+
+    _op_ids = itertools.count()
+
+    def __init__(self, persistent: bool, watch_accessed_variables: bool) -> None:
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self.producer: dict[int, int] = {}  # tensor id -> op id, -1 for a watched tensor
+        self.ops: dict[int, OpRecord] = {}
+        self.variables: dict[int, Any] = {}  # creation order -> watched Variable
+
+    def tracks(self, tensor: Any) -> bool:
+        return tensor._id in self.producer and _dtypes._is_trainable(tensor.dtype)
+
+    def watch(self, tensor: Any) -> None:
+        self.producer.setdefault(tensor._id, -1)
+
+    def watch_variable(self, variable: Any) -> None:
+        self.watch(variable.handle)
+        self.variables[variable._creation_order] = variable
+
+    def record(self, op: OpRecord) -> None:
+        op_id = next(self._op_ids)
+        self.ops[op_id] = op
+        for output in op.outputs:
+            self.producer[output._id] = op_id
+
+    def watched_variables(self) -> tuple:
+        return tuple(self.variables[k] for k in sorted(self.variables))
+
+
+class _TapeStack(threading.local):
+    def __init__(self) -> None:
+        self.active: list[Recording] = []
+        self.access_logs: list[VariableAccessLog] = []
+
+
+class VariableAccessLog:
+    """Collects the variables read or assigned inside a `with` block (TF's VariableWatcher)."""
+
+    def __init__(self) -> None:
+        self.variables: list = []
+
+    def __enter__(self) -> VariableAccessLog:
+        _stack.access_logs.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _stack.access_logs.remove(self)
+
+
+_stack = _TapeStack()
+
+
+def active_recordings() -> list[Recording]:
+    """The recordings of the tapes currently recording, innermost last."""
+    return _stack.active
+
+
+def activate(recording: Recording) -> None:
+    _stack.active.append(recording)
+
+
+def deactivate(recording: Recording) -> None:
+    _stack.active.remove(recording)
+
+
+def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
+    """Records an executed op on every active tape that tracks one of its inputs."""
+    recordings = [r for r in _stack.active if any(r.tracks(t) for t in inputs)]
+    if not recordings:
+        return
+    needs = tuple(any(r.tracks(t) for r in _stack.active) for t in inputs)
+    op = OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs)
+    for recording in recordings:
+        recording.record(op)
+
+
+def variable_accessed(variable: Any) -> None:
+    """A variable was read or assigned: tapes that watch accessed variables start watching it."""
+    for log in _stack.access_logs:
+        if all(v is not variable for v in log.variables):
+            log.variables.append(variable)
+    if variable.trainable:
+        for recording in _stack.active:
+            if recording.watch_accessed_variables:
+                recording.watch_variable(variable)
+
+
+@contextlib.contextmanager
+def suspended() -> Iterator[None]:
+    """Runs a block with no tape recording (TF's `tape.stop_recording()` for all tapes)."""
+    saved, _stack.active = _stack.active, []
+    try:
+        yield
+    finally:
+        _stack.active = saved
