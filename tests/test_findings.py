@@ -277,3 +277,14 @@ def test_a_discrepancy_holds_the_two_descriptions_at_its_location(expected, actu
     assert [d.kind for d in found] == [kind]
     assert found[0].expected == _at(e, found[0].where) and found[0].actual == _at(a, found[0].where)
     assert found[0].where != "root" and found[0].expected != found[0].actual
+
+
+@pytest.mark.parametrize("number", [2, 4])
+def test_a_known_divergence_explains_a_discrepancy_of_its_own_program(number):
+    """The matchers read the descriptions a discrepancy holds (entries 1 and 3 explain nothing the
+    comparison sees)."""
+    from reftape_properties.known import KNOWN
+
+    known = next(k for k in KNOWN if k.number == number)
+    finding = evaluate(known.program, "reftape", judge=False)
+    assert finding is not None and number in {d.known for d in finding.discrepancies}
