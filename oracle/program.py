@@ -154,8 +154,10 @@ class ReadValue:
 STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call,
                                             CustomGradient, Apply, Assign, ReadValue)}
 
-# Names the generated script itself uses inside or around `_program()`: a program may not define them.
-SCRIPT_NAMES = frozenset({"tf", "np", "json", "describe", "describe_error", "_outcome", "_program", "_error"})
+# Names the generated script itself uses inside or around `_program()` (builtins included): a program
+# may not define them. Emitting a new name in the source means adding it here (a test checks).
+SCRIPT_NAMES = frozenset({"tf", "np", "json", "print", "describe", "describe_error", "_outcome", "_program", "_error",
+                          "float", "complex", "Exception"})
 MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
