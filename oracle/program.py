@@ -157,7 +157,7 @@ STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording
 # Names the generated script itself uses inside or around `_program()` (builtins included): a program
 # may not define them. Emitting a new name in the source means adding it here (a test checks).
 SCRIPT_NAMES = frozenset({"tf", "np", "json", "print", "describe", "describe_error", "_outcome", "_program", "_error",
-                          "float", "complex", "Exception"})
+                          "float", "complex", "Exception", "grad", "variables"})  # the last two: custom gradients
 MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
