@@ -38,3 +38,20 @@ def test_unwritable_json_path_is_a_usage_error(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_interpreter_compiles_a_program_once_and_each_run_starts_fresh():
+    import numpy as np
+
+    from reftape_oracle.interpreter import compile_program, run
+    from reftape_oracle.outcome import decode_array
+    from reftape_oracle.program import Leaf, Op, Program
+
+    program = Program([Leaf("x", "constant", np.array([0.5, 2.0], np.float32), "float32"),
+                       Op("y", "square", ["x"])], outputs=["y"])
+    compile_program.cache_clear()
+    first, second = run(program, "reftape"), run(program, "reftape")
+    info = compile_program.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    assert first.values == second.values
+    assert decode_array(second.values["y"]).tolist() == [0.25, 4.0]  # 0.5 ** 2, 2.0 ** 2
