@@ -8,11 +8,13 @@ Every figure is a ratio or a rate measured in this one run, so the machine's spe
 - small_graph_ratio: reftape over TensorFlow eager on graphs of 10 to 50 ops, at most 16 elements per
   tensor, with a gradient (both through the interpreter, as the harness runs them).
 - large_tensor_ratio: reftape over TensorFlow on a chain of 512x512 matmuls and elementwise ops with a
-  gradient (the library called directly: the interpreter would print 512x512 leaves as literals).
+  gradient (the library called directly: the interpreter would print 512x512 leaves as literals),
+  each side in a fresh process with one thread, as the harness pins TensorFlow to one thread.
 - deep_chain_seconds: reftape's time for a 100,000-op chain and its gradient.
 - deep_chain_peak_memory_ratio: reftape's peak memory for that chain over TensorFlow's.
 - examples_per_second_1_worker, examples_per_second_2_workers, scaling_2_workers: the differential
-  step (generation included) in long-lived worker processes, TensorFlow loaded before the clock starts.
+  step (generation included) in long-lived worker processes, TensorFlow loaded before the clock starts,
+  one BLAS thread per process.
 
 Peak memory. Each side runs the chain in a fresh interpreter, after importing its library and running
 a small warm-up chain, so that import and first-call costs are outside the measurement. Just before
@@ -46,6 +48,7 @@ import numpy as np
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape
 
 from .cli import EXIT_OK, parser, run_command, writable_directory
+from .findings import HarnessError
 
 SEED = 20260101
 
@@ -211,16 +214,18 @@ def matmul_chain(tf: Any, start: np.ndarray, weight: np.ndarray, matmuls: int) -
     return tape.gradient(total, x).numpy()
 
 
-def large_tensor_figures(work: Workload) -> dict[str, float]:
+def _matmul_chain_child(name: str, side: int, matmuls: int) -> dict:
+    tf = _library(name)
     rng = np.random.default_rng(SEED)
-    side = work.matrix_side
     start = rng.standard_normal((side, side)).astype(np.float32)
     weight = (rng.standard_normal((side, side)) / np.sqrt(side)).astype(np.float32)
-    seconds = {}
-    for name in ("tensorflow", "reftape"):
-        tf = _library(name)
-        matmul_chain(tf, start, weight, 1)
-        seconds[name] = min(_seconds(lambda: matmul_chain(tf, start, weight, work.matmuls)) for _ in range(3))
+    matmul_chain(tf, start, weight, 1)
+    return {"seconds": min(_seconds(lambda: matmul_chain(tf, start, weight, matmuls)) for _ in range(3))}
+
+
+def large_tensor_figures(work: Workload) -> dict[str, float]:
+    seconds = {name: _in_fresh_process("matmul_chain", name, work.matrix_side, work.matmuls)["seconds"]
+               for name in ("tensorflow", "reftape")}
     return {"large_tensor_tensorflow_ms": 1000 * seconds["tensorflow"],
             "large_tensor_reftape_ms": 1000 * seconds["reftape"],
             "large_tensor_ratio": seconds["reftape"] / seconds["tensorflow"]}
@@ -250,8 +255,8 @@ def _peak_kib() -> int:
     raise OSError("no VmHWM in /proc/self/status")
 
 
-def _deep_chain_child(name: str, ops: int) -> None:
-    """In a fresh interpreter: warm up, then time the chain and measure its peak resident memory."""
+def _deep_chain_child(name: str, ops: int) -> dict:
+    """Warm up, then time the chain and measure its peak resident memory (see the module's docstring)."""
     tf = _library(name)
     deep_chain(tf, 100)
     try:
@@ -261,21 +266,36 @@ def _deep_chain_child(name: str, ops: int) -> None:
         before, method = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "ru_maxrss"
     seconds = _seconds(lambda: deep_chain(tf, ops))
     after = _peak_kib() if method == "VmHWM" else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "peak_kib": after - before, "method": method}))
+    return {"seconds": seconds, "peak_kib": after - before, "method": method}
 
 
-def _fresh_process(name: str, ops: int) -> dict:
-    code = f"from reftape_properties.bench import _deep_chain_child; _deep_chain_child({name!r}, {ops})"
+_CHILD_MEASUREMENTS: dict[str, Callable[..., dict]] = {"matmul_chain": _matmul_chain_child,
+                                                       "deep_chain": _deep_chain_child}
+
+# One thread per process on both sides: the harness pins TensorFlow to one intra-op thread, and a
+# multi-threaded BLAS on a shared 2-core machine collapses (a 512x512 matmul measured 1.8 ms on one
+# OpenBLAS thread and 72 ms on two while other work ran).
+_SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                    "TF_CPP_MIN_LOG_LEVEL": "3"}
+
+
+def _child_main(measurement: str, name: str, *arguments: int) -> None:
+    print(json.dumps(_CHILD_MEASUREMENTS[measurement](name, *arguments)))
+
+
+def _in_fresh_process(measurement: str, name: str, *arguments: int) -> dict:
+    """Runs a measurement on library `name` in a fresh, single-threaded interpreter; its figures."""
+    code = f"from reftape_properties.bench import _child_main; _child_main({measurement!r}, {name!r}, *{arguments!r})"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+                          env={**os.environ, **_SINGLE_THREADED})
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"the {ops}-op chain did not complete on {name}: {last}")
+        raise HarnessError(f"{measurement}{tuple(arguments)} did not complete on {name}: {last}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def deep_chain_figures(work: Workload) -> dict[str, float]:
-    tensorflow, reftape = _fresh_process("tensorflow", work.deep_ops), _fresh_process("reftape", work.deep_ops)
+    tensorflow, reftape = (_in_fresh_process("deep_chain", name, work.deep_ops) for name in ("tensorflow", "reftape"))
     return {"deep_chain_tensorflow_seconds": tensorflow["seconds"], "deep_chain_seconds": reftape["seconds"],
             "deep_chain_tensorflow_peak_mib": tensorflow["peak_kib"] / 1024,
             "deep_chain_reftape_peak_mib": reftape["peak_kib"] / 1024,
@@ -355,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     options = arguments.parse_args(argv)
 
     def bench() -> int:
+        os.environ.update(_SINGLE_THREADED)  # for every process the benchmark starts
         if options.json is not None:
             writable_directory(options.json.resolve().parent)
         figures = measure(QUICK if options.quick else FULL, lambda line: print(line, file=sys.stderr, flush=True))
