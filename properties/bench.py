@@ -32,6 +32,7 @@ every workload for a smoke run; its figures are not comparable with a full run's
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -41,7 +42,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -74,10 +75,12 @@ class Workload:
     matmuls: int               # in the large-tensor chain
     deep_ops: int
     worker_examples: int       # examples per worker-count measurement, split between the workers
+    repeats: int               # timings taken in turn; the best counts
 
 
-FULL = Workload(programs=200, small_graphs=40, matrix_side=512, matmuls=8, deep_ops=100_000, worker_examples=200)
-QUICK = Workload(programs=12, small_graphs=4, matrix_side=64, matmuls=2, deep_ops=2_000, worker_examples=8)
+FULL = Workload(programs=200, small_graphs=40, matrix_side=512, matmuls=8, deep_ops=100_000, worker_examples=200,
+                repeats=2)
+QUICK = Workload(programs=12, small_graphs=4, matrix_side=64, matmuls=2, deep_ops=2_000, worker_examples=8, repeats=1)
 
 
 # -- Generated programs --------------------------------------------------------------------------
@@ -124,6 +127,16 @@ def _seconds(action: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
+def _best_of_interleaved(passes: dict[str, Callable[[], float]], repeats: int) -> dict[str, float]:
+    """The shortest of `repeats` timings of each pass, the passes taking turns: on a shared machine the
+    shortest is the least disturbed, and taking turns exposes every pass to the same disturbances."""
+    timings: dict[str, list[float]] = {name: [] for name in passes}
+    for _ in range(repeats):
+        for name, timed in passes.items():
+            timings[name].append(timed())
+    return {name: min(seconds) for name, seconds in timings.items()}
+
+
 def _uncompiled_seconds(action: Callable[[], Any]) -> float:
     """Seconds for `action` with the interpreter's compile cache emptied first: each program pays for
     compiling its source once, as in a campaign, however often the benchmark has run it before."""
@@ -148,10 +161,11 @@ def harness_figures(work: Workload) -> dict[str, float]:
     programs = draw_programs(work.programs)
     _run_all(programs, "tensorflow")  # warm: first calls of each TF kernel are not what a campaign pays
     _run_all(programs, "reftape")
-    generation = _seconds(lambda: _hypothesis_run(work.programs, SEED, lambda p: None))
-    tensorflow = _uncompiled_seconds(lambda: _run_all(programs, "tensorflow"))
-    reftape = _uncompiled_seconds(lambda: _run_all(programs, "reftape"))
-    full = _uncompiled_seconds(lambda: _hypothesis_run(work.programs, SEED, _differential_step))
+    passes = {"generation": lambda: _seconds(lambda: _hypothesis_run(work.programs, SEED, lambda p: None)),
+              "tensorflow": lambda: _uncompiled_seconds(lambda: _run_all(programs, "tensorflow")),
+              "reftape": lambda: _uncompiled_seconds(lambda: _run_all(programs, "reftape")),
+              "full": lambda: _uncompiled_seconds(lambda: _hypothesis_run(work.programs, SEED, _differential_step))}
+    generation, tensorflow, reftape, full = _best_of_interleaved(passes, work.repeats).values()
     count = len(programs)
     return {"programs": count, "ops_per_program": sum(len(p.ops()) for p in programs) / count,
             "generation_ms": 1000 * generation / count, "tensorflow_ms": 1000 * tensorflow / count,
@@ -188,8 +202,9 @@ def small_graph_figures(work: Workload) -> dict[str, float]:
     graphs = [small_graph(rng, int(rng.integers(10, 51))) for _ in range(work.small_graphs)]
     _run_all(graphs, "tensorflow")
     _run_all(graphs, "reftape")
-    tensorflow = min(_seconds(lambda: _run_all(graphs, "tensorflow")) for _ in range(2))
-    reftape = min(_seconds(lambda: _run_all(graphs, "reftape")) for _ in range(2))
+    tensorflow, reftape = _best_of_interleaved({"tensorflow": lambda: _seconds(lambda: _run_all(graphs, "tensorflow")),
+                                                "reftape": lambda: _seconds(lambda: _run_all(graphs, "reftape"))},
+                                               work.repeats + 1).values()
     return {"small_graph_tensorflow_ms": 1000 * tensorflow / len(graphs),
             "small_graph_reftape_ms": 1000 * reftape / len(graphs), "small_graph_ratio": reftape / tensorflow}
 
@@ -317,23 +332,31 @@ def _campaign(task: tuple[int, int]) -> int:
     return _hypothesis_run(count, seed, _differential_step)
 
 
-def examples_per_second(workers: int, chunks: list[tuple[int, int]]) -> float:
-    """The same chunks of (seed, examples) on `workers` warm processes; examples per wall second."""
+@contextlib.contextmanager
+def _warm_pool(workers: int) -> Iterator[Any]:
+    """`workers` processes with TensorFlow loaded and one differential step run, ready for work."""
     context = multiprocessing.get_context("spawn")  # never fork a process that has TensorFlow loaded
     ready = context.Barrier(workers + 1)
     with context.Pool(workers, initializer=_warm_worker, initargs=(ready,)) as pool:
         ready.wait()
-        start = time.perf_counter()
-        done = sum(pool.map(_campaign, chunks, chunksize=1))
-        return done / (time.perf_counter() - start)
+        yield pool
+
+
+def _seconds_per_example(pool: Any, chunks: list[tuple[int, int]]) -> float:
+    start = time.perf_counter()
+    done = sum(pool.map(_campaign, chunks, chunksize=1))
+    return (time.perf_counter() - start) / done
 
 
 def worker_figures(work: Workload) -> dict[str, float]:
+    """The same chunks of (seed, examples) on one and on two warm workers, taking turns; the best of each."""
     half = work.worker_examples // 2
     chunks = [(SEED + 1, half), (SEED + 2, work.worker_examples - half)]
-    one, two = examples_per_second(1, chunks), examples_per_second(2, chunks)
-    return {"examples_per_second_1_worker": one, "examples_per_second_2_workers": two,
-            "scaling_2_workers": two / one}
+    with _warm_pool(1) as one, _warm_pool(2) as two:
+        best = _best_of_interleaved({"one": lambda: _seconds_per_example(one, chunks),
+                                     "two": lambda: _seconds_per_example(two, chunks)}, work.repeats)
+    return {"examples_per_second_1_worker": 1 / best["one"], "examples_per_second_2_workers": 1 / best["two"],
+            "scaling_2_workers": best["one"] / best["two"]}
 
 
 # -- Command ---------------------------------------------------------------------------------------
@@ -342,10 +365,12 @@ SECTIONS = (harness_figures, small_graph_figures, large_tensor_figures, deep_cha
 
 
 def measure(work: Workload, progress: Callable[[str], None] = lambda line: None) -> dict[str, float]:
-    figures: dict[str, float] = {}
+    """Every figure; the load average (1 minute) before and after says how shared the machine was."""
+    figures: dict[str, float] = {"cores": float(os.cpu_count() or 1), "load_before": os.getloadavg()[0]}
     for section in SECTIONS:
         progress(f"measuring {section.__name__.removesuffix('_figures').replace('_', ' ')} ...")
         figures.update(section(work))
+    figures["load_after"] = os.getloadavg()[0]
     return figures
 
 
