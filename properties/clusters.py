@@ -1,10 +1,10 @@
 """Clusters of findings: one root cause shows as one cluster, not as many discrepancies.
 
 Findings group by `Finding.signature()` (kind, suspect op, dtype, tape options, verdict). A finding
-that was minimised has a second record, its minimal form, linked back to it by
-`context["minimized_from"]`; the pair counts once, under the signature of the explained (minimal)
-form, since only that one names the suspect op. A cluster keeps its count, its members' ids and its
-smallest program (fewest statements), the one a reader should look at first.
+that was explained has a second record, its explained form (the suspect op named and, usually, the
+program minimised), linked back to it by `context["explained_from"]`; the pair counts once, under
+the signature of the explained form, since only that one names the suspect op. A cluster keeps its
+count, its members' ids and its smallest program (fewest statements), the one to read first.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from reftape_oracle.program import walk
 
 from .findings import Finding
 
-MINIMIZED_FROM = "minimized_from"   # context key linking a minimal finding to the finding it came from
+EXPLAINED_FROM = "explained_from"   # context key linking an explained form to the finding it explains
 
 
 @dataclass
 class Cluster:
     signature: str
-    smallest: Finding                        # the member with the fewest statements (its minimal form if any)
-    ids: list[str] = field(default_factory=list)   # ids of the findings found (not of their minimal forms)
+    smallest: Finding                        # the member with the fewest statements (explained forms preferred)
+    ids: list[str] = field(default_factory=list)   # ids of the findings found (not of their explained forms)
 
     @property
     def count(self) -> int:
@@ -41,10 +41,10 @@ def size(finding: Finding) -> int:
 
 
 def explained_forms(findings: Iterable[Finding]) -> dict[str, Finding]:
-    """Each found finding's id mapped to its most explained record: its minimal form when it has one."""
+    """Each found finding's id mapped to its most explained record: its explained form when it has one."""
     findings = list(findings)
-    minimal = {f.context[MINIMIZED_FROM]: f for f in findings if f.context.get(MINIMIZED_FROM)}
-    return {f.id: minimal.get(f.id, f) for f in findings if not f.context.get(MINIMIZED_FROM)}
+    explained = {f.context[EXPLAINED_FROM]: f for f in findings if f.context.get(EXPLAINED_FROM)}
+    return {f.id: explained.get(f.id, f) for f in findings if not f.context.get(EXPLAINED_FROM)}
 
 
 def cluster(findings: Iterable[Finding]) -> list[Cluster]:

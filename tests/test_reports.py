@@ -21,7 +21,7 @@ import pytest
 
 import wrong_vjp_backend
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
-from reftape_properties.clusters import MINIMIZED_FROM, cluster, size
+from reftape_properties.clusters import EXPLAINED_FROM, cluster, size
 from reftape_properties.findings import evaluate
 from reftape_properties.recording import record_finding
 from reftape_reports import render
@@ -74,9 +74,9 @@ def test_one_root_cause_is_one_cluster_keeping_count_ids_and_smallest_program(fi
     assert only.smallest is sin_findings[1] and size(only.smallest) == min(size(f) for f in sin_findings)
 
 
-def test_a_minimal_form_counts_with_the_finding_it_came_from(findings):
+def test_an_explained_form_counts_with_the_finding_it_came_from(findings):
     original = findings[0]
-    minimal = dataclasses.replace(findings[1], id="", context={MINIMIZED_FROM: original.id})
+    minimal = dataclasses.replace(findings[1], id="", context={EXPLAINED_FROM: original.id})
     (only,) = cluster([original, minimal])
     assert only.count == 1 and only.ids == [original.id] and only.smallest is minimal
 
