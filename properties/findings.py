@@ -14,6 +14,7 @@ import hashlib
 import json
 import uuid
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from reftape_oracle.outcome import Outcome
@@ -24,6 +25,7 @@ from .known import explained_by
 from .referee import referee
 
 SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("finding.schema.json")   # the record format, as a JSON Schema
 
 
 class HarnessError(Exception):
@@ -82,15 +84,19 @@ class Finding:
     def dtype(self) -> str | None:
         return self.primary.dtype or _program_dtype(self.program)
 
-    def signature(self) -> str:
+    def signature_parts(self) -> dict:
         """What one root cause has in common across programs: kind, suspect op, dtype, tape options, verdict."""
-        return "|".join(str(part) for part in (self.kind, self.suspect or "?", self.dtype or "?",
-                                                ",".join(tape_options(self.program)), self.primary.verdict or "-"))
+        return {"kind": self.kind, "suspect": self.suspect or "?", "dtype": self.dtype or "?",
+                "tape_options": ",".join(tape_options(self.program)), "verdict": self.primary.verdict or "-"}
+
+    def signature(self) -> str:
+        return "|".join(self.signature_parts().values())
 
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION, "id": self.id, "timestamp": self.timestamp,
                 "candidate": self.candidate, "reference": self.reference, "kind": self.kind,
-                "signature": self.signature(), "suspect": self.suspect, "known": self.known,
+                "signature": self.signature(), "suspect": self.suspect, "dtype": self.dtype,
+                "verdict": self.primary.verdict, "known": self.known,
                 "discrepancies": [asdict(d) for d in self.discrepancies],
                 "program": self.program.to_dict(), "source": self.program.to_source(self.reference),
                 "expected": asdict(self.expected), "actual": asdict(self.actual),
