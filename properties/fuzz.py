@@ -11,6 +11,12 @@ renders the report (`reftape_reports.render`).
 
 Report directory layout: discrepancies.jsonl, coverage.jsonl, run.json, hypothesis-db/ (the example
 database that `--resume` replays first, and Hypothesis's other files), index.html and repro/<id>.py.
+
+Past one machine: machines given one `--seed`, `--shard 1/N` .. `--shard N/N` and one
+`--database redis://...` draw disjoint seeds and share Hypothesis's example database, so each
+replays first what any has found (and, as Hypothesis does with any database, drops an entry that
+no longer fails where it is replayed); `reftape-report OUT --merge DIR...` makes one report of
+their report directories.
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ class Campaign:
     max_examples: int | None
     report: str
     resume: bool
+    database: str | None = None         # a shared example database (redis://...) instead of the report's
+    shard: tuple[int, int] = (1, 1)     # (K, N): this machine draws the seeds congruent to K-1 modulo N
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -73,6 +81,10 @@ def arguments() -> argparse.ArgumentParser:
                                                                                   "(default ./fuzz-report)")
     result.add_argument("--resume", action="store_true", help="replay the failures in the report directory's "
                                                               "example database first")
+    result.add_argument("--database", metavar="URL", help="a Hypothesis example database shared by machines, "
+                        "e.g. redis://127.0.0.1:6379/0: failures any machine saved are replayed first")
+    result.add_argument("--shard", metavar="K/N", default="1/1", help="this machine's share of the seeds: "
+                        "machines given 1/N .. N/N and one --seed draw disjoint seeds")
     return result
 
 
@@ -103,12 +115,43 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
     return Campaign(args.backend, ops, dtypes, seed, args.workers, minutes, args.max_examples,
-                    str(report.resolve()), args.resume)
+                    str(report.resolve()), args.resume, _reachable_database(args.database), _shard(args.shard))
 
 
-def example_database(report: Path) -> Any:
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {text!r} must be K/N with whole numbers, e.g. 2/4") from None
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard {text!r} needs 1 <= K <= N")
+    return k, n
+
+
+def _reachable_database(url: str | None) -> str | None:
+    """`url` after checking that its Redis server answers; UsageError otherwise."""
+    if url is None:
+        return None
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise UsageError(f"--database {url!r} is not a redis://host:port/db URL")
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=5).ping()
+    except (redis.RedisError, ValueError) as error:
+        raise UsageError(f"--database {url!r} does not answer: {error}") from None
+    return url
+
+
+def example_database(report: Path, url: str | None = None) -> Any:
     """The Hypothesis example database of a campaign: where failures are saved and `--resume` reads.
-    The one place to choose it (a shared, e.g. Redis-backed, database plugs in here)."""
+    The one place to choose it: the report directory's, or the Redis database at `url` that every
+    machine of a campaign shares."""
+    if url is not None:
+        import redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+
+        return RedisExampleDatabase(redis.Redis.from_url(url))
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     return DirectoryBasedExampleDatabase(report / "hypothesis" / "examples")
@@ -137,7 +180,10 @@ def _quiet_stderr() -> Iterator[None]:
 
 
 def _batch_seed(campaign: Campaign, worker: int, batch: int) -> int:
-    return int.from_bytes(hashlib.sha256(f"{campaign.seed}:{worker}:{batch}".encode()).digest()[:8], "big")
+    """Distinct per worker and batch; congruent to K-1 modulo N on shard K/N, so shards never share one."""
+    k, n = campaign.shard
+    digest = int.from_bytes(hashlib.sha256(f"{campaign.seed}:{worker}:{batch}".encode()).digest()[:8], "big")
+    return digest * n + k - 1
 
 
 def _digest(program: Any) -> str:
@@ -177,15 +223,17 @@ class _Worker:
 
     def hypothesis_run(self, batch: int) -> Any:
         """A Hypothesis test over generated programs, seeded from the campaign seed, worker and batch.
-        Only the first run of worker 0 replays the database (`--resume`); every run saves failures."""
+        Only the first run of worker 0 replays the database (`--resume`, or always with a shared
+        `--database`); every run saves failures."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
         from .strategies import programs
 
-        replay = self.campaign.resume and self.index == 0 and batch == 0
+        replay = (self.campaign.resume or self.campaign.database is not None) and self.index == 0 and batch == 0
         phases = [Phase.reuse, Phase.generate] if replay else [Phase.generate]
 
-        @settings(database=example_database(self.report), phases=phases, max_examples=BATCH, deadline=None,
+        @settings(database=example_database(self.report, self.campaign.database), phases=phases,
+                  max_examples=BATCH, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
                   verbosity=Verbosity.quiet)
         @seed(_batch_seed(self.campaign, self.index, batch))
