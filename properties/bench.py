@@ -12,9 +12,9 @@ Every figure is a ratio or a rate measured in this one run, so the machine's spe
   each side in a fresh process with one thread, as the harness pins TensorFlow to one thread.
 - deep_chain_seconds: reftape's time for a 100,000-op chain and its gradient.
 - deep_chain_peak_memory_ratio: reftape's peak memory for that chain over TensorFlow's.
-- examples_per_second_1_worker, examples_per_second_2_workers, scaling_2_workers: the differential
-  step (generation included) in long-lived worker processes, TensorFlow loaded before the clock starts,
-  one BLAS thread per process.
+- examples_per_second_1_worker, examples_per_second_2_workers, scaling_2_workers: `reftape-fuzz
+  --max-examples N` on reftape with one worker and with two (one BLAS thread per process), at the rate
+  the campaign reports: from the first worker ready (TensorFlow loaded) to the last example.
 
 Peak memory. Each side runs the chain in a fresh interpreter, after importing its library and running
 a small warm-up chain, so that import and first-call costs are outside the measurement. Just before
@@ -32,23 +32,22 @@ every workload for a smoke run; its figures are not comparable with a full run's
 
 from __future__ import annotations
 
-import contextlib
 import json
-import multiprocessing
 import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape
 
-from .cli import EXIT_OK, parser, run_command, writable_directory
+from .cli import EXIT_FINDINGS, EXIT_OK, parser, run_command, writable_directory
 from .findings import HarnessError
 
 SEED = 20260101
@@ -74,13 +73,13 @@ class Workload:
     matrix_side: int
     matmuls: int               # in the large-tensor chain
     deep_ops: int
-    worker_examples: int       # examples per worker-count measurement, split between the workers
+    worker_examples: int       # examples of each reftape-fuzz campaign
     repeats: int               # timings taken in turn; the best counts
 
 
 FULL = Workload(programs=200, small_graphs=40, matrix_side=512, matmuls=8, deep_ops=100_000, worker_examples=200,
                 repeats=2)
-QUICK = Workload(programs=12, small_graphs=4, matrix_side=64, matmuls=2, deep_ops=2_000, worker_examples=8, repeats=1)
+QUICK = Workload(programs=12, small_graphs=4, matrix_side=64, matmuls=2, deep_ops=2_000, worker_examples=6, repeats=1)
 
 
 # -- Generated programs --------------------------------------------------------------------------
@@ -319,44 +318,27 @@ def deep_chain_figures(work: Workload) -> dict[str, float]:
 
 # -- Workers ---------------------------------------------------------------------------------------
 
-def _warm_worker(ready: Any) -> None:
-    from reftape_oracle.tensorflow import load_tensorflow
-
-    load_tensorflow()
-    _hypothesis_run(2, SEED, _differential_step)
-    ready.wait()
-
-
-def _campaign(task: tuple[int, int]) -> int:
-    seed, count = task
-    return _hypothesis_run(count, seed, _differential_step)
-
-
-@contextlib.contextmanager
-def _warm_pool(workers: int) -> Iterator[Any]:
-    """`workers` processes with TensorFlow loaded and one differential step run, ready for work."""
-    context = multiprocessing.get_context("spawn")  # never fork a process that has TensorFlow loaded
-    ready = context.Barrier(workers + 1)
-    with context.Pool(workers, initializer=_warm_worker, initargs=(ready,)) as pool:
-        ready.wait()
-        yield pool
-
-
-def _seconds_per_example(pool: Any, chunks: list[tuple[int, int]]) -> float:
-    start = time.perf_counter()
-    done = sum(pool.map(_campaign, chunks, chunksize=1))
-    return (time.perf_counter() - start) / done
+def _campaign_rate(workers: int, examples: int, directory: Path) -> float:
+    """Examples per second of a `reftape-fuzz` campaign on reftape, as the campaign reports it: from
+    the first worker ready (TensorFlow loaded) to the last example."""
+    report = directory / f"{workers}-workers-{len(list(directory.iterdir()))}"
+    done = subprocess.run([sys.executable, "-m", "reftape_properties.fuzz", "--max-examples", str(examples),
+                           "--workers", str(workers), "--seed", str(SEED), "--report", str(report)],
+                          capture_output=True, text=True, env={**os.environ, **_SINGLE_THREADED})
+    if done.returncode not in (EXIT_OK, EXIT_FINDINGS):
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise HarnessError(f"reftape-fuzz with {workers} workers exited {done.returncode}: {last}")
+    return json.loads((report / "run.json").read_text())["result"]["examples_per_second"]
 
 
 def worker_figures(work: Workload) -> dict[str, float]:
-    """The same chunks of (seed, examples) on one and on two warm workers, taking turns; the best of each."""
-    half = work.worker_examples // 2
-    chunks = [(SEED + 1, half), (SEED + 2, work.worker_examples - half)]
-    with _warm_pool(1) as one, _warm_pool(2) as two:
-        best = _best_of_interleaved({"one": lambda: _seconds_per_example(one, chunks),
-                                     "two": lambda: _seconds_per_example(two, chunks)}, work.repeats)
-    return {"examples_per_second_1_worker": 1 / best["one"], "examples_per_second_2_workers": 1 / best["two"],
-            "scaling_2_workers": best["one"] / best["two"]}
+    """`reftape-fuzz --max-examples N` with one worker and with two, taking turns; the best rate of each."""
+    with tempfile.TemporaryDirectory(prefix="reftape-bench-") as directory:
+        best = _best_of_interleaved(
+            {workers: lambda workers=workers: 1 / _campaign_rate(workers, work.worker_examples, Path(directory))
+             for workers in (1, 2)}, work.repeats)
+    return {"examples_per_second_1_worker": 1 / best[1], "examples_per_second_2_workers": 1 / best[2],
+            "scaling_2_workers": best[1] / best[2]}
 
 
 # -- Command ---------------------------------------------------------------------------------------
