@@ -12,7 +12,7 @@ renders the report (`reftape_reports.render`).
 Report directory layout: discrepancies.jsonl, coverage.jsonl, run.json, hypothesis-db/ (the example
 database that `--resume` replays first, and Hypothesis's other files), index.html and repro/<id>.py.
 
-Past one machine: machines given one `--seed`, `--shard 1/N` .. `--shard N/N` and one
+Past one machine: machines given `--shard 1/N` .. `--shard N/N` (whatever their `--seed`) and one
 `--database redis://...` draw disjoint seeds and share Hypothesis's example database, so each
 replays first what any has found (and, as Hypothesis does with any database, drops an entry that
 no longer fails where it is replayed); `reftape-report OUT --merge DIR...` makes one report of
@@ -84,7 +84,7 @@ def arguments() -> argparse.ArgumentParser:
     result.add_argument("--database", metavar="URL", help="a Hypothesis example database shared by machines, "
                         "e.g. redis://127.0.0.1:6379/0: failures any machine saved are replayed first")
     result.add_argument("--shard", metavar="K/N", default="1/1", help="this machine's share of the seeds: "
-                        "machines given 1/N .. N/N and one --seed draw disjoint seeds")
+                        "machines given 1/N .. N/N draw disjoint seeds")
     return result
 
 

@@ -113,3 +113,15 @@ def test_merging_a_report_into_one_of_its_sources_is_a_usage_error(tmp_path):
     ran = subprocess.run(report_command(str(tmp_path), "--merge", str(tmp_path)), capture_output=True, text=True,
                          timeout=120)
     assert ran.returncode == 2 and "both the merged report and one of its sources" in ran.stderr
+
+
+def test_shards_draw_disjoint_seeds_whatever_their_campaign_seed():
+    from reftape_properties.fuzz import Campaign, _batch_seed
+
+    def seeds(k, campaign_seed):
+        campaign = Campaign("reftape", ("sin",), ("float32",), campaign_seed, 2, None, 10, "r", False, shard=(k, 3))
+        return {_batch_seed(campaign, worker, batch) for worker in range(2) for batch in range(50)}
+
+    drawn = [seeds(1, 5), seeds(2, 5), seeds(3, 6)]
+    assert all(len(s) == 100 for s in drawn)
+    assert not (drawn[0] & drawn[1]) and not (drawn[0] & drawn[2]) and not (drawn[1] & drawn[2])
