@@ -102,9 +102,10 @@ def test_two_sharded_campaigns_share_a_finding_through_redis_and_merge_into_one_
     ("--shard", "3/2", "--shard '3/2' needs 1 <= K <= N"),
     ("--shard", "half", "--shard 'half' must be K/N"),
     ("--database", "postgres://x", "is not a redis://host:port/db URL"),
-    ("--database", f"redis://127.0.0.1:{_free_port()}/0", "does not answer"),
+    ("--database", "redis://127.0.0.1:{closed_port}/0", "does not answer"),
 ])
 def test_bad_shard_or_database_is_one_line_and_exit_2(tmp_path, option, value, message):
+    value = value.format(closed_port=_free_port())  # a port nothing listens on
     ran = fuzz(tmp_path, "--max-examples", "1", "--report", str(tmp_path / "r"), option, value, timeout=120)
     assert ran.returncode == 2 and message in ran.stderr and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
 
