@@ -10,10 +10,11 @@ unimportable backend, generated code that does not compile) are never a result o
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import signal
 import threading
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Iterator
 
 import numpy as np
@@ -56,6 +57,14 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@functools.lru_cache(maxsize=512)
+def compile_program(source: str) -> CodeType:
+    """The code of a program's source, compiled once per distinct source: the reference and the
+    candidate run the same program, so only the first run pays for compiling it (code objects are
+    immutable; each run executes it in a fresh scope)."""
+    return compile(source, "<program>", "exec")
+
+
 def missing_names(program: Program, backend: ModuleType) -> list[str]:
     """Names the program needs that the backend does not define."""
     missing = [name for name in _REQUIRED if not hasattr(backend, name)]
@@ -86,7 +95,7 @@ def run(program: Program, backend: str | ModuleType, time_limit: float | None = 
     scope = {"tf": module, "np": np, "describe": describe, "describe_error": describe_error,
              "_outcome": {"values": outcome.values, "calls": outcome.calls, "error": None}}
     try:
-        code = compile(program.body_source(), "<program>", "exec")
+        code = compile_program(program.body_source())
     except SyntaxError as error:
         outcome.error = {"kind": "harness", "message": f"generated code does not compile: {error}"}
         return outcome
