@@ -336,10 +336,12 @@ class _Display:
         if self.live is not None:
             from rich.table import Table
 
-            table = Table.grid(padding=(0, 2))
-            table.add_row("examples", str(progress.examples), "per second", f"{progress.rate:.1f}")
-            for kind, n in sorted(progress.findings.items()):
-                table.add_row("findings", kind, "", str(n))
+            table = Table(title=PROG, title_justify="left")
+            for column in ("examples", "per second", "seconds", "findings by kind"):
+                table.add_column(column, justify="left" if column.startswith("findings") else "right")
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.findings.items())) or "none"
+            table.add_row(str(progress.examples), f"{progress.rate:.1f}",
+                          f"{time.monotonic() - progress.started:.0f}", kinds)
             self.live.update(table)
         elif final or time.monotonic() - self.last_plain >= self.PLAIN_EVERY:
             self.last_plain = time.monotonic()

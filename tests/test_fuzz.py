@@ -133,6 +133,22 @@ def test_an_interrupt_keeps_every_finding_and_renders_the_report(campaign_dir, s
     assert f"report written to {report / 'index.html'}" in out
 
 
+def test_a_worker_that_cannot_run_is_a_harness_failure_reported_in_one_line(tmp_path):
+    (tmp_path / "parent_only_backend.py").write_text(
+        "import multiprocessing\n"
+        "if multiprocessing.parent_process() is not None:\n"
+        "    raise ImportError('refuses to load in a worker process')\n"
+        "from reftape import *  # noqa: F401,F403\n")
+    report = tmp_path / "report"
+    ran = fuzz(tmp_path, "--backend", "parent_only_backend", "--max-examples", "5", "--workers", "1",
+               "--report", str(report))
+    assert ran.returncode == 3
+    (line,) = ran.stderr.strip().splitlines()
+    assert line.startswith("reftape-fuzz: harness error: worker 0 crashed: UsageError: cannot import backend "
+                           "'parent_only_backend': ImportError: refuses to load in a worker process")
+    assert (report / "index.html").exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--ops", "no_such_op*"], "matches no catalog op"),
     (["--dtypes", "float32,float8"], "unknown dtype float8"),

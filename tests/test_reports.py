@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,12 +21,12 @@ import pytest
 import wrong_vjp_backend
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 from reftape_properties.clusters import EXPLAINED_FROM, cluster, size
+from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import evaluate
-from reftape_properties.recording import record_finding
+from reftape_properties.recording import record_finding, report_dir
 from reftape_reports import render
 from reftape_reports.command import main as report_main
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "<script>alert('x')</script>"
 
 
@@ -54,11 +53,12 @@ def script_backend():
 
 @pytest.fixture(scope="module")
 def findings():
-    """Real findings: the planted sin fault three times (different sizes), and one raising markup."""
+    """Real findings: the planted sin fault three times (different sizes) with their first divergent
+    node named, and one raising markup (its backend has no importable name to explain it with)."""
     found = [evaluate(sin_program([0.5, 1.0, -2.0], extra_ops=n), "wrong_vjp_backend") for n in (2, 0, 1)]
     escaped = evaluate(sin_program([0.25], extra_ops=1, sources={"dict": [[SCRIPT, "c1"]]}), script_backend())
     assert all(found) and escaped is not None
-    return found + [escaped]
+    return [first_divergence(f) for f in found] + [escaped]
 
 
 def test_the_planted_fault_is_a_value_finding_blamed_on_the_candidate(findings):
@@ -187,7 +187,7 @@ def _browse(url: str, *flags: str) -> subprocess.CompletedProcess:
 
 
 def test_chromium_shows_the_report(findings):
-    kept = ROOT / "test-report" / "browser"   # git-ignored; kept after the run for people to look at
+    kept = report_dir() / "browser"   # the run's test report directory (git-ignored), kept for people to look at
     shutil.rmtree(kept, ignore_errors=True)
     kept.mkdir(parents=True)
     _record(kept, findings)
@@ -196,7 +196,9 @@ def test_chromium_shows_the_report(findings):
     assert dom.returncode == 0, dom.stderr[-2000:]
     parsed = _parse(dom.stdout)
     text = "".join(parsed.text)
-    assert "Clusters" in text and "1. value" in text and "3 findings" in text
+    assert "Clusters" in text and "1. value in sin" in " ".join(text.split()) and "3 findings" in text
+    divergent = [a for tag, a in parsed.tags if tag == "g" and "divergent" in a.get("class", "")]
+    assert [a["data-node"] for a in divergent] == ["y1"]  # sin's node, in the planted fault's cluster
     assert "unexplained" in text and "candidate-wrong" in text
     assert f"cos refused {SCRIPT}" in text and SCRIPT in text
     assert not any("alert" in script for script in parsed.scripts)
