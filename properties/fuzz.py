@@ -140,10 +140,6 @@ def _batch_seed(campaign: Campaign, worker: int, batch: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{campaign.seed}:{worker}:{batch}".encode()).digest()[:8], "big")
 
 
-def _digest(program: Any) -> str:
-    return hashlib.sha256(program.to_json().encode()).hexdigest()
-
-
 class _Worker:
     """One process of a campaign: its backend, its share of the budget and what it has found."""
 
@@ -158,7 +154,8 @@ class _Worker:
             load_tensorflow()  # once per process: every program after the first finds TensorFlow warm
         self.backend = import_backend(campaign.backend)
         recorded = self.report / "discrepancies.jsonl"
-        self.recorded = {f.program_digest() for f in read_findings(recorded)} if recorded.exists() else set()
+        # Programs by their JSON text: those already recorded in the directory, those failing in this process.
+        self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
         self.failing: set[str] = set()
         self.minimized: set[str] = set()    # signatures this worker has minimised a finding of
 
@@ -199,8 +196,8 @@ class _Worker:
         from .findings import evaluate
         from .recording import record_coverage
 
-        digest = _digest(program)
-        if digest in self.failing:  # Hypothesis replays a failure once more before reporting it
+        text = program.to_json()
+        if text in self.failing:  # Hypothesis replays a failure once more before reporting it
             raise _Found
         if self.exhausted():
             return
@@ -211,13 +208,13 @@ class _Worker:
         if finding is None:
             return
         finding.context["campaign"] = {"seed": self.campaign.seed, "worker": self.index, "batch": batch}
-        if digest not in self.recorded:
+        if text not in self.recorded:
             self.keep(finding)
         else:
             self.events.put(("replayed", finding.kind, finding.known))
-        self.recorded.add(digest)
+        self.recorded.add(text)
         if not finding.known:
-            self.failing.add(digest)
+            self.failing.add(text)
             raise _Found
 
     def keep(self, finding: Any) -> None:
@@ -229,7 +226,7 @@ class _Worker:
         if not finding.known:
             explained = self.explain(finding)
             record_finding(explained, self.report)
-            self.events.put(("explained", explained.suspect, "minimized" in explained.context))
+            self.events.put(("explained", explained.suspect or "not named", None))
 
     def explain(self, finding: Any) -> Any:
         """The finding with its first divergent node named, minimised unless this worker has already
@@ -282,6 +279,7 @@ class Progress:
     first_ready: float | None = None
     last_example: float | None = None
     findings: dict = dataclasses.field(default_factory=dict)   # kind -> count (this run)
+    suspects: dict = dataclasses.field(default_factory=dict)   # suspect op -> explained findings
     unexplained: int = 0
     known: int = 0
     replayed: int = 0
@@ -302,8 +300,9 @@ class Progress:
 
     def line(self) -> str:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.findings.items())) or "none"
+        suspects = ", ".join(f"{op} {n}" for op, n in sorted(self.suspects.items()))
         return (f"{self.examples} examples, {self.rate:.1f}/s, findings: {kinds}"
-                + (f" ({self.replayed} replayed)" if self.replayed else ""))
+                + (f" ({self.replayed} replayed)" if self.replayed else "") + (f"; suspects: {suspects}" if suspects else ""))
 
     def absorb(self, event: tuple) -> None:
         what, detail, known = event
@@ -314,6 +313,8 @@ class Progress:
             self.known += bool(known)
             self.unexplained += not known
             self.replayed += what == "replayed"
+        elif what == "explained":
+            self.suspects[detail] = self.suspects.get(detail, 0) + 1
         elif what == "harness" and self.harness_error is None:
             self.harness_error = detail
 
@@ -376,7 +377,7 @@ def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> N
         elapsed = time.monotonic() - progress.started
         record["result"] = {"examples": progress.examples, "seconds": round(elapsed, 1),
                             "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
-                            "unexplained": progress.unexplained, "known": progress.known,
+                            "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
                             "replayed": progress.replayed, "interrupted": progress.interrupted,
                             "harness_error": progress.harness_error}
     (Path(campaign.report) / "run.json").write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
