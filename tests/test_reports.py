@@ -6,7 +6,6 @@ sides run, and the expected gradient is TensorFlow's cos(x).
 
 import dataclasses
 import html.parser
-import json
 import os
 import re
 import shutil
