@@ -4,8 +4,9 @@ Worker processes (TensorFlow loaded once in each) draw programs with Hypothesis,
 the one pipeline (`findings.evaluate`) and record every finding the moment it is found
 (`recording.record_finding`, fsynced), then explain it: the first divergent node names the suspect
 op and minimisation shrinks the program within a time budget (once per signature and worker: a
-campaign that meets one bug in every program keeps fuzzing instead of minimising it again); the
-explained form is recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
+campaign that meets one bug in every program keeps fuzzing instead of minimising it again; later
+findings of that signature name the minimal one by `context["covered_by"]`); the explained form is
+recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
 workers at the budget or on Ctrl-C/SIGTERM (recorded findings are kept), writes `run.json` and
 renders the report (`reftape_reports.render`).
 
@@ -157,7 +158,7 @@ class _Worker:
         # Programs by their JSON text: those already recorded in the directory, those failing in this process.
         self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
         self.failing: set[str] = set()
-        self.minimized: set[str] = set()    # signatures this worker has minimised a finding of
+        self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
 
     def exhausted(self) -> bool:
         limit = self.campaign.max_examples
@@ -229,18 +230,23 @@ class _Worker:
             self.events.put(("explained", explained.suspect or "not named", None))
 
     def explain(self, finding: Any) -> Any:
-        """The finding with its first divergent node named, minimised unless this worker has already
-        minimised one of its signature; a record of its own, linked to the finding by context."""
-        from .clusters import EXPLAINED_FROM
+        """The finding with its first divergent node named and its program minimised: a record of its
+        own, linked to the finding by context. A finding of a signature this worker has minimised
+        before is not minimised again; it names that minimal finding instead (`covered_by`)."""
+        from .clusters import COVERED_BY, EXPLAINED_FROM
         from .divergence import first_divergence
         from .minimize import minimize
 
         explained = first_divergence(finding)
-        if explained.signature() not in self.minimized:
-            self.minimized.add(explained.signature())
-            explained = minimize(explained, time_budget=MINIMIZE_SECONDS)
-        context = {**explained.context, EXPLAINED_FROM: finding.id}
-        return dataclasses.replace(explained, id="", timestamp="", context=context)  # a fresh id
+        signature = explained.signature()
+        if signature in self.minimal_of:
+            context = {**explained.context, EXPLAINED_FROM: finding.id, COVERED_BY: self.minimal_of[signature]}
+            return dataclasses.replace(explained, id="", timestamp="", context=context)  # a fresh id
+        minimal = minimize(explained, time_budget=MINIMIZE_SECONDS)
+        record = dataclasses.replace(minimal, id="", timestamp="",
+                                     context={**minimal.context, EXPLAINED_FROM: finding.id})
+        self.minimal_of[signature] = record.id
+        return record
 
 
 def _work(campaign: Campaign, index: int, events: Any, stop: Any, examples: Any) -> None:

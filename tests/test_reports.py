@@ -4,6 +4,7 @@ The planted fault: `tests/wrong_vjp_backend.py` doubles sin's derivative. Its fi
 sides run, and the expected gradient is TensorFlow's cos(x).
 """
 
+import copy
 import dataclasses
 import html.parser
 import os
@@ -19,7 +20,7 @@ import pytest
 
 import wrong_vjp_backend
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
-from reftape_properties.clusters import EXPLAINED_FROM, cluster, size
+from reftape_properties.clusters import COVERED_BY, EXPLAINED_FROM, cluster, size
 from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import evaluate
 from reftape_properties.recording import record_finding, report_dir
@@ -78,6 +79,17 @@ def test_an_explained_form_counts_with_the_finding_it_came_from(findings):
     minimal = dataclasses.replace(findings[1], id="", context={EXPLAINED_FROM: original.id})
     (only,) = cluster([original, minimal])
     assert only.count == 1 and only.ids == [original.id] and only.smallest is minimal
+
+
+def test_a_form_covered_by_a_minimal_finding_joins_its_cluster(findings):
+    first, second, minimal_source = findings[0], findings[2], findings[1]
+    minimal = dataclasses.replace(minimal_source, id="", suspect="sin", context={EXPLAINED_FROM: first.id})
+    covered = dataclasses.replace(copy.deepcopy(second), id="", suspect="sin",
+                                  context={EXPLAINED_FROM: second.id, COVERED_BY: minimal.id})
+    covered.program.statements[1].persistent = True   # a tape option the minimal program does not have
+    assert covered.signature() != minimal.signature()
+    (only,) = cluster([first, minimal, second, covered])
+    assert only.ids == [first.id, second.id] and only.smallest is minimal
 
 
 def test_different_root_causes_are_different_clusters(findings):
