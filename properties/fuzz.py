@@ -246,6 +246,7 @@ class _Worker:
         record = dataclasses.replace(minimal, id="", timestamp="",
                                      context={**minimal.context, EXPLAINED_FROM: finding.id})
         self.minimal_of[signature] = record.id
+        self.minimal_of.setdefault(record.signature(), record.id)  # minimising may simplify tape options
         return record
 
 
