@@ -3,8 +3,11 @@
 Findings group by `Finding.signature()` (kind, suspect op, dtype, tape options, verdict). A finding
 that was explained has a second record, its explained form (the suspect op named and, usually, the
 program minimised), linked back to it by `context["explained_from"]`; the pair counts once, under
-the signature of the explained form, since only that one names the suspect op. A cluster keeps its
-count, its members' ids and its smallest program (fewest statements), the one to read first.
+the signature of the explained form, since only that one names the suspect op. An explained form
+that was not minimised itself, because a minimal finding of its signature already existed, names
+that minimal finding by `context["covered_by"]` and joins its cluster (minimisation simplifies tape
+options, so the two signatures may differ). A cluster keeps its count, its members' ids and its
+smallest program (fewest statements), the one to read first.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from reftape_oracle.program import walk
 from .findings import Finding
 
 EXPLAINED_FROM = "explained_from"   # context key linking an explained form to the finding it explains
+COVERED_BY = "covered_by"           # context key naming the minimal finding whose cluster a form joins
 
 
 @dataclass
@@ -49,9 +53,11 @@ def explained_forms(findings: Iterable[Finding]) -> dict[str, Finding]:
 
 def cluster(findings: Iterable[Finding]) -> list[Cluster]:
     """Clusters of `findings`, unexplained ones first, then by decreasing count."""
+    findings = list(findings)
+    by_id = {f.id: f for f in findings}
     clusters: dict[str, Cluster] = {}
     for found_id, form in explained_forms(findings).items():
-        signature = form.signature()
+        signature = by_id.get(form.context.get(COVERED_BY), form).signature()
         entry = clusters.setdefault(signature, Cluster(signature, form))
         entry.ids.append(found_id)
         if size(form) < size(entry.smallest):

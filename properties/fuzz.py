@@ -4,8 +4,9 @@ Worker processes (TensorFlow loaded once in each) draw programs with Hypothesis,
 the one pipeline (`findings.evaluate`) and record every finding the moment it is found
 (`recording.record_finding`, fsynced), then explain it: the first divergent node names the suspect
 op and minimisation shrinks the program within a time budget (once per signature and worker: a
-campaign that meets one bug in every program keeps fuzzing instead of minimising it again); the
-explained form is recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
+campaign that meets one bug in every program keeps fuzzing instead of minimising it again; later
+findings of that signature name the minimal one by `context["covered_by"]`); the explained form is
+recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
 workers at the budget or on Ctrl-C/SIGTERM (recorded findings are kept), writes `run.json` and
 renders the report (`reftape_reports.render`).
 
@@ -186,10 +187,6 @@ def _batch_seed(campaign: Campaign, worker: int, batch: int) -> int:
     return digest * n + k - 1
 
 
-def _digest(program: Any) -> str:
-    return hashlib.sha256(program.to_json().encode()).hexdigest()
-
-
 class _Worker:
     """One process of a campaign: its backend, its share of the budget and what it has found."""
 
@@ -204,9 +201,10 @@ class _Worker:
             load_tensorflow()  # once per process: every program after the first finds TensorFlow warm
         self.backend = import_backend(campaign.backend)
         recorded = self.report / "discrepancies.jsonl"
-        self.recorded = {f.program_digest() for f in read_findings(recorded)} if recorded.exists() else set()
+        # Programs by their JSON text: those already recorded in the directory, those failing in this process.
+        self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
         self.failing: set[str] = set()
-        self.minimized: set[str] = set()    # signatures this worker has minimised a finding of
+        self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
 
     def exhausted(self) -> bool:
         limit = self.campaign.max_examples
@@ -247,8 +245,8 @@ class _Worker:
         from .findings import evaluate
         from .recording import record_coverage
 
-        digest = _digest(program)
-        if digest in self.failing:  # Hypothesis replays a failure once more before reporting it
+        text = program.to_json()
+        if text in self.failing:  # Hypothesis replays a failure once more before reporting it
             raise _Found
         if self.exhausted():
             return
@@ -259,13 +257,13 @@ class _Worker:
         if finding is None:
             return
         finding.context["campaign"] = {"seed": self.campaign.seed, "worker": self.index, "batch": batch}
-        if digest not in self.recorded:
+        if text not in self.recorded:
             self.keep(finding)
         else:
             self.events.put(("replayed", finding.kind, finding.known))
-        self.recorded.add(digest)
+        self.recorded.add(text)
         if not finding.known:
-            self.failing.add(digest)
+            self.failing.add(text)
             raise _Found
 
     def keep(self, finding: Any) -> None:
@@ -277,21 +275,27 @@ class _Worker:
         if not finding.known:
             explained = self.explain(finding)
             record_finding(explained, self.report)
-            self.events.put(("explained", explained.suspect, "minimized" in explained.context))
+            self.events.put(("explained", explained.suspect or "not named", None))
 
     def explain(self, finding: Any) -> Any:
-        """The finding with its first divergent node named, minimised unless this worker has already
-        minimised one of its signature; a record of its own, linked to the finding by context."""
-        from .clusters import EXPLAINED_FROM
+        """The finding with its first divergent node named and its program minimised: a record of its
+        own, linked to the finding by context. A finding of a signature this worker has minimised
+        before is not minimised again; it names that minimal finding instead (`covered_by`)."""
+        from .clusters import COVERED_BY, EXPLAINED_FROM
         from .divergence import first_divergence
         from .minimize import minimize
 
         explained = first_divergence(finding)
-        if explained.signature() not in self.minimized:
-            self.minimized.add(explained.signature())
-            explained = minimize(explained, time_budget=MINIMIZE_SECONDS)
-        context = {**explained.context, EXPLAINED_FROM: finding.id}
-        return dataclasses.replace(explained, id="", timestamp="", context=context)  # a fresh id
+        signature = explained.signature()
+        if signature in self.minimal_of:
+            context = {**explained.context, EXPLAINED_FROM: finding.id, COVERED_BY: self.minimal_of[signature]}
+            return dataclasses.replace(explained, id="", timestamp="", context=context)  # a fresh id
+        minimal = minimize(explained, time_budget=MINIMIZE_SECONDS)
+        record = dataclasses.replace(minimal, id="", timestamp="",
+                                     context={**minimal.context, EXPLAINED_FROM: finding.id})
+        self.minimal_of[signature] = record.id
+        self.minimal_of.setdefault(record.signature(), record.id)  # minimising may simplify tape options
+        return record
 
 
 def _work(campaign: Campaign, index: int, events: Any, stop: Any, examples: Any) -> None:
@@ -330,6 +334,7 @@ class Progress:
     first_ready: float | None = None
     last_example: float | None = None
     findings: dict = dataclasses.field(default_factory=dict)   # kind -> count (this run)
+    suspects: dict = dataclasses.field(default_factory=dict)   # suspect op -> explained findings
     unexplained: int = 0
     known: int = 0
     replayed: int = 0
@@ -350,8 +355,9 @@ class Progress:
 
     def line(self) -> str:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.findings.items())) or "none"
+        suspects = ", ".join(f"{op} {n}" for op, n in sorted(self.suspects.items()))
         return (f"{self.examples} examples, {self.rate:.1f}/s, findings: {kinds}"
-                + (f" ({self.replayed} replayed)" if self.replayed else ""))
+                + (f" ({self.replayed} replayed)" if self.replayed else "") + (f"; suspects: {suspects}" if suspects else ""))
 
     def absorb(self, event: tuple) -> None:
         what, detail, known = event
@@ -362,6 +368,8 @@ class Progress:
             self.known += bool(known)
             self.unexplained += not known
             self.replayed += what == "replayed"
+        elif what == "explained":
+            self.suspects[detail] = self.suspects.get(detail, 0) + 1
         elif what == "harness" and self.harness_error is None:
             self.harness_error = detail
 
@@ -384,10 +392,12 @@ class _Display:
         if self.live is not None:
             from rich.table import Table
 
-            table = Table.grid(padding=(0, 2))
-            table.add_row("examples", str(progress.examples), "per second", f"{progress.rate:.1f}")
-            for kind, n in sorted(progress.findings.items()):
-                table.add_row("findings", kind, "", str(n))
+            table = Table(title=PROG, title_justify="left")
+            for column in ("examples", "per second", "seconds", "findings by kind"):
+                table.add_column(column, justify="left" if column.startswith("findings") else "right")
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.findings.items())) or "none"
+            table.add_row(str(progress.examples), f"{progress.rate:.1f}",
+                          f"{time.monotonic() - progress.started:.0f}", kinds)
             self.live.update(table)
         elif final or time.monotonic() - self.last_plain >= self.PLAIN_EVERY:
             self.last_plain = time.monotonic()
@@ -422,7 +432,7 @@ def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> N
         elapsed = time.monotonic() - progress.started
         record["result"] = {"examples": progress.examples, "seconds": round(elapsed, 1),
                             "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
-                            "unexplained": progress.unexplained, "known": progress.known,
+                            "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
                             "replayed": progress.replayed, "interrupted": progress.interrupted,
                             "harness_error": progress.harness_error}
     (Path(campaign.report) / "run.json").write_text(json.dumps(record, indent=1, sort_keys=True, default=str))

@@ -64,7 +64,7 @@ def _discrepancy_view(finding: Finding, index: int) -> dict:
     d = finding.discrepancies[index]
     expected, actual = finding.expected.observed(), finding.actual.observed()
     return {"discrepancy": d, "unexplained": d.known is None,
-            "sides": side_by_side(value_at(expected, d.where), value_at(actual, d.where)),
+            "sides": side_by_side(value_at(expected, d.where), value_at(actual, d.where), decode_array),
             "estimate": [str(x) for x in d.estimate] if isinstance(d.estimate, list) else d.estimate}
 
 
@@ -122,7 +122,7 @@ def render(report_dir: Path) -> Path:
 def _write_repros(environment: Environment, directory: Path, findings: list[Finding]) -> None:
     directory.mkdir(exist_ok=True)
     helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f))
-                          for f in (describe, describe_error, decode_array, value_at, side_by_side))
+                          for f in (describe, describe_error, value_at, side_by_side))
     template = environment.get_template("repro.py.j2")
     for finding in findings:
         (directory / f"{finding.id}.py").write_text(template.render(

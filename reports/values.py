@@ -1,12 +1,10 @@
 """Both sides' values at a discrepancy, side by side in decimal, with the worst element and the difference.
 
-`value_at` and `side_by_side` use only NumPy (and `decode_array`), because the repro scripts embed
-their source to show the very same comparison on plain TensorFlow.
+`value_at` and `side_by_side` use only the standard library and NumPy, because the repro scripts
+embed their source to show the very same comparison on plain TensorFlow (with a decoder of their own).
 """
 
 from __future__ import annotations
-
-from reftape_oracle.outcome import decode_array  # noqa: F401 - side_by_side's helper, embedded with it
 
 
 def value_at(observed, where):
@@ -27,8 +25,9 @@ def value_at(observed, where):
     return value
 
 
-def side_by_side(expected, actual, limit=40):
-    """Rows comparing two value descriptions element by element, in decimal.
+def side_by_side(expected, actual, decode, limit=40):
+    """Rows comparing two value descriptions element by element, in decimal; `decode` turns a tensor
+    description into its NumPy array.
 
     Returns {"rows": [(index, expected, actual, difference, worst)], "worst": index or None,
     "difference": text or None, "dtype", "shape", "omitted": rows left out, "text": (expected, actual)
@@ -37,17 +36,19 @@ def side_by_side(expected, actual, limit=40):
 
     import numpy as np
 
+    def is_tensor(description):
+        return isinstance(description, dict) and description.get("kind") in ("tensor", "ndarray", "variable")
+
     def text(description):
-        if isinstance(description, dict) and description.get("kind") == "tensor":
-            return f"{description['dtype']} {description['shape']}\n{decode_array(description)}"
+        if is_tensor(description):
+            return f"{description['dtype']} {description['shape']}\n{decode(description)}"
         return json.dumps(description, indent=1)[:2000]
 
-    tensors = all(isinstance(d, dict) and d.get("kind") == "tensor" for d in (expected, actual))
-    if not tensors or expected["dtype"] != actual["dtype"] or expected["shape"] != actual["shape"]:
-        return {"rows": [], "worst": None, "difference": None, "omitted": 0,
-                "dtype": None, "shape": None,
+    if not (is_tensor(expected) and is_tensor(actual)) or expected["dtype"] != actual["dtype"] \
+            or expected["shape"] != actual["shape"]:
+        return {"rows": [], "worst": None, "difference": None, "omitted": 0, "dtype": None, "shape": None,
                 "text": (text(expected), text(actual))}
-    e, a = decode_array(expected), decode_array(actual)
+    e, a = decode(expected), decode(actual)
     shape = e.shape
     e_flat, a_flat = e.reshape(-1), a.reshape(-1)
     if e.dtype.kind in "fc" or e.dtype.name == "bfloat16":
@@ -67,4 +68,3 @@ def side_by_side(expected, actual, limit=40):
     where = rows[shown.index(worst)][0] if worst is not None else None
     return {"rows": rows, "worst": where, "difference": str(gap[worst]) if worst is not None else None,
             "omitted": gap.size - len(shown), "dtype": expected["dtype"], "shape": list(shape), "text": None}
-

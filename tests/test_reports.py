@@ -4,9 +4,9 @@ The planted fault: `tests/wrong_vjp_backend.py` doubles sin's derivative. Its fi
 sides run, and the expected gradient is TensorFlow's cos(x).
 """
 
+import copy
 import dataclasses
 import html.parser
-import json
 import os
 import re
 import shutil
@@ -14,29 +14,28 @@ import subprocess
 import sys
 import tempfile
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import wrong_vjp_backend
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
-from reftape_properties.clusters import EXPLAINED_FROM, cluster, size
+from reftape_properties.clusters import COVERED_BY, EXPLAINED_FROM, cluster, size
+from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import evaluate
-from reftape_properties.recording import record_finding
+from reftape_properties.recording import record_finding, report_dir
 from reftape_reports import render
 from reftape_reports.command import main as report_main
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = "<script>alert('x')</script>"
 
 
-def sin_program(values, extra_ops=0, sources="c1"):
+def sin_program(values, extra_ops=0):
     """y1 = sin(c1) under a tape (plus `extra_ops` cos ops that do not feed the gradient)."""
     body = [Watch("t0", ["c1"]), Op("y1", "sin", ["c1"])]
     body += [Op(f"y{2 + i}", "cos", ["c1"]) for i in range(extra_ops)]
     statements = [Leaf("c1", "constant", np.array(values, dtype=np.float32), "float32"), Tape("t0", body),
-                  Call("g1", "t0", "gradient", "y1", sources)]
+                  Call("g1", "t0", "gradient", "y1", "c1")]
     return Program(statements, ["y1"])
 
 
@@ -54,11 +53,12 @@ def script_backend():
 
 @pytest.fixture(scope="module")
 def findings():
-    """Real findings: the planted sin fault three times (different sizes), and one raising markup."""
+    """Real findings: the planted sin fault three times (different sizes) with their first divergent
+    node named, and one raising markup (its backend has no importable name to explain it with)."""
     found = [evaluate(sin_program([0.5, 1.0, -2.0], extra_ops=n), "wrong_vjp_backend") for n in (2, 0, 1)]
-    escaped = evaluate(sin_program([0.25], extra_ops=1, sources={"dict": [[SCRIPT, "c1"]]}), script_backend())
+    escaped = evaluate(sin_program([0.25], extra_ops=1), script_backend())
     assert all(found) and escaped is not None
-    return found + [escaped]
+    return [first_divergence(f) for f in found] + [escaped]
 
 
 def test_the_planted_fault_is_a_value_finding_blamed_on_the_candidate(findings):
@@ -79,6 +79,17 @@ def test_an_explained_form_counts_with_the_finding_it_came_from(findings):
     minimal = dataclasses.replace(findings[1], id="", context={EXPLAINED_FROM: original.id})
     (only,) = cluster([original, minimal])
     assert only.count == 1 and only.ids == [original.id] and only.smallest is minimal
+
+
+def test_a_form_covered_by_a_minimal_finding_joins_its_cluster(findings):
+    first, second, minimal_source = findings[0], findings[2], findings[1]
+    minimal = dataclasses.replace(minimal_source, id="", suspect="sin", context={EXPLAINED_FROM: first.id})
+    covered = dataclasses.replace(copy.deepcopy(second), id="", suspect="sin",
+                                  context={EXPLAINED_FROM: second.id, COVERED_BY: minimal.id})
+    covered.program.statements[1].persistent = True   # a tape option the minimal program does not have
+    assert covered.signature() != minimal.signature()
+    (only,) = cluster([first, minimal, second, covered])
+    assert only.ids == [first.id, second.id] and only.smallest is minimal
 
 
 def test_different_root_causes_are_different_clusters(findings):
@@ -119,8 +130,10 @@ def test_markup_in_a_name_program_or_message_shows_as_text(tmp_path, findings):
     _record(tmp_path, findings)
     parsed = _parse(render(tmp_path).read_text())
     text = "".join(parsed.text)
-    assert SCRIPT in text                                    # the candidate's name and the program's dict key
-    assert f"cos refused {SCRIPT}" in text                   # the exception message
+    # Programs cannot carry markup (their names are identifiers, attribute strings catalog values);
+    # a candidate's name and its exception messages can.
+    assert f"candidate {SCRIPT} against" in " ".join(text.split())
+    assert f"cos refused {SCRIPT}" in text
     assert not any("alert" in script for script in parsed.scripts)  # only the page's own copy button script
 
 
@@ -187,7 +200,7 @@ def _browse(url: str, *flags: str) -> subprocess.CompletedProcess:
 
 
 def test_chromium_shows_the_report(findings):
-    kept = ROOT / "test-report" / "browser"   # git-ignored; kept after the run for people to look at
+    kept = report_dir() / "browser"   # the run's test report directory (git-ignored), kept for people to look at
     shutil.rmtree(kept, ignore_errors=True)
     kept.mkdir(parents=True)
     _record(kept, findings)
@@ -196,7 +209,9 @@ def test_chromium_shows_the_report(findings):
     assert dom.returncode == 0, dom.stderr[-2000:]
     parsed = _parse(dom.stdout)
     text = "".join(parsed.text)
-    assert "Clusters" in text and "1. value" in text and "3 findings" in text
+    assert "Clusters" in text and "1. value in sin" in " ".join(text.split()) and "3 findings" in text
+    divergent = [a for tag, a in parsed.tags if tag == "g" and "divergent" in a.get("class", "")]
+    assert [a["data-node"] for a in divergent] == ["y1"]  # sin's node, in the planted fault's cluster
     assert "unexplained" in text and "candidate-wrong" in text
     assert f"cos refused {SCRIPT}" in text and SCRIPT in text
     assert not any("alert" in script for script in parsed.scripts)
