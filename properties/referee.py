@@ -8,7 +8,7 @@ records (`_tape_state`: TF's rules, checked against live TF in tests/test_refere
 re-evaluates the targets in float64 (complex128) on reftape with the source, a leaf or an op's
 output, perturbed one element at a time:
 - first order: a tape-free program computes every op the targets need twice, frozen at the point
-  and live (the recorded ops, reading the source where the tape tracks it);
+  and live (the recorded ops that pass a gradient, reading the source where the tape tracks it);
 - higher order (a target computed from another gradient call, such as an outer tape
   differentiating an inner gradient): the needed statements run with their tapes and inner
   gradient calls and the source leaf perturbed. The inner gradient code is re-run on reftape in
@@ -33,10 +33,10 @@ one-sided slopes disagree (a kink) or the function is not finite within reach of
 Verdicts, from the well-conditioned elements, a side being right within the comparison's
 tolerance of the estimate: `candidate-wrong`, `tensorflow-wrong`, `both-wrong`; `ill-conditioned`
 when both sides are right there and differ only where the estimate is ill-conditioned;
-`undecided` when both are right, or the referee cannot judge (the source is produced by a call or
-by an op without a gradient, a higher-order path is not wholly recorded, the program fails in
-float64). The estimate is recorded on the discrepancy (`Discrepancy.estimate`) as flat decimal
-floats in the result's element order, complex as [re, im], non-finite parts as None.
+`undecided` when both are right, or the referee cannot judge (the source is produced by a call,
+a higher-order path is not wholly recorded, the program fails in float64). The estimate is
+recorded on the discrepancy (`Discrepancy.estimate`) as flat decimal floats in the result's
+element order, complex as [re, im], non-finite parts as None.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ RESOLUTION = 1e-4        # relative distance from the estimate within which a si
 KINK_RESOLUTION = 1e-3   # one-sided slopes further apart than this (relative) mark a kink
 COMPLEX_STEP = 1e-20
 CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
+NEVER_RECORDED = {"stop_gradient"}   # not differentiable to TF; round, floor, ... are recorded with a None gradient
 
 
 class Unjudgeable(Exception):
@@ -114,9 +115,9 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
     """(watched, recorded): the tensors the call's tape tracks and the ops and calls it has recorded
     when the call is made, by TF's rules (checked against live TF in tests/test_referee.py). Inside
     the tape's block and outside its own stop_recording spans, `watch` tracks floating tensors and
-    an op with a gradient and a tracked input is recorded (its floating output tracked); with
-    watch_accessed_variables, a trainable variable an op reads there is tracked; `reset` forgets
-    everything. Elsewhere nothing is recorded or watched."""
+    an op with a tracked input is recorded (its floating output tracked), except stop_gradient;
+    with watch_accessed_variables, a trainable variable an op reads there is tracked; `reset`
+    forgets everything. Elsewhere nothing is recorded or watched."""
     leaves = program.leaves()
     tape = next(s for s in walk(program.statements) if isinstance(s, Tape) and s.name == call.tape)
     watched: set[str] = set()
@@ -144,13 +145,12 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
             elif isinstance(s, Watch) and s.tape == call.tape:
                 watched.update(n for n in s.names if floating_leaf(n) or n not in leaves)
             elif isinstance(s, Op):
-                spec = CATALOG[s.path]
                 if tape.watch_accessed_variables:
                     watched.update(n for n in s.inputs if floating_leaf(n) and leaves[n].kind == "variable"
                                    and leaves[n].trainable)
-                if spec.gradient != "none" and any(tracked(n) for n in s.inputs):
+                if s.path not in NEVER_RECORDED and any(tracked(n) for n in s.inputs):
                     recorded.add(s.name)
-                    if spec.output not in ("bool", "int64"):
+                    if CATALOG[s.path].output not in ("bool", "int64"):
                         watched.add(s.name)
             elif isinstance(s, Call) and any(tracked(n) for n in _call_inputs(s)):
                 recorded.add(s.name)
@@ -204,8 +204,8 @@ class _Targets:
     """The call's targets as one flat complex vector, a function of the source's value x.
 
     First order: a tape-free program computes every needed op twice, frozen (every input at the
-    point itself) and live (the recorded ops only, reading the source at x where the tape tracks
-    it), so that what the tape did not record stays constant, as it is for TF's gradient. Higher
+    point itself) and live (only the recorded ops that pass a gradient, reading the source at x
+    where the tape tracks it), so that the rest stays constant, as it is for TF's gradient. Higher
     order: the needed statements run with their tapes and inner gradient calls, the source leaf at
     x; judged only when the call's tape tracks the source and recorded everything computed from it.
     """
@@ -217,16 +217,18 @@ class _Targets:
         watched, recorded = _tape_state(program, call)
         producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, Call))}
         statements = [s for s in producers.values() if s.name in needed]
-        producer = producers.get(_base(source))
-        if source not in leaves and not (isinstance(producer, Op) and CATALOG[producer.path].gradient != "none"):
-            raise Unjudgeable(f"the source {source} is neither a leaf nor the output of an op with a gradient")
+        if source not in leaves and not isinstance(producers.get(_base(source)), Op):
+            raise Unjudgeable(f"the source {source} is neither a leaf nor an op's output")
+        # Recorded ops without a gradient (round, floor, ...) pass nothing back: constant, like the unrecorded.
+        passing = {n for n in recorded
+                   if not (isinstance(producers.get(n), Op) and CATALOG[producers[n].path].gradient == "none")}
         if any(isinstance(s, Call) for s in statements):
             unrecorded = _depending_on(program, source) - recorded - {source}
             if source not in leaves or source not in watched or unrecorded & needed:
                 raise Unjudgeable("the tape does not record the whole path from the source to a higher-order target")
             self._build = self._taped(program, needed | set(leaves), source)
         else:
-            self._build = self._flat(program, statements, recorded, source, source in watched, call.method)
+            self._build = self._flat(program, statements, passing, source, source in watched, call.method)
         values = self._values(None, complex_step=False)
         if values is None:
             raise Unjudgeable("the targets cannot be evaluated in 64 bits")
@@ -243,7 +245,7 @@ class _Targets:
             self.complex_step = extension is not None and bool(
                 np.all(extension.imag == 0) and np.allclose(extension.real, self.t0.real, rtol=1e-12, atol=0))
 
-    def _flat(self, program: Program, ops: list[Op], recorded: set[str], source: str, source_tracked: bool,
+    def _flat(self, program: Program, ops: list[Op], passing: set[str], source: str, source_tracked: bool,
               method: str):
         leaves = program.leaves()
 
@@ -253,7 +255,7 @@ class _Targets:
         def live(name: str, perturbed: bool) -> str:
             if name == source:
                 return "_source" if perturbed and source_tracked else frozen(name)
-            return name if _base(name) in recorded else frozen(name)
+            return name if _base(name) in passing else frozen(name)
 
         def build(x: np.ndarray | None, complex_step: bool) -> Program:
             perturbed = x is not None
@@ -262,7 +264,7 @@ class _Targets:
                 statements.append(Leaf("_source", "constant", x, x.dtype.name))
             for op in ops:
                 statements.append(_widened_op(op, "_frozen_" + op.name, [frozen(n) for n in op.inputs]))
-                if op.name in recorded:
+                if op.name in passing:
                     statements.append(_widened_op(op, op.name, [live(n, perturbed) for n in op.inputs]))
             # A gradient of the source itself is the identity, tracked or not; a jacobian only when tracked (as in TF).
             identity = "_source" if perturbed and (source_tracked or method == "gradient") else frozen(source)
@@ -317,8 +319,9 @@ def _combined(readout: np.ndarray, per_target: np.ndarray) -> np.ndarray:
 
 
 def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a - b element by element, 0 where they are equal (an unchanged infinity too)."""
-    return np.where(a == b, 0, a - b)
+    """a - b element by element, 0 where nothing changed (an unchanged infinity or NaN too: a
+    constant to the tape, or NaN on both sides of a comparison, which then leaves it out)."""
+    return np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0, a - b)
 
 
 def _slopes(targets: _Targets, readout: np.ndarray, index: tuple, direction: complex) -> tuple[np.ndarray, np.ndarray]:

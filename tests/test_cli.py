@@ -109,6 +109,12 @@ def test_an_unreadable_program_file_is_one_line_and_exit_2(tmp_path):
     one_line_error(command("reftape-replay", write(tmp_path / "p.json", "{not json")), 2, "not JSON")
 
 
+def test_a_bad_time_limit_is_exit_2(tmp_path):
+    result = command("reftape-replay", write(tmp_path / "p.json", program_data()), "--time-limit", "-1")
+    assert result.returncode == 2 and "is not a positive number of seconds" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_unimportable_backends_are_exit_2_before_anything_runs(tmp_path):
     result = command("reftape-replay", write(tmp_path / "p.json", program_data()), "--backend", "nope",
                      "--against", "nope2")

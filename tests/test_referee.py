@@ -246,6 +246,31 @@ def test_an_unrecorded_result_is_not_blamed_on_tensorflow():
     assert judge(program, claim, expected, expected)[0] == "candidate-wrong"
 
 
+def test_ops_without_a_gradient_are_constants_and_rounds_output_is_tracked(tf):
+    x = tf.constant([1.2, 2.7])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        rounded, stopped = tf.round(x), tf.stop_gradient(x)
+        product = rounded * stopped * x
+    np.testing.assert_allclose(tape.gradient(product, rounded), [1.2 * 1.2, 2.7 * 2.7], rtol=1e-6)  # tracked
+    assert tape.gradient(product, stopped) is None                                           # never recorded
+    np.testing.assert_allclose(tape.gradient(product, x), [1.0 * 1.2, 3.0 * 2.7], rtol=1e-6)  # both constant
+    program = Program([
+        Leaf("x", "constant", array([1.2, 2.7]), "float32"),
+        Tape("t", body=[Watch("t", ["x"]), Op("r", "round", ["x"]), Op("s", "stop_gradient", ["x"]),
+                        Op("rs", "multiply", ["r", "s"]), Op("p", "multiply", ["rs", "x"])]),
+        Call("g", "t", "gradient", "p", {"list": ["r", "x"]}),
+    ])
+    expected = run(program, "tensorflow")
+    x0 = array([1.2, 2.7]).astype(np.float64)
+    calculus = np.round(x0) * 2 * x0          # d/dx round(x) x x, what ignoring the tape would give
+    claim = Discrepancy("value", "calls/g[1]", expected.calls["g"]["items"][1]["data"],
+                        describe(calculus.astype(np.float32), None)["data"], dtype="float32")
+    verdict, estimate = judge(program, claim, expected, expected)
+    assert verdict == "candidate-wrong"
+    np.testing.assert_allclose(estimate, np.round(x0) * x0, rtol=1e-7)
+
+
 def test_a_gradient_with_respect_to_an_intermediate_is_judged():
     program = Program([
         Leaf("x", "variable", array([0.3, -1.2, 2.0]), "float32"),

@@ -159,6 +159,24 @@ def test_each_bad_input_names_its_json_path(name):
     assert message in str(error) and "\n" not in str(error)
 
 
+def test_the_script_uses_no_name_beyond_the_reserved_ones_and_the_programs_own():
+    import ast
+
+    from reftape_oracle.program import SCRIPT_NAMES, walk
+
+    program = Program.from_dict(program_data())
+    program.statements += [Leaf("special", "constant", np.array([math.nan, -math.inf], np.float64), "float64"),
+                           Leaf("z", "constant", np.array([complex(1, math.inf)], np.complex64), "complex64"),
+                           Tape("u", [Op("m", "einsum", ["x", "w"], {"equation": "ij,jk->ik"}),
+                                      Op("c", "where", ["x", "w"]), Op("k", "cast", ["x"], {"dtype": "float64"}),
+                                      Op("a", "add_n", ["x", "w"])]),
+                           Call("j", "u", "jacobian", "m", {"tuple": ["x"]}, unconnected="zero",
+                                unconnected_form="enum", use_pfor=False)]
+    defined = {name for s in walk(program.statements) for name in (getattr(s, "name", None),) if name}
+    used = {node.id for node in ast.walk(ast.parse(program.body_source())) if isinstance(node, ast.Name)}
+    assert used - defined <= SCRIPT_NAMES, used - defined - SCRIPT_NAMES
+
+
 def test_three_thousand_deep_nesting_is_one_line_not_a_recursion_error():
     text = ('{"statements": [' + '{"statement": "Tape", "name": "t", "body": [' * 3000 + "]}" * 3000 + "]}")
     with pytest.raises(ProgramError, match="nested too deeply") as caught:
