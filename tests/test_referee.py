@@ -65,7 +65,7 @@ def test_the_estimate_of_a_non_holomorphic_complex_gradient_matches_tensorflow()
     expected = run(MIXED_COMPLEX, "tensorflow")
     tf_gradient = expected.calls["g"]
     wrong = [[(float.fromhex(re) + 0.5).hex(), im] for re, im in tf_gradient["data"]]
-    claim = Discrepancy("value", "calls/g", tf_gradient["data"], wrong, dtype="complex128")
+    claim = Discrepancy("value", "calls/g", tf_gradient, {**tf_gradient, "data": wrong}, dtype="complex128")
     verdict, estimate = judge(MIXED_COMPLEX, claim, expected, expected)
     assert verdict == "candidate-wrong"
     tf_value = np.array([complex(float.fromhex(re), float.fromhex(im)) for re, im in tf_gradient["data"]])
@@ -242,7 +242,8 @@ def test_an_unrecorded_result_is_not_blamed_on_tensorflow():
     ])
     expected = run(program, "tensorflow")
     true_derivative = describe(np.diag(np.cos(array([0.3, -1.2]))), None)["data"]
-    claim = Discrepancy("value", "calls/g", expected.calls["g"]["data"], true_derivative, dtype="float32")
+    claim = Discrepancy("value", "calls/g", expected.calls["g"], {**expected.calls["g"], "data": true_derivative},
+                        dtype="float32")
     assert judge(program, claim, expected, expected)[0] == "candidate-wrong"
 
 
@@ -264,8 +265,8 @@ def test_ops_without_a_gradient_are_constants_and_rounds_output_is_tracked(tf):
     expected = run(program, "tensorflow")
     x0 = array([1.2, 2.7]).astype(np.float64)
     calculus = np.round(x0) * 2 * x0          # d/dx round(x) x x, what ignoring the tape would give
-    claim = Discrepancy("value", "calls/g[1]", expected.calls["g"]["items"][1]["data"],
-                        describe(calculus.astype(np.float32), None)["data"], dtype="float32")
+    claim = Discrepancy("value", "calls/g[1]", expected.calls["g"]["items"][1],
+                        describe(calculus.astype(np.float32), None), dtype="float32")
     verdict, estimate = judge(program, claim, expected, expected)
     assert verdict == "candidate-wrong"
     np.testing.assert_allclose(estimate, np.round(x0) * x0, rtol=1e-7)
@@ -303,8 +304,8 @@ RELU = Program([
 
 
 def test_sides_differing_only_at_a_kink_are_ill_conditioned():
-    claim = Discrepancy("value", "calls/g", describe(array([0.0, 1.0]), None)["data"],
-                        describe(array([1.0, 1.0]), None)["data"], dtype="float32")
+    claim = Discrepancy("value", "calls/g", describe(array([0.0, 1.0]), None),
+                        describe(array([1.0, 1.0]), None), dtype="float32")
     expected = run(RELU, "tensorflow")
     verdict, estimate = judge(RELU, claim, expected, expected)
     assert verdict == "ill-conditioned"
@@ -312,8 +313,8 @@ def test_sides_differing_only_at_a_kink_are_ill_conditioned():
 
 
 def test_a_kink_elsewhere_does_not_hide_a_wrong_element():
-    claim = Discrepancy("value", "calls/g", describe(array([0.0, 1.0]), None)["data"],
-                        describe(array([0.0, 2.0]), None)["data"], dtype="float32")
+    claim = Discrepancy("value", "calls/g", describe(array([0.0, 1.0]), None),
+                        describe(array([0.0, 2.0]), None), dtype="float32")
     expected = run(RELU, "tensorflow")
     assert judge(RELU, claim, expected, expected)[0] == "candidate-wrong"
 
@@ -321,7 +322,8 @@ def test_a_kink_elsewhere_does_not_hide_a_wrong_element():
 def test_complex_estimates_are_recorded_as_re_im_pairs():
     expected = run(MIXED_COMPLEX, "tensorflow")
     data = expected.calls["g"]["data"]
-    claim = Discrepancy("value", "calls/g", data, [[im, re] for re, im in data], dtype="complex128")
+    claim = Discrepancy("value", "calls/g", expected.calls["g"],
+                        {**expected.calls["g"], "data": [[im, re] for re, im in data]}, dtype="complex128")
     [judged] = referee(MIXED_COMPLEX, [claim], expected, expected)
     assert judged.verdict == "candidate-wrong"
     assert all(isinstance(pair, list) and len(pair) == 2 and all(type(x) is float for x in pair)
