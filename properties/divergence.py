@@ -1,8 +1,9 @@
 """First divergence: the node of a finding's program where the two sides part, and the op to suspect.
 
 Both sides run instrumented copies of the program (programs as data, through the one interpreter):
-1. forward: every op's value is reported. Walking in program order, the first op whose value differs
-   while every input agrees computed a wrong value itself (stage "forward"). When one side stops
+1. forward: every op's value is reported (and every custom gradient's application and variable
+   read). Walking in program order, the first op whose value differs while every input agrees
+   computed a wrong value itself (stage "forward"). When one side stops
    with an exception the other does not raise, the shortest program prefix where the two sides' errors
    part ends at the statement to blame.
 2. adjoint: each gradient/jacobian call is replaced by one gradient of its target with respect to every
@@ -16,11 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, Iterator
 
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import Outcome
-from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, walk
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
+                                    Tape, walk)
 
 from .compare import compare
 from .findings import Finding
@@ -43,36 +45,74 @@ def first_divergence(finding: Finding) -> Finding:
 
 # -- the program as a graph ---------------------------------------------------------------
 
+DEFINITIONS = (Leaf, Op, Call, Apply, ReadValue, CustomGradient)   # statements that define a name
+VALUES = (Op, Apply, ReadValue)                                       # ... a value the program computes
+
+
+def scope(statements: list) -> Iterator[Any]:
+    """The statements of the program's own scope in order: into tape and stop_recording bodies, not
+    into a custom gradient's functions (whose names are local to them)."""
+    for s in statements:
+        yield s
+        if isinstance(s, (Tape, StopRecording)):
+            yield from scope(s.body)
+
+
+def base(name: str) -> str:
+    """The name a reference reads: `y` for `y` and for the element reference `y[0]`."""
+    return name.split("[", 1)[0]
+
+
 def inputs_of(statement: Any) -> list[str]:
-    """The names a statement reads (an op's inputs; a call's targets, sources and output gradients)."""
+    """The names a statement reads: an op's or an application's inputs; a call's targets, sources and
+    output gradients; a variable read or assigned; what a custom gradient's functions read outside."""
     if isinstance(statement, Op):
-        return list(statement.inputs)
-    if isinstance(statement, Call):
+        names = statement.inputs
+    elif isinstance(statement, Call):
         parts = (statement.target, statement.sources, statement.output_gradients)
-        return [name for part in parts if part is not None for name in structure_names(part)]
-    return []
+        names = [name for part in parts if part is not None for name in structure_names(part)]
+    elif isinstance(statement, Apply):
+        names = [statement.function, *statement.inputs]
+    elif isinstance(statement, ReadValue):
+        names = [statement.variable]
+    elif isinstance(statement, Assign):
+        names = [statement.variable, statement.value]
+    elif isinstance(statement, CustomGradient):
+        body = list(walk(statement.forward + statement.backward))
+        local = {*statement.params, statement.upstream, *(getattr(s, "name", None) for s in body)}
+        read = [n for s in body for n in inputs_of(s)] + [statement.result, *statement.input_grads,
+                                                          *statement.variable_grads]
+        names = [n for n in read if n is not None and base(n) not in local]
+    else:
+        names = []
+    return [base(name) for name in names]
 
 
 def producers(program: Program) -> dict[str, Any]:
-    """The statement that defines each name (leaves, ops and calls), at any depth."""
-    return {s.name: s for s in walk(program.statements) if isinstance(s, (Leaf, Op, Call))}
+    """The statement that defines each name of the program's scope (the last, where one is rebound)."""
+    return {s.name: s for s in scope(program.statements) if isinstance(s, DEFINITIONS)}
 
 
 def ancestors(program: Program, names: list[str]) -> list[str]:
-    """`names` and every name they are computed from, in program order."""
+    """`names` and every name they are computed from (a Variable: also what was assigned to it), in
+    program order."""
     defined = producers(program)
+    assigned: dict[str, list[str]] = {}
+    for s in scope(program.statements):
+        if isinstance(s, Assign):
+            assigned.setdefault(s.variable, []).append(base(s.value))
     seen: set[str] = set()
-    work = [n for n in names if n in defined]
+    work = [base(n) for n in names if base(n) in defined]
     while work:
         name = work.pop()
         if name not in seen:
             seen.add(name)
-            work += [n for n in inputs_of(defined[name]) if n in defined]
+            work += [n for n in inputs_of(defined[name]) + assigned.get(name, []) if n in defined]
     return [name for name in defined if name in seen]
 
 
 def prefix(statements: list, count: int) -> tuple[list, int]:
-    """The first `count` statements in walk order (a tape counts, then its body); and what is left of
+    """The first `count` statements in scope order (a tape counts, then its body); and what is left of
     `count`. Tapes and stop_recording spans cut short keep the part of their body that ran."""
     kept = []
     for s in statements:
@@ -123,17 +163,17 @@ def _divergent(expected: Outcome, actual: Outcome, program: Program, section: st
 
 def _forward_divergence(finding: Finding) -> dict | None:
     program = finding.program
-    ops = finding.program.ops()
-    instrumented = Program(program.statements, [op.name for op in ops])
+    nodes = [s for s in scope(program.statements) if isinstance(s, VALUES)]
+    instrumented = Program(program.statements, list(dict.fromkeys(node.name for node in nodes)))
     expected, actual = _both(finding, instrumented)
     if _errors_part(expected, actual):
         return _failing_statement(finding, expected, actual)
     values = _divergent(expected, actual, instrumented, "values")
     calls = _divergent(expected, actual, instrumented, "calls")
-    for op in ops:
-        if op.name in values and not any(name in values or name in calls for name in op.inputs):
-            return {"stage": "forward", "node": op.name, "op": op.path,
-                    "expected": expected.values.get(op.name), "actual": actual.values.get(op.name)}
+    for node in nodes:
+        if node.name in values and not any(name in values or name in calls for name in inputs_of(node)):
+            return {"stage": "forward", "node": node.name, "op": node.path if isinstance(node, Op) else None,
+                    "expected": expected.values.get(node.name), "actual": actual.values.get(node.name)}
     return None
 
 
@@ -145,7 +185,7 @@ def _errors_part(expected: Outcome, actual: Outcome) -> bool:
 
 def _failing_statement(finding: Finding, expected: Outcome, actual: Outcome) -> dict:
     """The statement that ends the shortest prefix of the program on which the two sides' errors part."""
-    statements = list(walk(finding.program.statements))
+    statements = list(scope(finding.program.statements))
     low, high = 1, len(statements)            # the errors part on the whole program, so on `high`
     while low < high:
         middle = (low + high) // 2
@@ -163,7 +203,7 @@ def _failing_statement(finding: Finding, expected: Outcome, actual: Outcome) -> 
 # -- stage 2: adjoints ---------------------------------------------------------------------
 
 def _adjoint_divergence(finding: Finding) -> dict | None:
-    for call in (s for s in walk(finding.program.statements) if isinstance(s, Call)):
+    for call in (s for s in scope(finding.program.statements) if isinstance(s, Call)):
         divergence = _call_adjoint_divergence(finding, call)
         if divergence is not None:
             return divergence
@@ -173,11 +213,13 @@ def _adjoint_divergence(finding: Finding) -> dict | None:
 def adjoint_program(program: Program, call: Call) -> tuple[Program, list[str]]:
     """The program up to `call`, which becomes one gradient of its target with respect to every node on
     its path; and those nodes, walking back from the target."""
-    nodes = list(reversed(ancestors(program, structure_names(call.target))))
+    defined = producers(program)
+    nodes = [n for n in reversed(ancestors(program, structure_names(call.target)))
+             if not isinstance(defined[n], CustomGradient)]
     adjoints = Call(ADJOINTS, call.tape, "gradient", call.target, {"list": nodes},
                     output_gradients=call.output_gradients if call.method == "gradient" else None,
                     unconnected=call.unconnected, unconnected_form=call.unconnected_form)
-    position = next(i for i, s in enumerate(walk(program.statements)) if s is call)
+    position = next(i for i, s in enumerate(scope(program.statements)) if s is call)
     statements = prefix(program.statements, position + 1)[0]
     return Program(substitute(statements, call, [adjoints])), nodes
 
@@ -189,7 +231,7 @@ def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:
     if not differing:                          # agreement, or a difference no node can localise
         return None
     on_path = set(nodes)
-    consumers = {n: [s for s in walk(program.statements) if isinstance(s, (Op, Call)) and s.name in on_path
+    consumers = {n: [s for s in scope(program.statements) if isinstance(s, (*VALUES, Call)) and s.name in on_path
                      and n in inputs_of(s)] for n in nodes}
     for index, node in enumerate(nodes):
         if index in differing and not any(nodes.index(c.name) in differing for c in consumers[node]):

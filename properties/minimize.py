@@ -24,9 +24,11 @@ from typing import Any, Callable, Iterator
 
 from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
-from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
+from reftape_oracle.program import (Apply, Assign, Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch,
+                                    walk)
 
-from .divergence import ancestors, first_divergence, inputs_of, producers, structure_names, substitute
+from .divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope,
+                         structure_names, substitute)
 from .findings import Finding, HarnessError, evaluate
 
 _SIMPLIFIED = ("tape_options",)   # signature parts minimisation may change
@@ -118,8 +120,12 @@ def _needed_only(program: Program, divergence: dict) -> Program:
     else:
         needed = set(ancestors(program, [divergence["node"]]))
         outputs = [divergence["node"]] if divergence["node"] in needed else []
-    kept = _filter(program.statements, lambda s: not isinstance(s, (Leaf, Op, Call)) or s.name in needed)
-    return Program(kept, outputs)
+    def keep(s: Any) -> bool:
+        if isinstance(s, Assign):
+            return s.variable in needed
+        return not isinstance(s, DEFINITIONS) or s.name in needed
+
+    return Program(_filter(program.statements, keep), outputs)
 
 
 def _filter(statements: list, keep: Callable[[Any], bool]) -> list:
@@ -128,25 +134,27 @@ def _filter(statements: list, keep: Callable[[Any], bool]) -> list:
 
 
 def _uses(program: Program, name: str, exclude: Any = None) -> bool:
-    """Whether any statement but `exclude` (or the outputs) reads value `name` or names tape `name`."""
+    """Whether any statement but `exclude` (or the outputs, or a custom gradient's functions) reads
+    value `name` or names tape `name`."""
     for s in walk(program.statements):
         if s is exclude:
             continue
-        if name in inputs_of(s) or isinstance(s, Watch) and name in s.names:
+        if name in inputs_of(s) or isinstance(s, Watch) and name in map(base, s.names):
             return True
         if isinstance(s, (Watch, StopRecording, Reset, Call)) and s.tape == name:
             return True
-    return name in program.outputs
+    return name in map(base, program.outputs)
 
 
 def _removals(program: Program) -> Iterator[Program]:
     """Drop one statement nothing reads (later statements first: they free earlier ones)."""
-    for s in reversed(list(walk(program.statements))):
-        if isinstance(s, (Leaf, Op, Call)) and _uses(program, s.name, exclude=s):
+    for s in reversed(list(scope(program.statements))):
+        if isinstance(s, DEFINITIONS) and _uses(program, s.name, exclude=s):
             continue
         if isinstance(s, Tape):
             continue
-        if isinstance(s, StopRecording) and any(_uses(program, b.name) for b in walk(s.body) if hasattr(b, "name")):
+        if isinstance(s, StopRecording) and any(_uses(program, b.name) for b in scope(s.body)
+                                                if isinstance(b, DEFINITIONS)):
             continue
         yield Program(_filter(program.statements, lambda t, s=s: t is not s), program.outputs)
 
@@ -183,7 +191,7 @@ def _rename_tape(statements: list, old: str, new: str) -> list:
 
 def _bypasses(program: Program) -> Iterator[Program]:
     """An op removed, its uses reading one of its inputs instead."""
-    for op in reversed(program.ops()):
+    for op in reversed([s for s in scope(program.statements) if isinstance(s, Op)]):
         for source in dict.fromkeys(op.inputs):
             statements = _filter(program.statements, lambda s, op=op: s is not op)
             yield Program(_rename_value(statements, op.name, source),
@@ -191,41 +199,47 @@ def _bypasses(program: Program) -> Iterator[Program]:
 
 
 def _rename_value(statements: list, old: str, new: str) -> list:
+    def renamed(name: str) -> str:
+        return new + name[len(old):] if base(name) == old else name
+
     result = []
     for s in statements:
         if isinstance(s, (Tape, StopRecording)):
             s = replace(s, body=_rename_value(s.body, old, new))
-        elif isinstance(s, Op):
-            s = replace(s, inputs=[new if name == old else name for name in s.inputs])
+        elif isinstance(s, (Op, Apply)):
+            s = replace(s, inputs=[renamed(name) for name in s.inputs])
         elif isinstance(s, Watch):
-            s = replace(s, names=[new if name == old else name for name in s.names])
+            s = replace(s, names=[renamed(name) for name in s.names])
+        elif isinstance(s, Assign):
+            s = replace(s, value=renamed(s.value))
         elif isinstance(s, Call):
-            s = replace(s, target=_rename_structure(s.target, old, new), sources=_rename_structure(s.sources, old, new),
+            s = replace(s, target=_rename_structure(s.target, renamed), sources=_rename_structure(s.sources, renamed),
                         output_gradients=None if s.output_gradients is None else
-                        _rename_structure(s.output_gradients, old, new))
+                        _rename_structure(s.output_gradients, renamed))
         result.append(s)
     return result
 
 
-def _rename_structure(structure: Any, old: str, new: str) -> Any:
+def _rename_structure(structure: Any, renamed: Callable[[str], str]) -> Any:
     if isinstance(structure, str):
-        return new if structure == old else structure
+        return renamed(structure)
     (kind, items), = structure.items()
     if kind == "dict":
-        return {kind: [[key, _rename_structure(item, old, new)] for key, item in items]}
-    return {kind: [_rename_structure(item, old, new) for item in items]}
+        return {kind: [[key, _rename_structure(item, renamed)] for key, item in items]}
+    return {kind: [_rename_structure(item, renamed) for item in items]}
 
 
 def _cuts(program: Program, reference: str) -> Iterator[Program]:
     """An op replaced by a constant holding its reference-side value: watched and made the only source
     of the calls whose targets depend on it, or plain."""
-    values = run(Program(program.statements, [op.name for op in program.ops()]), reference).values
-    for op in reversed(program.ops()):
+    ops = [s for s in scope(program.statements) if isinstance(s, Op)]
+    values = run(Program(program.statements, list(dict.fromkeys(op.name for op in ops))), reference).values
+    for op in reversed(ops):
         description = values.get(op.name)
         if not description or description.get("kind") != "tensor":
             continue
         leaf = Leaf(op.name, "constant", decode_array(description), description["dtype"])
-        dependent = [c for c in walk(program.statements)
+        dependent = [c for c in scope(program.statements)
                      if isinstance(c, Call) and op.name in ancestors(program, structure_names(c.target))]
         if dependent:
             watches = [Watch(tape, [op.name]) for tape in dict.fromkeys(c.tape for c in dependent)]
@@ -248,7 +262,7 @@ def _map_calls(statements: list, change: Callable[[Call], Call]) -> list:
 
 def _options(program: Program) -> Iterator[Program]:
     """One tape option or call argument back to its default; one source or target of a structure."""
-    for s in walk(program.statements):
+    for s in scope(program.statements):
         if isinstance(s, Tape):
             for simpler in (replace(s, persistent=False), replace(s, watch_accessed_variables=True)):
                 if simpler != s:
@@ -281,7 +295,7 @@ def _tidy(program: Program) -> Program:
         result = []
         for s in statements:
             if isinstance(s, Watch):
-                s = replace(s, names=[n for n in s.names if n in defined])
+                s = replace(s, names=[n for n in s.names if base(n) in defined])
                 if not s.names:
                     continue
             elif isinstance(s, (Tape, StopRecording)):
@@ -291,4 +305,4 @@ def _tidy(program: Program) -> Program:
             result.append(s)
         return result
 
-    return Program(tidy(program.statements), [name for name in program.outputs if name in defined])
+    return Program(tidy(program.statements), [name for name in program.outputs if base(name) in defined])

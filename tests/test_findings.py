@@ -14,8 +14,9 @@ import pytest
 from reftape_oracle import run
 from reftape_oracle.outcome import Outcome, describe, describe_error
 from reftape_properties.compare import compare, compare_values
-from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
-from reftape_properties.divergence import first_divergence
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
+                                    Tape, Watch)
+from reftape_properties.divergence import ancestors, first_divergence, inputs_of, producers
 from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate
 from reftape_properties.minimize import minimize
 
@@ -56,6 +57,39 @@ def test_a_value_computed_from_a_wrong_gradient_is_not_blamed_for_it():
     finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
     assert {d.where for d in finding.discrepancies} == {"values/h", "calls/g"}
     assert (finding.suspect, finding.context["first_divergence"]["stage"]) == ("sin", "adjoint")
+
+
+def test_the_graph_of_a_program_with_a_custom_gradient_and_variable_updates():
+    """Names local to a custom gradient's functions are not program nodes; an application reads its
+    function and inputs; a variable's ancestors include what was assigned to it."""
+    square = CustomGradient("f", ["a"], [Op("f_y", "multiply", ["a", "w"])], "f_y",
+                            [Op("f_ga", "multiply", ["upstream", "a"]), Op("f_gb", "math.sin", ["f_ga"])], ["f_gb"])
+    program = Program([Leaf("x", "constant", f32(0.5, -1.5), "float32"),
+                       Leaf("w", "variable", f32(1.0, 2.0), "float32"),
+                       Leaf("z", "constant", f32(3.0, 4.0), "float32"), square,
+                       Tape("t", body=[Watch("t", ["x"]), Op("m", "exp", ["z"]), Assign("w", "m"),
+                                       Apply("r", "f", ["x"]), ReadValue("u", "w"), Op("y", "add", ["r[0]", "u"])]),
+                       Call("g", "t", "gradient", "y", "x")])
+    assert list(producers(program)) == ["x", "w", "z", "f", "m", "r", "u", "y", "g"]
+    assert inputs_of(square) == ["w"] and inputs_of(program.statements[4].body[4]) == ["w"]
+    assert ancestors(program, ["y"]) == ["x", "w", "z", "f", "m", "r", "u", "y"]
+    assert ancestors(program, ["r"]) == ["x", "w", "z", "f", "m", "r"]
+
+
+def test_a_wrong_vjp_after_a_custom_gradient_is_found_and_kept():
+    """f(a) = a * a with its own gradient sin(upstream * a); sin(f(x)) differentiated on the planted backend."""
+    square = CustomGradient("f", ["a"], [Op("f_y", "multiply", ["a", "a"])], "f_y",
+                            [Op("f_ga", "multiply", ["upstream", "a"]), Op("f_gb", "math.sin", ["f_ga"])], ["f_gb"])
+    program = Program([Leaf("x", "constant", f32(0.5, -1.5), "float32"), square,
+                       Tape("t", body=[Watch("t", ["x"]), Apply("r", "f", ["x"]), Op("y", "sin", ["r"]),
+                                       Op("s", "reduce_sum", ["y"])]),
+                       Call("g", "t", "gradient", "s", "x")], outputs=["s"])
+    finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert (finding.suspect, divergence["stage"], divergence["adjoint_of"]) == ("sin", "adjoint", "r")
+    minimal = minimize(finding)
+    assert minimal.suspect == "sin" and len(minimal.program.ops()) < len(program.ops())
+    assert evaluate(minimal.program, "wrong_vjp_backend", judge=False) is not None
 
 
 def test_a_wrong_forward_value_is_named_before_what_it_feeds():
