@@ -6,7 +6,8 @@ One value model for the whole harness. A value is described as one of:
                                                                          -0.0 kept), complex as [re, im]
   {"kind": "ndarray", ...the tensor fields}      a NumPy array a backend returned (with `tf` None,
                                                  as for a program's own leaf values, arrays are tensors)
-  {"kind": "variable", "name": "v:0", "trainable": true, ...the tensor fields}
+  {"kind": "tensor", ..., "variable": {"name": "v:0", "trainable": true}}   a Variable: its value, its
+                                                                         name and trainable flag
   {"kind": "scalar", "type": "float" | "int" | "bool" | "str" | "complex" | "numpy.float32" ..., "value": ...}
   {"kind": "none"}
   {"kind": "indexed_slices", "values": tensor, "indices": tensor, "dense_shape": tensor}
@@ -72,8 +73,8 @@ def describe(value, tf):
         return {"kind": "indexed_slices", "values": describe(value.values, tf),
                 "indices": describe(value.indices, tf), "dense_shape": describe(value.dense_shape, tf)}
     if isinstance(variable, type) and isinstance(value, variable):
-        return {"kind": "variable", "name": value.name, "trainable": bool(value.trainable),
-                **array_fields(np.asarray(value.numpy()), value.dtype.name)}
+        return {"kind": "tensor", **array_fields(np.asarray(value.numpy()), value.dtype.name),
+                "variable": {"name": value.name, "trainable": bool(value.trainable)}}
     if hasattr(value, "numpy") and hasattr(value, "dtype"):
         return {"kind": "tensor", **array_fields(np.asarray(value.numpy()), value.dtype.name)}
     if isinstance(value, np.ndarray):

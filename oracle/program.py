@@ -16,7 +16,7 @@ import inspect
 import json
 import re
 import textwrap
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
 import numpy as np
@@ -94,16 +94,6 @@ class Call:
 # across the whole program (also the local names inside a CustomGradient's `forward` and `backward`).
 
 
-def _nested_statement(statement: Any) -> Any:
-    """A statement of a CustomGradient's forward or backward, decoded from JSON by its field names."""
-    if not isinstance(statement, dict):
-        return statement
-    for cls in (Op, Assign, ReadValue):
-        if set(statement) == {f.name for f in fields(cls)}:
-            return cls(**statement)
-    raise ValueError(f"not an Op, Assign or ReadValue: {statement!r}")
-
-
 @dataclass
 class CustomGradient:
     """`@tf.custom_gradient def name(*params)`: ops `forward` compute `result` from the parameters
@@ -130,10 +120,6 @@ class CustomGradient:
     variables: str = "none"        # "none" | "positional" | "keyword"
     variable_grads: list = field(default_factory=list)
     upstream: str = "upstream"
-
-    def __post_init__(self) -> None:
-        self.forward = [_nested_statement(s) for s in self.forward]
-        self.backward = [_nested_statement(s) for s in self.backward]
 
 
 @dataclass
@@ -168,8 +154,10 @@ class ReadValue:
 STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call,
                                             CustomGradient, Apply, Assign, ReadValue)}
 
-# Names the generated script itself uses inside or around `_program()`: a program may not define them.
-SCRIPT_NAMES = frozenset({"tf", "np", "json", "describe", "describe_error", "_outcome", "_program", "_error"})
+# Names the generated script itself uses inside or around `_program()` (builtins included): a program
+# may not define them. Emitting a new name in the source means adding it here (a test checks).
+SCRIPT_NAMES = frozenset({"tf", "np", "json", "print", "describe", "describe_error", "_outcome", "_program", "_error",
+                          "float", "complex", "Exception", "grad", "variables"})  # the last two: custom gradients
 MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -245,10 +233,14 @@ def walk(statements: list):
             yield from walk(s.backward)
 
 
+_NESTED = ("body", "forward", "backward")   # fields holding statements: written with their statement type
+
+
 def _statement_to_dict(statement: Any) -> dict:
-    data = asdict(statement) if not isinstance(statement, (Tape, StopRecording)) else {
-        **{k: v for k, v in asdict(statement).items() if k != "body"},
-        "body": [_statement_to_dict(s) for s in statement.body]}
+    data = asdict(statement)
+    for nested in _NESTED:
+        if nested in data:
+            data[nested] = [_statement_to_dict(s) for s in getattr(statement, nested)]
     if isinstance(statement, Leaf):
         data["value"] = describe(statement.value, None)
     return {"statement": type(statement).__name__, **data}
@@ -260,8 +252,9 @@ def _statement_from_dict(data: dict, at: str) -> Any:
     cls = STATEMENTS[data.pop("statement")]
     if cls is Leaf:
         data["value"] = decode_value(data["value"], f"{at}.value")
-    if "body" in data:
-        data["body"] = [_statement_from_dict(s, f"{at}.body[{i}]") for i, s in enumerate(data["body"])]
+    for nested in _NESTED:
+        if nested in data:
+            data[nested] = [_statement_from_dict(s, f"{at}.{nested}[{i}]") for i, s in enumerate(data[nested])]
     return cls(**data)
 
 

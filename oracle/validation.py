@@ -4,8 +4,8 @@ A program is checked when it is loaded (JSON, a findings record) and again befor
 run (programs built in code), against the published JSON Schema (`program.schema.json`, generated
 from `FIELDS` below) and the op catalog:
 
-- every name is an identifier of the program's grammar (not a Python keyword or builtin, not a
-  name the generated script itself uses) and is defined before it is used; a name defined inside a
+- every name is an identifier of the program's grammar (not a Python keyword, not a name the
+  generated script itself uses: `program.SCRIPT_NAMES`) and is defined before it is used; a name defined inside a
   tape's body is visible after it, as in Python; a tensor name may be rebound, a tape's name not;
   `y[0]` refers to an element of a list result;
 - tapes named by Watch, StopRecording, Reset and Call are tapes defined before; StopRecording and
@@ -27,7 +27,6 @@ regenerate the schema: `python -c "from reftape_oracle.validation import write_s
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
 import functools
 import json
@@ -50,7 +49,6 @@ MAX_ELEMENTS = 100_000        # leaf elements in the whole program (each is a li
 MAX_JSON_DEPTH = 120          # containers inside each other in a program's JSON, checked before the schema
 MAX_JSON_BYTES = 64 << 20     # a program's JSON text
 MAX_NAME_LENGTH = 64
-MAX_INDEX = 999
 
 LEAF_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -59,7 +57,7 @@ SCHEMA_ID = "https://github.com/reftape/reftape/blob/main/oracle/program.schema.
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 NAME_PATTERN = re.compile(_NAME)
-REFERENCE_PATTERN = re.compile(rf"({_NAME})(?:\[(0|[1-9][0-9]{{0,2}})\])?")
+REFERENCE_PATTERN = re.compile(rf"({_NAME})(?:\[(0|[1-9][0-9]{{0,2}})\])?")  # element indices up to 999
 OP_PATH_PATTERN = re.compile(rf"{_NAME}(?:\.{_NAME})*")
 
 
@@ -74,10 +72,10 @@ class ProgramError(ValueError):
 
 @functools.lru_cache(maxsize=None)
 def reserved_names() -> frozenset:
-    """Names a program may not define: Python keywords and builtins, and the generated script's own."""
+    """Names a program may not define: Python keywords and the names the generated script uses."""
     from .program import SCRIPT_NAMES
 
-    return frozenset(keyword.kwlist) | frozenset(dir(builtins)) | SCRIPT_NAMES
+    return frozenset(keyword.kwlist) | SCRIPT_NAMES
 
 
 # -- Field kinds --------------------------------------------------------------------------------
@@ -93,6 +91,8 @@ class _Context:
         self.elements = 0
         self.pending: list[tuple[str, str, str]] = []   # definitions made once the statement is checked
         self.recording: frozenset = frozenset()          # tapes whose with-block encloses the statement
+        self.scopes: list[dict[str, str]] = []           # names outside the custom-gradient function being checked
+        self.arity: dict[str, int] = {}                  # parameters of each custom-gradient function
 
     def define(self, name: str, kind: str, at: str) -> None:
         previous = self.defined.get(name)
@@ -128,15 +128,20 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_name(value: Any, at: str) -> str:
-    """A name of the program's grammar that the program may define."""
+def check_identifier(value: Any, at: str) -> str:
+    """A string of the program's name grammar (dict keys, for instance)."""
     name = _string(value, at)
     if len(name) > MAX_NAME_LENGTH or not NAME_PATTERN.fullmatch(name):
         raise ProgramError(at, f"{_show(name)} is not a name ([A-Za-z_][A-Za-z0-9_]*, at most "
                                f"{MAX_NAME_LENGTH} characters)")
+    return name
+
+
+def check_name(value: Any, at: str) -> str:
+    """A name the program may define: an identifier that is not reserved."""
+    name = check_identifier(value, at)
     if name in reserved_names():
-        raise ProgramError(at, f"{name!r} is reserved (a Python keyword or builtin, or a name the generated "
-                               "script uses)")
+        raise ProgramError(at, f"{name!r} is reserved (a Python keyword, or a name the generated script uses)")
     return name
 
 
@@ -245,7 +250,7 @@ def _check_structure(value: Any, at: str, context: _Context, depth: int) -> None
         if kind == "dict":
             if not isinstance(item, (list, tuple)) or len(item) != 2:
                 raise ProgramError(f"{at}[{i}]", f"expected a [key, structure] pair, got {_show(item)}")
-            key = check_name(item[0], f"{at}[{i}][0]")
+            key = check_identifier(item[0], f"{at}[{i}][0]")
             if key in keys:
                 raise ProgramError(f"{at}[{i}][0]", f"duplicate key {key!r}")
             keys.add(key)
@@ -374,6 +379,95 @@ class Body(Kind):
         context.nesting -= 1
 
 
+class Parameters(Kind):
+    """A custom-gradient function's parameter names: they open its local scope, which `FunctionName`
+    closes (its forward and backward names are not visible after the definition)."""
+
+    schema = {"type": "array", "items": {"$ref": "#/$defs/name"}, "minItems": 1}
+
+    def check(self, value, at, statement, context):
+        if not isinstance(value, (list, tuple)) or not value:
+            raise ProgramError(at, f"expected a non-empty list of names, got {_show(value)}")
+        context.scopes.append(dict(context.defined))
+        for i, name in enumerate(value):
+            context.define(check_name(name, f"{at}[{i}]"), "tensor", f"{at}[{i}]")
+
+
+class LocalName(Kind):
+    """A name defined inside the function being checked (the `upstream` of its gradient)."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        context.define(check_name(value, at), "tensor", at)
+
+
+class FunctionBody(Kind):
+    """A custom gradient's forward or backward: Op, Assign and ReadValue statements."""
+
+    schema = {"type": "array", "items": {"$ref": "#/$defs/statement"}}
+    ALLOWED = ("Op", "Assign", "ReadValue")
+
+    def check(self, value, at, statement, context):
+        if not isinstance(value, (list, tuple)):
+            raise ProgramError(at, f"expected a list of statements, got {_show(value)}")
+        for i, item in enumerate(value):
+            if type(item).__name__ not in self.ALLOWED:
+                raise ProgramError(f"{at}[{i}]", f"a custom gradient's ops are {', '.join(self.ALLOWED)} statements, "
+                                                 f"got {_show(item)}")
+        _check_statements(value, at, context)
+
+
+class Gradients(Kind):
+    """One reference or null (a None gradient) per parameter, or per captured variable."""
+
+    schema = {"type": "array", "items": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/reference"}]}}
+
+    def __init__(self, per: str | None = None) -> None:
+        self.per = per
+
+    def check(self, value, at, statement, context):
+        if not isinstance(value, (list, tuple)):
+            raise ProgramError(at, f"expected a list of references or nulls, got {_show(value)}")
+        if self.per is not None and len(value) != len(getattr(statement, self.per)):
+            raise ProgramError(at, f"expected one gradient per entry of {self.per} ({len(getattr(statement, self.per))}), "
+                                   f"got {len(value)}")
+        for i, item in enumerate(value):
+            if item is not None:
+                check_reference(item, f"{at}[{i}]", context)
+
+
+class FunctionName(Kind):
+    """The custom-gradient function's name: closes its local scope, then names the function."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        name = check_name(value, at)
+        context.defined = context.scopes.pop()
+        context.pending.append((name, "function", at))
+        context.arity[name] = len(statement.params)
+
+
+class FunctionReference(Kind):
+    """A custom-gradient function defined before."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        context.require(check_name(value, at), "function", at)
+
+
+class Arguments(References):
+    """A function application's inputs: one per parameter of the function."""
+
+    def check(self, value, at, statement, context):
+        super().check(value, at, statement, context)
+        expected = context.arity.get(statement.function)
+        if expected is not None and len(value) != expected:
+            raise ProgramError(at, f"{statement.function} takes {expected} argument(s), got {len(value)}")
+
+
 # One entry per statement type: each field (in the order they are checked) with its kind.
 FIELDS: dict[str, dict[str, Kind]] = {
     "Leaf": {"name": Definition("tensor"), "kind": Option("variable", "constant"), "value": Value(),
@@ -388,6 +482,13 @@ FIELDS: dict[str, dict[str, Kind]] = {
              "sources": Structure(), "output_gradients": Structure(optional=True),
              "unconnected": Option("none", "zero"), "unconnected_form": Option("default", "string", "enum"),
              "use_pfor": Flag()},
+    "CustomGradient": {"params": Parameters(), "forward": FunctionBody(), "result": Reference(),
+                       "upstream": LocalName(), "backward": FunctionBody(), "input_grads": Gradients(per="params"),
+                       "variables": Option("none", "positional", "keyword"), "variable_grads": Gradients(),
+                       "name": FunctionName()},
+    "Apply": {"name": Definition("tensor"), "function": FunctionReference(), "inputs": Arguments()},
+    "Assign": {"variable": Reference(), "value": Reference(), "method": Option("assign", "assign_add", "assign_sub")},
+    "ReadValue": {"name": Definition("tensor"), "variable": Reference()},
 }
 
 
@@ -566,8 +667,8 @@ def program_schema() -> dict:
     classes = _statement_classes()
     definitions: dict[str, Any] = {
         "name": {"type": "string", "pattern": f"^{NAME_PATTERN.pattern}$", "maxLength": MAX_NAME_LENGTH,
-                 "description": "an identifier; not a Python keyword or builtin, nor a name the generated script "
-                                "uses (tf, np, describe, ...)"},
+                 "description": "an identifier; not a Python keyword, nor a name the generated script uses "
+                                "(tf, np, describe, float, ...)"},
         "reference": {"type": "string", "pattern": f"^{REFERENCE_PATTERN.pattern}$",
                       "description": "a name defined before, or name[index] for an element of a list result"},
         "structure": {"oneOf": [

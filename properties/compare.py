@@ -31,7 +31,7 @@ from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
 TolerancePolicy = Callable[[np.dtype], Tolerance]
 _CONTAINERS = ("list", "tuple", "namedtuple", "dict")
-_ARRAYS = ("tensor", "ndarray", "variable")
+_ARRAYS = ("tensor", "ndarray")
 _NOT_RUN = ("exception", "missing", "timeout")
 
 
@@ -145,9 +145,7 @@ def _labels(description: dict) -> tuple:
     kind = description["kind"]
     if kind in _CONTAINERS:
         return len(description["items"]), description.get("type"), description.get("keys")
-    if kind == "variable":
-        return description["name"], description["trainable"]
-    return ()
+    return (description.get("variable"),)   # a Variable's name and trainable flag; None for other tensors
 
 
 def _compare_scalar(e: dict, a: dict, where: str, signed_zeros: bool) -> list[Discrepancy]:

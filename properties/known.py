@@ -80,8 +80,7 @@ def _half_accumulation_overflow(d: Discrepancy) -> bool:
     """Entry 4: a float16 result that TF's float16 accumulation overflowed to inf where reftape's is finite."""
     if d.kind != "nan-inf-pattern" or d.dtype != "float16":
         return False
-    expected = decode_array({"dtype": "float16", "shape": [len(d.expected)], "data": d.expected})
-    actual = decode_array({"dtype": "float16", "shape": [len(d.actual)], "data": d.actual})
+    expected, actual = decode_array(d.expected), decode_array(d.actual)
     return bool(np.any(np.isinf(expected) & np.isfinite(actual)))
 
 

@@ -10,6 +10,8 @@ invalid program (nothing run), 3 harness failure (a side could not run the progr
 
 from __future__ import annotations
 
+import argparse
+import math
 import re
 import sys
 import warnings
@@ -44,8 +46,18 @@ def _arguments(argv: list[str] | None) -> Any:
     p.add_argument("--against", help="reference module (default: the finding's reference, else tensorflow)")
     p.add_argument("--source", action="store_true", help="print the standalone script for --backend "
                                                          "(default: tensorflow) and exit")
-    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per program and backend")
+    p.add_argument("--time-limit", type=_seconds, default=60.0, help="seconds per program and backend")
     return p.parse_args(argv)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 def _replay(argv: list[str] | None) -> int:
@@ -64,7 +76,7 @@ def _replay(argv: list[str] | None) -> int:
     modules = import_backend(candidate), import_backend(reference)  # both checked before anything runs
     if recorded:
         print(f"== replaying finding {recorded.id} ({recorded.kind}, recorded {recorded.timestamp}: "
-              f"{len(recorded.discrepancies)} discrepancies) ==")
+              f"{len(recorded.discrepancies)} discrepancies) on {candidate} against {reference} ==")
     finding = evaluate(program, *modules, time_limit=args.time_limit)
     if finding is None:
         print(f"== agree: {candidate} and {reference} ran the program to the same outcome ==")

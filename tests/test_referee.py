@@ -13,6 +13,13 @@ from reftape_properties.compare import Discrepancy, compare
 from reftape_properties.referee import judge, referee
 
 
+def value_claim(where: str, expected: list, actual: list, dtype: str) -> Discrepancy:
+    """A value discrepancy as compare() reports it: the two tensor descriptions at `where`."""
+    def tensor(data: list) -> dict:
+        return {"kind": "tensor", "dtype": dtype, "shape": [len(data)], "data": data}
+    return Discrepancy("value", where, tensor(expected), tensor(actual), dtype=dtype)
+
+
 def array(values, dtype="float32"):
     return np.array(values, dtype)
 
@@ -64,8 +71,8 @@ MIXED_COMPLEX = Program([
 def test_the_estimate_of_a_non_holomorphic_complex_gradient_matches_tensorflow():
     expected = run(MIXED_COMPLEX, "tensorflow")
     tf_gradient = expected.calls["g"]
-    wrong = {**tf_gradient, "data": [[(float.fromhex(re) + 0.5).hex(), im] for re, im in tf_gradient["data"]]}
-    claim = Discrepancy("value", "calls/g", tf_gradient, wrong, dtype="complex128")
+    wrong = [[(float.fromhex(re) + 0.5).hex(), im] for re, im in tf_gradient["data"]]
+    claim = value_claim("calls/g", tf_gradient["data"], wrong, "complex128")
     verdict, estimate = judge(MIXED_COMPLEX, claim, expected, expected)
     assert verdict == "candidate-wrong"
     tf_value = np.array([complex(float.fromhex(re), float.fromhex(im)) for re, im in tf_gradient["data"]])
@@ -241,8 +248,8 @@ def test_an_unrecorded_result_is_not_blamed_on_tensorflow():
         Call("g", "t", "jacobian", "y", "x", unconnected="zero", unconnected_form="string"),
     ])
     expected = run(program, "tensorflow")
-    true_derivative = describe(np.diag(np.cos(array([0.3, -1.2]))), None)
-    claim = Discrepancy("value", "calls/g", expected.calls["g"], true_derivative, dtype="float32")
+    true_derivative = describe(np.diag(np.cos(array([0.3, -1.2]))), None)["data"]
+    claim = value_claim("calls/g", expected.calls["g"]["data"], true_derivative, "float32")
     assert judge(program, claim, expected, expected)[0] == "candidate-wrong"
 
 
@@ -264,8 +271,8 @@ def test_ops_without_a_gradient_are_constants_and_rounds_output_is_tracked(tf):
     expected = run(program, "tensorflow")
     x0 = array([1.2, 2.7]).astype(np.float64)
     calculus = np.round(x0) * 2 * x0          # d/dx round(x) x x, what ignoring the tape would give
-    claim = Discrepancy("value", "calls/g[1]", expected.calls["g"]["items"][1],
-                        describe(calculus.astype(np.float32), None), dtype="float32")
+    claim = value_claim("calls/g[1]", expected.calls["g"]["items"][1]["data"],
+                        describe(calculus.astype(np.float32), None)["data"], "float32")
     verdict, estimate = judge(program, claim, expected, expected)
     assert verdict == "candidate-wrong"
     np.testing.assert_allclose(estimate, np.round(x0) * x0, rtol=1e-7)
@@ -301,9 +308,9 @@ def test_variable_updates_are_not_modelled_so_not_judged():
         Call("g", "t", "gradient", "y", "v"),
     ])
     after = array([0.3, -1.2]) + array([2.0, 0.5])
-    tf_gradient = describe(np.cos(after), None)         # d sin(v)/dv at v's updated value
-    claim = Discrepancy("value", "calls/g", tf_gradient, describe(2 * np.cos(after), None), dtype="float32")
-    assert judge(program, claim, Outcome("tensorflow", calls={"g": tf_gradient}), None) == ("undecided", None)
+    claim = value_claim("calls/g", describe(np.cos(after), None)["data"],   # d sin(v)/dv at v's updated value
+                        describe(2 * np.cos(after), None)["data"], "float32")
+    assert judge(program, claim, Outcome("tensorflow", calls={"g": claim.expected}), None) == ("undecided", None)
 
 
 # -- kinks ------------------------------------------------------------------------------------
@@ -316,8 +323,8 @@ RELU = Program([
 
 
 def test_sides_differing_only_at_a_kink_are_ill_conditioned():
-    claim = Discrepancy("value", "calls/g", describe(array([0.0, 1.0]), None), describe(array([1.0, 1.0]), None),
-                        dtype="float32")
+    claim = value_claim("calls/g", describe(array([0.0, 1.0]), None)["data"],
+                        describe(array([1.0, 1.0]), None)["data"], "float32")
     expected = run(RELU, "tensorflow")
     verdict, estimate = judge(RELU, claim, expected, expected)
     assert verdict == "ill-conditioned"
@@ -325,18 +332,16 @@ def test_sides_differing_only_at_a_kink_are_ill_conditioned():
 
 
 def test_a_kink_elsewhere_does_not_hide_a_wrong_element():
-    claim = Discrepancy("value", "calls/g", describe(array([0.0, 1.0]), None), describe(array([0.0, 2.0]), None),
-                        dtype="float32")
+    claim = value_claim("calls/g", describe(array([0.0, 1.0]), None)["data"],
+                        describe(array([0.0, 2.0]), None)["data"], "float32")
     expected = run(RELU, "tensorflow")
     assert judge(RELU, claim, expected, expected)[0] == "candidate-wrong"
 
 
 def test_complex_estimates_are_recorded_as_re_im_pairs():
     expected = run(MIXED_COMPLEX, "tensorflow")
-    tf_gradient = expected.calls["g"]
-    data = tf_gradient["data"]
-    claim = Discrepancy("value", "calls/g", tf_gradient, {**tf_gradient, "data": [[im, re] for re, im in data]},
-                        dtype="complex128")
+    data = expected.calls["g"]["data"]
+    claim = value_claim("calls/g", data, [[im, re] for re, im in data], "complex128")
     [judged] = referee(MIXED_COMPLEX, [claim], expected, expected)
     assert judged.verdict == "candidate-wrong"
     assert all(isinstance(pair, list) and len(pair) == 2 and all(type(x) is float for x in pair)

@@ -44,6 +44,23 @@ def program_data() -> dict:
     ], "outputs": ["y", "parts[1]", "hidden"]}
 
 
+def custom_program_data() -> dict:
+    """A valid program touching the statement types of custom gradients and variable updates."""
+    data = program_data()
+    data["statements"] += [
+        {"statement": "CustomGradient", "name": "f", "params": ["a"], "upstream": "up",
+         "forward": [{"statement": "Op", "name": "f_y", "path": "math.sin", "inputs": ["a"]}], "result": "f_y",
+         "backward": [{"statement": "Op", "name": "f_g", "path": "multiply", "inputs": ["up", "a"]}],
+         "input_grads": ["f_g"], "variables": "none", "variable_grads": []},
+        {"statement": "Tape", "name": "t2", "body": [
+            {"statement": "ReadValue", "name": "r", "variable": "w"},
+            {"statement": "Apply", "name": "z", "function": "f", "inputs": ["r"]},
+            {"statement": "Assign", "variable": "w", "value": "r", "method": "assign_add"}]},
+    ]
+    data["outputs"].append("z")
+    return data
+
+
 def rejected(data: dict) -> ProgramError:
     with pytest.raises(ProgramError) as caught:
         Program.from_dict(data)
@@ -157,6 +174,25 @@ def test_each_bad_input_names_its_json_path(name):
     error = rejected(mutated(change))
     assert error.path == path, str(error)
     assert message in str(error) and "\n" not in str(error)
+
+
+def test_the_script_uses_no_name_beyond_the_reserved_ones_and_the_programs_own():
+    import ast
+
+    from reftape_oracle.program import SCRIPT_NAMES, walk
+
+    program = Program.from_dict(custom_program_data())
+    program.statements += [Leaf("special", "constant", np.array([math.nan, -math.inf], np.float64), "float64"),
+                           Leaf("z", "constant", np.array([complex(1, math.inf)], np.complex64), "complex64"),
+                           Tape("u", [Op("m", "einsum", ["x", "w"], {"equation": "ij,jk->ik"}),
+                                      Op("c", "where", ["x", "w"]), Op("k", "cast", ["x"], {"dtype": "float64"}),
+                                      Op("a", "add_n", ["x", "w"])]),
+                           Call("j", "u", "jacobian", "m", {"tuple": ["x"]}, unconnected="zero",
+                                unconnected_form="enum", use_pfor=False)]
+    defined = {name for s in walk(program.statements)
+               for name in [getattr(s, "name", None), getattr(s, "upstream", None), *getattr(s, "params", [])] if name}
+    used = {node.id for node in ast.walk(ast.parse(program.body_source())) if isinstance(node, ast.Name)}
+    assert used - defined <= SCRIPT_NAMES, used - defined - SCRIPT_NAMES
 
 
 def test_three_thousand_deep_nesting_is_one_line_not_a_recursion_error():
@@ -387,6 +423,7 @@ def test_the_schema_accepts_the_example_and_rejects_a_bad_method():
     assert not list(validator.iter_errors(example))
     assert list(validator.iter_errors(mutated(lambda d: CALL(d).__setitem__("method", "hessian"))))
     assert not list(validator.iter_errors(program_data()))
+    assert not list(validator.iter_errors(custom_program_data()))
 
 
 def test_every_statement_type_has_an_entry_and_appears_in_the_valid_program():
@@ -394,5 +431,33 @@ def test_every_statement_type_has_an_entry_and_appears_in_the_valid_program():
     from reftape_oracle.validation import FIELDS
 
     assert set(FIELDS) == set(STATEMENTS)
-    used = {type(s).__name__ for s in walk(Program.from_dict(program_data()).statements)}
+    used = {type(s).__name__ for s in walk(Program.from_dict(custom_program_data()).statements)}
     assert used == set(STATEMENTS)
+
+
+CUSTOM = lambda d: d["statements"][4]  # noqa: E731
+APPLY = lambda d: d["statements"][5]["body"][1]  # noqa: E731
+
+
+def custom_mutated(change) -> dict:
+    data = custom_program_data()
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize("change,path,message", [
+    (lambda d: d["outputs"].append("f_y"), "outputs[4]", "'f_y' is not defined"),           # local to f
+    (lambda d: d["outputs"].append("up"), "outputs[4]", "'up' is not defined"),
+    (lambda d: CUSTOM(d)["backward"][0]["inputs"].__setitem__(0, "nowhere"),
+     "statements[4].backward[0].inputs[0]", "'nowhere' is not defined"),
+    (lambda d: CUSTOM(d)["input_grads"].append(None), "statements[4].input_grads", "one gradient per entry"),
+    (lambda d: CUSTOM(d)["forward"].append({"statement": "Tape", "name": "tt", "body": []}),
+     "statements[4].forward[1]", "Op, Assign, ReadValue"),
+    (lambda d: APPLY(d)["inputs"].append("r"), "statements[5].body[1].inputs", "takes 1 argument"),
+    (lambda d: APPLY(d).__setitem__("function", "g"), "statements[5].body[1].function", "is a tensor, not a function"),
+    (lambda d: d["statements"][5]["body"][2].__setitem__("method", "assign_mul"),
+     "statements[5].body[2].method", "is not one of"),
+])
+def test_custom_gradients_and_variable_updates_are_validated(change, path, message):
+    error = rejected(custom_mutated(change))
+    assert error.path.startswith(path) and message in str(error), str(error)
