@@ -35,9 +35,8 @@ tolerance of the estimate: `candidate-wrong`, `tensorflow-wrong`, `both-wrong`; 
 when both sides are right there and differ only where the estimate is ill-conditioned;
 `undecided` when both are right, or the referee cannot judge (the source is produced by a call,
 a higher-order path is not wholly recorded, the program has custom gradients or variable updates,
-or fails in float64). The estimate is
-recorded on the discrepancy (`Discrepancy.estimate`) as flat decimal floats in the result's
-element order, complex as [re, im], non-finite parts as None.
+or fails in float64). The estimate is recorded on the discrepancy (`Discrepancy.estimate`) as flat
+decimal floats in the result's element order, complex as [re, im], non-finite parts as None.
 """
 
 from __future__ import annotations
