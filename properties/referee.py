@@ -34,9 +34,9 @@ Verdicts, from the well-conditioned elements, a side being right within the comp
 tolerance of the estimate: `candidate-wrong`, `tensorflow-wrong`, `both-wrong`; `ill-conditioned`
 when both sides are right there and differ only where the estimate is ill-conditioned;
 `undecided` when both are right, or the referee cannot judge (the source is produced by a call,
-a higher-order path is not wholly recorded, the program fails in float64). The estimate is
-recorded on the discrepancy (`Discrepancy.estimate`) as flat decimal floats in the result's
-element order, complex as [re, im], non-finite parts as None.
+a higher-order path is not wholly recorded, the program has custom gradients or variable updates,
+or fails in float64). The estimate is recorded on the discrepancy (`Discrepancy.estimate`) as flat
+decimal floats in the result's element order, complex as [re, im], non-finite parts as None.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ RESOLUTION = 1e-4        # relative distance from the estimate within which a si
 KINK_RESOLUTION = 1e-3   # one-sided slopes further apart than this (relative) mark a kink
 COMPLEX_STEP = 1e-20
 CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
+TENSOR_KINDS = ("tensor", "variable", "ndarray")   # descriptions that hold tensor data
+MODELLED = (Leaf, Op, Watch, Tape, StopRecording, Reset, Call)   # custom gradients and variable updates are not
 NEVER_RECORDED = {"stop_gradient"}   # not differentiable to TF; round, floor, ... are recorded with a None gradient
 
 
@@ -211,6 +213,8 @@ class _Targets:
     """
 
     def __init__(self, program: Program, call: Call, source: str) -> None:
+        if not all(isinstance(s, MODELLED) for s in walk(program.statements)):
+            raise Unjudgeable("the referee does not model custom gradients and variable updates")
         self._names, self._weights = _flat_names(call.target), _flat_names(call.output_gradients)
         leaves = program.leaves()
         needed = _needed(program, self._names + self._weights + [source])
@@ -287,7 +291,7 @@ class _Targets:
         program = self._build(x, complex_step)
         outcome = run(program, REFERENCE_BACKEND, time_limit=30)
         described = [outcome.values.get(n) for n in program.outputs]
-        if outcome.error is not None or any(d is None or d["kind"] != "tensor" for d in described):
+        if outcome.error is not None or any(d is None or d["kind"] not in TENSOR_KINDS for d in described):
             return None
         return [decode_array(d) for d in described]
 

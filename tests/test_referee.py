@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from reftape_oracle import run
-from reftape_oracle.outcome import describe
-from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
+from reftape_oracle.outcome import Outcome, describe
+from reftape_oracle.program import Assign, Call, Leaf, Op, Program, StopRecording, Tape, Watch
 from reftape_properties.compare import Discrepancy, compare
 from reftape_properties.referee import judge, referee
 
@@ -298,6 +298,19 @@ def test_a_large_unrelated_target_does_not_swamp_a_small_change():
         Call("g", "t", "gradient", {"list": ["huge", "y"]}, "x"),
     ])
     assert verdicts(program, "wrong_vjp_backend")[0] == [("calls/g", "candidate-wrong")]
+
+
+def test_variable_updates_are_not_modelled_so_not_judged():
+    program = Program([
+        Leaf("v", "variable", array([0.3, -1.2]), "float32"),
+        Leaf("c", "constant", array([2.0, 0.5]), "float32"),
+        Tape("t", body=[Assign("v", "c", "assign_add"), Op("y", "sin", ["v"])]),
+        Call("g", "t", "gradient", "y", "v"),
+    ])
+    after = array([0.3, -1.2]) + array([2.0, 0.5])
+    claim = value_claim("calls/g", describe(np.cos(after), None)["data"],   # d sin(v)/dv at v's updated value
+                        describe(2 * np.cos(after), None)["data"], "float32")
+    assert judge(program, claim, Outcome("tensorflow", calls={"g": claim.expected}), None) == ("undecided", None)
 
 
 # -- kinks ------------------------------------------------------------------------------------
