@@ -5,14 +5,20 @@ occurs exactly once), changes it, and still compiles. The command is tested the 
 it reports planted bugs killed, and it reports the equivalent mutant (a non-bug) surviving.
 """
 
+import json
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 import reftape
+from reftape_oracle import interpreter
+from reftape_oracle.program import Program
 from reftape_properties.mutants import MUTANTS, TAPE_CLASSES, VJP_CLASSES, select
-from reftape_properties.sensitivity import main, module_name
+from reftape_properties.sensitivity import QUICK, main, memoize_reference, module_name
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PACKAGE = Path(reftape.__file__).parent
 
@@ -52,3 +58,33 @@ def test_bad_usage_is_one_line_and_exit_2(capsys):
     err = capsys.readouterr().err.splitlines()
     assert err == ["reftape-sensitivity: error: no mutant matches 'no-such-mutant' (see --list)",
                    "reftape-sensitivity: error: unknown detector nonsense: choose among fuzz, suite"]
+
+
+def test_memo_returns_the_reference_outcome_it_stored(tmp_path, monkeypatch):
+    program = Program.from_json((ROOT / "examples" / "matvec_relu.json").read_text())
+    live = interpreter.run(program, "tensorflow")
+    monkeypatch.setattr(interpreter, "run", interpreter.run)  # restored after the test
+    memoize_reference(tmp_path)
+    first = interpreter.run(program, "tensorflow")
+    assert len(list(tmp_path.glob("*.json"))) == 1
+    again = interpreter.run(program, "tensorflow")
+    assert asdict(first) == asdict(again) == asdict(live)
+    interpreter.run(program, "reftape")  # the candidate is never memoized
+    assert len(list(tmp_path.glob("*.json"))) == 1
+
+
+def test_quick_subset_kills_the_planted_bugs_and_spares_the_equivalent_one(tmp_path, capsys):
+    """The real command on the CI subset against the fuzz detector: each planted bug is killed (the
+    detector fires), the equivalent mutant survives (it does not fire on a non-bug)."""
+    output = tmp_path / "sensitivity.json"
+    status = main(["--quick", "--detectors", "fuzz", "--jobs", "2", "--json", str(output)])
+    printed = capsys.readouterr().out
+    results = {m["id"]: m for m in json.loads(output.read_text())["mutants"]}
+    assert set(results) == set(QUICK)
+    planted = [id for id in QUICK if not results[id]["equivalent"]]
+    equivalent = [id for id in QUICK if results[id]["equivalent"]]
+    assert len(planted) >= 2 and len(equivalent) >= 1
+    assert {id: results[id]["status"]["fuzz"] for id in planted} == dict.fromkeys(planted, "killed"), printed
+    assert {id: results[id]["status"]["fuzz"] for id in equivalent} == dict.fromkeys(equivalent, "survived"), printed
+    assert status == 0
+    assert "(unmutated reftape)" in printed and "fuzz: survived" in printed
