@@ -19,9 +19,9 @@ def test_catalog_has_all_entries():
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.number not in OUT_OF_SCOPE],
                          ids=lambda e: f"{e.number:02d}")
-def test_entry_matches_tensorflow(entry, tf, rt):
+def test_entry_matches_tensorflow(entry, tf, candidate):
     expected = run_catalog_entry(entry, tf)
-    actual = run_catalog_entry(entry, rt)
+    actual = run_catalog_entry(entry, candidate)
     assert expected, "the snippet showed nothing"
     found = differences(expected, actual)
     assert not found, f"entry {entry.number} ({entry.title}):\n" + "\n".join(found)

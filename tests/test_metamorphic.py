@@ -1,5 +1,5 @@
-"""Metamorphic properties of gradient tapes, checked on each backend separately (reftape and
-TensorFlow): relations any correct tape satisfies, whatever the function."""
+"""Metamorphic properties of gradient tapes, checked on each backend separately (the
+candidate, --reftape-backend, and TensorFlow): relations any correct tape satisfies, whatever the function."""
 
 import numpy as np
 import pytest
@@ -7,13 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FAMILIES, apply
+from reftape_properties.differential import CANDIDATE
 from reftape_properties.strategies import shapes, values
 from reftape_properties.tolerance import Tolerance, compare_arrays
 
 SMOOTH_UNARY = tuple(p for p in FAMILIES["elementwise_unary"] if CATALOG[p].domains == ("any",)
                      and CATALOG[p].gradient == "gradient" and "exp" not in p and "cosh" not in p and "sinh" not in p)
 SMOOTH_BINARY = ("add", "subtract", "multiply", "math.add", "math.multiply", "math.squared_difference")
-BACKENDS = ["reftape", "tensorflow"]
+BACKENDS = [CANDIDATE, "tensorflow"]
 
 
 @st.composite

@@ -97,12 +97,12 @@ DTYPED_CASES = [(case, dtype) for case in CASES for dtype in case.spec.dtypes]
 
 
 @pytest.mark.parametrize("case,dtype", DTYPED_CASES, ids=[f"{c.id}-{d}" for c, d in DTYPED_CASES])
-def test_op_matches_tensorflow(case, dtype, tf, rt):
+def test_op_matches_tensorflow(case, dtype, tf, candidate):
     record_op_coverage(case.spec.path, dtype)
     seed = zlib.crc32(f"{case.id}-{dtype}".encode())
     inputs = _inputs_for(case, dtype, seed)
     expected = run_case(tf, case, inputs, seed)
-    actual = run_case(rt, case, inputs, seed)
+    actual = run_case(candidate, case, inputs, seed)
     found = differences(expected, actual, tolerance_for=_tolerance(case))
     assert not found, "\n".join(found)
 
@@ -111,18 +111,18 @@ SPECIAL_CASES = [(case, point) for case in CASES for point in case.spec.specials
 
 
 @pytest.mark.parametrize("case,point", SPECIAL_CASES, ids=[f"{c.id}@{p}" for c, p in SPECIAL_CASES])
-def test_op_at_special_point_matches_tensorflow(case, point, tf, rt):
+def test_op_at_special_point_matches_tensorflow(case, point, tf, candidate):
     inputs = [np.asarray(v, np.float32) for v in point]
     expected = run_case(tf, case, inputs, 0)
-    actual = run_case(rt, case, inputs, 0)
+    actual = run_case(candidate, case, inputs, 0)
     found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
     assert not found, "\n".join(found)
 
 
 @pytest.mark.parametrize("path", sorted(CATALOG))
-def test_catalog_op_exists_in_both_namespaces(path, tf, rt):
+def test_catalog_op_exists_in_both_namespaces(path, tf, candidate):
     resolve(tf, path)
-    resolve(rt, path)
+    resolve(candidate, path)
 
 
 SUBNORMAL_OPS = ["identity", "reshape", "abs", "negative", "multiply", "add", "equal", "square", "reduce_sum",
@@ -132,7 +132,7 @@ SUBNORMAL_OPS = ["identity", "reshape", "abs", "negative", "multiply", "add", "e
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("path", SUBNORMAL_OPS)
-def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, rt):
+def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
     """TF's arithmetic kernels treat subnormals as zero (inputs and outputs); data movement and
     sign-bit kernels keep them. Signed zeros are compared. The input fills a whole SIMD packet:
     TF's scalar remainder loop differs for max-style kernels (KNOWN_DIVERGENCES.md, entry 3)."""
@@ -141,7 +141,7 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, rt):
     spec = CATALOG[path]
     inputs = [x] + [np.array([1.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 1.0], dtype) for _ in range(spec.arity - 1)]
     case = Case(spec, attribute_variants(spec)[0])
-    expected, actual = run_case(tf, case, inputs, 0), run_case(rt, case, inputs, 0)
+    expected, actual = run_case(tf, case, inputs, 0), run_case(candidate, case, inputs, 0)
     found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
     assert not found, "\n".join(found)
 

@@ -30,9 +30,9 @@ def test_vendored_corpus_matches_shared():
 
 
 @pytest.mark.parametrize("name", SEEDS)
-def test_seed_matches_tensorflow(name, tf, rt):
+def test_seed_matches_tensorflow(name, tf, candidate):
     expected = run_seed(name, tf)
-    actual = run_seed(name, rt)
+    actual = run_seed(name, candidate)
     found = []
     for i, (e, a) in enumerate(zip(expected, actual)):
         e_text, e_outcome, e_plots = e

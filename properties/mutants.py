@@ -1,0 +1,286 @@
+"""Planted bugs: a catalogue of realistic faults in reftape, kept as data, that the detectors must find.
+
+Each mutant replaces one short, exact snippet of one file of `reftape/` (the snippet occurs exactly
+once there; `tests/test_sensitivity.py` checks that every mutant still applies to the current
+reftape and still compiles, so the catalogue follows refactorings of the tape). The command in
+`properties/sensitivity.py` applies them one at a time to a copy of reftape and runs the detectors.
+
+Families and classes (from issue 7):
+- `vjp`: sign-or-scale, wrong-tensor, missing-conjugate, broadcast-reduction, tie-rule,
+  special-point, dtype-leak, second-order, accumulation;
+- `tape`: tape-option, nesting, stop-recording, reset, output-gradients, accumulation,
+  source-structure, jacobian, custom-gradient, stop-gradient, integer-dtype, variable.
+
+`equivalent` says why a mutant cannot be detected (it computes the same thing as reftape for every
+program), where that is shown; such a mutant must survive every detector, which makes it the control
+that shows a detector does not fire on a non-bug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+VJP_CLASSES = ("sign-or-scale", "wrong-tensor", "missing-conjugate", "broadcast-reduction", "tie-rule",
+               "special-point", "dtype-leak", "second-order", "accumulation")
+TAPE_CLASSES = ("tape-option", "nesting", "stop-recording", "reset", "output-gradients", "accumulation",
+                "source-structure", "jacobian", "custom-gradient", "stop-gradient", "integer-dtype", "variable")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One planted bug: in reftape/`file`, the exact text `original` becomes `replacement`."""
+
+    id: str
+    family: str                 # "vjp" or "tape"
+    cls: str                    # one of VJP_CLASSES or TAPE_CLASSES
+    file: str                   # relative to the reftape package
+    original: str
+    replacement: str
+    description: str
+    equivalent: str | None = None   # why no program can tell it from reftape, when it cannot
+
+    def apply(self, source: str) -> str:
+        """`source` (the text of `file`) with the bug planted; ValueError unless `original` occurs once."""
+        count = source.count(self.original)
+        if count != 1:
+            raise ValueError(f"mutant {self.id}: its original text occurs {count} times in reftape/{self.file}")
+        return source.replace(self.original, self.replacement)
+
+    def apply_to_package(self, package: Path) -> None:
+        """Plants the bug in a copy of the reftape package at `package`."""
+        path = package / self.file
+        path.write_text(self.apply(path.read_text()))
+
+
+def _vjp(id: str, cls: str, original: str, replacement: str, description: str, file: str = "ops_table.py",
+         equivalent: str | None = None) -> Mutant:
+    return Mutant(id, "vjp", cls, file, original, replacement, description, equivalent)
+
+
+def _tape(id: str, cls: str, file: str, original: str, replacement: str, description: str,
+          equivalent: str | None = None) -> Mutant:
+    return Mutant(id, "tape", cls, file, original, replacement, description, equivalent)
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    # --- VJPs: sign or scale
+    _vjp("cos-sign", "sign-or-scale", "F.multiply(F.negative(g), F.sin(_conj(x)))", "F.multiply(g, F.sin(_conj(x)))",
+         "cos's gradient loses its minus sign"),
+    _vjp("sin-doubled", "sign-or-scale", '"Sin", np.sin, lambda g, ans, x, **_: F.multiply(g,',
+         '"Sin", np.sin, lambda g, ans, x, **_: F.multiply(F.add(g, g),', "sin's gradient is doubled"),
+    _vjp("sub-same-shape-sign", "sign-or-scale", "return g, F.negative(g)", "return g, g",
+         "subtract's same-shape fast path forgets to negate the second operand's gradient"),
+    _vjp("atan2-sign", "sign-or-scale", "F.multiply(F.negative(y), grad_inv)", "F.multiply(y, grad_inv)",
+         "atan2's gradient with respect to x has the wrong sign"),
+    _vjp("erf-scale", "sign-or-scale", "_constant_like(2 / np.sqrt(np.pi), g)", "_constant_like(1 / np.sqrt(np.pi), g)",
+         "erf's gradient misses the factor 2"),
+    _vjp("squared-difference-scale", "sign-or-scale", "F.multiply(_constant_like(2.0, g), g)", "F.multiply(_constant_like(1.0, g), g)",
+         "squared_difference's gradient misses the factor 2"),
+    _vjp("l2-loss-doubled", "sign-or-scale", "lambda g, ans, x, **_: F.multiply(x, g), dtypes=FLOAT)",
+         "lambda g, ans, x, **_: F.multiply(F.add(x, x), g), dtypes=FLOAT)", "l2_loss's gradient is 2x instead of x"),
+    _vjp("softplus-sign", "sign-or-scale", "F.multiply(g, F.sigmoid(x))", "F.multiply(g, F.sigmoid(F.negative(x)))",
+         "softplus's gradient is sigmoid(-x) instead of sigmoid(x)"),
+    _vjp("mean-factor-whole-size", "sign-or-scale",
+         "factor = int(np.prod(_shape(x))) // max(int(np.prod(_shape(ans))), 1)", "factor = int(np.prod(_shape(x)))",
+         "reduce_mean's gradient divides by the input's size even when only some axes are reduced"),
+    # --- VJPs: computed from the wrong tensor
+    _vjp("sigmoid-from-input", "wrong-tensor", 'F.execute("SigmoidGrad", [_conj(ans), g])',
+         'F.execute("SigmoidGrad", [_conj(x), g])', "sigmoid's VJP computed from the input instead of the output"),
+    _vjp("tanh-from-input", "wrong-tensor", 'F.execute("TanhGrad", [_conj(ans), g])', 'F.execute("TanhGrad", [_conj(x), g])',
+         "tanh's VJP computed from the input instead of the output"),
+    _vjp("log-softmax-from-log-probs", "wrong-tensor", "F.multiply(F.reduce_sum(g, -1, keepdims=True), F.exp(ans))",
+         "F.multiply(F.reduce_sum(g, -1, keepdims=True), ans)",
+         "log_softmax's VJP uses the log-probabilities where it needs the probabilities"),
+    _vjp("matmul-transpose-b-swapped", "wrong-tensor", "lambda: mm(g, b), lambda: mm(g, a, transpose_a=True)",
+         "lambda: mm(g, b), lambda: mm(a, g, transpose_a=True)",
+         "matmul(a, b, transpose_b=True): b's gradient is a^T g instead of g^T a (equal shapes when square)"),
+    _vjp("transpose-perm-not-inverted", "wrong-tensor", "F.transpose(g, list(np.argsort(perm)))", "F.transpose(g, perm)",
+         "transpose's VJP applies the permutation instead of its inverse (same for rank 2)"),
+    _vjp("cumsum-same-direction", "wrong-tensor", "F.cumsum(g, axis, exclusive, not reverse)", "F.cumsum(g, axis, exclusive, reverse)",
+         "cumsum's VJP scans in the same direction as the forward pass instead of the opposite one"),
+    _vjp("pow-exponent-from-base", "wrong-tensor", "F.pow(cx, F.subtract(cy, 1))", "F.pow(cx, cy)",
+         "pow's gradient in the base uses x**y instead of x**(y-1)"),
+    # --- VJPs: missing conjugate (complex)
+    _vjp("exp-no-conj", "missing-conjugate", "lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)",
+         "lambda g, ans, x, **_: F.multiply(g, ans), dtypes=INEXACT)", "exp's VJP forgets to conjugate for complex"),
+    _vjp("mul-no-conj", "missing-conjugate", "gx = F.multiply(g, _conj(y)) if needs[0] else None",
+         "gx = F.multiply(g, y) if needs[0] else None", "multiply's VJP forgets to conjugate the other operand"),
+    _vjp("log-no-conj", "missing-conjugate", "F.multiply(g, F.reciprocal(_conj(x)))", "F.multiply(g, F.reciprocal(x))",
+         "log's VJP forgets to conjugate"),
+    _vjp("matmul-no-conj", "missing-conjugate", "a, b = _conj(a), _conj(b)", "a, b = a, b",
+         "matmul's VJP forgets to conjugate its operands"),
+    _vjp("pow-exponent-no-conj", "missing-conjugate", "F.multiply(F.multiply(g, _conj(ans)), log_x)",
+         "F.multiply(F.multiply(g, ans), log_x)", "pow's gradient in the exponent forgets to conjugate"),
+    # --- VJPs: reduction back to a broadcast input's shape
+    _vjp("unbroadcast-mean", "broadcast-reduction", "F.reduce_sum(grad, _broadcast_axes(", "F.reduce_mean(grad, _broadcast_axes(",
+         "undoing broadcasting averages over the broadcast axes instead of summing"),
+    _vjp("softmax-no-keepdims", "broadcast-reduction", "F.reduce_sum(F.multiply(g, ans), -1, keepdims=True)",
+         "F.reduce_sum(F.multiply(g, ans), -1)",
+         "softmax's VJP drops keepdims, so the row sums broadcast along the wrong axis (silently when square)"),
+    _vjp("tile-wrong-axes", "broadcast-reduction", "tuple(range(0, len(split_shape), 2))", "tuple(range(1, len(split_shape), 2))",
+         "tile's VJP sums over the input's axes instead of the multiples' axes"),
+    # --- VJPs: tie rules
+    _vjp("maximum-tie-to-y", "tie-rule", '"Maximum", _pmax, _max_min_vjp(F.greater_equal)', '"Maximum", _pmax, _max_min_vjp(F.greater)',
+         "maximum sends a tie's gradient to the second operand instead of the first"),
+    _vjp("minimum-tie-to-y", "tie-rule", '"Minimum", _pmin, _max_min_vjp(F.less_equal)', '"Minimum", _pmin, _max_min_vjp(F.less)',
+         "minimum sends a tie's gradient to the second operand instead of the first"),
+    _vjp("reduce-max-tie-not-split", "tie-rule", "return F.multiply(F.divide(indicators, num_selected), g)",
+         "return F.multiply(indicators, g)", "reduce_max/reduce_min give every tied element the whole gradient"),
+    # --- VJPs: value at a special point
+    _vjp("sqrt-grad-zero-upstream", "special-point", "np.where(dy == 0, 0, 0.5 * dy / np.conj(y))", "0.5 * dy / np.conj(y)",
+         "sqrt's fused gradient gives NaN instead of 0 at sqrt(0) with a zero upstream"),
+    _vjp("pow-mask-includes-zero", "special-point", "else F.greater(cx, 0)", "else F.greater_equal(cx, 0)",
+         "pow's exponent gradient takes log(0) at a zero base instead of masking it"),
+    _vjp("xlogy-zero-x", "special-point", "F.multiply(F.xlogy(not_zero_x, y), g)", "F.multiply(F.log(y), g)",
+         "xlogy's gradient in x is log(y) even where x is 0 (TF: 0)"),
+    _vjp("div-no-nan-divides", "special-point", "F.divide_no_nan(g, cy)", "F.divide(g, cy)",
+         "divide_no_nan's gradient divides by a zero denominator"),
+    _vjp("relu6-upper-edge", "special-point", "dy * ((y > 0) & (y < 6))", "dy * ((y > 0) & (y <= 6))",
+         "relu6 passes the gradient where the output is clipped at 6"),
+    _vjp("reduce-prod-divides", "special-point",
+         "y = F.reshape(F.multiply(_conj(left), _conj(right)), _shape(permuted))",
+         "y = F.divide(F.reshape(F.multiply(F.multiply(_conj(left), _conj(right)), reshaped), _shape(permuted)), permuted)",
+         "reduce_prod's gradient computed as prod/x, NaN where an element is zero"),
+    # --- VJPs: a dtype that leaks
+    _vjp("cast-grad-keeps-output-dtype", "dtype-leak",
+         "F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None",
+         "g if x.dtype in INEXACT and dtype in INEXACT else None",
+         "cast's gradient keeps the output's dtype instead of the input's"),
+    _vjp("real-grad-stays-real", "dtype-leak", 'lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX',
+         'lambda g, ans, x, **_: g, dtypes=COMPLEX', "math.real's gradient is real instead of complex"),
+    # --- VJPs: a second-order term wrong, first order right
+    _vjp("sigmoid-grad-second-order", "second-order", "F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))",
+         "F.multiply(F.multiply(g, _conj(dy)), _conj(y))", "sigmoid's second derivative misses a factor 2"),
+    _vjp("tanh-grad-second-order-sign", "second-order", "F.multiply(F.multiply(F.multiply(g, -2.0), _conj(dy)), _conj(y))",
+         "F.multiply(F.multiply(F.multiply(g, 2.0), _conj(dy)), _conj(y))", "tanh's second derivative has the wrong sign"),
+    _vjp("relu-grad-second-order-unmasked", "second-order", '(F.execute("ReluGrad", [g, y]), F.zeros_like(y))',
+         "(g, F.zeros_like(y))", "the gradient of relu's gradient passes through where relu is flat"),
+    _vjp("elu-grad-second-order", "second-order", "F.where(F.less(y, 0), F.multiply(g, dy), F.zeros_like(y))",
+         "F.where(F.less(y, 0), g, F.zeros_like(y))", "elu's second derivative forgets the upstream gradient"),
+    _vjp("softmax-xent-second-order", "second-order", "F.multiply(F.subtract(g_backprop, inner), softmax)",
+         "F.multiply(g_backprop, softmax)",
+         "softmax_cross_entropy_with_logits' second derivative forgets the projection term"),
+    _vjp("segment-sum-overwrites", "accumulation", "np.add.at(out, indices, values)", "out[indices] = values",
+         "the segment sum behind gather's gradient (axis > 0) overwrites repeated indices instead of adding them"),
+    # --- Tape: options and their combinations
+    _tape("persistent-stops-recording", "tape-option", "tape.py", "if self._recording and not self._persistent:",
+          "if self._recording:", "a persistent tape stops recording at its first gradient call"),
+    _tape("persistent-released", "tape-option", "tape.py", "if not self._persistent and self._tape is not None:",
+          "if self._tape is not None:", "a persistent tape is released after its first gradient call"),
+    _tape("one-shot-reusable", "tape-option", "tape.py",
+          "self._watched_variables = self._tape.watched_variables()\n            self._tape = None",
+          "self._watched_variables = self._tape.watched_variables()",
+          "a non-persistent tape can compute gradients twice"),
+    _tape("watch-accessed-ignored", "tape-option", "tape.py", "if recording.watch_accessed_variables:", "if True:",
+          "watch_accessed_variables=False still watches every variable read"),
+    _tape("zero-policy-ignored", "tape-option", "tape.py",
+          "if grad is None and policy is UnconnectedGradients.ZERO:", "if grad is None and policy is None:",
+          "unconnected_gradients=ZERO returns None like NONE"),
+    _tape("zeros-take-handle-dtype", "tape-option", "tape.py", 'dtype = getattr(source, "_zeros_dtype", source.dtype)',
+          "dtype = source.dtype", "zeros for an unconnected Variable source take its handle's dtype"),
+    # --- Tape: nesting
+    _tape("backward-not-recorded", "nesting", "tape.py",
+          "flat_grads = backward(recording, flat_targets, flat_sources, seeds)",
+          "with suspended(): flat_grads = backward(recording, flat_targets, flat_sources, seeds)",
+          "an outer tape does not record the inner tape's backward pass (no higher-order gradients)"),
+    _tape("innermost-tape-only", "nesting", "tape.py", "recordings = [r for r in _stack.active if any(",
+          "recordings = [r for r in _stack.active[-1:] if any(", "only the innermost active tape records ops"),
+    _tape("needs-from-recording-tapes", "nesting", "tape.py",
+          "needs = tuple(any(r.tracks(t) for r in _stack.active) for t in inputs)",
+          "needs = tuple(any(r.tracks(t) for r in recordings) for t in inputs)",
+          "which inputs need a gradient is asked only of the tapes that record the op",
+          equivalent="a tape that tracks an input records the op, so it is among `recordings`: the same tuple"),
+    # --- Tape: stop_recording and reset
+    _tape("stop-recording-pauses-all", "stop-recording", "tape.py",
+          "self._pop_tape()\n        try:\n            yield\n        finally:\n            self._push_tape()",
+          "saved, _stack.active = _stack.active, []\n        try:\n            yield\n        finally:\n"
+          "            _stack.active = saved",
+          "stop_recording pauses every active tape instead of this one"),
+    _tape("watch-kept-while-paused", "stop-recording", "tape.py",
+          "if not _stack.active:\n                continue", "if False:\n                continue",
+          "a watch made while no tape records is kept (TF drops it)"),
+    _tape("reset-keeps-recording", "reset", "tape.py",
+          "self._pop_tape()\n        self._tape = None\n        self._push_tape()", "pass",
+          "reset() discards nothing"),
+    # --- Tape: output_gradients, accumulation, sources
+    _tape("output-gradients-ignored", "output-gradients", "tape.py", "seeds = [_as_upstream(g) for g in seeds]",
+          "seeds = []", "output_gradients are ignored (ones are used)"),
+    _tape("output-gradients-first-only", "output-gradients", "tape.py",
+          "seed = output_gradients[i] if i < len(output_gradients) else None",
+          "seed = output_gradients[0] if output_gradients else None",
+          "every target is seeded with the first output gradient"),
+    _tape("last-contribution-wins", "accumulation", "tape.py", "total = aggregate(contributions)",
+          "total = contributions[-1]", "a tensor used twice keeps only its last gradient contribution"),
+    _tape("intermediate-source-dropped", "accumulation", "tape.py", "keep=t._id in source_ids)", "keep=False)",
+          "the gradient of a source that is also an intermediate is consumed by the backward pass"),
+    _tape("seeds-of-unheld-targets-kept", "accumulation", "tape.py",
+          "if tensor._id not in recording.producer:\n                grads.pop(tensor._id, None)",
+          "if False:\n                grads.pop(tensor._id, None)",
+          "a target the tape does not hold keeps its seed as its gradient (TF: None)"),
+    _tape("dict-insertion-order", "source-structure", "nest.py", "return [value[k] for k in sorted(value)]",
+          "return list(value.values())", "dicts flatten in insertion order instead of TF's sorted key order"),
+    _tape("dict-repacked-sorted", "source-structure", "nest.py", "return type(item)((k, packed[k]) for k in item)",
+          "return type(item)((k, packed[k]) for k in sorted(item))",
+          "returned dicts come back in sorted key order instead of the sources' own order"),
+    _tape("namedtuple-becomes-tuple", "source-structure", "nest.py",
+          "return type(item)(*[rebuild(x) for x in item])", "return tuple(rebuild(x) for x in item)",
+          "gradients for namedtuple sources come back as a plain tuple"),
+    _tape("watch-cuts-intermediate", "source-structure", "tape.py", "self.producer.setdefault(tensor._id, -1)",
+          "self.producer[tensor._id] = -1", "watching an already recorded tensor cuts the gradient path through it"),
+    # --- Tape: jacobian and batch_jacobian
+    _tape("jacobian-zeros-target-dtype", "jacobian", "tape.py",
+          "F.zeros(tuple(target.shape) + tuple(source.shape), source.dtype)",
+          "F.zeros(tuple(target.shape) + tuple(source.shape), target.dtype)",
+          "jacobian's zeros for an unconnected source take the target's dtype"),
+    _tape("batch-jacobian-none-unconnected", "jacobian", "tape.py", "return F.zeros(new_shape, target.dtype)  #",
+          "return None  #", "batch_jacobian returns None for an unconnected source (TF: zeros)"),
+    _tape("jacobian-loop-not-persistent", "jacobian", "tape.py",
+          'if not experimental_use_pfor:\n            self._require_persistent("jacobian", " with ")\n        self._stop_if_one_shot()',
+          "self._stop_if_one_shot()",
+          "jacobian with experimental_use_pfor=False runs on a non-persistent tape (TF raises)"),
+    _tape("batch-jacobian-loop-dtype-unchecked", "jacobian", "tape.py",
+          "            _check_loop_dtype(target, result)", "            pass",
+          "batch_jacobian's loop path accepts rows whose dtype differs from the target's"),
+    _tape("batch-jacobian-first-row-only", "jacobian", "tape.py",
+          "(slice(None),) + np.unravel_index(j, shape[1:])", "(0,) + np.unravel_index(j, shape[1:])",
+          "batch_jacobian seeds only the first batch row"),
+    _tape("pfor-check-when-unconnected", "jacobian", "tape.py", "if vectorized and any(connected):",
+          "if vectorized and all(connected):",
+          "the vectorized loop is checked only when every source is connected"),
+    # --- Tape: custom_gradient, stop_gradient
+    _tape("custom-gradient-variable-grads-dropped", "custom-gradient", "functions.py",
+          "return flat_grads + list(variable_grads)", "return flat_grads + [None] * len(variable_grads)",
+          "custom_gradient drops the gradients it returns for captured variables"),
+    _tape("custom-gradient-untrainable-captured", "custom-gradient", "functions.py",
+          "variables = [v for v in accessed.variables if v.trainable]", "variables = list(accessed.variables)",
+          "custom_gradient passes non-trainable variables to grad_fn"),
+    _tape("stop-gradient-passes", "stop-gradient", "ops_table.py", 'defop("StopGradient", lambda x: x, None,',
+          'defop("StopGradient", lambda x: x, lambda g, ans, x, **_: g,',
+          "stop_gradient lets the gradient through"),
+    _tape("stop-gradient-recorded", "stop-gradient", "ops_table.py", 'defop("StopGradient", lambda x: x, None,',
+          'defop("StopGradient", lambda x: x, _none_gradient,',
+          "stop_gradient is recorded with a None gradient, so its output is on the tape (TF never records it)"),
+    # --- Tape: integer dtypes, variables
+    _tape("integer-sources-tracked", "integer-dtype", "dtypes.py", "return dtype in _TRAINABLE",
+          "return dtype in _TRAINABLE or dtype.is_integer", "integer tensors carry gradients"),
+    _tape("assign-not-accessed", "variable", "variables.py",
+          "def _assign(self, value: Any, update: Any) -> ResourceVariable:\n        _tape.variable_accessed(self)",
+          "def _assign(self, value: Any, update: Any) -> ResourceVariable:",
+          "assign/assign_add/assign_sub do not mark the variable as accessed"),
+    _tape("untrainable-watched", "variable", "tape.py", "    if variable.trainable:\n", "    if True:\n",
+          "reading a non-trainable variable watches it"),
+    _tape("watched-variables-in-watch-order", "variable", "tape.py",
+          "return tuple(self.variables[k] for k in sorted(self.variables))", "return tuple(self.variables.values())",
+          "watched_variables() lists variables in watch order instead of creation order"),
+)
+
+
+def select(pattern: str | None = None) -> list[Mutant]:
+    """Mutants whose id, family or class matches the glob `pattern` (comma-separated alternatives)."""
+    from fnmatch import fnmatchcase
+
+    if not pattern:
+        return list(MUTANTS)
+    alternatives = [p.strip() for p in pattern.split(",") if p.strip()]
+    return [m for m in MUTANTS if any(fnmatchcase(field, p) for p in alternatives for field in (m.id, m.family, m.cls))]

@@ -1,0 +1,224 @@
+"""`reftape-sensitivity`: how many planted bugs (properties/mutants.py) do the detectors kill?
+
+Each mutant is planted in a temporary copy of the reftape package, importable under its own name
+(`reftape_mutant_<id>`; reftape imports itself relatively), and each detector runs pytest in a
+subprocess with `--reftape-backend reftape_mutant_<id>` and that copy on PYTHONPATH. Everything
+else, the referee's float64 evaluations on reftape included, keeps using the unmutated reftape.
+
+Detectors (run with CI=true, the CI Hypothesis profile, `-x`: a mutant is killed at the first failure):
+- `fuzz`: the CI fuzz profile alone, `tests/test_differential.py`;
+- `suite`: every backend-agnostic test of the CI suite (per-op, semantics catalog, seeds,
+  metamorphic, differential); the other test files test reftape itself or the harness and ignore
+  the backend option.
+
+A run is `killed` when pytest reports failures (exit 1), `survived` when every test passes, and
+`timeout` or `error` otherwise (neither counts as a kill). Mutants run in parallel (`--jobs`), each
+pytest serially: with `-x` most runs stop within seconds, so that spends the cores better than xdist
+inside each run. Exit status: 0 when every detectable mutant is killed by every detector and every
+equivalent one survives, 1 otherwise, 2 for bad usage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cli import EXIT_FINDINGS, EXIT_OK, UsageError, parser, run_command
+from .mutants import MUTANTS, Mutant, select
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+DETECTORS: dict[str, list[str]] = {
+    "fuzz": ["test_differential.py"],
+    # fast and sensitive files first: with -x a killed mutant stops early
+    "suite": ["test_ops.py", "test_catalog.py", "test_seeds.py", "test_metamorphic.py", "test_differential.py"],
+}
+# The CI subset: two VJP bugs, one tape bug and the equivalent control.
+QUICK = ("cos-sign", "sigmoid-from-input", "stop-recording-pauses-all", "needs-from-recording-tapes")
+DEFAULT_TIMEOUT = 900.0
+
+
+@dataclass
+class Result:
+    """What the detectors did to one mutant."""
+
+    mutant: Mutant
+    status: dict[str, str] = field(default_factory=dict)      # detector -> killed|survived|timeout|error
+    seconds: dict[str, float] = field(default_factory=dict)
+    detail: dict[str, str] = field(default_factory=dict)      # detector -> the first failing test or error line
+
+    def killed_by(self, detector: str) -> bool:
+        return self.status.get(detector) == "killed"
+
+    def to_dict(self) -> dict:
+        m = self.mutant
+        return {"id": m.id, "family": m.family, "class": m.cls, "file": m.file, "description": m.description,
+                "equivalent": m.equivalent, "killed_by": {d: self.killed_by(d) for d in self.status},
+                "status": self.status, "seconds": {d: round(s, 1) for d, s in self.seconds.items()},
+                "detail": self.detail}
+
+
+def module_name(mutant: Mutant) -> str:
+    return "reftape_mutant_" + mutant.id.replace("-", "_")
+
+
+def plant(mutant: Mutant, directory: Path) -> str:
+    """Copies reftape into `directory` under the mutant's module name, plants the bug, returns the name."""
+    import reftape
+
+    name = module_name(mutant)
+    package = directory / name
+    shutil.copytree(Path(reftape.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    mutant.apply_to_package(package)
+    return name
+
+
+def run_detector(detector: str, backend: str, path: Path, timeout: float) -> tuple[str, float, str]:
+    """(status, seconds, detail) of one detector's pytest run against `backend` found on `path`."""
+    report = path / f"report-{detector}"
+    env = dict(os.environ, CI="true", REFTAPE_REPORT_DIR=str(report),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")])))
+    env.pop("REFTAPE_CANDIDATE", None)
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", "-p", "no:cacheprovider",
+               "--reftape-backend", backend, *[str(TESTS / name) for name in DETECTORS[detector]]]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.monotonic() - start, f"no verdict within {timeout:.0f} s"
+    seconds = time.monotonic() - start
+    if done.returncode == 1:
+        failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
+        return "killed", seconds, (failed[0][len("FAILED "):][:200] if failed else "tests failed")
+    if done.returncode == 0:
+        return "survived", seconds, ""
+    lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+    return "error", seconds, f"pytest exit {done.returncode}: {lines[-1][:200] if lines else ''}"
+
+
+def measure(mutant: Mutant, detectors: list[str], timeout: float) -> Result:
+    result = Result(mutant)
+    with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
+        backend = plant(mutant, Path(scratch))
+        for detector in detectors:
+            status, seconds, detail = run_detector(detector, backend, Path(scratch), timeout)
+            result.status[detector], result.seconds[detector], result.detail[detector] = status, seconds, detail
+    return result
+
+
+def summary(results: list[Result], detectors: list[str]) -> dict:
+    """Kill rates per detector (over all mutants, and over the detectable ones) and survivors."""
+    detectable = [r for r in results if r.mutant.equivalent is None]
+    rates = {}
+    for d in detectors:
+        killed = [r for r in results if r.killed_by(d)]
+        rates[d] = {"killed": len(killed), "mutants": len(results),
+                    "detectable_killed": sum(r.killed_by(d) for r in detectable), "detectable": len(detectable),
+                    "by_family": {family: f"{sum(r.killed_by(d) for r in detectable if r.mutant.family == family)}/"
+                                          f"{sum(r.mutant.family == family for r in detectable)}"
+                                  for family in ("vjp", "tape")},
+                    "survivors": [r.mutant.id for r in results if not r.killed_by(d)]}
+    return rates
+
+
+def _line(result: Result, detectors: list[str]) -> str:
+    m = result.mutant
+    verdicts = "  ".join(f"{d}: {result.status[d]} ({result.seconds[d]:.0f}s)" for d in detectors)
+    note = "  [equivalent]" if m.equivalent else ""
+    return f"{m.id:42} {m.family:4} {m.cls:19} {verdicts}{note}"
+
+
+def _print_report(results: list[Result], rates: dict, detectors: list[str]) -> None:
+    for d, rate in rates.items():
+        share = rate["detectable_killed"] / max(rate["detectable"], 1)
+        print(f"{d}: killed {rate['killed']}/{rate['mutants']} mutants; {rate['detectable_killed']}/"
+              f"{rate['detectable']} detectable ({share:.0%}); vjp {rate['by_family']['vjp']}, "
+              f"tape {rate['by_family']['tape']}")
+    for d in detectors:
+        survivors = [r for r in results if not r.killed_by(d)]
+        if survivors:
+            print(f"survivors of {d}:")
+            for r in survivors:
+                why = f"equivalent: {r.mutant.equivalent}" if r.mutant.equivalent else r.mutant.description
+                extra = f" [{r.status[d]}: {r.detail[d]}]" if r.status[d] not in ("survived",) else ""
+                print(f"  {r.mutant.id}: {why}{extra}")
+
+
+def _write_json(path: Path, results: list[Result], detectors: list[str], seconds: float, complete: bool) -> None:
+    record = {"detectors": detectors, "complete": complete, "seconds": round(seconds, 1),
+              "kill_rate": summary(results, detectors), "mutants": [r.to_dict() for r in results]}
+    path.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def _options():
+    result = parser("reftape-sensitivity", "Plants each catalogued bug in a copy of reftape and reports "
+                                           "which detectors kill it.")
+    result.add_argument("--detectors", default="fuzz",
+                        help=f"comma-separated detectors among {', '.join(DETECTORS)} (default: fuzz)")
+    result.add_argument("--mutants", metavar="PATTERN",
+                        help="glob over mutant id, family or class; commas separate alternatives (default: all)")
+    result.add_argument("--quick", action="store_true", help=f"the fixed CI subset: {', '.join(QUICK)}")
+    result.add_argument("--jobs", type=int, default=1, help="mutants measured in parallel (default: 1)")
+    result.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds per detector run (default: {DEFAULT_TIMEOUT:.0f})")
+    result.add_argument("--json", metavar="FILE", type=Path, help="write the results as JSON")
+    result.add_argument("--list", action="store_true", help="list the selected mutants and exit")
+    return result
+
+
+def _chosen(args) -> tuple[list[Mutant], list[str]]:
+    detectors = [d.strip() for d in args.detectors.split(",") if d.strip()]
+    unknown = [d for d in detectors if d not in DETECTORS]
+    if unknown or not detectors:
+        raise UsageError(f"unknown detector {', '.join(unknown) or '(none)'}: choose among {', '.join(DETECTORS)}")
+    if args.jobs < 1 or args.timeout <= 0:
+        raise UsageError("--jobs and --timeout must be positive")
+    mutants = select(args.mutants)
+    if args.quick:
+        mutants = [m for m in mutants if m.id in QUICK]
+    if not mutants:
+        raise UsageError(f"no mutant matches {args.mutants!r} (see --list)")
+    if not TESTS.is_dir():
+        raise UsageError(f"the test suite is not beside the harness ({TESTS}): run from a source checkout")
+    if args.json is not None and not args.json.parent.is_dir():
+        raise UsageError(f"cannot write {str(args.json)!r}: no such directory")
+    return mutants, detectors
+
+
+def _main(argv: list[str] | None = None) -> int:
+    args = _options().parse_args(argv)
+    mutants, detectors = _chosen(args)
+    if args.list:
+        for m in mutants:
+            print(f"{m.id:42} {m.family:4} {m.cls:19} {m.description}")
+        return EXIT_OK
+    print(f"reftape-sensitivity: {len(mutants)} of {len(MUTANTS)} mutants, detectors {', '.join(detectors)}, "
+          f"{args.jobs} job(s), timeout {args.timeout:.0f} s per run", flush=True)
+    start = time.monotonic()
+    results: list[Result] = []
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for result in pool.map(lambda m: measure(m, detectors, args.timeout), mutants):
+            print(_line(result, detectors), flush=True)
+            results.append(result)
+            if args.json is not None:  # rewritten after each mutant: an interrupted run keeps what it measured
+                _write_json(args.json, results, detectors, time.monotonic() - start, complete=False)
+    _print_report(results, summary(results, detectors), detectors)
+    elapsed = time.monotonic() - start
+    print(f"{elapsed:.0f} s in all")
+    if args.json is not None:
+        _write_json(args.json, results, detectors, elapsed, complete=True)
+        print(f"results: {args.json}")
+    perfect = all(r.killed_by(d) != bool(r.mutant.equivalent) for r in results for d in detectors)
+    return EXIT_OK if perfect else EXIT_FINDINGS
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_command("reftape-sensitivity", lambda: _main(argv))
