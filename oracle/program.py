@@ -1,4 +1,5 @@
-"""Programs as data: leaves, single-assignment ops, nested tapes, and gradient/jacobian calls.
+"""Programs as data: leaves, single-assignment ops, nested tapes, custom gradients, variable
+updates, and gradient/jacobian calls.
 
 A program is a list of statements. It round-trips losslessly through JSON (leaf values are stored
 as exact tensor descriptions: NaN, inf and -0.0 survive) and prints as a standalone Python script
@@ -14,7 +15,7 @@ from __future__ import annotations
 import inspect
 import json
 import textwrap
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Union
 
 import numpy as np
@@ -91,14 +92,21 @@ class Call:
 # across the whole program (also the local names inside a CustomGradient's `forward` and `backward`).
 
 
-def _as_op(statement: Op | dict) -> Op:
-    return statement if isinstance(statement, Op) else Op(**statement)
+def _nested_statement(statement: Any) -> Any:
+    """A statement of a CustomGradient's forward or backward, decoded from JSON by its field names."""
+    if not isinstance(statement, dict):
+        return statement
+    for cls in (Op, Assign, ReadValue):
+        if set(statement) == {f.name for f in fields(cls)}:
+            return cls(**statement)
+    raise ValueError(f"not an Op, Assign or ReadValue: {statement!r}")
 
 
 @dataclass
 class CustomGradient:
     """`@tf.custom_gradient def name(*params)`: ops `forward` compute `result` from the parameters
-    (and may read Variables defined earlier: TF captures the trainable ones that are not arguments);
+    (and may read or assign Variables defined earlier: TF captures the trainable ones that are not
+    arguments, an assign counting as an access);
     `grad(upstream)` runs ops `backward` over `upstream`, the parameters and the forward's names, and
     returns `input_grads`, one name (or None, for a None gradient) per parameter.
 
@@ -113,7 +121,7 @@ class CustomGradient:
 
     name: str
     params: list
-    forward: list                  # Op statements (inputs: params, their own names, earlier names)
+    forward: list                  # Op, Assign, ReadValue statements (inputs: params, their own names, earlier names)
     result: str                    # the forward's output: a param or a name defined by `forward`
     backward: list                 # Op statements (inputs: upstream, params, forward names, earlier names)
     input_grads: list              # one name or None per param
@@ -122,8 +130,8 @@ class CustomGradient:
     upstream: str = "upstream"
 
     def __post_init__(self) -> None:
-        self.forward = [_as_op(s) for s in self.forward]
-        self.backward = [_as_op(s) for s in self.backward]
+        self.forward = [_nested_statement(s) for s in self.forward]
+        self.backward = [_nested_statement(s) for s in self.backward]
 
 
 @dataclass

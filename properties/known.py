@@ -77,5 +77,38 @@ KNOWN.append(KnownDivergence(
 ))
 
 
+def _half_accumulation_overflow(d: Discrepancy) -> bool:
+    """Entry 4: a float16 result that TF's float16 accumulation overflowed to inf where reftape's is finite."""
+    if d.kind != "nan-inf-pattern" or d.dtype != "float16":
+        return False
+    expected = decode_array({"dtype": "float16", "shape": [len(d.expected)], "data": d.expected})
+    actual = decode_array({"dtype": "float16", "shape": [len(d.actual)], "data": d.actual})
+    return bool(np.any(np.isinf(expected) & np.isfinite(actual)))
+
+
+KNOWN.append(KnownDivergence(
+    4, "float16 sums accumulate in float16 in TF, in an order that depends on the shape",
+    Program([Leaf("x", "constant", np.array([40000.0, 40000.0, -40000.0], np.float16), "float16"),
+             Leaf("ones", "constant", np.ones((3000, 2), np.float16), "float16"),
+             Op("total", "reduce_sum", ["x"]), Op("columns", "reduce_sum", ["ones"], {"axis": 0})],
+            ["total", "columns"]),
+    _half_accumulation_overflow,
+))
+
+
+def _vectorized_rsqrt_program() -> Program:
+    rows = np.array([[1.0]] * 8 + [[1e-6]], np.float32)
+    return Program([Leaf("v", "variable", rows, "float32"), Leaf("w", "constant", np.array([[1.0]] * 8 + [[1.9]], np.float32), "float32"),
+                    Tape("t", [Op("y", "linalg.l2_normalize", ["v"], {"axis": 1})]),
+                    Call("g", "t", "gradient", "y", "v", output_gradients="w")])
+
+
+KNOWN.append(KnownDivergence(
+    5, "float32 rsqrt in TF's vectorized loop is not correctly rounded",
+    _vectorized_rsqrt_program(),
+    lambda d: False,  # one ulp, below every tolerance unless a gradient cancels to zero (then ill-conditioned)
+))
+
+
 def explained_by(discrepancy: Discrepancy) -> KnownDivergence | None:
     return next((k for k in KNOWN if k.explains(discrepancy)), None)

@@ -263,7 +263,8 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
-    return _reduction("Mean", input_tensor, axis, keepdims)
+    x = convert_to_tensor(input_tensor)
+    return execute("Mean", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -307,7 +308,8 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> EagerTensor:
-    return _reduction("EuclideanNorm", input_tensor, axis, keepdims)
+    x = convert_to_tensor(input_tensor)
+    return execute("EuclideanNorm", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002

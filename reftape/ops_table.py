@@ -152,13 +152,23 @@ def _reduce(fn, identity=None):
     return forward
 
 
-def _mean(x, axis, keep_dims):
+def _mean(x, axis, keep_dims, T):
     axis_arg = _reduction_axes(x, axis)
+    total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
     if x.dtype.kind in "iu":
-        total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
         count = max(x.size // max(np.size(total), 1), 1)
         return (np.trunc(total / count)).astype(x.dtype)
-    return np.mean(x, axis=axis_arg, keepdims=keep_dims)
+    # TF sums in the tensor's dtype before dividing: a float16 sum past 65504 makes the mean inf
+    return _rounded(total, T, x) / (x.size // max(np.size(total), 1))
+
+
+def _euclidean_norm(x, axis, keep_dims, T):
+    """sqrt(sum(x * conj(x))), squares and sum rounded to the tensor's dtype as TF computes them:
+    float16 squares past 65504 are inf."""
+    def norm(x, axis, keepdims):
+        squares = _rounded(x * np.conj(x), T, x)
+        return np.sqrt(_rounded(np.sum(squares, axis=axis, keepdims=keepdims), T, x))
+    return _reduce(norm)(x, axis, keep_dims)
 
 
 def _lowest(dtype):
@@ -680,8 +690,7 @@ defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC)
 defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL)
 defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL)
 defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC)
-defop("EuclideanNorm", _reduce(lambda x, axis, keepdims: np.sqrt(np.sum(x * np.conj(x), axis=axis, keepdims=keepdims))),
-      _euclidean_norm_vjp, dtypes=NUMERIC)
+defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),
       dtypes=NUMERIC)
 defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)

@@ -17,13 +17,14 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from . import dtypes as _dtypes
 from . import functions as F
 from . import nest
 from .errors import InvalidArgumentError
 from .primitives import REGISTRY
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
                         record_operation)
-from .tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from .tensor import EagerTensor, IndexedSlices, TensorShape, convert_to_tensor
 from .variables import Variable
 
 NON_PERSISTENT_USED = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
@@ -285,6 +286,8 @@ class GradientTape:
             raise
         if not experimental_use_pfor:
             self._require_persistent("jacobian", " with ")
+            if target.shape.num_elements() == 0:
+                return _empty_loop_jacobian(target, sources)
         self._stop_if_one_shot()
         rows = self._rows(recording, target, [_handle_or_self(s) for s in flat_sources], None, experimental_use_pfor)
         self._release_if_one_shot()
@@ -294,7 +297,7 @@ class GradientTape:
                 zeros = policy is UnconnectedGradients.ZERO
                 output.append(F.zeros(tuple(target.shape) + tuple(source.shape), source.dtype) if zeros else None)
             else:
-                output.append(F.reshape(F.stack(row_grads), tuple(target.shape) + tuple(source.shape)))
+                output.append(_stacked(row_grads, 0, tuple(target.shape) + tuple(source.shape), source.dtype))
             if not experimental_use_pfor:
                 _check_loop_dtype(target, output[-1])
         return nest.pack_sequence_as(sources, output)
@@ -310,6 +313,8 @@ class GradientTape:
         if target_shape[0] != source_shape[0]:
             raise ValueError("Need first dimension of target shape (%s) and source shape (%s) to match."
                              % (target_shape, source_shape))
+        if target_shape[0] == 0:
+            raise ZeroDivisionError("integer division or modulo by zero")  # TF: elements // batch size
         try:
             policy = _unconnected_policy(unconnected_gradients)
         except ValueError as err:
@@ -318,18 +323,20 @@ class GradientTape:
                                  "Vectorization can be disabled by setting experimental_use_pfor to False.") from err
             self._require_persistent("batch_jacobian", "  with ")
             raise
+        batch = target_shape[0]
+        new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if not experimental_use_pfor:
             self._require_persistent("batch_jacobian", "  with ")
+            if target_shape.num_elements() == 0:  # TF's loop of no iterations gives float32 zeros
+                return F.zeros(new_shape, _dtypes.float32)
         self._stop_if_one_shot()
-        batch = target_shape[0]
         rows = self._rows(recording, target, [_handle_or_self(source)], 0, experimental_use_pfor)[0]
         self._release_if_one_shot()
-        new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if rows is None and policy is UnconnectedGradients.NONE:
             return F.zeros(new_shape, target.dtype)  # TF fills in zeros of the target's dtype
         if rows is None:  # with ZERO each row's gradient is zeros of the source's dtype
             rows = [zeros_for(_handle_or_self(source))] * int(np.prod(tuple(target_shape[1:]), dtype=np.int64))
-        result = F.reshape(F.stack(rows, axis=1), new_shape)
+        result = _stacked(rows, 1, new_shape, _value_dtype(_handle_or_self(source)))
         if not experimental_use_pfor:
             _check_loop_dtype(target, result)
         return result
@@ -372,6 +379,9 @@ class GradientTape:
             for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
                 connected[k] = connected[k] or grad is not None
                 rows[k].append(grad)
+        if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
+            seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
+            connected = [grad is not None for grad in backward(recording, [target], sources, [seed])]
         if vectorized and any(connected):
             _check_vectorized_loop_is_differentiable(first_op)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
@@ -388,6 +398,24 @@ def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
                 raise LookupError(f"No gradient defined for operation'gradient_tape/{name}/pfor/{name}' (op type: "
                                   f"{name}). In general every operation must have an associated "
                                   "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
+
+
+def _stacked(rows: list, axis: int, shape: tuple, dtype: Any) -> EagerTensor:
+    """Per-row gradients stacked along `axis` and reshaped; zeros of `dtype` when there is no row."""
+    return F.reshape(F.stack(rows, axis=axis), shape) if rows else F.zeros(shape, dtype)
+
+
+def _empty_loop_jacobian(target: EagerTensor, sources: Any) -> Any:
+    """jacobian without pfor of an empty target: TF's loop of no iterations yields one float32
+    zeros([0]) whatever the sources, which fails to pack into several sources and to take the
+    shape of a non-scalar source's jacobian."""
+    flat = nest.flatten(sources)
+    if len(flat) != 1:
+        raise ValueError(f"Could not pack sequence. Structure had {len(flat)} atoms, but flat_sequence had 1 items.")
+    full_shape = tuple(target.shape) + tuple(flat[0].shape)
+    if full_shape != tuple(target.shape):
+        raise ValueError(f"Tensor's shape {target.shape} is not compatible with supplied shape {TensorShape(full_shape)}.")
+    return nest.pack_sequence_as(sources, [F.zeros(full_shape, _dtypes.float32)])
 
 
 def _check_loop_dtype(target: EagerTensor, result: Any) -> None:

@@ -25,3 +25,14 @@ def test_known_divergence_still_reproduces(known):
     assert expected.error is None and actual.error is None
     same = json.dumps(expected.observed(), sort_keys=True) == json.dumps(actual.observed(), sort_keys=True)
     assert not same, f"known divergence {known.number} ({known.title}) no longer reproduces: remove it"
+
+
+def test_half_accumulation_entry_explains_only_float16_infinities_of_tensorflow():
+    from reftape_properties.compare import Discrepancy
+    from reftape_properties.known import explained_by
+
+    inf, finite = float("inf").hex(), (40000.0).hex()
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", [inf], [finite], dtype="float16")).number == 4
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", [finite], [inf], dtype="float16")) is None
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", [inf], [finite], dtype="float32")) is None
+    assert explained_by(Discrepancy("value", "values/y", [finite], [(1.0).hex()], dtype="float16")) is None

@@ -1,0 +1,369 @@
+"""Classes of programs the generator never produced (issue 7 §3), against live TensorFlow.
+
+Each class is written as program data and runs on TensorFlow and reftape through the one pipeline
+(`evaluate` must find nothing); hand-written checks then pin what TensorFlow 2.21 was observed to
+do on that class (values, Nones, dtypes, exception classes), on both backends.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reftape_oracle import run
+from reftape_oracle.outcome import decode_array
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Tape,
+                                    Watch)
+from reftape_properties.findings import evaluate
+
+BACKENDS = ["tensorflow", "reftape"]
+
+
+def variable(name: str, value, dtype: str = "float32", trainable: bool = True) -> Leaf:
+    return Leaf(name, "variable", np.asarray(value, np.float32 if dtype == "bfloat16" else dtype), dtype, trainable)
+
+
+def constant(name: str, value, dtype: str = "float32") -> Leaf:
+    return Leaf(name, "constant", np.asarray(value, np.float32 if dtype == "bfloat16" else dtype), dtype)
+
+
+def listed(*names: str) -> dict:
+    return {"list": list(names)}
+
+
+PROGRAMS: dict[str, Program] = {}
+
+
+def program(name: str, statements: list, outputs: tuple = ()) -> Program:
+    PROGRAMS[name] = Program(statements, list(outputs))
+    return PROGRAMS[name]
+
+
+# -- A Variable as a target; a target that is also a source ------------------------------------
+
+for _watch_accessed in (True, False):
+    program(f"variable_target/watch_accessed={_watch_accessed}", [
+        variable("v", [1.0, 2.0]),
+        Tape("t", [Op("y", "multiply", ["v", "v"])], True, _watch_accessed),
+        Call("g1", "t", "gradient", "v", "v"), Call("g2", "t", "gradient", listed("v", "y"), "v"),
+        Call("g3", "t", "gradient", "y", listed("v", "y")), Call("g4", "t", "gradient", listed("y", "v"), listed("y", "v"))])
+for _watched in (True, False):
+    program(f"target_is_source/watched={_watched}", [
+        constant("x", [0.5, -1.0]),
+        Tape("t", ([Watch("t", ["x"])] if _watched else []) + [Op("y", "sin", ["x"])], True),
+        Call("g1", "t", "gradient", listed("x", "y"), "x"), Call("g2", "t", "gradient", "y", listed("x", "y")),
+        Call("g3", "t", "gradient", listed("y", "x"), listed("y", "x"), output_gradients=listed("x", "x"))])
+program("variable_target/jacobian", [
+    variable("v", [1.0, 2.0]), Tape("t", [Op("y", "exp", ["v"])], True),
+    Call("j1", "t", "jacobian", "v", "v"), Call("j2", "t", "jacobian", "v", "v", use_pfor=False),
+    Call("j3", "t", "jacobian", "y", "v")])
+
+# -- Outputs of recorded ops without a gradient, and of ops never recorded ---------------------
+
+for _path in ("zeros_like", "ones_like", "sign", "floor", "round", "stop_gradient"):
+    program(f"no_gradient/{_path}", [
+        constant("x", [0.5, -1.5, 2.0]),
+        Tape("t", [Watch("t", ["x"]), Op("a", "multiply", ["x", "x"]), Op("z", _path, ["a"]),
+                   Op("w", "multiply", ["z", "x"])], True),
+        Call("g1", "t", "gradient", "w", "z"), Call("g2", "t", "gradient", "z", "x"), Call("g3", "t", "gradient", "z", "z"),
+        Call("g4", "t", "gradient", listed("z", "w"), listed("x", "z"), unconnected="zero", unconnected_form="string")],
+        ("z", "w"))
+program("no_gradient/comparison", [
+    constant("x", [0.5, -1.5, 2.0]),
+    Tape("t", [Watch("t", ["x"]), Op("c", "greater", ["x", "x"]), Op("w", "where", ["x", "x"])], True),
+    Call("g1", "t", "gradient", "c", "c"), Call("g2", "t", "gradient", "c", "x"), Call("g3", "t", "gradient", "w", "x")],
+    ("c",))
+
+
+# -- tf.custom_gradient -----------------------------------------------------------------------
+
+def custom(variables: str = "none", capture: str | None = None, params: tuple = ("a",)) -> CustomGradient:
+    """f(a, ...) = a * (capture or a); its gradient is sin(upstream * a) for a (None for the rest)
+    and, when it takes `variables`, the same for the captured variable."""
+    forward = [Op("f_y", "multiply", [params[0], capture or params[0]])]
+    backward = [Op("f_ga", "multiply", ["upstream", params[0]]), Op("f_gb", "math.sin", ["f_ga"])]
+    return CustomGradient("f", list(params), forward, "f_y", backward, ["f_gb"] + [None] * (len(params) - 1),
+                          variables, ["f_gb"] if variables != "none" else [])
+
+
+program("custom_gradient/tensor", [
+    constant("x", [0.5, -1.5]), custom(),
+    Tape("t", [Watch("t", ["x"]), Apply("r", "f", ["x"])]), Call("g", "t", "gradient", "r", "x")], ("r",))
+program("custom_gradient/variable_argument", [
+    variable("v", [0.5, -1.5]), custom(), Tape("t", [Apply("r", "f", ["v"])]), Call("g", "t", "gradient", "r", "v")], ("r",))
+program("custom_gradient/variable_argument_also_read", [
+    variable("v", [0.5, -1.5]), custom("positional", capture="v"),
+    Tape("t", [Apply("r", "f", ["v"])]), Call("g", "t", "gradient", "r", "v")])
+for _mode in ("positional", "keyword"):
+    for _watch_accessed in (True, False):
+        program(f"custom_gradient/captures_{_mode}/watch_accessed={_watch_accessed}", [
+            variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]), custom(_mode, capture="v"),
+            Tape("t", [Watch("t", ["x"]), Apply("r", "f", ["x"])], False, _watch_accessed),
+            Call("g", "t", "gradient", "r", listed("x", "v"))], ("r",))
+program("custom_gradient/captures_without_variables_keyword", [
+    variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]), custom(capture="v"),
+    Tape("t", [Watch("t", ["x"]), Apply("r", "f", ["x"])]), Call("g", "t", "gradient", "r", listed("x", "v"))], ("r",))
+for _mode in ("none", "positional"):
+    program(f"custom_gradient/assign_captures/variables={_mode}", [
+        variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]),
+        CustomGradient("h", ["a"], [Assign("v", "a", "assign_add"), Op("h_y", "multiply", ["a", "a"])], "h_y",
+                       [Op("h_g", "multiply", ["upstream", "a"])], ["h_g"], _mode, ["h_g"] if _mode != "none" else []),
+        Tape("t", [Watch("t", ["x"]), Apply("r", "h", ["x"])]), Call("g", "t", "gradient", "r", listed("x", "v"))])
+program("custom_gradient/second_order", [
+    constant("x", [0.5, -1.5]), custom(),
+    Tape("outer", [Watch("outer", ["x"]), Tape("inner", [Watch("inner", ["x"]), Apply("r", "f", ["x"])]),
+                   Call("g", "inner", "gradient", "r", "x")]),
+    Call("gg", "outer", "gradient", "g", "x")])
+program("custom_gradient/outer_tape", [
+    constant("x", [0.5, -1.5]), custom(),
+    Tape("outer", [Watch("outer", ["x"]), Tape("inner", [Watch("inner", ["x"]), Apply("r", "f", ["x"])], True),
+                   Call("g", "inner", "gradient", "r", "x")], True),
+    Call("go", "outer", "gradient", "r", "x")])
+program("custom_gradient/two_parameters", [
+    constant("x", [0.5, -1.5]), constant("y", [1.0, 2.0]), custom(params=("a", "b")),
+    Tape("t", [Watch("t", ["x", "y"]), Apply("r", "f", ["x", "y"])]),
+    Call("g", "t", "gradient", "r", listed("x", "y"), unconnected="zero", unconnected_form="enum")])
+
+# -- Variable.assign, assign_add, assign_sub and read_value inside tapes ----------------------
+
+for _method in ("assign", "assign_add", "assign_sub"):
+    program(f"assign/{_method}", [
+        variable("v", [1.0, 2.0]), constant("d", [0.5, 4.0]),
+        Tape("t", [Op("y", "multiply", ["v", "v"]), Assign("v", "d", _method), Op("z", "multiply", ["v", "v"]),
+                   ReadValue("r", "v"), Op("w", "multiply", ["r", "y"])], True),
+        Call("g1", "t", "gradient", "y", "v"), Call("g2", "t", "gradient", "z", "v"),
+        Call("g3", "t", "gradient", "w", "v"), Call("g4", "t", "gradient", listed("y", "z"), "v")],
+        ("y", "z", "w", "r"))
+    program(f"assign/{_method}_unwatched", [
+        variable("v", [1.0, 2.0]), constant("d", [0.5, 4.0]),
+        Tape("t", [Assign("v", "d", _method), ReadValue("r", "v"), Op("z", "exp", ["r"])], False, False),
+        Call("g", "t", "gradient", "z", "v")], ("z",))
+program("assign/marks_the_variable_accessed", [
+    variable("v", [1.0, 2.0]), constant("d", [0.5, 4.0]),
+    Tape("t", [Assign("v", "d", "assign_add")]), Call("g", "t", "gradient", "v", "v")])
+program("assign/from_a_watched_tensor", [
+    variable("v", [1.0, 2.0]), constant("d", [0.5, 4.0]),
+    Tape("t", [Watch("t", ["d"]), Op("e", "exp", ["d"]), Assign("v", "e"), ReadValue("r", "v"),
+               Op("z", "square", ["r"])], True),
+    Call("g1", "t", "gradient", "z", "d"), Call("g2", "t", "gradient", "z", "v")], ("z",))
+program("assign/read_before_the_tape", [
+    variable("v", [1.0, 2.0]), ReadValue("r", "v"),
+    Tape("t", [Op("z", "multiply", ["r", "v"])]), Call("g", "t", "gradient", "z", listed("v", "r"))])
+
+# -- Large magnitudes for the dtype -----------------------------------------------------------
+
+_LARGEST = {"float16": [65504.0, -65504.0, 60000.0, 300.0], "bfloat16": [3.3895314e38, -3.0e38, 1.0e38, 2.0e19]}
+for _dtype, _values in _LARGEST.items():
+    for _path in ("math.reduce_std", "math.reduce_variance", "norm", "math.l2_normalize", "math.reduce_logsumexp",
+                  "reduce_mean", "math.reduce_euclidean_norm", "nn.softmax", "math.softplus", "math.square"):
+        for _kind, _leaf in (("largest", _values), ("mixed", [_values[0] / 4, 1.0, -2.0, _values[2] / 8])):
+            program(f"large/{_dtype}/{_path}/{_kind}", [
+                variable("x", _leaf, _dtype), Tape("t", [Op("y", _path, ["x"])]), Call("g", "t", "gradient", "y", "x")],
+                ("y",))
+
+for _path in ("reduce_mean", "math.reduce_variance", "norm"):
+    program(f"large/float16/{_path}/same_sign", [
+        variable("x", [65504.0, 65504.0, 30000.0, 300.0], "float16"), Tape("t", [Op("y", _path, ["x"])]),
+        Call("g", "t", "gradient", "y", "x")], ("y",))
+# The run that found it: l2_normalize's gradient cancels to zero along an axis of length 1, so the
+# order of RsqrtGrad's products decides the rounding left over (0.25 in TF, 0.125 in another order).
+program("large/float32/l2_normalize_cancelling_gradient", [
+    variable("v", [[1.0], [1.0], [1e-6]]), constant("w", [[0.3], [0.7], [1.9]]),
+    Tape("t", [Op("y", "linalg.l2_normalize", ["v"], {"axis": 1})]),
+    Call("g", "t", "gradient", "y", "v", output_gradients="w")])
+
+# -- Complex pow: negative real and zero bases, gradients in both arguments ---------------------
+
+for _dtype in ("complex64", "complex128"):
+    program(f"complex_pow/{_dtype}", [
+        constant("x", np.array([-2.0, 0.0, -0.5, 3.0, -1 + 1e-30j], _dtype), _dtype),
+        constant("e", np.array([3.0, 2.0, 0.5, -1.0, 2.5], _dtype), _dtype),
+        Tape("t", [Watch("t", ["x", "e"]), Op("y", "pow", ["x", "e"])], True),
+        Call("g", "t", "gradient", "y", listed("x", "e")), Call("gx", "t", "gradient", "y", "x", output_gradients="x")],
+        ("y",))
+
+# -- Second order through the cross entropies --------------------------------------------------
+
+_LABELS = {"nn.softmax_cross_entropy_with_logits": [[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]],
+           "nn.sigmoid_cross_entropy_with_logits": [[0.2, 0.0, 1.0], [0.5, 0.7, 0.1]]}
+_LOGITS = [[0.5, -1.0, 2.0], [0.0, 3.0, -0.5]]
+for _path, _labels in _LABELS.items():
+    for _dtype in ("float16", "float32", "float64"):
+        program(f"second_order/{_path}/{_dtype}", [
+            variable("labels", _labels, _dtype), variable("logits", _LOGITS, _dtype),
+            Tape("outer", [Tape("inner", [Op("loss", _path, ["labels", "logits"])], True),
+                           Call("g", "inner", "gradient", "loss", "logits"),
+                           Call("gl", "inner", "gradient", "loss", "labels")], True),
+            Call("gg", "outer", "gradient", "g", listed("logits", "labels")),
+            Call("ggl", "outer", "gradient", "gl", listed("logits", "labels")),
+            Call("h", "outer", "jacobian", "g", "logits"),
+            Call("hb", "outer", "batch_jacobian", "g", "logits", use_pfor=False)], ("loss",))
+
+# -- jacobian and batch_jacobian: empty dimensions, Variable sources, both loops ---------------
+
+for _pfor in (True, False):
+    for _shape in ((0,), (2, 0), (0, 3), (3, 0, 2)):
+        program(f"jacobian/empty{list(_shape)}/pfor={_pfor}", [
+            variable("v", np.full(_shape, 0.5)), constant("c", np.ones(_shape)),
+            Tape("t", [Watch("t", ["c"]), Op("y", "multiply", ["v", "c"]), Op("z", "exp", ["y"])], True),
+            Call("j", "t", "jacobian", "z", listed("v", "c"), use_pfor=_pfor),
+            Call("jz", "t", "jacobian", "z", "v", unconnected="zero", unconnected_form="string", use_pfor=_pfor)]
+            + ([Call("b", "t", "batch_jacobian", "z", "v", use_pfor=_pfor),
+                Call("bc", "t", "batch_jacobian", "z", "c", unconnected="zero", unconnected_form="enum", use_pfor=_pfor)]
+               if len(_shape) >= 2 else []))
+    program(f"jacobian/empty_target_scalar_source/pfor={_pfor}", [
+        variable("s", 2.0), constant("c", np.zeros((0,))),
+        Tape("t", [Watch("t", ["c"]), Op("e", "multiply", ["c", "s"])], True),
+        Call("j", "t", "jacobian", "e", "s", use_pfor=_pfor), Call("jc", "t", "jacobian", "e", "c", use_pfor=_pfor)])
+    program(f"jacobian/variable_sources/pfor={_pfor}", [
+        variable("v", [[1.0, 2.0], [3.0, 4.0]]), variable("w", [[0.5, 1.0], [2.0, 1.5]], trainable=False),
+        Tape("t", [Op("y", "multiply", ["v", "w"]), Op("z", "math.sin", ["y"])], True),
+        Call("j", "t", "jacobian", "z", listed("v", "w"), use_pfor=_pfor),
+        Call("b", "t", "batch_jacobian", "z", "v", use_pfor=_pfor),
+        Call("bw", "t", "batch_jacobian", "z", "w", unconnected="zero", unconnected_form="string", use_pfor=_pfor),
+        Call("jv", "t", "jacobian", "v", "v", use_pfor=_pfor)])
+
+# -- elu and selu of half-precision subnormals -------------------------------------------------
+
+for _dtype in ("float16", "bfloat16"):
+    for _path in ("nn.elu", "nn.selu"):
+        program(f"subnormal/{_dtype}/{_path}", [
+            variable("x", [-6e-8, -1e-5, -0.01, -0.3, -3.0, 2.0], _dtype), Tape("t", [Op("y", _path, ["x"])]),
+            Call("g", "t", "gradient", "y", "x")], ("y",))
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_blind_spot_agrees_with_tensorflow(name):
+    finding = evaluate(PROGRAMS[name], "reftape", judge=False)
+    assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_blind_spot_round_trips_through_json(name):
+    text = PROGRAMS[name].to_json()
+    assert Program.from_json(text).to_json() == text
+    compile(PROGRAMS[name].to_source(), name, "exec")
+
+
+# -- What TensorFlow was observed to do, pinned on both backends -------------------------------
+
+def outcome(name: str, backend: str):
+    result = run(PROGRAMS[name], backend)
+    assert result.error is None, result.error
+    return result
+
+
+def value(description: dict):
+    """A call's or value's description as NumPy arrays, lists of them, None, or an exception class."""
+    kind = description["kind"]
+    if kind == "none":
+        return None
+    if kind in ("list", "tuple"):
+        return [value(item) for item in description["items"]]
+    if kind == "exception":
+        return description["class"]
+    return decode_array(description)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_variable_target_seeds_ones_of_its_dtype(backend):
+    calls = {k: value(v) for k, v in outcome("variable_target/watch_accessed=True", backend).calls.items()}
+    assert calls["g1"].dtype == np.float32 and calls["g1"].tolist() == [1.0, 1.0]
+    assert calls["g2"].tolist() == [3.0, 5.0]                      # 1 + d(v*v)/dv
+    assert [g.tolist() for g in calls["g3"]] == [[2.0, 4.0], [1.0, 1.0]]
+    unwatched = {k: value(v) for k, v in outcome("variable_target/watch_accessed=False", backend).calls.items()}
+    assert unwatched["g2"].tolist() == [1.0, 1.0] and unwatched["g3"][0] is None
+    jacobians = {k: value(v) for k, v in outcome("variable_target/jacobian", backend).calls.items()}
+    assert jacobians["j1"].tolist() == jacobians["j2"].tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("path", ["zeros_like", "ones_like"])
+def test_zeros_like_and_ones_like_are_recorded_without_a_gradient(backend, path):
+    calls = {k: value(v) for k, v in outcome(f"no_gradient/{path}", backend).calls.items()}
+    assert calls["g1"].tolist() == [0.5, -1.5, 2.0]               # w = z * x reaches z: z is on the tape
+    assert calls["g2"] is None and calls["g3"].tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stop_gradient_is_never_recorded(backend):
+    calls = {k: value(v) for k, v in outcome("no_gradient/stop_gradient", backend).calls.items()}
+    assert calls["g1"] is None and calls["g2"] is None and calls["g3"].tolist() == [1.0, 1.0, 1.0]
+    comparison = {k: value(v) for k, v in outcome("no_gradient/comparison", backend).calls.items()}
+    assert comparison["g1"].dtype == np.bool_ and comparison["g2"] is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_gradient_captures_only_variables_that_are_not_arguments(backend):
+    captured = value(outcome("custom_gradient/captures_keyword/watch_accessed=True", backend).calls["g"])
+    expected = np.sin(np.float32([2.0, 3.0]))                     # sin(upstream * a) with upstream 1
+    assert np.allclose(captured[0], expected) and np.allclose(captured[1], expected)
+    unwatched = value(outcome("custom_gradient/captures_positional/watch_accessed=False", backend).calls["g"])
+    assert unwatched[1] is None
+    # v is an argument: TF passes no `variables`, so grad's ([..], [..]) is two input gradients
+    assert value(outcome("custom_gradient/variable_argument_also_read", backend).calls["g"]) == "ValueError"
+    refused = run(PROGRAMS["custom_gradient/captures_without_variables_keyword"], backend)
+    assert refused.error["class"] == "TypeError"
+    # an assign is an access: the assigned variable is captured too
+    assert run(PROGRAMS["custom_gradient/assign_captures/variables=none"], backend).error["class"] == "TypeError"
+    assigned = value(outcome("custom_gradient/assign_captures/variables=positional", backend).calls["g"])
+    assert [g.tolist() for g in assigned] == [[2.0, 3.0], [2.0, 3.0]]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_gradient_second_order_differentiates_the_gradient_function(backend):
+    calls = {k: value(v) for k, v in outcome("custom_gradient/second_order", backend).calls.items()}
+    x = np.float32([0.5, -1.5])
+    assert np.allclose(calls["g"], np.sin(x)) and np.allclose(calls["gg"], np.cos(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_assign_add_between_reads(backend):
+    calls = {k: value(v) for k, v in outcome("assign/assign_add", backend).calls.items()}
+    v0, v1 = np.float32([1.0, 2.0]), np.float32([1.5, 6.0])
+    assert calls["g1"].tolist() == (2 * v0).tolist() and calls["g2"].tolist() == (2 * v1).tolist()
+    assert calls["g3"].tolist() == (v0 * v0 + 2 * v1 * v0).tolist()   # w = r * y: both reads reach v
+    assert value(outcome("assign/assign_add_unwatched", backend).calls["g"]) is None
+    assert value(outcome("assign/from_a_watched_tensor", backend).calls["g1"]) is None  # assign is no op on the tape
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float16_overflows_inside_composites(backend):
+    norm = value(outcome("large/float16/math.reduce_euclidean_norm/mixed", backend).values["y"])
+    assert np.isinf(norm)                                          # 16376**2 overflows float16 in TF's kernel
+    mean = value(outcome("large/float16/reduce_mean/largest", backend).values["y"])
+    assert mean.dtype == np.float16 and np.isfinite(mean)          # the partial sums stay in range here
+    assert np.isinf(value(outcome("large/float16/reduce_mean/same_sign", backend).values["y"]))  # sum past 65504
+    cancelling = value(outcome("large/float32/l2_normalize_cancelling_gradient", backend).calls["g"])
+    assert cancelling.ravel().tolist() == [0.0, 0.0, 0.25]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_complex_pow_gradient_at_a_negative_real_base(backend):
+    base_gradient, exponent_gradient = value(outcome("complex_pow/complex128", backend).calls["g"])
+    # d/dx x**0.5 at x = -0.5 + 0j is 0.5 / sqrt(-0.5) = -0.707j; TF returns its conjugate
+    assert np.isclose(base_gradient[2], 0.7071067811865476j)
+    assert base_gradient[1] == 0 and exponent_gradient[1] == 0     # zero base: masked log
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_cross_entropy_second_order(backend):
+    calls = {k: value(v) for k, v in outcome("second_order/nn.softmax_cross_entropy_with_logits/float64", backend).calls.items()}
+    assert np.allclose(calls["gg"][0], 0.0)                        # rows of the Hessian sum to zero
+    assert calls["h"].shape == (2, 3, 2, 3) and calls["hb"].shape == (2, 3, 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jacobians_of_empty_targets(backend):
+    vectorized = {k: value(v) for k, v in outcome("jacobian/empty[2, 0]/pfor=True", backend).calls.items()}
+    assert [j.shape for j in vectorized["j"]] == [(2, 0, 2, 0)] * 2 and vectorized["bc"].shape == (2, 0, 0)
+    looped = {k: value(v) for k, v in outcome("jacobian/empty[2, 0]/pfor=False", backend).calls.items()}
+    assert looped["j"] == looped["jz"] == "ValueError" and looped["bc"].dtype == np.float32
+    empty_batch = {k: value(v) for k, v in outcome("jacobian/empty[0, 3]/pfor=True", backend).calls.items()}
+    assert empty_batch["b"] == "ZeroDivisionError"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_elu_of_half_subnormals_is_zero(backend):
+    y = value(outcome("subnormal/float16/nn.elu", backend).values["y"])
+    assert y[:2].tolist() == [0.0, 0.0] and y.dtype == np.float16  # exp rounds to 1.0 before the minus one
