@@ -32,7 +32,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec
-from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
+                                    StopRecording, Tape, Watch)
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.
 DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
@@ -52,6 +53,8 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     "pos": ((0.1, 3.0), (1.0,)),
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
+LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's largest finite value, and
+           "bfloat16": (3.3895314e38, -3.0e38, 1.0e38, 2.0e19)}  # values whose squares overflow
 MAX_ELEMENTS = 48                      # ops that grow tensors take inputs that keep outputs this small
 MAX_RANK = 4
 MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
@@ -141,6 +144,7 @@ def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "an
     pool = list(points) + [s for s in specials if math.isfinite(s) or rng.random() < 0.15]
     if domain == "any" and not dtype.startswith("complex"):
         pool += [x for x in EXTREMES if rng.random() < 0.25]
+        pool += [x for x in LARGEST.get(dtype, ()) if rng.random() < 0.05]
     pool += [math.nan] * allow_nan + [math.inf, -math.inf] * allow_infinity
     if pool:
         special = rng.random(size) < 0.2
@@ -197,6 +201,7 @@ class _Tensor:
     kind: str = "op"                  # "op", "constant" or "variable"
     depth: int = 0                    # ops on the longest path from a leaf
     large: bool = False               # may be large in magnitude (see AMPLIFYING)
+    trainable: bool = True
 
     @property
     def leaf(self) -> bool:
@@ -222,6 +227,7 @@ class _Builder:
     frontier: list = field(default_factory=list) # outputs no op consumed yet: the next targets
     leaves: list = field(default_factory=list)
     integers: list = field(default_factory=list)
+    booleans: list = field(default_factory=list)  # outputs of comparisons: recorded, never differentiable
     counter: int = 0
 
     def chance(self, probability: float) -> bool:
@@ -245,8 +251,10 @@ class _Builder:
         name = self.fresh("v" if kind == "variable" else "c")
         if value is None:
             value = _array(self.rng, dtype, shape, domain, specials, patterns)
-        self.emit(Leaf(name, kind, value, dtype, trainable=kind == "constant" or self.chance(0.9)))
-        tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind)
+        trainable = kind == "constant" or self.chance(0.9)
+        self.emit(Leaf(name, kind, value, dtype, trainable=trainable))
+        large = not dtype.startswith("int") and bool(np.any(np.abs(value.astype(np.complex128)) > 100))
+        tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable)
         for tape in self.tapes:
             if kind == "constant" or not tape.watch_accessed_variables:
                 if self.chance(0.85):
@@ -516,11 +524,17 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
+    if _last(spec) == "l2_normalize" and (x.size if attrs.get("axis") is None else x.shape[attrs["axis"]]) == 1:
+        # Along a single element its gradient cancels exactly, and TF's vectorized float32 rsqrt
+        # leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5): normalize a wider leaf.
+        x = b.leaf((2, 3))
     plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
     name = b.fresh("y")
     b.emit(Op(name, spec.path, [t.name for t in plan.inputs], attrs))
     dtype = _output_dtype(spec, x, plan)
     if dtype is None:
+        if spec.output == "bool" and plan.element is None:
+            b.booleans.append(name)
         return
     out = b.output(name if plan.element is None else f"{name}[{plan.element}]", plan.shape, dtype, plan.inputs,
                    _last(spec))
@@ -608,6 +622,12 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool) ->
         structure = sources[0].name
     else:
         sources = _sources(b, targets, b.pick((1, 1, 2, 3)))
+        if b.chance(0.12):  # a target that is also a source
+            sources.append(b.pick([t for t in targets if t not in sources] or targets))
+        if b.booleans and b.chance(0.05):  # a comparison's output: recorded, without a gradient
+            sources.append(_Tensor(b.pick(b.booleans), (), "bool", 0))
+        if _variables(b) and b.chance(0.12):  # a Variable among the targets
+            targets = targets + [b.pick(_variables(b))]
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     target = targets[0].name if len(targets) == 1 else {"list": [t.name for t in targets]}
     weights = _output_gradients(b, targets) if b.chance(0.6) else None
@@ -626,7 +646,9 @@ def _jacobian_call(b: _Builder, tape: str, targets: list[_Tensor]) -> Call:
                 return Call(name, tape, "batch_jacobian", target.name, source.name, None, unconnected, form,
                             use_pfor=use_pfor)
     target = b.pick(targets)
-    sources = _sources(b, [target], b.pick((1, 1, 2)))
+    if _variables(b) and b.chance(0.08):  # a Variable as the target, usually also a source
+        target = b.pick(_variables(b))
+    sources = _sources(b, [target], b.pick((1, 1, 2))) if target.reaches else [target]
     structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES[:2]))
     return Call(name, tape, "jacobian", target.name, structure, None, unconnected, form, use_pfor=use_pfor)
 
@@ -651,11 +673,17 @@ def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
 
 def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
     """`count` ops at this depth, each from its own stream (so that fewer ops keep the same prefix);
-    one op in fifteen inside a stop_recording span, and a rare reset."""
+    one op in fifteen inside a stop_recording span, one in twelve a custom gradient or a variable
+    update instead of a catalog op, and a rare reset."""
     for index in range(count):
         b.rng = np.random.default_rng((seed, depth, index))
         spec = CATALOG[b.pick(b.ops)]
-        if b.chance(1 / 15):
+        special = b.rng.random()
+        if special < 1 / 24:
+            _custom_gradient(b)
+        elif special < 1 / 12:
+            _variable_update(b)
+        elif b.chance(1 / 15):
             span: list = []
             b.emit(StopRecording(b.pick(b.tapes).name, span))
             body, b.body = b.body, span
@@ -665,6 +693,80 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
             _add_op(b, spec)
         if index and b.chance(1 / 40):
             b.emit(Reset(b.tapes[-1].name))
+
+
+def _variables(b: _Builder) -> list[_Tensor]:
+    return [t for t in b.leaves if t.kind == "variable" and t.dtype == b.dtype]
+
+
+def _custom_gradient(b: _Builder) -> None:
+    """`@tf.custom_gradient` f(a[, c]) = sin(a) * (c or a captured Variable or a), with a gradient
+    that is right (cos) or deliberately not (the upstream alone), applied to a tensor or a Variable;
+    a captured trainable Variable comes with the `variables` keyword, positional or keyword-only."""
+    x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or b.tensors)
+    name = b.fresh("f")
+    local = lambda part: f"{name}_{part}"  # noqa: E731 - names unique across the program
+    variables = [v for v in _variables(b) if v.shape == x.shape and v is not x]
+    capture = b.pick(variables) if variables and b.chance(0.4) else None
+    pair = [t for t in b.tensors if t.shape == x.shape and t is not x and not t.large]
+    params = ["a", "c"] if capture is None and pair and b.chance(0.3) else ["a"]
+    other = capture.name if capture is not None else local(params[-1])
+    upstream = local("upstream")
+    forward = [Op(local("s"), "sin", [local("a")]), Op(local("y"), "multiply", [local("s"), other])]
+    honest = b.chance(0.7)
+    backward = [Op(local("cos"), "cos", [local("a")]), Op(local("da"), "multiply", [upstream, local("cos")]),
+                Op(local("ga"), "multiply", [local("da"), other] if honest else [upstream, other]),
+                Op(local("gc"), "multiply", [upstream, local("s")])]
+    grads = [local("ga")] + ([local("gc")] if len(params) == 2 else [])
+    mode = b.pick(("positional", "keyword")) if capture is not None and capture.trainable else "none"
+    definition = CustomGradient(name, [local(p) for p in params], forward, local("y"), backward, grads, mode,
+                                [local("gc")] if mode != "none" else [], upstream)
+    b.emit(definition)
+    argument = x
+    if b.chance(0.3):  # applied to a Variable argument (read by TF after the call)
+        argument = b.pick([v for v in _variables(b) if v.shape == x.shape and v is not capture] or [x])
+    inputs = [argument] + ([b.pick(pair)] if len(params) == 2 else [])
+    out_name = b.fresh("y")
+    b.emit(Apply(out_name, name, [t.name for t in inputs]))
+    out = b.output(out_name, x.shape, b.dtype, inputs + ([capture] if capture is not None else []), "multiply")
+    b.frontier = [t for t in b.frontier if t not in inputs]
+    b.frontier.append(out)
+    b.tensors.append(out)
+
+
+def _variable_update(b: _Builder) -> None:
+    """`v.assign|assign_add|assign_sub(value)` inside a tape, before or after `v` is read, and now
+    and then `v.read_value()` feeding the chain."""
+    variables = _variables(b)
+    if not variables:
+        return
+    variable = b.pick(variables)
+    values = [t for t in b.tensors if t.shape == variable.shape and t is not variable]
+    value = b.pick(values) if values and b.chance(0.7) else b.leaf(variable.shape, kind="constant")
+    b.emit(Assign(variable.name, value.name, b.pick(("assign", "assign_add", "assign_sub"))))
+    if b.chance(0.5):
+        name = b.fresh("r")
+        b.emit(ReadValue(name, variable.name))
+        out = b.output(name, variable.shape, b.dtype, [variable], "identity")
+        b.frontier.append(out)
+        b.tensors.append(out)
+
+
+def _empty_jacobian(b: _Builder, tape: str) -> list:
+    """An op on a tensor with an empty dimension, recorded, and its jacobian or batch_jacobian with
+    respect to a Variable or a watched constant, on either loop."""
+    elementwise = [p for p in b.ops if CATALOG[p].shape_rule == "unary" and not CATALOG[p].attrs
+                   and CATALOG[p].domains == ("any",) and CATALOG[p].output == "same"]
+    if not elementwise:
+        return []
+    shape = b.pick(((0,), (2, 0), (0, 3), (3, 0, 2)))
+    leaf = b.leaf(shape, kind=b.pick(("constant", "variable")))
+    name = b.fresh("y")
+    b.emit(Watch(tape, [leaf.name]))
+    b.emit(Op(name, b.pick(elementwise), [leaf.name]))
+    method = "batch_jacobian" if len(shape) >= 2 and b.chance(0.5) else "jacobian"
+    unconnected, form = b.pick(UNCONNECTED)
+    return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=b.chance(0.5))]
 
 
 def _consume_integer(b: _Builder) -> None:
@@ -689,6 +791,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
             _consume_integer(b)
     _draw_ops(b, seed, depth, counts[depth])
     b.rng = np.random.default_rng((seed, depth, 1002))
+    empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.3) else []
     inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
     if not inside:
         b.body = parent
@@ -710,6 +813,8 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
         b.tensors.append(g)
     for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
         b.emit(_gradient_call(b, tape.name, targets, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
+    for call in empty:
+        b.emit(call)
     b.body = parent
 
 
@@ -767,8 +872,9 @@ def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max
 
 
 def _walk_ops(statements: list):
+    """The ops, custom gradient applications and variable reads whose values the outcome reports."""
     for s in statements:
-        if isinstance(s, Op):
+        if isinstance(s, (Op, Apply, ReadValue)):
             yield s
         elif isinstance(s, (Tape, StopRecording)):
             yield from _walk_ops(s.body)

@@ -681,8 +681,12 @@ for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.
 defop("LogicalAnd", np.logical_and, None, dtypes=BOOL)
 defop("LogicalOr", np.logical_or, None, dtypes=BOOL)
 defop("LogicalNot", np.logical_not, None, dtypes=BOOL)
-defop("ArgMax", lambda x, axis, output_type: np.argmax(x, axis=axis), None, dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
-defop("ArgMin", lambda x, axis, output_type: np.argmin(x, axis=axis), None, dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
+# TF's kernels never pick a NaN over a number (its comparisons with NaN are false): NaN ranks as
+# the worst candidate, where NumPy returns the first NaN.
+defop("ArgMax", lambda x, axis, output_type: np.argmax(np.where(np.isnan(x), -np.inf, x), axis=axis), None,
+      dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
+defop("ArgMin", lambda x, axis, output_type: np.argmin(np.where(np.isnan(x), np.inf, x), axis=axis), None,
+      dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
 
 # Reductions and scans
 defop("Sum", _reduce(np.sum), _sum_vjp, dtypes=NUMERIC)

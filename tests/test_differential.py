@@ -44,6 +44,12 @@ _REGRESSIONS = {
         Leaf("upstream", "constant", np.array([1e4, 1e4, -1e4], np.float32), "float32"),
         Tape("t", [Watch("t", ["x"]), Op("y", "tanh", ["x"])]),
         Call("g", "t", "gradient", "y", "x", "upstream")], ["y"]),
+    # argmin/argmax never pick a NaN over a number in TF (NumPy returns the first NaN).
+    "argmin_argmax_skip_nan": Program([
+        Leaf("x", "constant", np.array([[5.0, np.nan, 1.0], [np.nan, 5.0, -np.inf], [np.nan, np.nan, np.inf]]),
+             "float64"),
+        Op("a", "argmin", ["x"], {"axis": 1}), Op("b", "argmax", ["x"], {"axis": 1}),
+        Op("c", "math.argmin", ["x"], {"axis": 0}), Op("d", "math.argmax", ["x"], {"axis": 0})], ["a", "b", "c", "d"]),
     # ZERO fills a tensor source with a recorded ZerosLike: an outer tape differentiates through it.
     "unconnected_zeros_are_recorded": Program([
         Leaf("v", "variable", np.array([1.0, 2.0]), "float64", trainable=False),

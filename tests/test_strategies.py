@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from reftape_oracle import run
 from reftape_oracle.catalog import CATALOG
-from reftape_oracle.program import Call, Leaf, Op, Tape, Watch, walk
+from reftape_oracle.program import Apply, Assign, Call, CustomGradient, Op, ReadValue, Tape, walk
 from reftape_properties.recording import coverage_summary, features
 from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
                                    values)
@@ -77,13 +77,21 @@ def _base(name: str) -> str:
     return name.split("[")[0]
 
 
+def _top_level_ops(program) -> list:
+    """The program's ops, without those inside custom gradient definitions."""
+    inside = {op.name for s in walk(program.statements) if isinstance(s, CustomGradient) for op in s.forward + s.backward}
+    return [op for op in program.ops() if op.name not in inside]
+
+
 def _flow(program):
     """Who consumes what: edges from each name to the ops and call results computed from it."""
     consumers: dict[str, set] = {}
     for s in walk(program.statements):
-        if isinstance(s, Op):
+        if isinstance(s, (Op, Apply)):
             for name in s.inputs:
                 consumers.setdefault(_base(name), set()).add(s.name)
+        elif isinstance(s, ReadValue):
+            consumers.setdefault(s.variable, set()).add(s.name)
         elif isinstance(s, Call):
             for name in _names(s.target):
                 consumers.setdefault(_base(name), set()).add(s.name)
@@ -106,7 +114,7 @@ def _all_ops_on_gradient_paths(program) -> bool:
     """Every op with a floating output reaches the target of some gradient/jacobian call."""
     consumers = _flow(program)
     targets = {_base(n) for s in walk(program.statements) if isinstance(s, Call) for n in _names(s.target)}
-    floating = [op for op in program.ops() if CATALOG[op.path].output not in ("bool", "int64")]
+    floating = [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int64")]
     return all(_reaches(op.name, targets, consumers) for op in floating)
 
 
@@ -149,7 +157,7 @@ def test_most_programs_return_a_gradient(sample):
 
 
 def test_programs_are_six_to_twelve_ops_long(sample):
-    sizes = [len(p.ops()) for p in sample]
+    sizes = [len(_top_level_ops(p)) for p in sample]
     print(f"ops per program: mean {np.mean(sizes):.1f}, min {min(sizes)}, max {max(sizes)}")
     assert 6 <= np.mean(sizes) <= 14
 
@@ -177,6 +185,27 @@ def test_structures_the_issue_asks_for_occur(sample):
                 if any(p.leaves().get(n) is not None and p.leaves()[n].dtype.startswith("int") for n in op.inputs)]
     assert any(unsorted_dict(c.sources) for c in calls)
     assert len(inside) >= 10 and len(integers) >= 10
+
+
+def test_blind_spot_classes_occur(sample):
+    """Custom gradients (capturing variables too), assigns and reads, Variable targets, targets that
+    are also sources, comparisons as sources, and jacobians over empty dimensions."""
+    statements = [s for p in sample for s in walk(p.statements)]
+    calls = [s for s in statements if isinstance(s, Call)]
+    leaves = {name: leaf for p in sample for name, leaf in p.leaves().items()}
+    found = {
+        "custom_gradient": sum(isinstance(s, Apply) for s in statements),
+        "captured variables": sum(isinstance(s, CustomGradient) and s.variables != "none" for s in statements),
+        "assign": sum(isinstance(s, Assign) for s in statements),
+        "read_value": sum(isinstance(s, ReadValue) for s in statements),
+        "variable target": sum(any(leaves.get(n) is not None and leaves[n].kind == "variable" for n in _names(c.target))
+                               for c in calls),
+        "target also source": sum(bool(set(_names(c.target)) & set(_names(c.sources))) for c in calls),
+        "empty jacobian": sum(c.method != "gradient" and any(leaves.get(n) is not None and leaves[n].value.size == 0
+                                                             for n in _names(c.sources)) for c in calls),
+    }
+    print(found)
+    assert all(count >= 2 for count in found.values()), found
 
 
 def test_special_points_reach_the_ops():
