@@ -213,7 +213,8 @@ _ENTRIES = [
     *[_binary(p, gradient="none", output="bool", analytic=False) for p in (
         "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "math.equal", "math.not_equal",
         "math.less", "math.less_equal", "math.greater", "math.greater_equal")],
-    *[_unary(p, gradient="none", output="int64", attrs={"axis": (0, 1)}, analytic=False)
+    *[_unary(p, gradient="none", output="int64", attrs={"axis": (0, 1)}, analytic=False,
+             specials=(([-0.0, NAN],), ([NAN, 1.0],), ([NAN, INF, -INF],), ([NAN, NAN],)))
       for p in ("argmax", "argmin", "math.argmax", "math.argmin")],
     *[_unary(p, gradient="none", output="bool", analytic=False) for p in ("math.is_finite", "math.is_nan")],
     # Recorded by TF with a None gradient: their outputs are on the tape, differentiable as targets and sources

@@ -1,18 +1,20 @@
 """One interpreter for every backend: runs a Program on any module exposing TF's names.
 
 The backend is named by module: "reftape", "tensorflow" (loaded through the oracle's quiet,
-deterministic import) or any importable module such as "mypkg.mytape". `run` never raises: import
-failures, names the backend lacks, exceptions, and hangs past the time limit all become part of
-the Outcome.
+deterministic import) or any importable module such as "mypkg.mytape". `run` never raises: an
+invalid program (never run), import failures, names the backend lacks, exceptions, and hangs past
+the time limit all become part of the Outcome. Errors of kind "harness" (an invalid program, an
+unimportable backend, generated code that does not compile) are never a result of the program.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import signal
 import threading
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Iterator
 
 import numpy as np
@@ -20,6 +22,7 @@ import numpy as np
 from .catalog import resolve
 from .outcome import Outcome, describe, describe_error, environment_fingerprint
 from .program import Program
+from .validation import ProgramError, validate
 
 from .tensorflow import load_tensorflow
 
@@ -54,6 +57,14 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@functools.lru_cache(maxsize=512)
+def compile_program(source: str) -> CodeType:
+    """The code of a program's source, compiled once per distinct source: the reference and the
+    candidate run the same program, so only the first run pays for compiling it (code objects are
+    immutable; each run executes it in a fresh scope)."""
+    return compile(source, "<program>", "exec")
+
+
 def missing_names(program: Program, backend: ModuleType) -> list[str]:
     """Names the program needs that the backend does not define."""
     missing = [name for name in _REQUIRED if not hasattr(backend, name)]
@@ -69,6 +80,10 @@ def run(program: Program, backend: str | ModuleType, time_limit: float | None = 
     """Runs `program` on `backend`; returns its Outcome (never raises)."""
     name = backend if isinstance(backend, str) else backend.__name__
     try:
+        validate(program)
+    except ProgramError as error:  # never run: an invalid program is the harness's input error, not a result
+        return Outcome(name, error={"kind": "harness", "message": f"invalid program: {error}"})
+    try:
         module = load_backend(backend) if isinstance(backend, str) else backend
     except Exception as error:  # noqa: BLE001 - an unloadable backend is a harness failure, not a result
         return Outcome(name, error={"kind": "harness", "message": f"cannot import backend {name!r}: {error}"})
@@ -80,7 +95,7 @@ def run(program: Program, backend: str | ModuleType, time_limit: float | None = 
     scope = {"tf": module, "np": np, "describe": describe, "describe_error": describe_error,
              "_outcome": {"values": outcome.values, "calls": outcome.calls, "error": None}}
     try:
-        code = compile(program.body_source(), "<program>", "exec")
+        code = compile_program(program.body_source())
     except SyntaxError as error:
         outcome.error = {"kind": "harness", "message": f"generated code does not compile: {error}"}
         return outcome

@@ -1,22 +1,32 @@
-"""Outcomes: what running a program on one backend produced, as JSON-able data.
+"""Outcomes: what running a program (or a snippet) on one backend produced, as JSON-able data.
 
-A value is described as one of:
-  {"kind": "tensor", "dtype": "float32", "shape": [2], "data": [...]}   floats as float.hex (exact,
-                                                                         NaN, inf and -0.0 kept),
-                                                                         complex as [re, im] pairs
+One value model for the whole harness. A value is described as one of:
+  {"kind": "tensor", "dtype": "float32", "shape": [2], "data": [...]}   a backend's tensor: floats as
+                                                                         float.hex (exact, NaN, inf and
+                                                                         -0.0 kept), complex as [re, im]
+  {"kind": "ndarray", ...the tensor fields}      a NumPy array a backend returned (with `tf` None,
+                                                 as for a program's own leaf values, arrays are tensors)
+  {"kind": "tensor", ..., "variable": {"name": "v:0", "trainable": true}}   a Variable: its value, its
+                                                                         name and trainable flag
+  {"kind": "scalar", "type": "float" | "int" | "bool" | "str" | "complex" | "numpy.float32" ..., "value": ...}
   {"kind": "none"}
   {"kind": "indexed_slices", "values": tensor, "indices": tensor, "dense_shape": tensor}
-  {"kind": "list" | "tuple", "items": [...]}     {"kind": "dict", "keys": [...], "items": [...]}
+  {"kind": "list" | "tuple", "items": [...]}     {"kind": "namedtuple", "type": "Pair", "items": [...]}
+  {"kind": "dict", "keys": [...], "items": [...]}
   {"kind": "exception", "class": "ValueError" | "tf.errors.InvalidArgumentError", "message": "..."}
+  {"kind": "object", "repr": "TensorShape([2])"}  anything else, by its repr
   {"kind": "timeout"}
 `describe` and `describe_error` are self-contained (they use only `np` and the namespace's own
-classes by duck typing) because `Program.to_source()` embeds their source in standalone scripts.
+classes) because `Program.to_source()` embeds their source in standalone scripts.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import platform
+import re
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -25,28 +35,51 @@ import numpy as np
 
 def describe(value, tf):
     """A JSON-able description of a value produced by namespace `tf` (see the module docstring)."""
+    def number(x):
+        if isinstance(x, (bool, np.bool_)):
+            return bool(x)
+        if isinstance(x, (int, np.integer)):
+            return int(x)
+        if isinstance(x, (str, bytes, np.str_, np.bytes_)):
+            return x.decode() if isinstance(x, bytes) else str(x)
+        if isinstance(x, (complex, np.complexfloating)):
+            return [float(x.real).hex(), float(x.imag).hex()]
+        return float(x).hex()
+
+    def array_fields(array, dtype_name):
+        flat = array.reshape(-1)
+        if array.dtype.kind not in "c" and array.dtype.kind not in "biuOSU":
+            flat = flat.astype(np.float64)  # every real float (bfloat16 included) through float64, exactly
+        return {"dtype": dtype_name, "shape": list(array.shape), "data": [number(x) for x in flat]}
+
+    def key(k):
+        return k if k is None or type(k) in (str, int, float, bool) else repr(k)
+
+    variable = getattr(tf, "Variable", None)
     if value is None:
         return {"kind": "none"}
+    if isinstance(value, BaseException):
+        return describe_error(value, tf)
+    if type(value) in (bool, int, float, str, complex) or isinstance(value, np.generic):
+        kind = type(value).__name__ if type(value) in (bool, int, float, str, complex) else "numpy." + value.dtype.name
+        return {"kind": "scalar", "type": kind, "value": number(value)}
     if isinstance(value, dict):
-        return {"kind": "dict", "keys": list(value), "items": [describe(v, tf) for v in value.values()]}
+        return {"kind": "dict", "keys": [key(k) for k in value], "items": [describe(v, tf) for v in value.values()]}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {"kind": "namedtuple", "type": type(value).__name__, "items": [describe(v, tf) for v in value]}
     if isinstance(value, (list, tuple)):
-        return {"kind": type(value).__name__ if type(value) in (list, tuple) else "tuple",
-                "items": [describe(v, tf) for v in value]}
+        return {"kind": "tuple" if isinstance(value, tuple) else "list", "items": [describe(v, tf) for v in value]}
     if hasattr(value, "indices") and hasattr(value, "dense_shape"):
         return {"kind": "indexed_slices", "values": describe(value.values, tf),
                 "indices": describe(value.indices, tf), "dense_shape": describe(value.dense_shape, tf)}
-    array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
-    name = getattr(getattr(value, "dtype", None), "name", None) or str(array.dtype)
-    flat = array.reshape(-1)
-    if array.dtype.kind == "c":
-        data = [[float(z.real).hex(), float(z.imag).hex()] for z in flat]
-    elif array.dtype.kind in "biu":
-        data = flat.tolist()
-    elif array.dtype.kind in "OSU":
-        data = [x.decode() if isinstance(x, bytes) else str(x) for x in flat]
-    else:
-        data = [float(x).hex() for x in flat.astype(np.float64)]
-    return {"kind": "tensor", "dtype": name, "shape": list(array.shape), "data": data}
+    if isinstance(variable, type) and isinstance(value, variable):
+        return {"kind": "tensor", **array_fields(np.asarray(value.numpy()), value.dtype.name),
+                "variable": {"name": value.name, "trainable": bool(value.trainable)}}
+    if hasattr(value, "numpy") and hasattr(value, "dtype"):
+        return {"kind": "tensor", **array_fields(np.asarray(value.numpy()), value.dtype.name)}
+    if isinstance(value, np.ndarray):
+        return {"kind": "tensor" if tf is None else "ndarray", **array_fields(value, value.dtype.name)}
+    return {"kind": "object", "repr": repr(value)}
 
 
 def describe_error(error, tf):
@@ -58,6 +91,30 @@ def describe_error(error, tf):
     return {"kind": "exception", "class": name, "message": str(error)}
 
 
+_HEX_FLOAT = re.compile(r"-?0x[0-9a-f]\.[0-9a-f]+p[+-][0-9]+")            # float.hex's form: 0x1.8p-1
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_SPECIAL = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def parse_float(element: Any) -> float:
+    """The one grammar of numbers in tensor data: a JSON number or a decimal string ("0.5") means
+    decimal; an exact hexadecimal float is recognised by float.hex's form ("0x1.8p-1"); "inf",
+    "-inf" and "nan" are the only spellings of those. ValueError for anything else."""
+    if type(element) in (int, float):
+        value = float(element) if abs(element) <= sys.float_info.max else math.inf
+        if math.isfinite(value):
+            return value
+    elif isinstance(element, str):
+        if element in _SPECIAL:
+            return _SPECIAL[element]
+        if _HEX_FLOAT.fullmatch(element):
+            return float.fromhex(element)
+        if _DECIMAL.fullmatch(element) and math.isfinite(float(element)):
+            return float(element)
+    raise ValueError(f"{element!r} is not a number: write a finite JSON number, a decimal string ('0.5'), an exact "
+                     "hexadecimal float in float.hex form ('0x1.8p-1'), 'inf', '-inf' or 'nan'")
+
+
 def decode_array(description: dict) -> np.ndarray:
     """The NumPy array of a tensor description, dtype-exact (bfloat16 via ml_dtypes)."""
     import ml_dtypes
@@ -65,9 +122,9 @@ def decode_array(description: dict) -> np.ndarray:
     dtype = np.dtype(ml_dtypes.bfloat16) if description["dtype"] == "bfloat16" else np.dtype(description["dtype"])
     data = description["data"]
     if dtype.kind == "c":
-        values = [complex(float.fromhex(re), float.fromhex(im)) for re, im in data]
+        values = [complex(parse_float(re), parse_float(im)) for re, im in data]
     elif dtype.kind == "f" or dtype == np.dtype(ml_dtypes.bfloat16):
-        values = [float.fromhex(x) for x in data]
+        values = [parse_float(x) for x in data]
     else:
         values = data
     return np.array(values, dtype=np.float64 if dtype == np.dtype(ml_dtypes.bfloat16) else dtype).astype(dtype).reshape(

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import textwrap
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
 import numpy as np
 
 from .catalog import call_source
-from .outcome import decode_array, describe, describe_error
+from .outcome import describe, describe_error
+from .validation import check_schema, decode_value, loads, validate
 
 Structure = Union[str, dict]
 
@@ -92,16 +94,6 @@ class Call:
 # across the whole program (also the local names inside a CustomGradient's `forward` and `backward`).
 
 
-def _nested_statement(statement: Any) -> Any:
-    """A statement of a CustomGradient's forward or backward, decoded from JSON by its field names."""
-    if not isinstance(statement, dict):
-        return statement
-    for cls in (Op, Assign, ReadValue):
-        if set(statement) == {f.name for f in fields(cls)}:
-            return cls(**statement)
-    raise ValueError(f"not an Op, Assign or ReadValue: {statement!r}")
-
-
 @dataclass
 class CustomGradient:
     """`@tf.custom_gradient def name(*params)`: ops `forward` compute `result` from the parameters
@@ -128,10 +120,6 @@ class CustomGradient:
     variables: str = "none"        # "none" | "positional" | "keyword"
     variable_grads: list = field(default_factory=list)
     upstream: str = "upstream"
-
-    def __post_init__(self) -> None:
-        self.forward = [_nested_statement(s) for s in self.forward]
-        self.backward = [_nested_statement(s) for s in self.backward]
 
 
 @dataclass
@@ -166,6 +154,12 @@ class ReadValue:
 STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call,
                                             CustomGradient, Apply, Assign, ReadValue)}
 
+# Names the generated script itself uses inside or around `_program()` (builtins included): a program
+# may not define them. Emitting a new name in the source means adding it here (a test checks).
+SCRIPT_NAMES = frozenset({"tf", "np", "json", "print", "describe", "describe_error", "_outcome", "_program", "_error",
+                          "float", "complex", "Exception", "grad", "variables"})  # the last two: custom gradients
+MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
 
 @dataclass
 class Program:
@@ -182,11 +176,21 @@ class Program:
 
     @classmethod
     def from_dict(cls, data: dict) -> Program:
-        return cls([_statement_from_dict(s) for s in data["statements"]], list(data.get("outputs", [])))
+        """The program `data` describes; ProgramError (naming the offending field) unless it is valid."""
+        check_schema(data)
+        program = cls([_statement_from_dict(s, f"statements[{i}]") for i, s in enumerate(data["statements"])],
+                      list(data.get("outputs", [])))
+        validate(program)
+        return program
 
     @classmethod
     def from_json(cls, text: str) -> Program:
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(loads(text))
+
+    def validate(self) -> Program:
+        """Raises ProgramError unless the program is valid (see oracle/validation.py); returns it."""
+        validate(self)
+        return self
 
     # -- Source ----------------------------------------------------------------------------
 
@@ -198,7 +202,9 @@ class Program:
         return {s.name: s for s in walk(self.statements) if isinstance(s, Leaf)}
 
     def body_source(self) -> str:
-        """The program as the body of `_program()`, recording into `_outcome`."""
+        """The program as the body of `_program()`, recording into `_outcome` (validated first: only
+        validated fields reach the source)."""
+        validate(self)
         lines = _statements_source(self.statements, indent=1)
         for name in self.outputs:
             lines.append(f"    _outcome['values'][{name!r}] = describe({name}, tf)")
@@ -206,6 +212,8 @@ class Program:
 
     def to_source(self, module: str = "tensorflow") -> str:
         """A standalone script that runs the program on `module` and prints its outcome as JSON."""
+        if not MODULE_PATTERN.fullmatch(module):
+            raise ValueError(f"{module!r} is not a module name")
         helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
         return (f"import json\n\nimport numpy as np\nimport {module} as tf\n\n{helpers}\n\n"
                 f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{self.body_source()}\n\n"
@@ -225,22 +233,28 @@ def walk(statements: list):
             yield from walk(s.backward)
 
 
+_NESTED = ("body", "forward", "backward")   # fields holding statements: written with their statement type
+
+
 def _statement_to_dict(statement: Any) -> dict:
-    data = asdict(statement) if not isinstance(statement, (Tape, StopRecording)) else {
-        **{k: v for k, v in asdict(statement).items() if k != "body"},
-        "body": [_statement_to_dict(s) for s in statement.body]}
+    data = asdict(statement)
+    for nested in _NESTED:
+        if nested in data:
+            data[nested] = [_statement_to_dict(s) for s in getattr(statement, nested)]
     if isinstance(statement, Leaf):
         data["value"] = describe(statement.value, None)
     return {"statement": type(statement).__name__, **data}
 
 
-def _statement_from_dict(data: dict) -> Any:
+def _statement_from_dict(data: dict, at: str) -> Any:
+    """A statement from its (schema-checked) JSON data; `at` is its JSON path, for errors."""
     data = dict(data)
     cls = STATEMENTS[data.pop("statement")]
     if cls is Leaf:
-        data["value"] = decode_array(data["value"])
-    if "body" in data:
-        data["body"] = [_statement_from_dict(s) for s in data["body"]]
+        data["value"] = decode_value(data["value"], f"{at}.value")
+    for nested in _NESTED:
+        if nested in data:
+            data[nested] = [_statement_from_dict(s, f"{at}.{nested}[{i}]") for i, s in enumerate(data[nested])]
     return cls(**data)
 
 

@@ -1,27 +1,67 @@
 """Loads real TensorFlow as a comparison oracle: quiet logs, deterministic ops, fixed threads.
 
-The import is lazy (TensorFlow takes seconds to load) and happens once per process.
+The import is lazy (TensorFlow takes seconds to load) and happens once per process. TensorFlow's
+native libraries log start-up lines (oneDNN, CUDA probing) before its log level applies, so the
+import and the runtime's first initialisation run with the process's stderr captured; the captured
+text is shown only when the import fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
+import sys
+import tempfile
 from types import ModuleType
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def _captured_stderr() -> Iterator[tempfile.SpooledTemporaryFile]:
+    """Redirects file descriptor 2 (where native code logs) to a temporary file for the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            yield log
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _silence_python_logs() -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        from absl import logging as absl_logging
+    except ImportError:
+        return
+    absl_logging.set_verbosity(absl_logging.ERROR)
+    absl_logging.set_stderrthreshold("error")
 
 
 @functools.lru_cache(maxsize=None)
 def load_tensorflow() -> ModuleType:
     """Imports TensorFlow configured for reproducible comparisons and returns the module."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import tensorflow as tf
-
-    tf.get_logger().setLevel(logging.ERROR)
-    tf.config.experimental.enable_op_determinism()
-    try:
-        tf.config.threading.set_inter_op_parallelism_threads(1)
-        tf.config.threading.set_intra_op_parallelism_threads(1)
-    except RuntimeError:  # already initialised in this process: settings are fixed for good
-        pass
+    _silence_python_logs()
+    with _captured_stderr() as log:
+        try:
+            import tensorflow as tf
+        except Exception as error:  # a broken installation: show what TensorFlow logged
+            log.seek(0)
+            logged = log.read().decode(errors="replace").strip()
+            if not logged:
+                raise
+            raise ImportError(f"TensorFlow failed to import: {error}\n{logged}") from error
+        tf.get_logger().setLevel(logging.ERROR)
+        tf.config.experimental.enable_op_determinism()
+        try:
+            tf.config.threading.set_inter_op_parallelism_threads(1)
+            tf.config.threading.set_intra_op_parallelism_threads(1)
+        except RuntimeError:  # already initialised in this process: settings are fixed for good
+            pass
+        tf.constant(0.0) + 0.0  # the runtime's first op initialises devices, which logs too
     return tf

@@ -1,16 +1,26 @@
-"""Comparing two outcomes: a list of discrepancies, each with a kind and what it measured.
+"""The one comparator: two descriptions (oracle/outcome.py) of what the reference and the candidate
+produced, and the typed discrepancies between them.
 
-Kinds: structure, none-vs-value, dtype, shape, value, nan-inf-pattern, exception (one side raised,
-or different classes), indexed-slices-vs-dense, missing (a backend lacks a name), timeout.
-Floating values compare under `properties.tolerance`: forward values with the forward tolerance,
-call results (gradients, jacobians) with the gradient tolerance; both widened by the summation
-factor of the largest reduction or product in the program, as documented there.
+Kinds: structure (containers, namedtuple types, dict keys, Variable names and trainable flags, a
+tensor against a NumPy array), none-vs-value, dtype (also a Python scalar's type), shape, value,
+nan-inf-pattern, exception (one side raised, or a different class; where messages are asked for, a
+different message outside TF's op errors, whose texts are TF's own), indexed-slices-vs-dense,
+missing (a backend lacks a name), timeout. A discrepancy's `expected`/`actual` are the two
+descriptions at its location (None where a side has nothing there).
+
+Floating values compare under `properties.tolerance`; -0.0 equals 0.0 unless `signed_zeros` is asked
+for. Snippets (`compare_values`) compare exception messages; programs (`compare`) by default do not:
+reftape words some errors shorter than TF (without TF's advice paragraphs). For outcomes of a
+program: forward values with the forward tolerance, call results (gradients, jacobians) with the
+gradient tolerance, both widened by the summation factor of the largest reduction or product in the
+program, as documented there.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -19,13 +29,18 @@ from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Program
 from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
+TolerancePolicy = Callable[[np.dtype], Tolerance]
+_CONTAINERS = ("list", "tuple", "namedtuple", "dict")
+_ARRAYS = ("tensor", "ndarray")
+_NOT_RUN = ("exception", "missing", "timeout")
+
 
 @dataclass
 class Discrepancy:
     kind: str
-    where: str                      # "values/<name>", "calls/<name>[path]" or "error"
-    expected: Any = None            # TensorFlow's side (the judge)
-    actual: Any = None              # the candidate's side
+    where: str                      # "values/<name>", "calls/<name>[i]...", "error", or a caller's path
+    expected: Any = None            # the reference's description at `where` (the judge)
+    actual: Any = None              # the candidate's description at `where`
     relative_error: float | None = None
     ulps: float | None = None
     tolerance: dict | None = None
@@ -33,6 +48,16 @@ class Discrepancy:
     verdict: str | None = None      # filled in by the referee for value mismatches in gradients
     estimate: Any = None            # the referee's numerical estimate (flat floats), where it made one
     known: int | None = None        # the KNOWN_DIVERGENCES.md entry that explains it, if any
+
+    def summary(self, width: int = 300) -> str:
+        """One readable line: kind, location, both sides (cut to `width` characters each)."""
+        measured = f" (rel. err {self.relative_error:.3g}, {self.ulps:.3g} ulps)" if self.relative_error else ""
+        sides = (json.dumps(self.expected)[:width], json.dumps(self.actual)[:width])
+        return f"{self.kind} at {self.where}{measured}: expected {sides[0]} vs actual {sides[1]}"
+
+
+def gradient_tolerance(dtype: np.dtype) -> Tolerance:
+    return Tolerance.for_dtype(dtype, gradient=True)
 
 
 def summed_terms(program: Program) -> int:
@@ -42,72 +67,142 @@ def summed_terms(program: Program) -> int:
     return max([int(np.size(leaf.value)) for leaf in program.leaves().values()] + [1])
 
 
-def compare(expected: Outcome, actual: Outcome, program: Program | None = None) -> list[Discrepancy]:
-    """Discrepancies of `actual` (the candidate) against `expected` (TensorFlow)."""
+def compare(expected: Outcome, actual: Outcome, program: Program | None = None, *,
+            signed_zeros: bool = False, messages: bool = False) -> list[Discrepancy]:
+    """Discrepancies of `actual` (the candidate's outcome) against `expected` (TensorFlow's)."""
     terms = summed_terms(program) if program is not None else 1
     floor = least_precise([np.asarray(leaf.value).dtype for leaf in program.leaves().values()]) if program else None
     found: list[Discrepancy] = []
     if expected.error != actual.error:
-        found += _compare_value(expected.error, actual.error, "error", None)
+        found += _compare(expected.error, actual.error, "error", _Policy(None, signed_zeros, messages))
     if any(o.error and o.error["kind"] in ("timeout", "missing") for o in (expected, actual)):
         return found  # what one side never ran is not a further discrepancy
     for section, gradient in (("values", False), ("calls", True)):
         e_items, a_items = getattr(expected, section), getattr(actual, section)
+        def tolerance_for(dtype: np.dtype, gradient: bool = gradient) -> Tolerance:
+            return Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms, computed_through=floor)
         for name in list(e_items) + [n for n in a_items if n not in e_items]:
             where = f"{section}/{name}"
             if name not in a_items or name not in e_items:
                 found.append(Discrepancy("structure", where, e_items.get(name), a_items.get(name)))
-                continue
-            found += _compare_value(e_items[name], a_items[name], where,
-                                    lambda dtype: Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms,
-                                                                      computed_through=floor))
+            else:
+                found += _compare(e_items[name], a_items[name], where, _Policy(tolerance_for, signed_zeros, messages))
     return found
 
 
-def _compare_value(e: Any, a: Any, where: str, tolerance_for: Any) -> list[Discrepancy]:
-    if e is None or a is None:
+def compare_values(expected: Any, actual: Any, where: str = "", *, tolerance_for: TolerancePolicy | None =
+                   gradient_tolerance, signed_zeros: bool = False, messages: bool = True) -> list[Discrepancy]:
+    """Discrepancies of one described value against another. Floating arrays compare under
+    `tolerance_for(dtype)` (exactly when None); with `signed_zeros`, -0.0 and 0.0 also differ; with
+    `messages`, exceptions outside TF's op errors must also have the same message."""
+    return _compare(expected, actual, where, _Policy(tolerance_for, signed_zeros, messages))
+
+
+@dataclass(frozen=True)
+class _Policy:
+    tolerance_for: TolerancePolicy | None
+    signed_zeros: bool
+    messages: bool
+
+
+def _compare(e: Any, a: Any, where: str, policy: _Policy) -> list[Discrepancy]:
+    if e is None or a is None:  # an outcome's error: nothing stopped one side
         other = (e or a)["kind"] if (e or a) else None
         return [] if e == a else [Discrepancy(other if other in ("timeout", "missing") else "exception", where, e, a)]
     ek, ak = e["kind"], a["kind"]
-    if ek in ("exception", "missing", "timeout") or ak in ("exception", "missing", "timeout"):
-        if ek == ak == "exception" and e["class"] == a["class"]:
-            return []
-        kind = "missing" if "missing" in (ek, ak) else "timeout" if "timeout" in (ek, ak) else "exception"
-        return [Discrepancy(kind, where, e, a)]
+    if ek in _NOT_RUN or ak in _NOT_RUN:
+        return [] if _same_exception(e, a, policy.messages) else [
+            Discrepancy(next((k for k in ("missing", "timeout") if k in (ek, ak)), "exception"), where, e, a)]
     if (ek == "none") != (ak == "none"):
         return [Discrepancy("none-vs-value", where, e, a)]
     if {ek, ak} == {"indexed_slices", "tensor"}:
-        return [Discrepancy("indexed-slices-vs-dense", where, ek, ak)]
-    if ek != ak:
-        return [Discrepancy("structure", where, ek, ak)]
-    if ek == "none":
-        return []
-    if ek in ("list", "tuple", "dict"):
-        if ek == "dict" and e["keys"] != a["keys"] or len(e["items"]) != len(a["items"]):
-            return [Discrepancy("structure", where, e.get("keys", len(e["items"])), a.get("keys", len(a["items"])))]
-        found = []
-        for i, (x, y) in enumerate(zip(e["items"], a["items"])):
-            found += _compare_value(x, y, f"{where}[{i}]", tolerance_for)
-        return found
+        return [Discrepancy("indexed-slices-vs-dense", where, e, a)]
+    if ek != ak or _labels(e) != _labels(a):
+        return [Discrepancy("structure", where, e, a)]
+    if ek in _CONTAINERS:
+        return [d for i, (x, y) in enumerate(zip(e["items"], a["items"]))
+                for d in _compare(x, y, f"{where}[{i}]", policy)]
     if ek == "indexed_slices":
         return [d for part in ("indices", "values", "dense_shape")
-                for d in _compare_value(e[part], a[part], f"{where}.{part}", tolerance_for)]
-    return _compare_tensor(e, a, where, tolerance_for)
+                for d in _compare(e[part], a[part], f"{where}.{part}", policy)]
+    if ek == "scalar":
+        return _compare_scalar(e, a, where, policy.signed_zeros)
+    if ek in _ARRAYS:
+        return _compare_array(e, a, where, policy.tolerance_for, policy.signed_zeros)
+    return [] if e == a else [Discrepancy("value", where, e, a)]   # none, objects by their repr
 
 
-def _compare_tensor(e: dict, a: dict, where: str, tolerance_for: Any) -> list[Discrepancy]:
+def _same_exception(e: dict, a: dict, messages: bool) -> bool:
+    """Same class; and with `messages`, outside TF's op errors (whose texts come from TF's kernels),
+    the same message."""
+    if not e["kind"] == a["kind"] == "exception" or e["class"] != a["class"]:
+        return False
+    return not messages or e["class"].startswith("tf.errors.") or e["message"] == a["message"]
+
+
+def _labels(description: dict) -> tuple:
+    """What identifies a value besides its contents: container sizes, types, keys, Variable names."""
+    kind = description["kind"]
+    if kind in _CONTAINERS:
+        return len(description["items"]), description.get("type"), description.get("keys")
+    return (description.get("variable"),)   # a Variable's name and trainable flag; None for other tensors
+
+
+def _compare_scalar(e: dict, a: dict, where: str, signed_zeros: bool) -> list[Discrepancy]:
+    """Python and NumPy scalars: the same type, and the same value (floats exactly, NaN equal to NaN)."""
+    if e["type"] != a["type"]:
+        return [Discrepancy("dtype", where, e, a)]
+    floating = e["type"] in ("float", "complex") or e["type"].startswith("numpy.") and _is_floating_name(e["type"][6:])
+    if floating:
+        x, y = (np.array([complex(*map(float.fromhex, v)) if isinstance(v, list) else float.fromhex(v)])
+                for v in (e["value"], a["value"]))
+        same = np.array_equal(x, y, equal_nan=True) and _zero_signs_agree(x, y, signed_zeros)
+    else:
+        same = e["value"] == a["value"]
+    return [] if same else [Discrepancy("value", where, e, a, dtype=e["type"])]
+
+
+def _compare_array(e: dict, a: dict, where: str, tolerance_for: TolerancePolicy | None,
+                   signed_zeros: bool) -> list[Discrepancy]:
     if e["dtype"] != a["dtype"]:
-        return [Discrepancy("dtype", where, e["dtype"], a["dtype"])]
+        return [Discrepancy("dtype", where, e, a)]
     if e["shape"] != a["shape"]:
-        return [Discrepancy("shape", where, e["shape"], a["shape"])]
+        return [Discrepancy("shape", where, e, a)]
+    floating = _is_floating_name(e["dtype"])
+    if not floating:
+        return [] if e["data"] == a["data"] else [Discrepancy("value", where, e, a, dtype=e["dtype"])]
     expected, actual = decode_array(e), decode_array(a)
-    if not is_floating(expected.dtype) or tolerance_for is None:
-        same = np.array_equal(expected, actual, equal_nan=is_floating(expected.dtype))
-        return [] if same else [Discrepancy("value", where, e["data"], a["data"], dtype=e["dtype"])]
+    if tolerance_for is None:
+        same = np.array_equal(expected, actual, equal_nan=True)
+        return [] if same and _zero_signs_agree(expected, actual, signed_zeros) else [
+            Discrepancy("value", where, e, a, dtype=e["dtype"])]
     tolerance = tolerance_for(expected.dtype)
     mismatch = compare_arrays(expected, actual, tolerance)
     if mismatch is None:
-        return []
+        return [] if _zero_signs_agree(expected, actual, signed_zeros) else [
+            Discrepancy("value", where, e, a, 0.0, 0.0, _tolerance_fields(tolerance), e["dtype"])]
     kind = "nan-inf-pattern" if "pattern" in mismatch.reason else "value"
-    return [Discrepancy(kind, where, e["data"], a["data"], mismatch.max_relative_error, mismatch.max_ulps,
-                        {"relative": tolerance.relative, "absolute_scale": tolerance.absolute_scale}, e["dtype"])]
+    return [Discrepancy(kind, where, e, a, mismatch.max_relative_error, mismatch.max_ulps,
+                        _tolerance_fields(tolerance), e["dtype"])]
+
+
+def _is_floating_name(dtype: str) -> bool:
+    try:
+        return is_floating(decode_array({"dtype": dtype, "shape": [0], "data": []}).dtype)
+    except TypeError:  # a dtype NumPy does not know ("string", "resource"): not floating
+        return False
+
+
+def _tolerance_fields(tolerance: Tolerance) -> dict:
+    return {"relative": tolerance.relative, "absolute_scale": tolerance.absolute_scale}
+
+
+def _zero_signs_agree(expected: np.ndarray, actual: np.ndarray, signed_zeros: bool) -> bool:
+    if not signed_zeros:
+        return True
+    e, a = expected.astype(np.complex128).ravel(), actual.astype(np.complex128).ravel()
+    for e_part, a_part in ((e.real, a.real), (e.imag, a.imag)):
+        zeros = (e_part == 0) & (a_part == 0)
+        if not np.array_equal(np.signbit(e_part[zeros]), np.signbit(a_part[zeros])):
+            return False
+    return True

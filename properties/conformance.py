@@ -1,51 +1,100 @@
-"""`reftape-conformance`: runs the seed notes and the semantics catalog on TensorFlow and reftape
-and prints a table of agreements. Exit status 1 when any snippet disagrees."""
+"""`reftape-conformance`: runs the seed notes and the semantics catalog on TensorFlow and on a
+candidate (default reftape) and prints one row per snippet as it finishes, with a progress count.
+
+Exit status: 0 every snippet agrees, 1 some differ, 2 bad usage (an unimportable backend, TensorFlow
+not installed, an unwritable --json file), 130 interrupted (after printing the partial table).
+"""
 
 from __future__ import annotations
 
-import argparse
+import json
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
-from .snippets import OUT_OF_SCOPE, catalog_entries, differences, run_catalog_entry, run_seed, seed_names
+from .cli import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser, run_command, \
+    writable_directory
 
-
-def _seed_differences(name: str, tf: Any, rt: Any) -> list[str]:
-    found = []
-    for i, (e, a) in enumerate(zip(run_seed(name, tf), run_seed(name, rt))):
-        if e[0] != a[0]:
-            found.append(f"snippet {i}: printed text differs")
-        found += differences([e[1], e[2]], [a[1], a[2]], f"snippet {i}")
-    return found
+PROG = "reftape-conformance"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--verbose", action="store_true", help="print every difference, not just counts")
-    args = parser.parse_args(argv)
+    return run_command(PROG, lambda: _conformance(argv))
 
-    import reftape
-    from reftape_oracle import load_tensorflow
 
-    tf = load_tensorflow()
-    rows = [(f"seed {name}", _seed_differences(name, tf, reftape)) for name in seed_names()]
-    for entry in catalog_entries():
+def _arguments(argv: list[str] | None) -> Any:
+    p = parser(PROG, __doc__.split("\n\n")[0])
+    p.add_argument("--backend", default="reftape", help="candidate module, importable from the current directory "
+                                                         "(default: reftape)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the rows as JSON to FILE")
+    p.add_argument("--verbose", action="store_true", help="print every difference, not just counts")
+    return p.parse_args(argv)
+
+
+def _rows(tf: Any, candidate: Any) -> Iterator[tuple[str, Callable[[], list[str] | None]]]:
+    """(label, check) per snippet; a check returns its differences, or None when out of scope."""
+    from .compare import compare_values
+    from .snippets import OUT_OF_SCOPE, catalog_entries, run_catalog_entry, run_seed, seed_names
+
+    def seed(name: str) -> list[str]:
+        found = []
+        for i, (e, a) in enumerate(zip(run_seed(name, tf), run_seed(name, candidate))):
+            if e[0] != a[0]:
+                found.append(f"snippet {i}: printed text differs")
+            found += [d.summary() for d in compare_values(e[1], a[1], f"snippet {i}")]
+        return found
+
+    def entry_check(entry: Any) -> Callable[[], list[str] | None]:
         if entry.number in OUT_OF_SCOPE:
-            rows.append((f"catalog {entry.number:2d} {entry.title[:60]}", None))
-        else:
-            found = differences(run_catalog_entry(entry, tf), run_catalog_entry(entry, reftape))
-            rows.append((f"catalog {entry.number:2d} {entry.title[:60]}", found))
+            return lambda: None
+        return lambda: [d.summary() for d in compare_values(run_catalog_entry(entry, tf),
+                                                          run_catalog_entry(entry, candidate))]
+
+    for name in seed_names():
+        yield f"seed {name}", lambda name=name: seed(name)
+    for entry in catalog_entries():
+        yield f"catalog {entry.number:2d} {entry.title[:60]}", entry_check(entry)
+
+
+def _status(found: list[str] | None) -> str:
+    return "out of scope" if found is None else ("agrees" if not found else f"DIFFERS ({len(found)})")
+
+
+def _conformance(argv: list[str] | None) -> int:
+    args = _arguments(argv)
+    if args.json is not None:
+        writable_directory(args.json.parent if str(args.json.parent) else Path("."))
+        if args.json.is_dir():
+            raise UsageError(f"--json {str(args.json)!r} is a directory")
+    candidate = import_backend(args.backend)  # the user's module first: a typo fails before TF loads
+    tf = import_backend("tensorflow")
+    rows = list(_rows(tf, candidate))
+    results: list[dict] = []
     width = max(len(label) for label, _ in rows)
-    for label, found in rows:
-        status = "out of scope" if found is None else ("agrees" if not found else f"DIFFERS ({len(found)})")
-        print(f"{label:<{width}}  {status}")
-        if found and args.verbose:
-            print("    " + "\n    ".join(found))
-    checked = [f for _, f in rows if f is not None]
-    failing = sum(1 for f in checked if f)
-    print(f"\n{len(checked) - failing} agree, {failing} differ, {len(rows) - len(checked)} out of scope "
-          f"(TensorFlow {tf.__version__})")
-    return 1 if failing else 0
+    interrupted = False
+    try:
+        for number, (label, check) in enumerate(rows, 1):
+            found = check()
+            results.append({"label": label, "status": _status(found), "differences": found})
+            print(f"[{number:{len(str(len(rows)))}d}/{len(rows)}] {label:<{width}}  {_status(found)}", flush=True)
+            if found and args.verbose:
+                print("    " + "\n    ".join(found), flush=True)
+    except KeyboardInterrupt:
+        interrupted = True
+    checked = [r for r in results if r["differences"] is not None]
+    failing = sum(1 for r in checked if r["differences"])
+    summary = (f"{len(checked) - failing} agree, {failing} differ, {len(results) - len(checked)} out of scope "
+               f"({args.backend} against TensorFlow {tf.__version__})")
+    if interrupted:
+        summary = f"interrupted after {len(results)} of {len(rows)} rows: {summary}"
+    print(f"\n{summary}", flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps({"backend": args.backend, "reference": f"tensorflow {tf.__version__}",
+                                         "complete": not interrupted, "total": len(rows), "rows": results},
+                                        indent=1) + "\n")
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 if __name__ == "__main__":

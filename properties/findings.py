@@ -14,6 +14,7 @@ import hashlib
 import json
 import uuid
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from reftape_oracle.outcome import Outcome
@@ -24,6 +25,7 @@ from .known import explained_by
 from .referee import referee
 
 SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("finding.schema.json")   # the record format, as a JSON Schema
 
 
 class HarnessError(Exception):
@@ -82,15 +84,19 @@ class Finding:
     def dtype(self) -> str | None:
         return self.primary.dtype or _program_dtype(self.program)
 
-    def signature(self) -> str:
+    def signature_parts(self) -> dict:
         """What one root cause has in common across programs: kind, suspect op, dtype, tape options, verdict."""
-        return "|".join(str(part) for part in (self.kind, self.suspect or "?", self.dtype or "?",
-                                                ",".join(tape_options(self.program)), self.primary.verdict or "-"))
+        return {"kind": self.kind, "suspect": self.suspect or "?", "dtype": self.dtype or "?",
+                "tape_options": ",".join(tape_options(self.program)), "verdict": self.primary.verdict or "-"}
+
+    def signature(self) -> str:
+        return "|".join(self.signature_parts().values())
 
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION, "id": self.id, "timestamp": self.timestamp,
                 "candidate": self.candidate, "reference": self.reference, "kind": self.kind,
-                "signature": self.signature(), "suspect": self.suspect, "known": self.known,
+                "signature": self.signature(), "suspect": self.suspect, "dtype": self.dtype,
+                "verdict": self.primary.verdict, "known": self.known,
                 "discrepancies": [asdict(d) for d in self.discrepancies],
                 "program": self.program.to_dict(), "source": self.program.to_source(self.reference),
                 "expected": asdict(self.expected), "actual": asdict(self.actual),
@@ -101,6 +107,8 @@ class Finding:
 
     @classmethod
     def from_dict(cls, data: dict) -> Finding:
+        if not isinstance(data, dict):
+            raise ValueError(f"a finding record is a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise ValueError(f"finding schema_version {version!r} is not {SCHEMA_VERSION}")
@@ -131,9 +139,14 @@ def tape_options(program: Program) -> list[str]:
     return sorted(options)
 
 
-def _harness_failure(outcome: Outcome) -> str | None:
-    if outcome.error is not None and outcome.error.get("kind") == "harness":
-        return f"{outcome.backend}: {outcome.error['message']}"
+def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
+    """Why a side could not run the program, when the harness (not the program) is to blame. The
+    reference lacking a name or timing out leaves nothing to judge against: never an agreement."""
+    error = outcome.error or {}
+    if error.get("kind") == "harness" or reference and error.get("kind") == "timeout":
+        return f"{outcome.backend}: {error['message']}"
+    if reference and error.get("kind") == "missing":
+        return f"{outcome.backend} (the reference) lacks {', '.join(error['names'])}"
     return None
 
 
@@ -148,7 +161,7 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
 
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
     expected, actual = run(program, reference, limit), run(program, candidate, limit)
-    failures = [f for f in (_harness_failure(expected), _harness_failure(actual)) if f]
+    failures = [f for f in (_harness_failure(expected, reference=True), _harness_failure(actual)) if f]
     if failures:
         raise HarnessError("; ".join(failures))
     found = compare(expected, actual, program)

@@ -73,7 +73,7 @@ def read_xfails(path: Path) -> list[str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    from .cli import UsageError, import_backend
+    from .cli import EXIT_USAGE, UsageError, import_backend, writable_directory
 
     name = candidate_name(config)
     try:
@@ -86,6 +86,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller chooses one report directory for all workers
         default = config.rootpath / "test-report" / time.strftime("%Y%m%d-%H%M%S")
         os.environ.setdefault("REFTAPE_REPORT_DIR", str(default))
+        try:  # checked before any test runs, never discovered by the first finding
+            writable_directory(Path(os.environ["REFTAPE_REPORT_DIR"]))
+        except UsageError as error:
+            pytest.exit(f"REFTAPE_REPORT_DIR: {error}", returncode=EXIT_USAGE)
 
 
 _XFAILS = pytest.StashKey[list]()

@@ -1,16 +1,42 @@
-"""The referee: when the candidate and TensorFlow disagree on a floating gradient, an independent
-numerical derivative says which side is wrong.
+"""The referee: when the candidate and TensorFlow disagree on a floating gradient, jacobian or
+batch_jacobian, an independent numerical derivative says which side is wrong.
 
-The program is re-evaluated forward only (no gradient code involved) in float64 on reftape, with
-one leaf perturbed at a time, and the call's target is differentiated numerically:
-- complex step, Im F(x + ih) / h, when every op is analytic (exact to rounding, no cancellation);
-- otherwise central differences with h = cbrt(eps) * max(1, |x|).
-Before trusting a derivative, the referee probes the neighbourhood: if the one-sided slopes on
-either side disagree, or the function is not finite within reach of the step, the point is a kink
-or a discontinuity and the verdict is `ill-conditioned`. Verdicts:
-`candidate-wrong`, `tensorflow-wrong`, `both-wrong`, `ill-conditioned`, or `undecided` (the target
-depends on another gradient call, a source is not a leaf, or both sides are within the referee's
-resolution of the numerical value).
+What is differentiated. TF's gradient is the derivative of the targets along what the call's tape
+recorded; whatever it did not record (stop_recording spans, ops before a reset or outside the
+tape, inputs it does not track) is a constant to it. The referee models what the tape tracks and
+records (`_tape_state`: TF's rules, checked against live TF in tests/test_referee.py) and
+re-evaluates the targets in float64 (complex128) on reftape with the source, a leaf or an op's
+output, perturbed one element at a time:
+- first order: a tape-free program computes every op the targets need twice, frozen at the point
+  and live (the recorded ops that pass a gradient, reading the source where the tape tracks it);
+- higher order (a target computed from another gradient call, such as an outer tape
+  differentiating an inner gradient): the needed statements run with their tapes and inner
+  gradient calls and the source leaf perturbed. The inner gradient code is re-run on reftape in
+  float64 and only the outer derivative is numerical: the referee judges the outer step (an error
+  in the inner gradient shows, and is judged, as a discrepancy of the inner call itself). Judged
+  only when the tape tracks the source and recorded everything computed from it.
+
+TensorFlow's convention (established by running it, see tests/test_referee.py): with upstream
+gradient w (`output_gradients`, default ones) the gradient of targets T with respect to a source z
+is dG/dRe(z) + i dG/dIm(z), where G = Re(sum(conj(w) * T)). For a holomorphic f this is
+w * conj(f'(z)); for a real source only the first term exists. Row i of a jacobian is the gradient
+of the target's element i with upstream 1; a batch_jacobian is the jacobian's per-batch diagonal
+block.
+
+How. Complex step, Im G(x + ih) / h, when every leaf is real, every op kept is analytic, no
+gradient call is re-run and the complex extension equals the function at the point (exact to
+rounding); otherwise central differences with h = cbrt(eps) * max(1, |x|), one real perturbation
+per real element and two (real and imaginary part) per complex one. Each target element is
+differenced before they are combined. An element of the estimate is ill-conditioned when its
+one-sided slopes disagree (a kink) or the function is not finite within reach of the step.
+
+Verdicts, from the well-conditioned elements, a side being right within the comparison's
+tolerance of the estimate: `candidate-wrong`, `tensorflow-wrong`, `both-wrong`; `ill-conditioned`
+when both sides are right there and differ only where the estimate is ill-conditioned;
+`undecided` when both are right, or the referee cannot judge (the source is produced by a call,
+a higher-order path is not wholly recorded, the program fails in float64). The estimate is
+recorded on the discrepancy (`Discrepancy.estimate`) as flat decimal floats in the result's
+element order, complex as [re, im], non-finite parts as None.
 """
 
 from __future__ import annotations
@@ -22,15 +48,27 @@ from typing import Any
 import numpy as np
 
 from reftape_oracle.catalog import CATALOG
-from .compare import Discrepancy
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, walk
+from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
+from .compare import Discrepancy
+from .tolerance import Tolerance, is_floating
 
 REFERENCE_BACKEND = "reftape"
+RESOLUTION = 1e-4        # relative distance from the estimate within which a side counts as right
+KINK_RESOLUTION = 1e-3   # one-sided slopes further apart than this (relative) mark a kink
+COMPLEX_STEP = 1e-20
+CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
+NEVER_RECORDED = {"stop_gradient"}   # not differentiable to TF; round, floor, ... are recorded with a None gradient
+
+
+class Unjudgeable(Exception):
+    """The referee cannot evaluate the targets at the point itself."""
 
 
 def _flat_names(structure: Any) -> list:
     """Leaf names in the order results are described (dicts in their own order)."""
+    if structure is None:
+        return []
     if isinstance(structure, str):
         return [structure]
     (kind, items), = structure.items()
@@ -39,161 +77,424 @@ def _flat_names(structure: Any) -> list:
     return [n for s in items for n in _flat_names(s)]
 
 
-def _forward_only(statements: list, rewrite_leaf) -> list:
-    """The statements without calls, every leaf (at any depth) passed through `rewrite_leaf`."""
+def _base(name: str) -> str:
+    """The variable an input refers to (`y3[0]` is element 0 of `y3`)."""
+    return name.split("[", 1)[0]
+
+
+def _call_inputs(call: Call) -> list[str]:
+    return _flat_names(call.target) + _flat_names(call.sources) + _flat_names(call.output_gradients)
+
+
+def _needed(program: Program, roots: list[str]) -> set[str]:
+    """The ops and calls the roots depend on, through gradient calls too."""
+    producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, Call))}
+    needed: set[str] = set()
+    work = [_base(n) for n in roots]
+    while work:
+        name = work.pop()
+        if name in needed or name not in producers:
+            continue
+        needed.add(name)
+        s = producers[name]
+        work.extend(_base(n) for n in (s.inputs if isinstance(s, Op) else _call_inputs(s)))
+    return needed
+
+
+def _depending_on(program: Program, source: str) -> set[str]:
+    """The source and every op and call computed from it."""
+    found = {source}
+    for s in walk(program.statements):
+        inputs = s.inputs if isinstance(s, Op) else _call_inputs(s) if isinstance(s, Call) else []
+        if any(n in found or _base(n) in found for n in inputs):
+            found.add(s.name)
+    return found
+
+
+def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
+    """(watched, recorded): the tensors the call's tape tracks and the ops and calls it has recorded
+    when the call is made, by TF's rules (checked against live TF in tests/test_referee.py). Inside
+    the tape's block and outside its own stop_recording spans, `watch` tracks floating tensors and
+    an op with a tracked input is recorded (its floating output tracked), except stop_gradient;
+    with watch_accessed_variables, a trainable variable an op reads there is tracked; `reset`
+    forgets everything. Elsewhere nothing is recorded or watched."""
+    leaves = program.leaves()
+    tape = next(s for s in walk(program.statements) if isinstance(s, Tape) and s.name == call.tape)
+    watched: set[str] = set()
+    recorded: set[str] = set()
+
+    def floating_leaf(name: str) -> bool:
+        return name in leaves and is_floating(np.asarray(leaves[name].value).dtype)
+
+    def tracked(name: str) -> bool:
+        return name in watched or _base(name) in watched
+
+    def visit(statements: list, recording: bool) -> bool:
+        for s in statements:
+            if s is call:
+                return True
+            if isinstance(s, Tape) and visit(s.body, recording or s.name == call.tape):
+                return True
+            if isinstance(s, StopRecording) and visit(s.body, recording and s.tape != call.tape):
+                return True
+            if isinstance(s, Reset) and s.tape == call.tape:
+                watched.clear()
+                recorded.clear()
+            elif not recording:
+                continue
+            elif isinstance(s, Watch) and s.tape == call.tape:
+                watched.update(n for n in s.names if floating_leaf(n) or n not in leaves)
+            elif isinstance(s, Op):
+                if tape.watch_accessed_variables:
+                    watched.update(n for n in s.inputs if floating_leaf(n) and leaves[n].kind == "variable"
+                                   and leaves[n].trainable)
+                if s.path not in NEVER_RECORDED and any(tracked(n) for n in s.inputs):
+                    recorded.add(s.name)
+                    if CATALOG[s.path].output not in ("bool", "int64"):
+                        watched.add(s.name)
+            elif isinstance(s, Call) and any(tracked(n) for n in _call_inputs(s)):
+                recorded.add(s.name)
+                watched.add(s.name)
+        return False
+
+    visit(program.statements, False)
+    return watched, recorded
+
+
+def _wide(dtype: str) -> str:
+    """The 64-bit dtype of a floating dtype name (others unchanged)."""
+    if dtype.startswith("complex"):
+        return "complex128"
+    return "float64" if dtype.startswith(("float", "bfloat")) else dtype
+
+
+def _widened_leaf(leaf: Leaf, value: np.ndarray, complex_step: bool) -> Leaf:
+    if not is_floating(np.asarray(leaf.value).dtype):
+        return leaf
+    dtype = "complex128" if complex_step else _wide(leaf.dtype)
+    return replace(leaf, value=np.asarray(value).astype(dtype), dtype=dtype)
+
+
+def _widened_op(op: Op, name: str, inputs: list[str]) -> Op:
+    """The op under a new name and inputs, its dtype attribute (cast) widened to 64 bits."""
+    return replace(op, name=name, inputs=inputs, attrs={k: _wide(v) if k == "dtype" else v for k, v in op.attrs.items()})
+
+
+def _pruned(statements: list, keep: set[str], leaf_value) -> list:
+    """The statements computing `keep`, with the tapes, watches and resets that record them, every
+    leaf from `leaf_value` and every op widened to 64 bits."""
     kept = []
     for s in statements:
         if isinstance(s, (Tape, StopRecording)):
-            kept.append(replace(s, body=_forward_only(s.body, rewrite_leaf)))
+            kept.append(replace(s, body=_pruned(s.body, keep, leaf_value)))
         elif isinstance(s, Leaf):
-            kept.append(rewrite_leaf(s))
-        elif not isinstance(s, Call):
+            kept.append(leaf_value(s))
+        elif isinstance(s, Op) and s.name in keep:
+            kept.append(_widened_op(s, s.name, s.inputs))
+        elif isinstance(s, Call) and s.name in keep:
+            kept.append(s)
+        elif isinstance(s, Watch) and any(_base(n) in keep for n in s.names):
+            kept.append(replace(s, names=[n for n in s.names if _base(n) in keep]))
+        elif isinstance(s, Reset):
             kept.append(s)
     return kept
 
 
-def _promote(leaf: Leaf, value: np.ndarray | None, complex_step: bool) -> Leaf:
-    if np.asarray(leaf.value).dtype.kind not in "fcV":
-        return leaf
-    target = "complex128" if complex_step else ("complex128" if leaf.dtype.startswith("complex") else "float64")
-    array = np.asarray(leaf.value if value is None else value).astype(np.float64 if target == "float64" else np.complex128)
-    return replace(leaf, value=array, dtype=target)
+class _Targets:
+    """The call's targets as one flat complex vector, a function of the source's value x.
 
+    First order: a tape-free program computes every needed op twice, frozen (every input at the
+    point itself) and live (only the recorded ops that pass a gradient, reading the source at x
+    where the tape tracks it), so that the rest stays constant, as it is for TF's gradient. Higher
+    order: the needed statements run with their tapes and inner gradient calls, the source leaf at
+    x; judged only when the call's tape tracks the source and recorded everything computed from it.
+    """
 
-class _Evaluator:
-    """F(x) = sum_k <w_k, target_k> with one leaf set to x, everything else fixed, in float64."""
+    def __init__(self, program: Program, call: Call, source: str) -> None:
+        self._names, self._weights = _flat_names(call.target), _flat_names(call.output_gradients)
+        leaves = program.leaves()
+        needed = _needed(program, self._names + self._weights + [source])
+        watched, recorded = _tape_state(program, call)
+        producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, Call))}
+        statements = [s for s in producers.values() if s.name in needed]
+        if source not in leaves and not isinstance(producers.get(_base(source)), Op):
+            raise Unjudgeable(f"the source {source} is neither a leaf nor an op's output")
+        # Recorded ops without a gradient (round, floor, ...) pass nothing back: constant, like the unrecorded.
+        passing = {n for n in recorded
+                   if not (isinstance(producers.get(n), Op) and CATALOG[producers[n].path].gradient == "none")}
+        if any(isinstance(s, Call) for s in statements):
+            unrecorded = _depending_on(program, source) - recorded - {source}
+            if source not in leaves or source not in watched or unrecorded & needed:
+                raise Unjudgeable("the tape does not record the whole path from the source to a higher-order target")
+            self._build = self._taped(program, needed | set(leaves), source)
+        else:
+            self._build = self._flat(program, statements, passing, source, source in watched, call.method)
+        values = self._values(None, complex_step=False)
+        if values is None:
+            raise Unjudgeable("the targets cannot be evaluated in 64 bits")
+        count = len(self._names)
+        self.shapes = [v.shape for v in values[:count]]
+        self.t0 = _flatten(values[:count])
+        self.weights = _flatten(values[count:-1]) if self._weights else np.ones(self.t0.size)
+        self.x0 = values[-1]
+        self.complex_step = (all(not leaf.dtype.startswith("complex") for leaf in leaves.values())
+                             and all(v.dtype.kind != "c" for v in values[:count])
+                             and all(isinstance(s, Op) and _analytic(s) for s in statements))
+        if self.complex_step:  # only where the complex extension is the real function (no branch cut at x0)
+            extension = self(self.x0.astype(np.complex128), complex_step=True)
+            self.complex_step = extension is not None and bool(
+                np.all(extension.imag == 0) and np.allclose(extension.real, self.t0.real, rtol=1e-12, atol=0))
 
-    def __init__(self, program: Program, call: Call, leaf: str, complex_step: bool) -> None:
+    def _flat(self, program: Program, ops: list[Op], passing: set[str], source: str, source_tracked: bool,
+              method: str):
+        leaves = program.leaves()
+
+        def frozen(name: str) -> str:
+            return name if _base(name) in leaves else "_frozen_" + name
+
+        def live(name: str, perturbed: bool) -> str:
+            if name == source:
+                return "_source" if perturbed and source_tracked else frozen(name)
+            return name if _base(name) in passing else frozen(name)
+
+        def build(x: np.ndarray | None, complex_step: bool) -> Program:
+            perturbed = x is not None
+            statements = [_widened_leaf(leaf, leaf.value, complex_step) for leaf in leaves.values()]
+            if perturbed:
+                statements.append(Leaf("_source", "constant", x, x.dtype.name))
+            for op in ops:
+                statements.append(_widened_op(op, "_frozen_" + op.name, [frozen(n) for n in op.inputs]))
+                if op.name in passing:
+                    statements.append(_widened_op(op, op.name, [live(n, perturbed) for n in op.inputs]))
+            # A gradient of the source itself is the identity, tracked or not; a jacobian only when tracked (as in TF).
+            identity = "_source" if perturbed and (source_tracked or method == "gradient") else frozen(source)
+            targets = [identity if t == source else live(t, perturbed) for t in self._names]
+            return Program(statements, targets + [frozen(w) for w in self._weights] + [frozen(source)])
+
+        return build
+
+    def _taped(self, program: Program, keep: set[str], source: str):
+        def build(x: np.ndarray | None, complex_step: bool) -> Program:
+            statements = _pruned(program.statements, keep, lambda leaf: _widened_leaf(
+                leaf, x if x is not None and leaf.name == source else leaf.value, complex_step))
+            return Program(statements, self._names + self._weights + [source])
+
+        return build
+
+    def _values(self, x: np.ndarray | None, complex_step: bool) -> list[np.ndarray] | None:
         from reftape_oracle.interpreter import run
 
-        self._run, self._program, self._call = run, program, call
-        self._leaf, self._complex_step = leaf, complex_step
-        self.targets = _flat_names(call.target)
-        leaves = program.leaves()
-        self.x0 = np.asarray(leaves[leaf].value).astype(np.float64)
-        weights = _flat_names(call.output_gradients) if call.output_gradients is not None else []
-        self.weights = [np.asarray(leaves[w].value).astype(np.float64) if w in leaves else None for w in weights]
-
-    def target_values(self, x: np.ndarray) -> list[np.ndarray] | None:
-        statements = _forward_only(self._program.statements, lambda leaf: _promote(
-            leaf, x if leaf.name == self._leaf else None, self._complex_step))
-        outcome = self._run(Program(statements, self.targets), REFERENCE_BACKEND, time_limit=30)
-        if outcome.error is not None or set(outcome.values) != set(self.targets):
+        program = self._build(x, complex_step)
+        outcome = run(program, REFERENCE_BACKEND, time_limit=30)
+        described = [outcome.values.get(n) for n in program.outputs]
+        if outcome.error is not None or any(d is None or d["kind"] != "tensor" for d in described):
             return None
-        return [decode_array(outcome.values[t]) for t in self.targets]
+        return [decode_array(d) for d in described]
 
-    def __call__(self, x: np.ndarray) -> complex | None:
-        values = self.target_values(x)
-        if values is None:
-            return None
-        total = 0j
-        for i, value in enumerate(values):
-            weight = self.weights[i] if i < len(self.weights) and self.weights[i] is not None else np.ones(value.shape)
-            total += np.sum(weight * value)
-        return total
+    def __call__(self, x: np.ndarray, complex_step: bool = False) -> np.ndarray | None:
+        values = self._values(x, complex_step)
+        return None if values is None else _flatten(values[:len(self._names)])
 
 
-def numerical_gradient(evaluator: _Evaluator) -> tuple[np.ndarray | None, bool]:
-    """(gradient of F w.r.t. the leaf, whether the point is ill-conditioned)."""
-    x0 = evaluator.x0
-    grad = np.zeros(x0.shape)
-    ill = False
-    for index in np.ndindex(x0.shape):
-        scale = max(1.0, abs(float(x0[index])))
-        if evaluator._complex_step:
-            h = 1e-20 * scale
-            x = x0.astype(np.complex128)
-            x[index] += 1j * h
-            f = evaluator(x)
-            if f is None or not np.isfinite(f):
-                return None, True
-            grad[index] = f.imag / h
-            continue
-        h = np.cbrt(np.finfo(np.float64).eps) * scale
-        f0, fp, fm = (evaluator(_shifted(x0, index, d)) for d in (0.0, h, -h))
-        if any(f is None or not np.isfinite(f) for f in (f0, fp, fm)):
-            return None, True
-        right, left = (fp.real - f0.real) / h, (f0.real - fm.real) / h
-        grad[index] = (fp.real - fm.real) / (2 * h)
-        ill |= not np.isclose(left, right, rtol=1e-3, atol=1e-3 * max(1.0, abs(grad[index])))
-    return grad, ill
+def _flatten(values: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate([v.astype(np.complex128).reshape(-1) for v in values] + [np.zeros(0, np.complex128)])
 
 
-def _shifted(x: np.ndarray, index: tuple, delta: float) -> np.ndarray:
-    y = x.copy()
+def _analytic(op: Op) -> bool:
+    spec = CATALOG[op.path]
+    return spec.analytic and any(d.startswith("complex") for d in spec.dtypes)
+
+
+def _shifted(x: np.ndarray, index: tuple, delta: complex) -> np.ndarray:
+    y = x.astype(np.result_type(x, delta))
     y[index] += delta
     return y
 
 
-def _analytic(program: Program) -> bool:
-    return all(CATALOG[op.path].analytic and any(d.startswith("complex") for d in CATALOG[op.path].dtypes)
-               for op in program.ops())
+def _combined(readout: np.ndarray, per_target: np.ndarray) -> np.ndarray:
+    """Re(conj(readout) @ per_target), NaN in the rows that weigh a non-finite element."""
+    finite = np.isfinite(per_target)
+    combined = (readout.conj() @ np.where(finite, per_target, 0)).real
+    return np.where((readout != 0) @ ~finite, np.nan, combined)
 
 
-def _close(value: np.ndarray, reference: np.ndarray, dtype: np.dtype) -> bool:
-    from .tolerance import epsilon
-
-    rtol = max(1e-4, 64 * epsilon(dtype))
-    scale = max(1.0, float(np.max(np.abs(reference))) if reference.size else 1.0)
-    return bool(np.all(np.abs(value.astype(np.float64) - reference) <= rtol * (np.abs(reference) + scale)))
+def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a - b element by element, 0 where nothing changed (an unchanged infinity or NaN too: a
+    constant to the tape, or NaN on both sides of a comparison, which then leaves it out)."""
+    return np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0, a - b)
 
 
-def _locate(program: Program, where: str) -> tuple[Call, str] | None:
-    match = re.fullmatch(r"calls/([^\[]+)((?:\[\d+\])*)", where)
+def _slopes(targets: _Targets, readout: np.ndarray, index: tuple, direction: complex) -> tuple[np.ndarray, np.ndarray]:
+    """dG/dt along x0 + t * direction at element `index`, G = Re(conj(readout) @ T): (slopes, ill).
+    Each target element is differenced before the rows are combined, so that a large target does
+    not swamp the change of a small one."""
+    x0, rows = targets.x0, readout.shape[0]
+    scale = max(1.0, float(abs(x0[index])))
+    failed = np.full(rows, np.nan), np.ones(rows, bool)
+    with np.errstate(all="ignore"):
+        if targets.complex_step:
+            h = COMPLEX_STEP * scale
+            t = targets(_shifted(x0, index, 1j * h * direction), complex_step=True)
+            if t is None:
+                return failed
+            slopes = _combined(readout, t.imag / h)
+            return slopes, ~np.isfinite(slopes)
+        h = CENTRAL_STEP * scale
+        tp, tm = targets(_shifted(x0, index, h * direction)), targets(_shifted(x0, index, -h * direction))
+        if tp is None or tm is None:
+            return failed
+        right = _combined(readout, _difference(tp, targets.t0) / h)
+        left = _combined(readout, _difference(targets.t0, tm) / h)
+        slopes = (right + left) / 2
+        kink = np.abs(left - right) > KINK_RESOLUTION * (np.maximum(1.0, np.abs(slopes)) + np.abs(right))
+        return slopes, kink | ~np.isfinite(slopes)
+
+
+def numerical_derivative(targets: _Targets, readout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """dG/dRe(x) + i dG/dIm(x) for each row of G = Re(conj(readout) @ T(x)), as (rows, elements of
+    the leaf), and where each element is ill-conditioned."""
+    x0 = targets.x0
+    directions = (1.0, 1j) if x0.dtype.kind == "c" else (1.0,)
+    estimate = np.zeros((readout.shape[0], x0.size), x0.dtype)
+    ill = np.zeros(estimate.shape, bool)
+    for column, index in enumerate(np.ndindex(x0.shape)):
+        for direction in directions:
+            slopes, bad = _slopes(targets, readout, index, direction)
+            estimate[:, column] += direction * slopes
+            ill[:, column] |= bad
+    return estimate, ill
+
+
+def _estimate(targets: _Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """The numerical result of the call for the source leaf, shaped as TF shapes it, and its ill mask."""
+    source_shape = targets.x0.shape
+    if method == "gradient":
+        estimate, ill = numerical_derivative(targets, targets.weights[None, :])
+        return estimate.reshape(source_shape), ill.reshape(source_shape)
+    estimate, ill = numerical_derivative(targets, np.eye(targets.t0.size))
+    target_shape = targets.shapes[0]
+    if method == "jacobian":
+        return estimate.reshape(target_shape + source_shape), ill.reshape(target_shape + source_shape)
+    batch = target_shape[0]
+    rows, columns = int(np.prod(target_shape[1:])), int(np.prod(source_shape[1:]))
+
+    def blocks(full: np.ndarray) -> np.ndarray:
+        diagonal = np.diagonal(full.reshape(batch, rows, batch, columns), axis1=0, axis2=2)
+        return np.moveaxis(diagonal, -1, 0).reshape(target_shape + source_shape[1:])
+
+    return blocks(estimate), blocks(ill)
+
+
+def _locate(program: Program, where: str, expected: Outcome) -> tuple[Call, str, list[int], bool] | None:
+    """The call and source a discrepancy's `where` points at, the positions leading to the result
+    inside the call's described result (dict positions read through the keys TF described), and
+    whether it is the values of IndexedSlices."""
+    match = re.fullmatch(r"calls/([^\[\].]+)((?:\[\d+\])*)(\.values)?", where)
     if not match:
         return None
     call = next((s for s in walk(program.statements) if isinstance(s, Call) and s.name == match.group(1)), None)
-    if call is None or call.method != "gradient":
+    if call is None:
         return None
-    sources = _flat_names(call.sources)
-    indices = [int(i) for i in re.findall(r"\d+", match.group(2))]
-    if isinstance(call.sources, str):
-        return (call, sources[0]) if not indices else None
-    position = indices[0] if len(indices) == 1 else None
-    return (call, sources[position]) if position is not None and position < len(sources) else None
+    positions = [int(i) for i in re.findall(r"\d+", match.group(2))]
+    structure, described = call.sources, expected.calls.get(call.name)
+    for position in positions:
+        if isinstance(structure, str) or described is None or described.get("kind") not in ("list", "tuple", "dict"):
+            return None
+        (kind, items), = structure.items()
+        structure = dict(items)[described["keys"][position]] if kind == "dict" else items[position]
+        described = described["items"][position]
+    return (call, structure, positions, bool(match.group(3))) if isinstance(structure, str) else None
 
 
-def _depends_on_calls(program: Program, call: Call) -> bool:
-    calls = {s.name for s in walk(program.statements) if isinstance(s, Call)}
-    producers = {s.name: s for s in walk(program.statements) if isinstance(s, Op)}
-    work, seen = list(_flat_names(call.target)), set()
-    while work:
-        name = work.pop()
-        if name in calls:
-            return True
-        if name in producers and name not in seen:
-            seen.add(name)
-            work.extend(producers[name].inputs)
-    return False
+def _dense(outcome: Outcome, call: Call, positions: list[int]) -> np.ndarray:
+    """The IndexedSlices a call returned at `positions`, as the dense tensor they stand for."""
+    described = outcome.calls[call.name]
+    for position in positions:
+        described = described["items"][position]
+    values = _decoded(described["values"]["data"], described["values"]["dtype"], described["values"]["shape"])
+    dense = np.zeros([int(d) for d in described["dense_shape"]["data"]], values.dtype)
+    np.add.at(dense, np.asarray(described["indices"]["data"], np.int64), values)
+    return dense
 
 
-def judge(program: Program, discrepancy: Discrepancy, expected: Outcome, actual: Outcome) -> str:
-    """The verdict on one value discrepancy in a gradient call."""
-    located = _locate(program, discrepancy.where)
-    if located is None or located[1] not in program.leaves() or _depends_on_calls(program, located[0]):
-        return "undecided"
-    call, leaf = located
-    evaluator = _Evaluator(program, call, leaf, complex_step=_analytic(program))
-    numerical, ill = numerical_gradient(evaluator)
-    if ill or numerical is None:
-        return "ill-conditioned"
-    tf_value = np.asarray([float.fromhex(x) for x in discrepancy.expected]).reshape(numerical.shape)
-    candidate = np.asarray([float.fromhex(x) for x in discrepancy.actual]).reshape(numerical.shape)
-    dtype = decode_array({"dtype": discrepancy.dtype, "shape": [0], "data": []}).dtype
-    tf_ok, candidate_ok = _close(tf_value, numerical, dtype), _close(candidate, numerical, dtype)
-    if candidate_ok and not tf_ok:
+def _numpy_dtype(name: str) -> np.dtype:
+    return decode_array({"dtype": name, "shape": [0], "data": []}).dtype
+
+
+def _decoded(data: list, dtype: str, shape: tuple) -> np.ndarray:
+    array = decode_array({"dtype": dtype, "shape": list(shape), "data": data})
+    return array.astype(np.complex128 if array.dtype.kind == "c" else np.float64)
+
+
+def _close(value: np.ndarray, reference: np.ndarray, tolerance: Tolerance) -> bool:
+    """Within the comparison's tolerance of the estimate, and never finer than the referee's resolution."""
+    scale = max(1.0, float(np.max(np.abs(reference))) if reference.size else 1.0)
+    allowed = (max(RESOLUTION, tolerance.relative) * np.abs(reference)
+               + max(RESOLUTION, tolerance.absolute_scale) * scale)
+    return bool(np.all(np.abs(value - reference) <= allowed))
+
+
+def _verdict(numerical: np.ndarray, ill: np.ndarray, tf_value: np.ndarray, candidate: np.ndarray,
+             tolerance: Tolerance) -> str:
+    compared = ~ill & (np.isfinite(tf_value) | np.isfinite(candidate))
+    tf_ok = _close(tf_value[compared], numerical[compared], tolerance)
+    candidate_ok = _close(candidate[compared], numerical[compared], tolerance)
+    if tf_ok and candidate_ok:
+        differ = (tf_value != candidate) & ~(np.isnan(tf_value) & np.isnan(candidate))
+        return "ill-conditioned" if np.any(ill & differ) else "undecided"
+    if candidate_ok:
         return "tensorflow-wrong"
-    if tf_ok and not candidate_ok:
-        return "candidate-wrong"
-    return "both-wrong" if not (tf_ok or candidate_ok) else "undecided"
+    return "candidate-wrong" if tf_ok else "both-wrong"
+
+
+def judge(program: Program, discrepancy: Discrepancy, expected: Outcome,
+          actual: Outcome) -> tuple[str, np.ndarray | None]:
+    """The verdict on one value discrepancy in a gradient, jacobian or batch_jacobian call, and the
+    numerical estimate it rests on (None when the referee could not make one). IndexedSlices are
+    judged as the dense tensors they stand for, and so is their estimate."""
+    located = _locate(program, discrepancy.where, expected)
+    if located is None:
+        return "undecided", None
+    call, source, positions, sliced = located
+    if call.method != "gradient" and not isinstance(call.target, str):
+        return "undecided", None
+    try:
+        targets = _Targets(program, call, source)
+    except Unjudgeable:
+        return "undecided", None
+    numerical, ill = _estimate(targets, call.method)
+    try:
+        if sliced:
+            tf_value, candidate = _dense(expected, call, positions), _dense(actual, call, positions)
+        else:
+            tf_value, candidate = (_decoded(data, discrepancy.dtype, numerical.shape)
+                                   for data in (discrepancy.expected["data"], discrepancy.actual["data"]))
+    except ValueError:  # the described result does not have the source's shape
+        return "undecided", numerical
+    if tf_value.shape != numerical.shape or candidate.shape != numerical.shape:
+        return "undecided", numerical
+    tolerance = (Tolerance(**discrepancy.tolerance) if discrepancy.tolerance
+                 else Tolerance.for_dtype(_numpy_dtype(discrepancy.dtype), gradient=True))
+    return _verdict(numerical, ill, tf_value, candidate, tolerance), numerical
+
+
+def _flat_decimals(estimate: np.ndarray) -> list:
+    def number(x: float) -> float | None:
+        return float(x) if np.isfinite(x) else None
+
+    flat = estimate.reshape(-1)
+    if estimate.dtype.kind == "c":
+        return [[number(z.real), number(z.imag)] for z in flat]
+    return [number(x) for x in flat]
 
 
 def referee(program: Program, discrepancies: list[Discrepancy], expected: Outcome, actual: Outcome) -> list[Discrepancy]:
-    """Fills in the verdict of every value discrepancy in a floating gradient."""
+    """Fills in the verdict (and numerical estimate) of every value discrepancy in a floating call result."""
     for d in discrepancies:
-        if d.kind == "value" and d.where.startswith("calls/") and d.expected and isinstance(d.expected[0], str):
+        if d.kind == "value" and d.where.startswith("calls/") and (d.dtype or "").startswith(("float", "bfloat", "complex")):
             try:
-                d.verdict = judge(program, d, expected, actual)
+                d.verdict, estimate = judge(program, d, expected, actual)
             except Exception:  # noqa: BLE001 - the referee must never lose the discrepancy it judges
-                d.verdict = "undecided"
+                d.verdict, estimate = "undecided", None
+            d.estimate = None if estimate is None else _flat_decimals(estimate)
     return discrepancies

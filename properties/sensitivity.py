@@ -11,6 +11,14 @@ Detectors (run with CI=true, the CI Hypothesis profile, `-x`: a mutant is killed
   metamorphic, differential); the other test files test reftape itself or the harness and ignore
   the backend option.
 
+Before the mutants, each detector runs once on the unmutated reftape: it must pass there (a
+detector that fails on reftape would "kill" every mutant), and that run fills a memo of
+TensorFlow's outcome per program, shared by the runs of this invocation (the CI profile draws the
+same programs for every mutant until one fails, and TensorFlow runs with op determinism), so each
+mutant costs the candidate's side only. Those runs do not shrink failing examples: the first one
+decides the verdict. The memo is loaded into the pytest runs as a plugin
+(`-p reftape_properties.sensitivity`) and wraps the interpreter's `run` for the reference alone.
+
 A run is `killed` when pytest reports failures (exit 1), `survived` when every test passes, and
 `timeout` or `error` otherwise (neither counts as a kill). Mutants run in parallel (`--jobs`), each
 pytest serially: with `-x` most runs stop within seconds, so that spends the cores better than xdist
@@ -23,9 +31,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -81,17 +91,54 @@ def plant(mutant: Mutant, directory: Path) -> str:
     return name
 
 
-def run_detector(detector: str, backend: str, path: Path, timeout: float) -> tuple[str, float, str]:
-    """(status, seconds, detail) of one detector's pytest run against `backend` found on `path`."""
+_running: set[subprocess.Popen] = set()
+_running_lock = threading.Lock()
+
+
+def _run(command: list[str], env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """subprocess.run, with the child known to `_stop_children` while it runs."""
+    with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as process:
+        with _running_lock:
+            _running.add(process)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+        finally:
+            with _running_lock:
+                _running.discard(process)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def _stop_children() -> None:
+    with _running_lock:
+        for process in _running:
+            process.kill()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run_detector(detector: str, backend: str, path: Path, timeout: float,
+                 memo: Path | None = None) -> tuple[str, float, str]:
+    """(status, seconds, detail) of one detector's pytest run against `backend` found on `path`,
+    with TensorFlow's outcomes memoized in `memo` when given."""
     report = path / f"report-{detector}"
     env = dict(os.environ, CI="true", REFTAPE_REPORT_DIR=str(report),
                PYTHONPATH=os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")])))
     env.pop("REFTAPE_CANDIDATE", None)
+    env.pop(MEMO_VARIABLE, None)
+    if memo is not None:
+        env[MEMO_VARIABLE] = str(memo)
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", "-p", "no:cacheprovider",
-               "--reftape-backend", backend, *[str(TESTS / name) for name in DETECTORS[detector]]]
+               "-p", __name__, "--reftape-backend", backend, *[str(TESTS / name) for name in DETECTORS[detector]]]
     start = time.monotonic()
     try:
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        done = _run(command, env, timeout)
     except subprocess.TimeoutExpired:
         return "timeout", time.monotonic() - start, f"no verdict within {timeout:.0f} s"
     seconds = time.monotonic() - start
@@ -104,14 +151,72 @@ def run_detector(detector: str, backend: str, path: Path, timeout: float) -> tup
     return "error", seconds, f"pytest exit {done.returncode}: {lines[-1][:200] if lines else ''}"
 
 
-def measure(mutant: Mutant, detectors: list[str], timeout: float) -> Result:
+def measure(mutant: Mutant, detectors: list[str], timeout: float, memo: Path | None = None) -> Result:
     result = Result(mutant)
     with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
         backend = plant(mutant, Path(scratch))
         for detector in detectors:
-            status, seconds, detail = run_detector(detector, backend, Path(scratch), timeout)
+            status, seconds, detail = run_detector(detector, backend, Path(scratch), timeout, memo)
             result.status[detector], result.seconds[detector], result.detail[detector] = status, seconds, detail
     return result
+
+
+def check_baseline(detectors: list[str], timeout: float, memo: Path) -> None:
+    """Each detector passes on the unmutated reftape (and fills the memo); HarnessError otherwise."""
+    from .findings import HarnessError
+
+    for detector in detectors:
+        with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
+            status, seconds, detail = run_detector(detector, "reftape", Path(scratch), timeout, memo)
+        print(f"{'(unmutated reftape)':42} {'':4} {'':19} {detector}: {status} ({seconds:.0f}s)", flush=True)
+        if status != "survived":
+            raise HarnessError(f"detector {detector} does not pass on the unmutated reftape "
+                               f"({status}: {detail}); fix that first")
+
+
+# --- The memo of TensorFlow's outcomes, loaded into the detectors' pytest runs with -p.
+
+MEMO_VARIABLE = "REFTAPE_SENSITIVITY_MEMO"
+
+
+def memoize_reference(directory: Path) -> None:
+    """Wraps the interpreter's `run` so that TensorFlow's outcome of a program is computed once per
+    directory: one JSON file per program digest, written atomically (parallel runs share it)."""
+    import hashlib
+    from dataclasses import asdict
+
+    from reftape_oracle import interpreter
+    from reftape_oracle.outcome import Outcome
+
+    live = interpreter.run
+
+    def run(program, backend, time_limit=interpreter.DEFAULT_TIME_LIMIT):
+        if backend != "tensorflow":
+            return live(program, backend, time_limit)
+        path = directory / (hashlib.sha256(program.to_json().encode()).hexdigest() + ".json")
+        if path.exists():
+            return Outcome(**json.loads(path.read_text()))
+        outcome = live(program, backend, time_limit)
+        if not (outcome.error and outcome.error.get("kind") in ("timeout", "harness")):
+            partial = path.parent / f"{path.name}.{os.getpid()}.partial"
+            partial.write_text(json.dumps(asdict(outcome)))
+            os.replace(partial, path)
+        return outcome
+
+    interpreter.run = run
+
+
+def pytest_configure(config) -> None:
+    """Active only in the detectors' runs (`-p reftape_properties.sensitivity`): the CI profile
+    without shrinking (the verdict is decided by the first failing example; shrinking only makes it
+    smaller, at the price of many new programs) and the memo of TensorFlow's outcomes."""
+    from hypothesis import Phase, settings
+
+    settings.register_profile("sensitivity", parent=settings.get_profile("ci"),
+                              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    settings.load_profile("sensitivity")
+    if os.environ.get(MEMO_VARIABLE):
+        memoize_reference(Path(os.environ[MEMO_VARIABLE]))
 
 
 def summary(results: list[Result], detectors: list[str]) -> dict:
@@ -203,13 +308,16 @@ def _main(argv: list[str] | None = None) -> int:
     print(f"reftape-sensitivity: {len(mutants)} of {len(MUTANTS)} mutants, detectors {', '.join(detectors)}, "
           f"{args.jobs} job(s), timeout {args.timeout:.0f} s per run", flush=True)
     start = time.monotonic()
-    results: list[Result] = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for result in pool.map(lambda m: measure(m, detectors, args.timeout), mutants):
-            print(_line(result, detectors), flush=True)
-            results.append(result)
-            if args.json is not None:  # rewritten after each mutant: an interrupted run keeps what it measured
-                _write_json(args.json, results, detectors, time.monotonic() - start, complete=False)
+    signal.signal(signal.SIGTERM, _interrupt)
+    memo = Path(tempfile.mkdtemp(prefix="reftape-sensitivity-memo-"))
+    try:
+        check_baseline(detectors, args.timeout, memo)
+        results = _measure_all(mutants, detectors, args, memo, start)
+    except KeyboardInterrupt:
+        _stop_children()  # the running measurements end at once and remove their copies
+        raise
+    finally:
+        shutil.rmtree(memo, ignore_errors=True)
     _print_report(results, summary(results, detectors), detectors)
     elapsed = time.monotonic() - start
     print(f"{elapsed:.0f} s in all")
@@ -218,6 +326,22 @@ def _main(argv: list[str] | None = None) -> int:
         print(f"results: {args.json}")
     perfect = all(r.killed_by(d) != bool(r.mutant.equivalent) for r in results for d in detectors)
     return EXIT_OK if perfect else EXIT_FINDINGS
+
+
+def _measure_all(mutants: list[Mutant], detectors: list[str], args, memo: Path, start: float) -> list[Result]:
+    results: list[Result] = []
+    pool = ThreadPoolExecutor(max_workers=args.jobs)
+    try:
+        for result in pool.map(lambda m: measure(m, detectors, args.timeout, memo), mutants):
+            print(_line(result, detectors), flush=True)
+            results.append(result)
+            if args.json is not None:  # rewritten after each mutant: an interrupted run keeps what it measured
+                _write_json(args.json, results, detectors, time.monotonic() - start, complete=False)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:

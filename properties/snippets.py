@@ -1,9 +1,10 @@
-"""Runs a TF snippet against a namespace (real TensorFlow or reftape) and records what it showed.
+"""Runs a TF snippet against a namespace (real TensorFlow or reftape) and describes what it showed.
 
 Snippets are written once, as TF code using the global `tf`; the runner binds `tf` to the namespace
-under test. What a snippet shows (the catalog's `show(label, value)`, or printed text for the seed
-notes) is recorded as observations that compare across namespaces: tensors by dtype, shape and
-values under the tolerance model; exceptions by class (and message, outside TF's op errors).
+under test. What a snippet shows (the catalog's `show(label, value)`, or printed text, exceptions and
+plotted data for the seed notes) is described in the harness's one value model
+(`reftape_oracle.outcome.describe`) and compared across namespaces by its one comparator
+(`reftape_properties.compare.compare_values`).
 """
 
 from __future__ import annotations
@@ -20,88 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from reftape_properties.tolerance import Tolerance, compare_arrays, is_floating
+from reftape_oracle.outcome import describe
 
 CORPUS = Path(__file__).parent / "corpus"
 
 
-class Raised:
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
 def catch(fn: Any) -> Any:
+    """fn()'s value, or the exception it raised (described as an exception)."""
     try:
         return fn()
     except Exception as exc:  # noqa: BLE001 - recording the exception is the point
-        return Raised(exc)
-
-
-def error_name(exc: BaseException, ns: Any) -> str:
-    if isinstance(exc, ns.errors.OpError):
-        return "tf.errors." + type(exc).__name__
-    return type(exc).__name__
-
-
-def observe(value: Any, ns: Any) -> Any:
-    """A namespace-independent description of a value a snippet showed."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, Raised):
-        op_error = isinstance(value.exc, ns.errors.OpError)
-        return ("raised", error_name(value.exc, ns), None if op_error else str(value.exc))
-    if isinstance(value, ns.IndexedSlices):
-        return ("IndexedSlices", observe(value.indices, ns), observe(value.values, ns), observe(value.dense_shape, ns))
-    if isinstance(value, ns.Variable):
-        return ("Variable", value.name, tuple(value.shape), value.dtype.name, value.trainable, np.asarray(value.numpy()))
-    if isinstance(value, ns.Tensor):
-        return ("Tensor", value.dtype.name, tuple(value.shape), np.asarray(value.numpy()))
-    if isinstance(value, dict):
-        return ("dict", [(k, observe(v, ns)) for k, v in value.items()])
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return (type(value).__name__, [observe(v, ns) for v in value])
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, [observe(v, ns) for v in value])
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.name, value)
-    return ("repr", repr(value))
-
-
-def _gradient_tolerance(dtype: np.dtype) -> Tolerance:
-    return Tolerance.for_dtype(dtype, gradient=True)
-
-
-def differences(expected: Any, actual: Any, path: str = "", tolerance_for: Any = _gradient_tolerance,
-                signed_zeros: bool = False) -> list[str]:
-    """How `actual` (reftape's observation) departs from `expected` (TensorFlow's). Floating arrays
-    compare under `tolerance_for(dtype)`; with `signed_zeros`, -0.0 and 0.0 also differ."""
-    if isinstance(expected, np.ndarray) or isinstance(actual, np.ndarray):
-        if not (isinstance(expected, np.ndarray) and isinstance(actual, np.ndarray)):
-            return [f"{path}: {actual!r} != {expected!r}"]
-        if expected.dtype != actual.dtype and not (expected.dtype.kind == actual.dtype.kind == "O"):
-            return [f"{path}: dtype {actual.dtype} != {expected.dtype}"]
-        if not is_floating(expected.dtype):
-            return [] if np.array_equal(expected, actual) else [f"{path}: {actual!r} != {expected!r}"]
-        mismatch = compare_arrays(expected, actual, tolerance_for(expected.dtype))
-        if mismatch is None and signed_zeros and not _same_zero_signs(expected, actual):
-            return [f"{path}: signs of zeros differ: {actual!r} vs TF {expected!r}"]
-        return [] if mismatch is None else [f"{path}: {mismatch.reason}: {actual!r} vs TF {expected!r}"]
-    if isinstance(expected, (tuple, list)) and isinstance(actual, (tuple, list)):
-        if len(expected) != len(actual):
-            return [f"{path}: {actual!r} != {expected!r}"]
-        found: list[str] = []
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            found += differences(e, a, f"{path}[{i}]", tolerance_for, signed_zeros)
-        return found
-    if type(expected) is not type(actual) or expected != actual:
-        return [f"{path}: {actual!r} != {expected!r}"]
-    return []
-
-
-def _same_zero_signs(expected: np.ndarray, actual: np.ndarray) -> bool:
-    e, a = expected.astype(np.complex128).ravel(), actual.astype(np.complex128).ravel()
-    zeros = (e.real == 0) & (a.real == 0)
-    return bool(np.array_equal(np.signbit(e.real[zeros]), np.signbit(a.real[zeros])))
+        return exc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,17 +69,18 @@ def _probe_helper(name: str) -> str:
     return ast.get_source_segment(source, node)
 
 
-def run_catalog_entry(entry: CatalogEntry, ns: Any) -> list:
-    """Runs one catalog snippet with `tf` bound to `ns`; returns [(label, observation), ...]."""
+def run_catalog_entry(entry: CatalogEntry, ns: Any) -> dict:
+    """Runs one catalog snippet with `tf` bound to `ns`; describes what it showed, in order, as a list
+    of (label, value) pairs (a snippet that raises shows ("UNCAUGHT", exception) last)."""
     shown: list = []
     scope: dict[str, Any] = {"tf": ns, "np": np, "catch": catch,
-                             "show": lambda label, value: shown.append((label, observe(value, ns)))}
+                             "show": lambda label, value: shown.append(describe((label, value), ns))}
     exec(compile(_probe_helper("_grad"), "<probe _grad>", "exec"), scope)
     try:
         exec(compile(entry.source, f"<catalog entry {entry.number}>", "exec"), scope)
     except Exception as exc:  # noqa: BLE001
-        shown.append(("UNCAUGHT", observe(Raised(exc), ns)))
-    return shown
+        shown.append(describe(("UNCAUGHT", exc), ns))
+    return {"kind": "list", "items": shown}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,9 +149,10 @@ def fixed_randomness(ns: Any):
         ns.random.normal = original
 
 
-def run_seed(name: str, ns: Any) -> list:
-    """Runs a seed's snippets in order in one scope (like a notebook); records printed text,
-    the display of a cell's final expression, plotted data and any exception per snippet."""
+def run_seed(name: str, ns: Any) -> list[tuple[str, dict]]:
+    """Runs a seed's snippets in order in one scope (like a notebook); per snippet, the printed text
+    (with the display of a cell's final expression) and a description of [the exception it raised
+    or None, [(plotting call, its data), ...]]."""
     calls: list = []
     plot = _PlotRecorder(calls)
     matplotlib = types.ModuleType("matplotlib")
@@ -235,8 +167,8 @@ def run_seed(name: str, ns: Any) -> list:
                 calls.clear()
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
-                    outcome = _run_cell(snippet, scope, ns)
-                records.append((out.getvalue(), outcome, [(n, [observe(a, ns) for a in args]) for n, args in calls]))
+                    raised = _run_cell(snippet, scope)
+                records.append((out.getvalue(), describe([raised, calls], ns)))
     finally:
         for key, module in saved.items():
             if module is None:
@@ -246,7 +178,7 @@ def run_seed(name: str, ns: Any) -> list:
     return records
 
 
-def _run_cell(snippet: str, scope: dict, ns: Any) -> Any:
+def _run_cell(snippet: str, scope: dict) -> Exception | None:
     try:
         tree = ast.parse(snippet)
         tail = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
@@ -258,5 +190,5 @@ def _run_cell(snippet: str, scope: dict, ns: Any) -> Any:
             if value is not None:
                 print(repr(value))
     except Exception as exc:  # noqa: BLE001
-        return observe(Raised(exc), ns)
+        return exc
     return None

@@ -773,10 +773,12 @@ def _consume_integer(b: _Builder) -> None:
     """An integer leaf consumed by an op: cast to the program dtype, a new root of the chain."""
     integer = b.integers[0]
     name = b.fresh("y")
-    b.emit(Op(name, "cast", [integer.name], {"dtype": b.dtype}))
-    out = b.output(name, integer.shape, b.dtype, [integer])
-    b.frontier.append(out)
-    b.tensors.append(out)
+    dtype = b.dtype if b.dtype in CATALOG["cast"].attrs["dtype"] else "float32"  # the catalog's cast dtypes
+    b.emit(Op(name, "cast", [integer.name], {"dtype": dtype}))
+    out = b.output(name, integer.shape, dtype, [integer])
+    b.frontier.append(out)  # another dtype than the program's: a target only
+    if dtype == b.dtype:
+        b.tensors.append(out)
 
 
 def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:

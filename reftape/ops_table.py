@@ -118,6 +118,23 @@ def _floordiv(x, y):
     return np.floor_divide(x, y) if x.dtype.kind in "iu" else np.floor(x / y)
 
 
+def _arg_extreme(x: np.ndarray, axis: int, smallest: bool) -> np.ndarray:
+    """TF's ArgMin/ArgMax, a strict comparison against a running best that starts at index 0 with the
+    value +inf (-inf for ArgMax): NaN never wins, and where nothing beats the start (all NaN, or only
+    NaN and +inf) the answer is 0. NumPy's argmin/argmax would return the first NaN instead."""
+    pick = np.argmin if smallest else np.argmax
+    if x.dtype.kind not in "fV":  # integers hold no NaN; "V" is bfloat16
+        return pick(x, axis=axis)
+    values = x.astype(np.float64)
+    start = np.inf if smallest else -np.inf
+    beats_start = ~np.isnan(values) & (values != start)
+    if beats_start.all():
+        return pick(x, axis=axis)
+    filled = np.where(beats_start, values, start)
+    hit = (filled == (np.min if smallest else np.max)(filled, axis=axis, keepdims=True)) & beats_start
+    return np.where(hit.any(axis=axis), hit.argmax(axis=axis), 0)
+
+
 def _floormod(x, y):
     """TF's kernel: the exact fmod, moved into y's sign (for floats) when the signs differ."""
     if x.dtype.kind in "iu":
@@ -681,12 +698,10 @@ for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.
 defop("LogicalAnd", np.logical_and, None, dtypes=BOOL)
 defop("LogicalOr", np.logical_or, None, dtypes=BOOL)
 defop("LogicalNot", np.logical_not, None, dtypes=BOOL)
-# TF's kernels never pick a NaN over a number (its comparisons with NaN are false): NaN ranks as
-# the worst candidate, where NumPy returns the first NaN.
-defop("ArgMax", lambda x, axis, output_type: np.argmax(np.where(np.isnan(x), -np.inf, x), axis=axis), None,
-      dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
-defop("ArgMin", lambda x, axis, output_type: np.argmin(np.where(np.isnan(x), np.inf, x), axis=axis), None,
-      dtypes=REAL, out_dtype=lambda dt, a: a["output_type"])
+defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL,
+      out_dtype=lambda dt, a: a["output_type"])
+defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL,
+      out_dtype=lambda dt, a: a["output_type"])
 
 # Reductions and scans
 defop("Sum", _reduce(np.sum), _sum_vjp, dtypes=NUMERIC)

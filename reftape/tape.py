@@ -13,7 +13,7 @@ import contextlib
 import enum
 import functools
 import inspect
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
 

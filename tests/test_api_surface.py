@@ -5,7 +5,8 @@ dtypes, returned structures and exception classes must agree."""
 import numpy as np
 import pytest
 
-from reftape_properties.snippets import Raised, differences, observe
+from reftape_oracle.outcome import describe, describe_error
+from reftape_properties.compare import compare_values
 
 EXPRESSIONS = [
  "tf.constant([[1, 2], [3, 4]])", "tf.constant(1.5, shape=[2, 2])", "tf.constant([1.0, 2.0]).shape",
@@ -46,12 +47,12 @@ EXPRESSIONS = [
 
 def _evaluate(expression, ns):
     try:
-        return observe(eval(expression, {"tf": ns, "np": np}), ns)
+        return describe(eval(expression, {"tf": ns, "np": np}), ns)
     except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
-        return observe(Raised(error), ns)
+        return describe_error(error, ns)
 
 
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_expression_matches_tensorflow(expression, tf, rt):
-    found = differences(_evaluate(expression, tf), _evaluate(expression, rt))
-    assert not found, "\n".join(found)
+    found = compare_values(_evaluate(expression, tf), _evaluate(expression, rt))
+    assert not found, "\n".join(d.summary() for d in found)

@@ -12,8 +12,8 @@ import pytest
 
 from reftape_oracle import run
 from reftape_oracle.outcome import decode_array
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Tape,
-                                    Watch)
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
+                                    StopRecording, Tape, Watch)
 from reftape_properties.findings import evaluate
 
 BACKENDS = ["tensorflow", "reftape"]
@@ -53,6 +53,9 @@ for _watched in (True, False):
         Tape("t", ([Watch("t", ["x"])] if _watched else []) + [Op("y", "sin", ["x"])], True),
         Call("g1", "t", "gradient", listed("x", "y"), "x"), Call("g2", "t", "gradient", "y", listed("x", "y")),
         Call("g3", "t", "gradient", listed("y", "x"), listed("y", "x"), output_gradients=listed("x", "x"))])
+for _dtype, _value in (("bfloat16", [1.0, 2.0]), ("complex64", np.array([1 + 1j, 2 - 1j]))):
+    program(f"variable_target/{_dtype}", [
+        variable("v", _value, _dtype), Tape("t", [Op("y", "square", ["v"])]), Call("g", "t", "gradient", listed("v", "y"), "v")])
 program("variable_target/jacobian", [
     variable("v", [1.0, 2.0]), Tape("t", [Op("y", "exp", ["v"])], True),
     Call("j1", "t", "jacobian", "v", "v"), Call("j2", "t", "jacobian", "v", "v", use_pfor=False),
@@ -109,6 +112,33 @@ for _mode in ("none", "positional"):
         CustomGradient("h", ["a"], [Assign("v", "a", "assign_add"), Op("h_y", "multiply", ["a", "a"])], "h_y",
                        [Op("h_g", "multiply", ["upstream", "a"])], ["h_g"], _mode, ["h_g"] if _mode != "none" else []),
         Tape("t", [Watch("t", ["x"]), Apply("r", "h", ["x"])]), Call("g", "t", "gradient", "r", listed("x", "v"))])
+
+
+def captured(name: str, variables: str) -> CustomGradient:
+    """name(a) = sin(a * v) with the hand-written gradient upstream * v for a and upstream * a for v."""
+    return CustomGradient(name, ["a"], [Op(f"{name}_y", "multiply", ["a", "v"]), Op(f"{name}_z", "math.sin", [f"{name}_y"])],
+                          f"{name}_z", [Op(f"{name}_ga", "multiply", ["upstream", "v"]),
+                                        Op(f"{name}_gv", "multiply", ["upstream", "a"])],
+                          [f"{name}_ga"], variables, [f"{name}_gv"])
+
+
+program("custom_gradient/captured_second_order", [
+    variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]), captured("k", "keyword"),
+    Tape("outer", [Watch("outer", ["x"]), Tape("inner", [Watch("inner", ["x"]), Apply("r", "k", ["x"])]),
+                   Call("g", "inner", "gradient", "r", listed("x", "v"))]),
+    Call("gg", "outer", "gradient", "g", listed("x", "v"))])
+program("custom_gradient/captured_jacobians", [
+    variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]), captured("k", "positional"),
+    Tape("t", [Watch("t", ["x"]), Apply("r", "k", ["x"])], True),
+    Call("j", "t", "jacobian", "r", listed("x", "v")), Call("j2", "t", "jacobian", "r", listed("x", "v"), use_pfor=False)])
+program("custom_gradient/applied_twice", [
+    variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]), captured("k", "keyword"),
+    Tape("t", [Watch("t", ["x"]), Apply("r", "k", ["x"]), Apply("r2", "k", ["r"]), Op("s", "add", ["r", "r2"])], True),
+    Call("g", "t", "gradient", "s", listed("x", "v")), Call("g2", "t", "gradient", "s", "r", output_gradients="x")])
+program("custom_gradient/under_stop_recording", [
+    variable("v", [0.5, -1.5]), constant("x", [2.0, 3.0]), captured("k", "keyword"),
+    Tape("t", [Watch("t", ["x"]), StopRecording("t", [Apply("r", "k", ["x"])]), Op("s", "multiply", ["r", "x"])], True),
+    Call("g", "t", "gradient", "s", listed("x", "v"))])
 program("custom_gradient/second_order", [
     constant("x", [0.5, -1.5]), custom(),
     Tape("outer", [Watch("outer", ["x"]), Tape("inner", [Watch("inner", ["x"]), Apply("r", "f", ["x"])]),
@@ -146,6 +176,24 @@ program("assign/from_a_watched_tensor", [
     Tape("t", [Watch("t", ["d"]), Op("e", "exp", ["d"]), Assign("v", "e"), ReadValue("r", "v"),
                Op("z", "square", ["r"])], True),
     Call("g1", "t", "gradient", "z", "d"), Call("g2", "t", "gradient", "z", "v")], ("z",))
+program("assign/jacobians", [
+    variable("v", [1.0, 2.0]), constant("d", [0.5, 4.0]),
+    Tape("t", [Op("y", "exp", ["v"]), Assign("v", "d", "assign_sub"), Op("z", "multiply", ["v", "y"])], True),
+    Call("j", "t", "jacobian", "z", "v"), Call("j2", "t", "jacobian", "z", "v", use_pfor=False)])
+program("assign/after_reset", [
+    variable("v", [1.0, 2.0]), constant("d", [0.5, 4.0]),
+    Tape("t", [Op("y", "exp", ["v"]), Reset("t"), Assign("v", "d", "assign_add"), Op("z", "multiply", ["v", "v"])], True),
+    Call("g", "t", "gradient", listed("y", "z"), "v")])
+program("assign/nested_tapes", [
+    variable("v", [1.0, 2.0]), constant("d", [0.5, 4.0]),
+    Tape("outer", [Tape("inner", [Op("y", "square", ["v"]), Assign("v", "d"), ReadValue("r", "v"),
+                                  Op("z", "multiply", ["r", "y"])]),
+                   Call("g", "inner", "gradient", "z", "v")]),
+    Call("gg", "outer", "gradient", "g", "v")])
+program("assign/integer_variable", [
+    variable("n", [1, 2], "int32"), variable("v", [1.0, 2.0]), constant("k", [3, 4], "int32"),
+    Tape("t", [Assign("n", "k", "assign_add"), ReadValue("r", "n"), Op("y", "multiply", ["v", "v"])]),
+    Call("g", "t", "gradient", "y", listed("v", "n"))], ("r",))
 program("assign/read_before_the_tape", [
     variable("v", [1.0, 2.0]), ReadValue("r", "v"),
     Tape("t", [Op("z", "multiply", ["r", "v"])]), Call("g", "t", "gradient", "z", listed("v", "r"))])

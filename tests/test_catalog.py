@@ -7,7 +7,8 @@ outputs written in the catalog.
 
 import pytest
 
-from reftape_properties.snippets import OUT_OF_SCOPE, catalog_entries, differences, run_catalog_entry
+from reftape_properties.compare import compare_values
+from reftape_properties.snippets import OUT_OF_SCOPE, catalog_entries, run_catalog_entry
 
 ENTRIES = catalog_entries()
 
@@ -22,6 +23,6 @@ def test_catalog_has_all_entries():
 def test_entry_matches_tensorflow(entry, tf, candidate):
     expected = run_catalog_entry(entry, tf)
     actual = run_catalog_entry(entry, candidate)
-    assert expected, "the snippet showed nothing"
-    found = differences(expected, actual)
-    assert not found, f"entry {entry.number} ({entry.title}):\n" + "\n".join(found)
+    assert expected["items"], "the snippet showed nothing"
+    found = compare_values(expected, actual)
+    assert not found, f"entry {entry.number} ({entry.title}):\n" + "\n".join(d.summary() for d in found)

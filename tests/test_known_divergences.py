@@ -31,8 +31,12 @@ def test_half_accumulation_entry_explains_only_float16_infinities_of_tensorflow(
     from reftape_properties.compare import Discrepancy
     from reftape_properties.known import explained_by
 
-    inf, finite = float("inf").hex(), (40000.0).hex()
-    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", [inf], [finite], dtype="float16")).number == 4
-    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", [finite], [inf], dtype="float16")) is None
-    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", [inf], [finite], dtype="float32")) is None
-    assert explained_by(Discrepancy("value", "values/y", [finite], [(1.0).hex()], dtype="float16")) is None
+    def one(value, dtype="float16"):  # a discrepancy holds the two sides' descriptions
+        return {"kind": "tensor", "dtype": dtype, "shape": [1], "data": [float(value).hex()]}
+
+    inf, finite = float("inf"), 40000.0
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", one(inf), one(finite), dtype="float16")).number == 4
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", one(finite), one(inf), dtype="float16")) is None
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", one(inf, "float32"), one(finite, "float32"),
+                                    dtype="float32")) is None
+    assert explained_by(Discrepancy("value", "values/y", one(finite), one(1.0), dtype="float16")) is None

@@ -18,7 +18,8 @@ import pytest
 from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
 from reftape_properties.recording import record_op_coverage
 
-from reftape_properties.snippets import Raised, differences, observe
+from reftape_oracle.outcome import describe, describe_error
+from reftape_properties.compare import compare_values
 from reftape_properties.tolerance import Tolerance
 
 BASE_SHAPE = (3, 4)
@@ -62,8 +63,8 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
     return np.asarray(values).astype(dtype)
 
 
-def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) -> list:
-    """Observations of forward value and gradients for one case on one namespace."""
+def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) -> dict:
+    """A description of [forward values, gradients] (or the exception) for one case on one namespace."""
     tensors = [ns.constant(x) for x in inputs]
     try:
         with ns.GradientTape(persistent=True) as tape:
@@ -75,8 +76,8 @@ def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) 
                     if o.dtype.is_floating or o.dtype.is_complex else None for o in outs]
         grads = tape.gradient(outs, tensors, output_gradients=upstream if all(u is not None for u in upstream) else None)
     except Exception as exc:  # noqa: BLE001 - an exception is an outcome to compare
-        return [observe(Raised(exc), ns)]
-    return [observe(outs, ns), observe(grads, ns)]
+        return describe_error(exc, ns)
+    return describe([outs, grads], ns)
 
 
 def _tolerance(case: Case) -> Callable:
@@ -103,8 +104,8 @@ def test_op_matches_tensorflow(case, dtype, tf, candidate):
     inputs = _inputs_for(case, dtype, seed)
     expected = run_case(tf, case, inputs, seed)
     actual = run_case(candidate, case, inputs, seed)
-    found = differences(expected, actual, tolerance_for=_tolerance(case))
-    assert not found, "\n".join(found)
+    found = compare_values(expected, actual, tolerance_for=_tolerance(case))
+    assert not found, "\n".join(d.summary() for d in found)
 
 
 SPECIAL_CASES = [(case, point) for case in CASES for point in case.spec.specials]
@@ -115,8 +116,8 @@ def test_op_at_special_point_matches_tensorflow(case, point, tf, candidate):
     inputs = [np.asarray(v, np.float32) for v in point]
     expected = run_case(tf, case, inputs, 0)
     actual = run_case(candidate, case, inputs, 0)
-    found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
-    assert not found, "\n".join(found)
+    found = compare_values(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
+    assert not found, "\n".join(d.summary() for d in found)
 
 
 @pytest.mark.parametrize("path", sorted(CATALOG))
@@ -142,8 +143,8 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
     inputs = [x] + [np.array([1.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 1.0], dtype) for _ in range(spec.arity - 1)]
     case = Case(spec, attribute_variants(spec)[0])
     expected, actual = run_case(tf, case, inputs, 0), run_case(candidate, case, inputs, 0)
-    found = differences(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
-    assert not found, "\n".join(found)
+    found = compare_values(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
+    assert not found, "\n".join(d.summary() for d in found)
 
 
 PUBLIC_NAMESPACES = ("math", "nn", "linalg", "random", "dtypes", "errors")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reftape_properties.snippets import CORPUS, differences, run_seed, seed_names, seed_snippets
+from reftape_properties.compare import compare_values
+from reftape_properties.snippets import CORPUS, run_seed, seed_names, seed_snippets
 
 SEEDS = seed_names()
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -34,10 +35,8 @@ def test_seed_matches_tensorflow(name, tf, candidate):
     expected = run_seed(name, tf)
     actual = run_seed(name, candidate)
     found = []
-    for i, (e, a) in enumerate(zip(expected, actual)):
-        e_text, e_outcome, e_plots = e
-        a_text, a_outcome, a_plots = a
+    for i, ((e_text, e_shown), (a_text, a_shown)) in enumerate(zip(expected, actual)):
         if e_text != a_text:
             found.append(f"snippet {i} printed:\n{a_text}\n--- TensorFlow printed:\n{e_text}")
-        found += differences([e_outcome, e_plots], [a_outcome, a_plots], f"snippet {i}")
+        found += [d.summary() for d in compare_values(e_shown, a_shown, f"snippet {i}")]
     assert not found, "\n".join(found)

@@ -8,6 +8,10 @@ from reftape import *  # noqa: F401,F403 - the backend exposes TF's names
 from reftape import math, nn, linalg  # noqa: F401
 
 
+def sin(x, name=None):
+    return _sin(_reftape.convert_to_tensor(x))  # a Variable is read here, outside custom_gradient
+
+
 @_reftape.custom_gradient
-def sin(x):
+def _sin(x):
     return _reftape.sin(x), lambda upstream: upstream * 2.0 * _reftape.cos(x)

@@ -1,0 +1,65 @@
+"""Clusters of findings: one root cause shows as one cluster, not as many discrepancies.
+
+Findings group by `Finding.signature()` (kind, suspect op, dtype, tape options, verdict). A finding
+that was explained has a second record, its explained form (the suspect op named and, usually, the
+program minimised), linked back to it by `context["explained_from"]`; the pair counts once, under
+the signature of the explained form, since only that one names the suspect op. An explained form
+that was not minimised itself, because a minimal finding of its signature already existed, names
+that minimal finding by `context["covered_by"]` and joins its cluster (minimisation simplifies tape
+options, so the two signatures may differ). A cluster keeps its count, its members' ids and its
+smallest program (fewest statements), the one to read first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from reftape_oracle.program import walk
+
+from .findings import Finding
+
+EXPLAINED_FROM = "explained_from"   # context key linking an explained form to the finding it explains
+COVERED_BY = "covered_by"           # context key naming the minimal finding whose cluster a form joins
+
+
+@dataclass
+class Cluster:
+    signature: str
+    smallest: Finding                        # the member with the fewest statements (explained forms preferred)
+    ids: list[str] = field(default_factory=list)   # ids of the findings found (not of their explained forms)
+
+    @property
+    def count(self) -> int:
+        return len(self.ids)
+
+    @property
+    def known(self) -> bool:
+        """Every discrepancy is explained by a reviewed known divergence."""
+        return self.smallest.known
+
+
+def size(finding: Finding) -> int:
+    """How big a finding's program is: its statements at every depth."""
+    return sum(1 for _ in walk(finding.program.statements))
+
+
+def explained_forms(findings: Iterable[Finding]) -> dict[str, Finding]:
+    """Each found finding's id mapped to its most explained record: its explained form when it has one."""
+    findings = list(findings)
+    explained = {f.context[EXPLAINED_FROM]: f for f in findings if f.context.get(EXPLAINED_FROM)}
+    return {f.id: explained.get(f.id, f) for f in findings if not f.context.get(EXPLAINED_FROM)}
+
+
+def cluster(findings: Iterable[Finding]) -> list[Cluster]:
+    """Clusters of `findings`, unexplained ones first, then by decreasing count."""
+    findings = list(findings)
+    by_id = {f.id: f for f in findings}
+    clusters: dict[str, Cluster] = {}
+    for found_id, form in explained_forms(findings).items():
+        signature = by_id.get(form.context.get(COVERED_BY), form).signature()
+        entry = clusters.setdefault(signature, Cluster(signature, form))
+        entry.ids.append(found_id)
+        if size(form) < size(entry.smallest):
+            entry.smallest = form
+    return sorted(clusters.values(), key=lambda c: (c.known, -c.count, c.signature))

@@ -1,0 +1,244 @@
+"""First divergence: the node of a finding's program where the two sides part, and the op to suspect.
+
+Both sides run instrumented copies of the program (programs as data, through the one interpreter):
+1. forward: every op's value is reported (and every custom gradient's application and variable
+   read). Walking in program order, the first op whose value differs while every input agrees
+   computed a wrong value itself (stage "forward"). When one side stops
+   with an exception the other does not raise, the shortest program prefix where the two sides' errors
+   part ends at the statement to blame.
+2. adjoint: each gradient/jacobian call is replaced by one gradient of its target with respect to every
+   node on its path. Walking back from the target, the first node whose adjoint differs while the
+   adjoints of all its consumers agree received a wrong contribution from a consumer's VJP: that
+   consumer is the suspect (stage "adjoint").
+The divergence is recorded with both sides' descriptions at the node (`expected`: the reference's).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Iterator
+
+from reftape_oracle.interpreter import run
+from reftape_oracle.outcome import Outcome
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
+                                    Tape, walk)
+
+from .compare import compare
+from .findings import Finding
+from .referee import _flat_names as structure_names  # the names in a target/sources structure, in order
+
+ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
+_LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")
+
+
+def first_divergence(finding: Finding) -> Finding:
+    """Sets `finding.suspect` and `finding.context["first_divergence"]` (None when no node diverges, or
+    when a side hung: every instrumented run would wait for the time limit)."""
+    hung = any((outcome.error or {}).get("kind") == "timeout" for outcome in (finding.expected, finding.actual))
+    divergence = None if hung else _forward_divergence(finding) or _adjoint_divergence(finding)
+    finding.context["first_divergence"] = divergence
+    if divergence is not None and divergence["op"] is not None:
+        finding.suspect = divergence["op"]
+    return finding
+
+
+# -- the program as a graph ---------------------------------------------------------------
+
+DEFINITIONS = (Leaf, Op, Call, Apply, ReadValue, CustomGradient)   # statements that define a name
+VALUES = (Op, Apply, ReadValue)                                       # ... a value the program computes
+
+
+def scope(statements: list) -> Iterator[Any]:
+    """The statements of the program's own scope in order: into tape and stop_recording bodies, not
+    into a custom gradient's functions (whose names are local to them)."""
+    for s in statements:
+        yield s
+        if isinstance(s, (Tape, StopRecording)):
+            yield from scope(s.body)
+
+
+def base(name: str) -> str:
+    """The name a reference reads: `y` for `y` and for the element reference `y[0]`."""
+    return name.split("[", 1)[0]
+
+
+def inputs_of(statement: Any) -> list[str]:
+    """The names a statement reads: an op's or an application's inputs; a call's targets, sources and
+    output gradients; a variable read or assigned; what a custom gradient's functions read outside."""
+    if isinstance(statement, Op):
+        names = statement.inputs
+    elif isinstance(statement, Call):
+        parts = (statement.target, statement.sources, statement.output_gradients)
+        names = [name for part in parts if part is not None for name in structure_names(part)]
+    elif isinstance(statement, Apply):
+        names = [statement.function, *statement.inputs]
+    elif isinstance(statement, ReadValue):
+        names = [statement.variable]
+    elif isinstance(statement, Assign):
+        names = [statement.variable, statement.value]
+    elif isinstance(statement, CustomGradient):
+        body = list(walk(statement.forward + statement.backward))
+        local = {*statement.params, statement.upstream, *(getattr(s, "name", None) for s in body)}
+        read = [n for s in body for n in inputs_of(s)] + [statement.result, *statement.input_grads,
+                                                          *statement.variable_grads]
+        names = [n for n in read if n is not None and base(n) not in local]
+    else:
+        names = []
+    return [base(name) for name in names]
+
+
+def producers(program: Program) -> dict[str, Any]:
+    """The statement that defines each name of the program's scope (the last, where one is rebound)."""
+    return {s.name: s for s in scope(program.statements) if isinstance(s, DEFINITIONS)}
+
+
+def ancestors(program: Program, names: list[str]) -> list[str]:
+    """`names` and every name they are computed from (a Variable: also what was assigned to it), in
+    program order."""
+    defined = producers(program)
+    assigned: dict[str, list[str]] = {}
+    for s in scope(program.statements):
+        if isinstance(s, Assign):
+            assigned.setdefault(s.variable, []).append(base(s.value))
+    seen: set[str] = set()
+    work = [base(n) for n in names if base(n) in defined]
+    while work:
+        name = work.pop()
+        if name not in seen:
+            seen.add(name)
+            work += [n for n in inputs_of(defined[name]) + assigned.get(name, []) if n in defined]
+    return [name for name in defined if name in seen]
+
+
+def prefix(statements: list, count: int) -> tuple[list, int]:
+    """The first `count` statements in scope order (a tape counts, then its body); and what is left of
+    `count`. Tapes and stop_recording spans cut short keep the part of their body that ran."""
+    kept = []
+    for s in statements:
+        if count == 0:
+            break
+        count -= 1
+        if isinstance(s, (Tape, StopRecording)):
+            body, count = prefix(s.body, count)
+            kept.append(replace(s, body=body))
+        else:
+            kept.append(s)
+    return kept, count
+
+
+def substitute(statements: list, old: Any, new: list) -> list:
+    """The statements with `old` (by identity, at any depth) replaced by the statements `new`."""
+    result = []
+    for s in statements:
+        if s is old:
+            result += new
+        elif isinstance(s, (Tape, StopRecording)):
+            result.append(replace(s, body=substitute(s.body, old, new)))
+        else:
+            result.append(s)
+    return result
+
+
+# -- running both sides -------------------------------------------------------------------
+
+def _both(finding: Finding, program: Program) -> tuple[Outcome, Outcome]:
+    return run(program, finding.reference), run(program, finding.candidate)
+
+
+def _divergent(expected: Outcome, actual: Outcome, program: Program, section: str) -> dict[str, set]:
+    """For each name of `section` ("values" or "calls") that differs, the item indices that differ
+    (an empty set when the whole value differs)."""
+    found: dict[str, set] = {}
+    for d in compare(expected, actual, program):
+        match = _LOCATION.match(d.where)
+        if match and match.group(1) == section:
+            indices = found.setdefault(match.group(2), set())
+            if match.group(3):
+                indices.add(int(match.group(3)[1:-1]))
+    return found
+
+
+# -- stage 1: forward values ---------------------------------------------------------------
+
+def _forward_divergence(finding: Finding) -> dict | None:
+    program = finding.program
+    nodes = [s for s in scope(program.statements) if isinstance(s, VALUES)]
+    instrumented = Program(program.statements, list(dict.fromkeys(node.name for node in nodes)))
+    expected, actual = _both(finding, instrumented)
+    if _errors_part(expected, actual):
+        return _failing_statement(finding, expected, actual)
+    values = _divergent(expected, actual, instrumented, "values")
+    calls = _divergent(expected, actual, instrumented, "calls")
+    for node in nodes:
+        if node.name in values and not any(name in values or name in calls for name in inputs_of(node)):
+            return {"stage": "forward", "node": node.name, "op": node.path if isinstance(node, Op) else None,
+                    "expected": expected.values.get(node.name), "actual": actual.values.get(node.name)}
+    return None
+
+
+def _errors_part(expected: Outcome, actual: Outcome) -> bool:
+    """One side stopped with an exception the other did not raise (or of another class)."""
+    return any(d.where == "error" for d in compare(Outcome(expected.backend, error=expected.error),
+                                                    Outcome(actual.backend, error=actual.error)))
+
+
+def _failing_statement(finding: Finding, expected: Outcome, actual: Outcome) -> dict:
+    """The statement that ends the shortest prefix of the program on which the two sides' errors part."""
+    statements = list(scope(finding.program.statements))
+    low, high = 1, len(statements)            # the errors part on the whole program, so on `high`
+    while low < high:
+        middle = (low + high) // 2
+        shorter = Program(prefix(finding.program.statements, middle)[0])
+        if _errors_part(*_both(finding, shorter)):
+            high = middle
+        else:
+            low = middle + 1
+    statement = statements[high - 1]
+    return {"stage": "forward", "node": getattr(statement, "name", type(statement).__name__),
+            "op": statement.path if isinstance(statement, Op) else None,
+            "expected": expected.error, "actual": actual.error}
+
+
+# -- stage 2: adjoints ---------------------------------------------------------------------
+
+def _adjoint_divergence(finding: Finding) -> dict | None:
+    for call in (s for s in scope(finding.program.statements) if isinstance(s, Call)):
+        divergence = _call_adjoint_divergence(finding, call)
+        if divergence is not None:
+            return divergence
+    return None
+
+
+def adjoint_program(program: Program, call: Call) -> tuple[Program, list[str]]:
+    """The program up to `call`, which becomes one gradient of its target with respect to every node on
+    its path; and those nodes, walking back from the target."""
+    defined = producers(program)
+    nodes = [n for n in reversed(ancestors(program, structure_names(call.target)))
+             if not isinstance(defined[n], CustomGradient)]
+    adjoints = Call(ADJOINTS, call.tape, "gradient", call.target, {"list": nodes},
+                    output_gradients=call.output_gradients if call.method == "gradient" else None,
+                    unconnected=call.unconnected, unconnected_form=call.unconnected_form)
+    position = next(i for i, s in enumerate(scope(program.statements)) if s is call)
+    statements = prefix(program.statements, position + 1)[0]
+    return Program(substitute(statements, call, [adjoints])), nodes
+
+
+def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:
+    program, nodes = adjoint_program(finding.program, call)
+    expected, actual = _both(finding, program)
+    differing = _divergent(expected, actual, program, "calls").get(ADJOINTS)
+    if not differing:                          # agreement, or a difference no node can localise
+        return None
+    on_path = set(nodes)
+    consumers = {n: [s for s in scope(program.statements) if isinstance(s, (*VALUES, Call)) and s.name in on_path
+                     and n in inputs_of(s)] for n in nodes}
+    for index, node in enumerate(nodes):
+        if index in differing and not any(nodes.index(c.name) in differing for c in consumers[node]):
+            blamed = [c for c in consumers[node] if isinstance(c, Op)]
+            return {"stage": "adjoint", "node": blamed[0].name if blamed else node,
+                    "op": blamed[0].path if blamed else None, "call": call.name, "adjoint_of": node,
+                    "consumers": [c.name for c in consumers[node]],
+                    "expected": expected.calls[ADJOINTS]["items"][index],
+                    "actual": actual.calls[ADJOINTS]["items"][index]}
+    return None

@@ -1,0 +1,512 @@
+"""`reftape-fuzz`: a fuzzing campaign of a candidate tape against TensorFlow, ending in an HTML report.
+
+Worker processes (TensorFlow loaded once in each) draw programs with Hypothesis, run each through
+the one pipeline (`findings.evaluate`) and record every finding the moment it is found
+(`recording.record_finding`, fsynced), then explain it: the first divergent node names the suspect
+op and minimisation shrinks the program within a time budget (once per signature and worker: a
+campaign that meets one bug in every program keeps fuzzing instead of minimising it again; later
+findings of that signature name the minimal one by `context["covered_by"]`); the explained form is
+recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
+workers at the budget or on Ctrl-C/SIGTERM (recorded findings are kept), writes `run.json` and
+renders the report (`reftape_reports.render`).
+
+Report directory layout: discrepancies.jsonl, coverage.jsonl, run.json, hypothesis-db/ (the example
+database that `--resume` replays first, and Hypothesis's other files), index.html and repro/<id>.py.
+
+Past one machine: machines given `--shard 1/N` .. `--shard N/N` (whatever their `--seed`) and one
+`--database redis://...` draw disjoint seeds and share Hypothesis's example database, so each
+replays first what any has found (and, as Hypothesis does with any database, drops an entry that
+no longer fails where it is replayed); `reftape-report OUT --merge DIR...` makes one report of
+their report directories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import datetime
+import fnmatch
+import hashlib
+import json
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from .cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser,
+                  run_command, writable_directory)
+
+PROG = "reftape-fuzz"
+DEFAULT_MINUTES = 10.0
+BATCH = 100                 # examples per Hypothesis run; each run gets a seed of its own
+TIME_LIMIT = 20.0           # seconds per program and backend
+MINIMIZE_SECONDS = 30.0     # time budget of minimising one finding
+STOP_GRACE = 3.0            # seconds workers get to finish their example before they are terminated
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What a campaign runs: written to run.json and given to every worker."""
+
+    backend: str
+    ops: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    seed: int
+    workers: int
+    minutes: float | None
+    max_examples: int | None
+    report: str
+    resume: bool
+    database: str | None = None         # a shared example database (redis://...) instead of the report's
+    shard: tuple[int, int] = (1, 1)     # (K, N): this machine draws the seeds congruent to K-1 modulo N
+
+
+def arguments() -> argparse.ArgumentParser:
+    result = parser(PROG, "Fuzz a TF-like tape against TensorFlow with generated programs; write an HTML report.")
+    budget = result.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, help=f"time budget (default {DEFAULT_MINUTES:g} minutes)")
+    budget.add_argument("--max-examples", type=int, help="stop after this many programs")
+    result.add_argument("--seed", type=int, help="campaign seed (default: random, written to run.json)")
+    result.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    result.add_argument("--backend", default="reftape", help="candidate module (default reftape; the current "
+                                                            "directory is importable)")
+    result.add_argument("--ops", default="*", help="comma-separated globs over catalog paths, e.g. 'sin,math.*'")
+    result.add_argument("--dtypes", help="comma-separated dtypes (default: all)")
+    result.add_argument("--report", type=Path, default=Path("fuzz-report"), help="report directory "
+                                                                                  "(default ./fuzz-report)")
+    result.add_argument("--resume", action="store_true", help="replay the failures in the report directory's "
+                                                              "example database first")
+    result.add_argument("--database", metavar="URL", help="a Hypothesis example database shared by machines, "
+                        "e.g. redis://127.0.0.1:6379/0: failures any machine saved are replayed first")
+    result.add_argument("--shard", metavar="K/N", default="1/1", help="this machine's share of the seeds: "
+                        "machines given 1/N .. N/N draw disjoint seeds")
+    return result
+
+
+def campaign_from(args: argparse.Namespace) -> Campaign:
+    """The campaign the arguments ask for; UsageError (before anything runs) for bad usage."""
+    from reftape_oracle.catalog import CATALOG
+
+    from .strategies import DTYPES
+
+    patterns = [p.strip() for p in args.ops.split(",") if p.strip()]
+    ops = tuple(path for path in CATALOG if any(fnmatch.fnmatchcase(path, p) for p in patterns))
+    if not ops:
+        raise UsageError(f"--ops {args.ops!r} matches no catalog op (e.g. 'sin', 'math.*', 'nn.relu')")
+    dtypes = DTYPES if args.dtypes is None else tuple(d.strip() for d in args.dtypes.split(",") if d.strip())
+    unknown = [d for d in dtypes if d not in DTYPES]
+    if unknown or not dtypes:
+        raise UsageError(f"--dtypes {args.dtypes!r}: unknown dtype {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(DTYPES)}")
+    if not any(d in CATALOG[op].dtypes for op in ops for d in dtypes):
+        raise UsageError(f"none of the ops matching {args.ops!r} supports dtypes {', '.join(dtypes)}")
+    for name, value in (("--minutes", args.minutes), ("--max-examples", args.max_examples)):
+        if value is not None and value <= 0:
+            raise UsageError(f"{name} must be positive, not {value:g}")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {args.workers}")
+    import_backend(args.backend)
+    report = writable_directory(args.report)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
+    return Campaign(args.backend, ops, dtypes, seed, args.workers, minutes, args.max_examples,
+                    str(report.resolve()), args.resume, _reachable_database(args.database), _shard(args.shard))
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {text!r} must be K/N with whole numbers, e.g. 2/4") from None
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard {text!r} needs 1 <= K <= N")
+    return k, n
+
+
+def _reachable_database(url: str | None) -> str | None:
+    """`url` after checking that its Redis server answers; UsageError otherwise."""
+    if url is None:
+        return None
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise UsageError(f"--database {url!r} is not a redis://host:port/db URL")
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=5).ping()
+    except (redis.RedisError, ValueError) as error:
+        raise UsageError(f"--database {url!r} does not answer: {error}") from None
+    return url
+
+
+def example_database(report: Path, url: str | None = None) -> Any:
+    """The Hypothesis example database of a campaign: where failures are saved and `--resume` reads.
+    The one place to choose it: the report directory's, or the Redis database at `url` that every
+    machine of a campaign shares."""
+    if url is not None:
+        import redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+
+        return RedisExampleDatabase(redis.Redis.from_url(url))
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    return DirectoryBasedExampleDatabase(report / "hypothesis" / "examples")
+
+
+# ---------------------------------------------------------------------------------------------
+# Workers
+
+
+class _Found(Exception):
+    """Raised in the Hypothesis test for an unexplained finding, so that Hypothesis saves it."""
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silences file descriptor 2 (where native code logs) for the duration of the block."""
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def _batch_seed(campaign: Campaign, worker: int, batch: int) -> int:
+    """Distinct per worker and batch; congruent to K-1 modulo N on shard K/N, so shards never share one."""
+    k, n = campaign.shard
+    digest = int.from_bytes(hashlib.sha256(f"{campaign.seed}:{worker}:{batch}".encode()).digest()[:8], "big")
+    return digest * n + k - 1
+
+
+class _Worker:
+    """One process of a campaign: its backend, its share of the budget and what it has found."""
+
+    def __init__(self, campaign: Campaign, index: int, events: Any, stop: Any, examples: Any) -> None:
+        from reftape_oracle.tensorflow import load_tensorflow
+
+        from .recording import read_findings
+
+        self.campaign, self.index, self.events, self.stop, self.examples = campaign, index, events, stop, examples
+        self.report = Path(campaign.report)
+        with _quiet_stderr():  # TensorFlow's C++ start-up lines, once per worker
+            load_tensorflow()  # once per process: every program after the first finds TensorFlow warm
+        self.backend = import_backend(campaign.backend)
+        recorded = self.report / "discrepancies.jsonl"
+        # Programs by their JSON text: those already recorded in the directory, those failing in this process.
+        self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
+        self.failing: set[str] = set()
+        self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
+
+    def exhausted(self) -> bool:
+        limit = self.campaign.max_examples
+        return self.stop.is_set() or (limit is not None and self.examples.value >= limit)
+
+    def run(self) -> None:
+        batch = 0
+        while not self.exhausted():
+            try:
+                self.hypothesis_run(batch)()
+            except _Found:
+                pass
+            batch += 1
+
+    def hypothesis_run(self, batch: int) -> Any:
+        """A Hypothesis test over generated programs, seeded from the campaign seed, worker and batch.
+        Only the first run of worker 0 replays the database (`--resume`, or always with a shared
+        `--database`); every run saves failures."""
+        from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+
+        from .strategies import programs
+
+        replay = (self.campaign.resume or self.campaign.database is not None) and self.index == 0 and batch == 0
+        phases = [Phase.reuse, Phase.generate] if replay else [Phase.generate]
+
+        @settings(database=example_database(self.report, self.campaign.database), phases=phases,
+                  max_examples=BATCH, deadline=None,
+                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
+                  verbosity=Verbosity.quiet)
+        @seed(_batch_seed(self.campaign, self.index, batch))
+        @given(programs(ops=self.campaign.ops, dtypes=self.campaign.dtypes))
+        def campaign_test(program: Any) -> None:
+            self.check(program, batch)
+
+        return campaign_test
+
+    def check(self, program: Any, batch: int) -> None:
+        from .findings import evaluate
+        from .recording import record_coverage
+
+        text = program.to_json()
+        if text in self.failing:  # Hypothesis replays a failure once more before reporting it
+            raise _Found
+        if self.exhausted():
+            return
+        with self.examples.get_lock():
+            self.examples.value += 1
+        record_coverage(program)
+        finding = evaluate(program, self.backend, time_limit=TIME_LIMIT)
+        if finding is None:
+            return
+        finding.context["campaign"] = {"seed": self.campaign.seed, "worker": self.index, "batch": batch}
+        if text not in self.recorded:
+            self.keep(finding)
+        else:
+            self.events.put(("replayed", finding.kind, finding.known))
+        self.recorded.add(text)
+        if not finding.known:
+            self.failing.add(text)
+            raise _Found
+
+    def keep(self, finding: Any) -> None:
+        """Records the finding at once, then its explained form (known ones need no explaining)."""
+        from .recording import record_finding
+
+        record_finding(finding, self.report)
+        self.events.put(("finding", finding.kind, finding.known))
+        if not finding.known:
+            explained = self.explain(finding)
+            record_finding(explained, self.report)
+            self.events.put(("explained", explained.suspect or "not named", None))
+
+    def explain(self, finding: Any) -> Any:
+        """The finding with its first divergent node named and its program minimised: a record of its
+        own, linked to the finding by context. A finding of a signature this worker has minimised
+        before is not minimised again; it names that minimal finding instead (`covered_by`)."""
+        from .clusters import COVERED_BY, EXPLAINED_FROM
+        from .divergence import first_divergence
+        from .minimize import minimize
+
+        explained = first_divergence(finding)
+        signature = explained.signature()
+        if signature in self.minimal_of:
+            context = {**explained.context, EXPLAINED_FROM: finding.id, COVERED_BY: self.minimal_of[signature]}
+            return dataclasses.replace(explained, id="", timestamp="", context=context)  # a fresh id
+        minimal = minimize(explained, time_budget=MINIMIZE_SECONDS)
+        record = dataclasses.replace(minimal, id="", timestamp="",
+                                     context={**minimal.context, EXPLAINED_FROM: finding.id})
+        self.minimal_of[signature] = record.id
+        self.minimal_of.setdefault(record.signature(), record.id)  # minimising may simplify tape options
+        return record
+
+
+def _work(campaign: Campaign, index: int, events: Any, stop: Any, examples: Any) -> None:
+    """A worker process's entry point: interrupts reach it through `stop`, never as KeyboardInterrupt."""
+    import traceback
+
+    from .findings import HarnessError
+
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["REFTAPE_REPORT_DIR"] = campaign.report  # where record_coverage appends
+    set_hypothesis_home_dir(Path(campaign.report) / "hypothesis")  # not .hypothesis/ in the current directory
+    try:
+        worker = _Worker(campaign, index, events, stop, examples)
+        events.put(("ready", index, None))
+        worker.run()
+    except HarnessError as error:
+        events.put(("harness", str(error), None))
+    except Exception as error:  # noqa: BLE001 - the parent reports it as a harness failure (exit 3)
+        last = traceback.extract_tb(error.__traceback__)[-1]
+        events.put(("harness", f"worker {index} crashed: {type(error).__name__}: {error} "
+                               f"({last.filename}:{last.lineno})", None))
+    finally:
+        events.put(("done", index, None))
+
+
+# ---------------------------------------------------------------------------------------------
+# The parent: progress, stopping, the report
+
+
+@dataclass
+class Progress:
+    started: float
+    examples: int = 0
+    first_ready: float | None = None
+    last_example: float | None = None
+    findings: dict = dataclasses.field(default_factory=dict)   # kind -> count (this run)
+    suspects: dict = dataclasses.field(default_factory=dict)   # suspect op -> explained findings
+    unexplained: int = 0
+    known: int = 0
+    replayed: int = 0
+    harness_error: str | None = None
+    interrupted: bool = False
+
+    @property
+    def rate(self) -> float:
+        """Examples per second from the first worker ready (TensorFlow loaded) to the last example."""
+        if self.first_ready is None or self.last_example is None:
+            return 0.0
+        elapsed = self.last_example - self.first_ready
+        return self.examples / elapsed if elapsed > 0 else 0.0
+
+    def count(self, examples: int) -> None:
+        if examples != self.examples:
+            self.examples, self.last_example = examples, time.monotonic()
+
+    def line(self) -> str:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.findings.items())) or "none"
+        suspects = ", ".join(f"{op} {n}" for op, n in sorted(self.suspects.items()))
+        return (f"{self.examples} examples, {self.rate:.1f}/s, findings: {kinds}"
+                + (f" ({self.replayed} replayed)" if self.replayed else "") + (f"; suspects: {suspects}" if suspects else ""))
+
+    def absorb(self, event: tuple) -> None:
+        what, detail, known = event
+        if what == "ready" and self.first_ready is None:
+            self.first_ready = time.monotonic()
+        elif what in ("finding", "replayed"):
+            self.findings[detail] = self.findings.get(detail, 0) + 1
+            self.known += bool(known)
+            self.unexplained += not known
+            self.replayed += what == "replayed"
+        elif what == "explained":
+            self.suspects[detail] = self.suspects.get(detail, 0) + 1
+        elif what == "harness" and self.harness_error is None:
+            self.harness_error = detail
+
+
+class _Display:
+    """rich's live display on a terminal; plain lines every few seconds otherwise or with NO_COLOR."""
+
+    PLAIN_EVERY = 5.0
+
+    def __init__(self) -> None:
+        self.live = None
+        self.last_plain = 0.0
+        if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+            from rich.live import Live
+
+            self.live = Live("starting workers (loading TensorFlow)...", refresh_per_second=4, transient=False)
+            self.live.start()
+
+    def show(self, progress: Progress, final: bool = False) -> None:
+        if self.live is not None:
+            from rich.table import Table
+
+            table = Table(title=PROG, title_justify="left")
+            for column in ("examples", "per second", "seconds", "findings by kind"):
+                table.add_column(column, justify="left" if column.startswith("findings") else "right")
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.findings.items())) or "none"
+            table.add_row(str(progress.examples), f"{progress.rate:.1f}",
+                          f"{time.monotonic() - progress.started:.0f}", kinds)
+            self.live.update(table)
+        elif final or time.monotonic() - self.last_plain >= self.PLAIN_EVERY:
+            self.last_plain = time.monotonic()
+            print(f"{PROG}: {progress.line()}", flush=True)
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
+def _drain(events: Any, progress: Progress, done: set) -> None:
+    while True:
+        try:
+            event = events.get_nowait()
+        except (queue.Empty, OSError, EOFError, ValueError):
+            return
+        if event[0] == "done":
+            done.add(event[1])
+        else:
+            progress.absorb(event)
+
+
+def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> None:
+    from reftape_oracle.outcome import environment_fingerprint
+
+    import hypothesis
+
+    record: dict[str, Any] = {"command": " ".join([PROG] + sys.argv[1:]), "started": started,
+                              "configuration": dataclasses.asdict(campaign), "hypothesis": hypothesis.__version__,
+                              "environment": environment_fingerprint(sys.modules.get(campaign.backend))}
+    if progress is not None:
+        elapsed = time.monotonic() - progress.started
+        record["result"] = {"examples": progress.examples, "seconds": round(elapsed, 1),
+                            "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
+                            "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
+                            "replayed": progress.replayed, "interrupted": progress.interrupted,
+                            "harness_error": progress.harness_error}
+    (Path(campaign.report) / "run.json").write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
+
+
+def _stop_workers(processes: list, stop: Any) -> None:
+    stop.set()
+    deadline = time.monotonic() + STOP_GRACE
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(2.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+
+def run_campaign(campaign: Campaign) -> int:
+    from reftape_reports import render
+
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    _write_run(campaign, None, started)
+    progress = Progress(time.monotonic())
+
+    def interrupt(signum: int, frame: Any) -> None:
+        progress.interrupted = True
+
+    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    context = multiprocessing.get_context("spawn")  # never fork a process that may hold TensorFlow
+    events, stop, examples = context.Queue(), context.Event(), context.Value("q", 0)
+    processes = [context.Process(target=_work, args=(campaign, i, events, stop, examples), daemon=True)
+                 for i in range(campaign.workers)]
+    for process in processes:
+        process.start()
+    display, done = _Display(), set()
+    deadline = progress.started + 60 * campaign.minutes if campaign.minutes else None
+    try:
+        while len(done) < len(processes) and not progress.interrupted and progress.harness_error is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            if not any(p.is_alive() for p in processes):
+                break
+            time.sleep(0.2)
+            _drain(events, progress, done)
+            progress.count(examples.value)
+            display.show(progress)
+        _stop_workers(processes, stop)
+        _drain(events, progress, done)
+        progress.count(examples.value)
+        display.show(progress, final=True)
+    finally:
+        display.close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    _write_run(campaign, progress, started)
+    index = render(Path(campaign.report))
+    print(f"{PROG}: {progress.line()}")
+    print(f"{PROG}: report written to {index}")
+    if progress.harness_error:
+        print(f"{PROG}: harness error: {progress.harness_error}", file=sys.stderr)
+        return EXIT_HARNESS
+    if progress.interrupted:
+        print(f"{PROG}: interrupted; every finding recorded so far is kept", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_FINDINGS if progress.unexplained else EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments().parse_args(argv)
+    return run_command(PROG, lambda: run_campaign(campaign_from(args)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

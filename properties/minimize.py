@@ -1,0 +1,308 @@
+"""Minimisation: the smallest program that still shows a finding's root cause.
+
+Delta debugging over statements, with the one pipeline (`evaluate`, without the referee) as the test.
+A candidate is kept when it still fails with the same signature, apart from the tape options it
+simplifies: same kind, same suspect op (its first divergence), same dtype, and the same referee
+verdict when the finding has one. The steps, tried greedily until none applies or the time budget
+is spent:
+- keep only what the first divergence needs (the ancestors of its node, or of its call);
+- remove a statement nothing uses; unwrap a tape nothing names (or that is nested: its calls go to
+  the enclosing tape), unwrap or drop a stop_recording span, drop a reset or a watch;
+- bypass an op (its uses read one of its inputs instead);
+- replace an op by a leaf holding its value computed on the reference side: a constant, or a
+  variable that becomes the only source of the calls that depend on it;
+- tape options to their defaults (persistent False, watch_accessed_variables True); calls to a plain
+  `gradient` without output_gradients or unconnected_gradients; one source, one target.
+Every program returned has failed the test: when nothing smaller fails, the original comes back.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any, Callable, Iterator
+
+from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
+from reftape_oracle.outcome import decode_array
+from reftape_oracle.program import (Apply, Assign, Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch,
+                                    walk)
+
+from .divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope,
+                         structure_names, substitute)
+from .findings import Finding, HarnessError, evaluate
+
+_SIMPLIFIED = ("tape_options",)   # signature parts minimisation may change
+
+
+def minimize(finding: Finding, *, time_budget: float = 60.0) -> Finding:
+    """The finding of the smallest program found within `time_budget` seconds that keeps the finding's
+    signature (tape options aside); `finding` itself when nothing smaller does. Computes the finding's
+    first divergence (its suspect) first when it has none."""
+    start = time.monotonic()
+    if "first_divergence" not in finding.context:
+        first_divergence(finding)
+    search = _Search(finding, deadline=start + time_budget)
+    best = finding
+    while (accepted := search.first_failing(_candidates(best, finding.reference))) is not None:
+        best = accepted
+    if best is finding:
+        return finding
+    best.reproduce, best.context = finding.reproduce, {
+        **finding.context, **best.context,
+        "minimized": {"from": finding.id, "ops_before": len(finding.program.ops()),
+                      "ops_after": len(best.program.ops()), "evaluations": search.evaluations,
+                      "seconds": round(time.monotonic() - start, 2)}}
+    return best
+
+
+class _Search:
+    """The test: does a candidate program still fail the same way? (each program is tested once)"""
+
+    def __init__(self, finding: Finding, deadline: float) -> None:
+        self.finding, self.deadline = finding, deadline
+        self.wanted = _cause(finding)
+        self.judged = finding.primary.verdict is not None
+        self.tested: set[str] = {finding.program.to_json()}
+        self.evaluations = 0
+
+    def expired(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def first_failing(self, candidates: Iterator[Program]) -> Finding | None:
+        for candidate in candidates:
+            if self.expired():
+                return None
+            found = self.test(candidate)
+            if found is not None:
+                return found
+        return None
+
+    def test(self, program: Program) -> Finding | None:
+        key = program.to_json()
+        if key in self.tested:
+            return None
+        self.tested.add(key)
+        self.evaluations += 1
+        limit = min(DEFAULT_TIME_LIMIT, max(self.deadline - time.monotonic(), 1.0))
+        try:
+            found = evaluate(program, self.finding.candidate, self.finding.reference, time_limit=limit, judge=False)
+        except HarnessError:
+            return None
+        if found is None or (found.kind, found.dtype) != (self.finding.kind, self.finding.dtype):
+            return None
+        first_divergence(found)
+        if self.judged:
+            found.judge()
+        return found if _cause(found) == self.wanted else None
+
+
+def _cause(finding: Finding) -> dict:
+    return {k: v for k, v in finding.signature_parts().items() if k not in _SIMPLIFIED}
+
+
+# -- candidate programs, smallest changes to try first -------------------------------------
+
+def _candidates(finding: Finding, reference: str) -> Iterator[Program]:
+    program, divergence = finding.program, finding.context.get("first_divergence")
+    if divergence is not None:
+        yield _tidy(_needed_only(program, divergence))
+    for step in (_removals, _unwraps, _bypasses, lambda p: _cuts(p, reference), _options):
+        for candidate in step(program):
+            yield _tidy(candidate)
+
+
+def _needed_only(program: Program, divergence: dict) -> Program:
+    """Only the ancestors of the divergent call (adjoint stage) or node (forward stage)."""
+    defined = producers(program)
+    if divergence["stage"] == "adjoint" and divergence.get("call") in defined:
+        needed = set(ancestors(program, inputs_of(defined[divergence["call"]]))) | {divergence["call"]}
+        outputs: list = []
+    else:
+        needed = set(ancestors(program, [divergence["node"]]))
+        outputs = [divergence["node"]] if divergence["node"] in needed else []
+    def keep(s: Any) -> bool:
+        if isinstance(s, Assign):
+            return s.variable in needed
+        return not isinstance(s, DEFINITIONS) or s.name in needed
+
+    return Program(_filter(program.statements, keep), outputs)
+
+
+def _filter(statements: list, keep: Callable[[Any], bool]) -> list:
+    return [replace(s, body=_filter(s.body, keep)) if isinstance(s, (Tape, StopRecording)) else s
+            for s in statements if keep(s)]
+
+
+def _uses(program: Program, name: str, exclude: Any = None) -> bool:
+    """Whether any statement but `exclude` (or the outputs, or a custom gradient's functions) reads
+    value `name` or names tape `name`."""
+    for s in walk(program.statements):
+        if s is exclude:
+            continue
+        if name in inputs_of(s) or isinstance(s, Watch) and name in map(base, s.names):
+            return True
+        if isinstance(s, (Watch, StopRecording, Reset, Call)) and s.tape == name:
+            return True
+    return name in map(base, program.outputs)
+
+
+def _removals(program: Program) -> Iterator[Program]:
+    """Drop one statement nothing reads (later statements first: they free earlier ones)."""
+    for s in reversed(list(scope(program.statements))):
+        if isinstance(s, DEFINITIONS) and _uses(program, s.name, exclude=s):
+            continue
+        if isinstance(s, Tape):
+            continue
+        if isinstance(s, StopRecording) and any(_uses(program, b.name) for b in scope(s.body)
+                                                if isinstance(b, DEFINITIONS)):
+            continue
+        yield Program(_filter(program.statements, lambda t, s=s: t is not s), program.outputs)
+
+
+def _unwraps(program: Program) -> Iterator[Program]:
+    """A tape or stop_recording span replaced by its body; a nested tape's uses go to the enclosing tape."""
+    for s, enclosing in _with_enclosing_tape(program.statements, None):
+        if isinstance(s, StopRecording):
+            yield Program(substitute(program.statements, s, s.body), program.outputs)
+        elif isinstance(s, Tape) and not _uses(program, s.name):
+            yield Program(substitute(program.statements, s, s.body), program.outputs)
+        elif isinstance(s, Tape) and enclosing is not None:
+            statements = substitute(program.statements, s, s.body)
+            yield Program(_rename_tape(statements, s.name, enclosing.name), program.outputs)
+
+
+def _with_enclosing_tape(statements: list, enclosing: Tape | None) -> Iterator[tuple]:
+    for s in statements:
+        yield s, enclosing
+        if isinstance(s, (Tape, StopRecording)):
+            yield from _with_enclosing_tape(s.body, s if isinstance(s, Tape) else enclosing)
+
+
+def _rename_tape(statements: list, old: str, new: str) -> list:
+    result = []
+    for s in statements:
+        if isinstance(s, (Tape, StopRecording)):
+            s = replace(s, body=_rename_tape(s.body, old, new))
+        if isinstance(s, (Watch, StopRecording, Reset, Call)) and s.tape == old:
+            s = replace(s, tape=new)
+        result.append(s)
+    return result
+
+
+def _bypasses(program: Program) -> Iterator[Program]:
+    """An op removed, its uses reading one of its inputs instead."""
+    for op in reversed([s for s in scope(program.statements) if isinstance(s, Op)]):
+        for source in dict.fromkeys(op.inputs):
+            statements = _filter(program.statements, lambda s, op=op: s is not op)
+            yield Program(_rename_value(statements, op.name, source),
+                          [source if name == op.name else name for name in program.outputs])
+
+
+def _rename_value(statements: list, old: str, new: str) -> list:
+    def renamed(name: str) -> str:
+        return new + name[len(old):] if base(name) == old else name
+
+    result = []
+    for s in statements:
+        if isinstance(s, (Tape, StopRecording)):
+            s = replace(s, body=_rename_value(s.body, old, new))
+        elif isinstance(s, (Op, Apply)):
+            s = replace(s, inputs=[renamed(name) for name in s.inputs])
+        elif isinstance(s, Watch):
+            s = replace(s, names=[renamed(name) for name in s.names])
+        elif isinstance(s, Assign):
+            s = replace(s, value=renamed(s.value))
+        elif isinstance(s, Call):
+            s = replace(s, target=_rename_structure(s.target, renamed), sources=_rename_structure(s.sources, renamed),
+                        output_gradients=None if s.output_gradients is None else
+                        _rename_structure(s.output_gradients, renamed))
+        result.append(s)
+    return result
+
+
+def _rename_structure(structure: Any, renamed: Callable[[str], str]) -> Any:
+    if isinstance(structure, str):
+        return renamed(structure)
+    (kind, items), = structure.items()
+    if kind == "dict":
+        return {kind: [[key, _rename_structure(item, renamed)] for key, item in items]}
+    return {kind: [_rename_structure(item, renamed) for item in items]}
+
+
+def _cuts(program: Program, reference: str) -> Iterator[Program]:
+    """An op replaced by a constant holding its reference-side value: watched and made the only source
+    of the calls whose targets depend on it, or plain."""
+    ops = [s for s in scope(program.statements) if isinstance(s, Op)]
+    values = run(Program(program.statements, list(dict.fromkeys(op.name for op in ops))), reference).values
+    for op in reversed(ops):
+        description = values.get(op.name)
+        if not description or description.get("kind") != "tensor":
+            continue
+        leaf = Leaf(op.name, "constant", decode_array(description), description["dtype"])
+        dependent = [c for c in scope(program.statements)
+                     if isinstance(c, Call) and op.name in ancestors(program, structure_names(c.target))]
+        if dependent:
+            watches = [Watch(tape, [op.name]) for tape in dict.fromkeys(c.tape for c in dependent)]
+            statements = substitute(program.statements, op, [leaf, *watches])
+            yield Program(_map_calls(statements, lambda c: replace(c, sources=op.name) if c in dependent else c),
+                          program.outputs)
+        yield Program(substitute(program.statements, op, [leaf]), program.outputs)
+
+
+def _map_calls(statements: list, change: Callable[[Call], Call]) -> list:
+    result = []
+    for s in statements:
+        if isinstance(s, (Tape, StopRecording)):
+            s = replace(s, body=_map_calls(s.body, change))
+        elif isinstance(s, Call):
+            s = change(s)
+        result.append(s)
+    return result
+
+
+def _options(program: Program) -> Iterator[Program]:
+    """One tape option or call argument back to its default; one source or target of a structure."""
+    for s in scope(program.statements):
+        if isinstance(s, Tape):
+            for simpler in (replace(s, persistent=False), replace(s, watch_accessed_variables=True)):
+                if simpler != s:
+                    yield Program(substitute(program.statements, s, [simpler]), program.outputs)
+        elif isinstance(s, Call):
+            for simpler in _simpler_calls(s):
+                yield Program(substitute(program.statements, s, [simpler]), program.outputs)
+
+
+def _simpler_calls(call: Call) -> Iterator[Call]:
+    if call.method != "gradient":
+        yield replace(call, method="gradient", use_pfor=True)
+    if call.output_gradients is not None:
+        yield replace(call, output_gradients=None)
+    if (call.unconnected, call.unconnected_form) != ("none", "default"):
+        yield replace(call, unconnected="none", unconnected_form="default")
+    if not isinstance(call.sources, str):
+        for source in dict.fromkeys(structure_names(call.sources)):
+            yield replace(call, sources=source)
+    if not isinstance(call.target, str) and call.output_gradients is None:
+        for target in dict.fromkeys(structure_names(call.target)):
+            yield replace(call, target=target)
+
+
+def _tidy(program: Program) -> Program:
+    """Watches of names no longer defined, empty spans, and outputs no longer defined, dropped."""
+    defined = producers(program)
+
+    def tidy(statements: list) -> list:
+        result = []
+        for s in statements:
+            if isinstance(s, Watch):
+                s = replace(s, names=[n for n in s.names if base(n) in defined])
+                if not s.names:
+                    continue
+            elif isinstance(s, (Tape, StopRecording)):
+                s = replace(s, body=tidy(s.body))
+                if isinstance(s, StopRecording) and not s.body:
+                    continue
+            result.append(s)
+        return result
+
+    return Program(tidy(program.statements), [name for name in program.outputs if base(name) in defined])

@@ -1,0 +1,80 @@
+"""A program's graph laid out for SVG: nodes are leaves, ops and gradient calls; edges are inputs.
+
+Layers from left to right: leaves first, then each node one layer right of its deepest input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from reftape_oracle.program import Call, Leaf, Op, Program, walk
+
+NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP, MARGIN = 150, 38, 60, 16, 10
+
+
+@dataclass
+class Node:
+    name: str
+    label: str
+    kind: str                 # "leaf" | "op" | "call"
+    inputs: list[str]
+    divergent: bool = False
+    layer: int = 0
+    x: int = 0
+    y: int = 0
+
+
+@dataclass
+class Graph:
+    nodes: list[Node]
+    edges: list[tuple[Node, Node]] = field(default_factory=list)
+    width: int = 0
+    height: int = 0
+    node_width: int = NODE_WIDTH
+    node_height: int = NODE_HEIGHT
+
+
+def _names(structure: Any) -> list[str]:
+    """Names a statement reads, wherever they sit in its inputs or structures ("y3[0]" reads y3)."""
+    if isinstance(structure, str):
+        match = re.match(r"[A-Za-z_]\w*", structure)
+        return [match.group(0)] if match else []
+    if isinstance(structure, dict):
+        return [n for value in structure.values() for n in _names(value)]
+    if isinstance(structure, (list, tuple)):
+        return [n for item in structure for n in _names(item)]
+    return []
+
+
+def _node(statement: Any) -> Node | None:
+    if isinstance(statement, Leaf):
+        return Node(statement.name, f"{statement.name}: {statement.kind} {statement.dtype}", "leaf", [])
+    if isinstance(statement, Op):
+        return Node(statement.name, f"{statement.name} = {statement.path}", "op", _names(statement.inputs))
+    if isinstance(statement, Call):
+        reads = _names(statement.target) + _names(statement.sources) + _names(statement.output_gradients)
+        return Node(statement.name, f"{statement.name} = {statement.tape}.{statement.method}", "call", reads)
+    return None
+
+
+def layout(program: Program, divergent: str | None = None) -> Graph:
+    """The program's nodes placed in layers, edges between them, and the divergent node marked."""
+    nodes = [n for n in (_node(s) for s in walk(program.statements)) if n is not None]
+    by_name = {n.name: n for n in nodes}
+    graph = Graph(nodes)
+    for node in nodes:
+        sources = [by_name[name] for name in dict.fromkeys(node.inputs) if name in by_name]
+        node.layer = 1 + max((s.layer for s in sources), default=-1)
+        node.divergent = node.name == divergent
+        graph.edges += [(source, node) for source in sources]
+    rows: dict[int, int] = {}
+    for node in nodes:
+        row = rows.get(node.layer, 0)
+        rows[node.layer] = row + 1
+        node.x = MARGIN + node.layer * (NODE_WIDTH + COLUMN_GAP)
+        node.y = MARGIN + row * (NODE_HEIGHT + ROW_GAP)
+    graph.width = MARGIN * 2 + (max(rows, default=0) + 1) * (NODE_WIDTH + COLUMN_GAP) - COLUMN_GAP
+    graph.height = MARGIN * 2 + max(rows.values(), default=1) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP
+    return graph

@@ -1,0 +1,131 @@
+"""Rendering a report directory: `index.html` and `repro/<id>.py` from the records a run left there.
+
+Reads `discrepancies.jsonl` (findings), `coverage.jsonl` (what the programs exercised) and `run.json`
+(the run's configuration and figures, written by `reftape-fuzz`); each is optional. The page is
+self-contained (inline CSS, SVG and a few lines of JS; nothing fetched), so it works from file://.
+Everything the records hold is autoescaped: a name, program or message containing `<script>` shows
+as text.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import textwrap
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from reftape_oracle.catalog import CATALOG
+from reftape_oracle.outcome import decode_array, describe, describe_error
+from reftape_properties.clusters import Cluster, cluster, explained_forms
+from reftape_properties.findings import Finding
+from reftape_properties.recording import coverage_summary, read_findings
+from reftape_properties.strategies import DTYPES
+
+from .graph import layout
+from .values import side_by_side, value_at
+
+MAX_DISCREPANCIES_SHOWN = 8
+
+
+def _environment() -> Environment:
+    environment = Environment(loader=PackageLoader("reftape_reports", "templates"), undefined=StrictUndefined,
+                              autoescape=select_autoescape(enabled_extensions=("html",), default=False),
+                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    environment.filters["pyrepr"] = repr
+    return environment
+
+
+def _read_json_lines(path: Path) -> list[dict]:
+    lines = []
+    if not path.exists():
+        return lines
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            lines.append(json.loads(line)) if line.strip() else None
+        except ValueError:
+            warnings.warn(f"{path}:{number}: skipped a malformed line", stacklevel=2)
+    return lines
+
+
+def _divergent_node(finding: Finding) -> str | None:
+    """The name of the first node where the two sides part, as the first-divergence step recorded it."""
+    divergence = finding.context.get("first_divergence")
+    if isinstance(divergence, dict):
+        return divergence.get("node") or divergence.get("name")
+    return divergence if isinstance(divergence, str) else None
+
+
+def _discrepancy_view(finding: Finding, index: int) -> dict:
+    d = finding.discrepancies[index]
+    expected, actual = finding.expected.observed(), finding.actual.observed()
+    return {"discrepancy": d, "unexplained": d.known is None,
+            "sides": side_by_side(value_at(expected, d.where), value_at(actual, d.where), decode_array),
+            "estimate": [str(x) for x in d.estimate] if isinstance(d.estimate, list) else d.estimate}
+
+
+def _cluster_view(number: int, entry: Cluster) -> dict:
+    finding = entry.smallest
+    shown = range(min(len(finding.discrepancies), MAX_DISCREPANCIES_SHOWN))
+    return {"number": number, "cluster": entry, "finding": finding,
+            "source": finding.program.to_source("tensorflow"), "body": finding.program.body_source(),
+            "graph": layout(finding.program, _divergent_node(finding)), "divergent": _divergent_node(finding),
+            "discrepancies": [_discrepancy_view(finding, i) for i in shown],
+            "more": len(finding.discrepancies) - len(shown)}
+
+
+def _coverage_view(lines: list[dict], ops: list[str] | None) -> dict:
+    summary = coverage_summary(lines)
+    pairs = summary["op_dtype"]
+    scope = ops or list(CATALOG)
+    possible = {(op, dtype) for op in scope for dtype in CATALOG[op].dtypes}
+    dtypes = sorted({dtype for _, dtype in possible}, key=lambda d: (d not in DTYPES, DTYPES.index(d) if d in DTYPES else d))
+    reached = sorted({op for op, _ in pairs}, key=lambda op: scope.index(op) if op in scope else len(scope))
+    return {"programs": len(lines), "ops": reached, "op_count": len(set(reached) & set(scope)),
+            "scope": len(scope), "dtypes": dtypes, "pairs": pairs, "possible": possible,
+            "pair_count": len(possible & set(pairs)), "options": sorted(summary["options"].items())}
+
+
+def _by(findings: list[Finding], key: Any) -> list[tuple[str, int]]:
+    return Counter(str(key(f)) for f in findings).most_common()
+
+
+def render(report_dir: Path) -> Path:
+    """Writes `index.html` and `repro/<id>.py` in `report_dir` from its records; returns the page's path."""
+    report_dir = Path(report_dir)
+    records = report_dir / "discrepancies.jsonl"
+    findings = read_findings(records) if records.exists() else []
+    run_path = report_dir / "run.json"
+    run = json.loads(run_path.read_text()) if run_path.exists() else None
+    coverage = _coverage_view(_read_json_lines(report_dir / "coverage.jsonl"),
+                              list((run or {}).get("configuration", {}).get("ops") or []) or None)
+    forms = list(explained_forms(findings).values())
+    clusters = cluster(findings)
+    environment = _environment()
+    page = environment.get_template("index.html").render(
+        title=f"reftape report: {report_dir.resolve().name}", run=run, coverage=coverage,
+        reference_environment=(findings[0].expected.environment if findings else None),
+        found=len(forms), unexplained=sum(not f.known for f in forms),
+        by_kind=_by(forms, lambda f: f.kind), by_suspect=_by(forms, lambda f: f.suspect or "not named"),
+        by_dtype=_by(forms, lambda f: f.dtype), by_verdict=_by(forms, lambda f: f.primary.verdict or "none"),
+        clusters=[_cluster_view(i, c) for i, c in enumerate(clusters, 1)])
+    index = report_dir / "index.html"
+    index.write_text(page)
+    _write_repros(environment, report_dir / "repro", findings)
+    return index
+
+
+def _write_repros(environment: Environment, directory: Path, findings: list[Finding]) -> None:
+    directory.mkdir(exist_ok=True)
+    helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f))
+                          for f in (describe, describe_error, value_at, side_by_side))
+    template = environment.get_template("repro.py.j2")
+    for finding in findings:
+        (directory / f"{finding.id}.py").write_text(template.render(
+            finding=finding, helpers=helpers, body=finding.program.body_source(),
+            recorded=json.dumps(finding.actual.observed(), sort_keys=True),
+            locations=list(dict.fromkeys(d.where for d in finding.discrepancies))))

@@ -1,0 +1,57 @@
+"""reftape-bench runs end to end and writes every figure the throughput issue names.
+
+Only the shape of the output is checked: timings on a shared machine are reported, never asserted.
+"""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+from reftape_properties.bench import TARGETS
+
+FIGURES = {"harness_overhead_ratio", "generation_share", "small_graph_ratio", "large_tensor_ratio",
+           "deep_chain_seconds", "deep_chain_peak_memory_ratio", "examples_per_second_1_worker",
+           "examples_per_second_2_workers", "scaling_2_workers"}
+
+
+def test_quick_bench_writes_every_figure_as_a_positive_number(tmp_path):
+    output = tmp_path / "bench.json"
+    command = Path(sys.executable).parent / "reftape-bench"
+    done = subprocess.run([str(command), "--quick", "--json", str(output)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(output.read_text())
+    assert set(figures) == FIGURES == set(TARGETS)
+    for key, value in figures.items():
+        assert isinstance(value, float) and math.isfinite(value) and value > 0, (key, value)
+    for key in FIGURES:  # the table shows every figure too
+        assert key in done.stdout
+
+
+def test_unwritable_json_path_is_a_usage_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    command = Path(sys.executable).parent / "reftape-bench"
+    done = subprocess.run([str(command), "--quick", "--json", str(blocker / "sub" / "bench.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_interpreter_compiles_a_program_once_and_each_run_starts_fresh():
+    import numpy as np
+
+    from reftape_oracle.interpreter import compile_program, run
+    from reftape_oracle.outcome import decode_array
+    from reftape_oracle.program import Leaf, Op, Program
+
+    program = Program([Leaf("x", "constant", np.array([0.5, 2.0], np.float32), "float32"),
+                       Op("y", "square", ["x"])], outputs=["y"])
+    compile_program.cache_clear()
+    first, second = run(program, "reftape"), run(program, "reftape")
+    info = compile_program.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    assert first.values == second.values
+    assert decode_array(second.values["y"]).tolist() == [0.25, 4.0]  # 0.5 ** 2, 2.0 ** 2

@@ -1,0 +1,313 @@
+"""The commands as a user runs them (subprocesses of the installed entry points): exit statuses 0 / 1 /
+2 / 3 / 130, one line on stderr and never a traceback for bad input, readable discrepancies, findings
+replayed by id, streaming conformance that keeps its partial table on Ctrl-C, a quiet TensorFlow
+import, and a clear line when TensorFlow is not installed."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_properties.known import KNOWN
+from test_validation import BAD_INPUTS, mutated, program_data
+
+BIN = Path(sys.executable).parent
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+TF_LOG_LINES = ("I0000", "E0000", "W0000", "oneDNN", "cuda", "absl::InitializeLog")
+
+
+def environment(**changes) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}  # the commands quieten TF themselves
+    env.update(changes)
+    return env
+
+
+def command(name: str, *args, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / name), *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                          env=env or environment(), timeout=600)
+
+
+def one_line_error(result: subprocess.CompletedProcess, status: int, *fragments: str) -> str:
+    """Asserts the exit status and a one-line stderr holding every fragment; returns the line."""
+    assert result.returncode == status, (result.returncode, result.stdout[-2000:], result.stderr[-2000:])
+    line = result.stderr.strip()
+    assert "Traceback" not in line and "\n" not in line, line
+    for fragment in fragments:
+        assert fragment in line, line
+    return line
+
+
+def write(path: Path, data) -> Path:
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def sin_program() -> Program:
+    return Program([Leaf("x", "constant", np.array([0.5, 1.0, -2.0], np.float32), "float32"),
+                    Leaf("n", "constant", np.array([-1.0, 4.0], np.float32), "float32"),
+                    Tape("t", [Watch("t", ["x"]), Op("y", "sin", ["x"]), Op("r", "sqrt", ["n"])]),
+                    Call("g", "t", "gradient", "y", "x")], ["y", "r"])
+
+
+# A backend planted in the current directory: sin's VJP doubled, sqrt finite where TF's is NaN.
+PLANTED_BACKEND = '''
+import reftape as _reftape
+from reftape import *
+from reftape import linalg, math, nn
+
+
+@_reftape.custom_gradient
+def sin(x):
+    return _reftape.sin(x), lambda upstream: upstream * 2.0 * _reftape.cos(x)
+
+
+def sqrt(x):
+    return _reftape.sqrt(_reftape.abs(x))
+'''
+
+
+# -- Every command ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["reftape-replay", "reftape-conformance"])
+def test_version_on_every_command(name):
+    result = command(name, "--version")
+    assert result.returncode == 0 and result.stdout.startswith(f"{name} ")
+
+
+def test_python_dash_m_runs_the_same_command():
+    result = subprocess.run([sys.executable, "-m", "reftape_properties.replay", "--version"], capture_output=True,
+                            text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.startswith("reftape-replay ")
+
+
+# -- Bad input: exit 2, one line, nothing run ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["typo in an input name", "method hessian", "persistent 'yes'", "unknown op",
+                                  "25 nested tapes", "Infinity", "reset outside its tape"])
+def test_an_invalid_program_is_one_line_and_exit_2(name, tmp_path):
+    change, path, message = BAD_INPUTS[name]
+    result = command("reftape-replay", write(tmp_path / "p.json", mutated(change)))
+    one_line_error(result, 2, "invalid program", path, message)
+
+
+def test_three_thousand_deep_nesting_is_one_line_and_exit_2(tmp_path):
+    text = '{"statements": [' + '{"statement": "Tape", "name": "t", "body": [' * 3000 + "]}" * 3000 + "]}"
+    one_line_error(command("reftape-replay", write(tmp_path / "deep.json", text)), 2, "nested too deeply")
+
+
+def test_an_unreadable_program_file_is_one_line_and_exit_2(tmp_path):
+    one_line_error(command("reftape-replay", tmp_path / "missing.json"), 2, "cannot read", "missing.json")
+    one_line_error(command("reftape-replay", write(tmp_path / "p.json", "{not json")), 2, "not JSON")
+
+
+def test_a_bad_time_limit_is_exit_2(tmp_path):
+    result = command("reftape-replay", write(tmp_path / "p.json", program_data()), "--time-limit", "-1")
+    assert result.returncode == 2 and "is not a positive number of seconds" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unimportable_backends_are_exit_2_before_anything_runs(tmp_path):
+    result = command("reftape-replay", write(tmp_path / "p.json", program_data()), "--backend", "nope",
+                     "--against", "nope2")
+    one_line_error(result, 2, "cannot import backend 'nope'")
+
+
+def test_decimal_strings_and_json_numbers_reach_the_script_as_decimals(tmp_path):
+    data = {"statements": [{"statement": "Leaf", "name": "x", "kind": "constant", "dtype": "float64",
+                            "value": {"kind": "tensor", "dtype": "float64", "shape": [3],
+                                      "data": ["0.5", 0.5, "0x1.8p-1"]}}], "outputs": ["x"]}
+    result = command("reftape-replay", write(tmp_path / "p.json", data), "--source")
+    assert result.returncode == 0 and "np.array([0.5, 0.5, 0.75], dtype='float64')" in result.stdout
+
+
+def test_source_imports_the_backend_it_is_asked_for(tmp_path):
+    program = write(tmp_path / "p.json", program_data())
+    assert "\nimport mypkg.tape as tf\n" in command("reftape-replay", program, "--source", "--backend",
+                                                     "mypkg.tape").stdout
+    assert "\nimport tensorflow as tf\n" in command("reftape-replay", program, "--source").stdout
+    one_line_error(command("reftape-replay", program, "--source", "--backend", "x; import os"), 2, "not a module name")
+
+
+# -- Verdicts ----------------------------------------------------------------------------------------------
+
+
+def test_readable_discrepancies_from_a_backend_in_the_current_directory(tmp_path):
+    write(tmp_path / "planted.py", PLANTED_BACKEND)
+    program = write(tmp_path / "p.json", sin_program().to_json())
+    result = command("reftape-replay", program, "--backend", "planted", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    out = result.stdout
+    assert "value at calls/g (t.gradient of y, target computed by op sin)" in out
+    assert "worst element [0]: tensorflow 0.87758255 (0x1.c152800000000p-1), planted 1.7551651 (0x1.c152800000000p+0)" in out
+    assert "max |difference| 0.878, max relative difference 1" in out
+    assert "referee: candidate-wrong" in out
+    assert "nan-inf-pattern at values/r (op sqrt)" in out
+    assert "NaN/inf pattern differs at 1 of 2 element(s), first at [0]: tensorflow nan (nan), planted 1.0" in out
+    assert "rel.err 0" not in out
+
+
+def test_a_known_divergence_says_so_and_exits_0(tmp_path):
+    known = next(k for k in KNOWN if k.number == 2)  # complex elementary functions at overflow
+    z = np.array([1e20 + 1e20j, 100 + 3j, -1e30 + 1e-30j], np.complex64)
+    program = Program([Leaf("z", "constant", z, "complex64"), Op("y", "math.expm1", ["z"])], ["y"])
+    result = command("reftape-replay", write(tmp_path / "known.json", program.to_json()))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"known divergence 2: {known.title}" in result.stdout
+    assert "every discrepancy is a known divergence" in result.stdout
+
+
+def test_a_reference_that_times_out_is_a_harness_error_exit_3(tmp_path):
+    program = write(tmp_path / "p.json", sin_program().to_json())
+    result = command("reftape-replay", program, "--against", "slow_backend", "--time-limit", "0.5", cwd=TESTS)
+    line = one_line_error(result, 3, "harness error", "slow_backend", "time limit")
+    assert "agree" not in result.stdout, line
+
+
+def test_a_reference_lacking_names_is_a_harness_error_exit_3(tmp_path):
+    program = write(tmp_path / "p.json", sin_program().to_json())
+    result = command("reftape-replay", program, "--against", "incomplete_backend", cwd=TESTS)
+    one_line_error(result, 3, "harness error", "incomplete_backend (the reference) lacks", "sin")
+    assert "agree" not in result.stdout
+
+
+# -- Findings replayed by id ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory, tf):
+    """A discrepancies.jsonl holding one real finding (wrong_vjp_backend against TensorFlow)."""
+    from reftape_properties.findings import evaluate
+    from reftape_properties.recording import record_finding
+
+    directory = tmp_path_factory.mktemp("report")
+    finding = evaluate(sin_program(), "wrong_vjp_backend")
+    assert finding is not None
+    record_finding(finding, directory)
+    return directory / "discrepancies.jsonl", finding
+
+
+def test_replay_of_a_recorded_finding_by_id(recorded):
+    path, finding = recorded
+    result = command("reftape-replay", path, "--id", finding.id, cwd=TESTS)
+    assert result.returncode == 1, result.stderr
+    assert f"== replaying finding {finding.id} (value, recorded {finding.timestamp}" in result.stdout
+    assert "wrong_vjp_backend against tensorflow" in result.stdout and "candidate-wrong" in result.stdout
+
+
+def test_an_unknown_id_is_exit_2(recorded):
+    path, finding = recorded
+    one_line_error(command("reftape-replay", path, "--id", "nope"), 2, "no finding with id 'nope'", finding.id)
+
+
+def test_a_tampered_record_is_skipped_and_runs_nothing(recorded, tmp_path):
+    path, finding = recorded
+    marker = tmp_path / "created"
+    record = json.loads(path.read_text().splitlines()[0])
+    record["program"]["statements"][0]["name"] = f"x; __import__('pathlib').Path({str(marker)!r}).touch(); x"
+    tampered = write(tmp_path / "discrepancies.jsonl", json.dumps(record) + "\n")
+    result = command("reftape-replay", tampered, "--id", finding.id, cwd=TESTS)
+    assert result.returncode == 2 and not marker.exists()
+    warning, error = result.stderr.strip().splitlines()
+    assert "warning:" in warning and "statements[0].name" in warning
+    assert f"no finding with id {finding.id!r}" in error and "Traceback" not in result.stderr
+
+
+def test_a_file_without_findings_is_exit_2_with_few_warnings(tmp_path):
+    result = command("reftape-replay", ROOT / "examples" / "matvec_relu.json", "--id", "abc")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 5 and "more malformed records skipped" in lines[3]
+    assert "no finding with id 'abc'" in lines[4] and "(0 findings: none)" in lines[4]
+
+
+# -- Report directories --------------------------------------------------------------------------------------
+
+
+def test_an_unwritable_report_directory_stops_pytest_before_any_test(tmp_path):
+    blocker = write(tmp_path / "a-file", "")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", str(TESTS / "test_cli.py"),
+                             "-k", "version"], capture_output=True, text=True, cwd=ROOT,
+                            env=environment(REFTAPE_REPORT_DIR=str(blocker / "reports")), timeout=300)
+    assert result.returncode == 2, result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert "REFTAPE_REPORT_DIR" in output and "is not writable" in output and "Traceback" not in output
+    assert "passed" not in output
+
+
+# -- Conformance ----------------------------------------------------------------------------------------------
+
+
+def test_conformance_streams_and_keeps_its_partial_table_on_ctrl_c(tmp_path):
+    report = tmp_path / "rows.json"
+    process = subprocess.Popen([str(BIN / "reftape-conformance"), "--json", str(report)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT, env=environment())
+    rows = []
+    for line in process.stdout:  # rows arrive while the command runs
+        rows.append(line)
+        if len(rows) == 2:
+            process.send_signal(signal.SIGINT)
+            break
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert rows[0].startswith("[  1/100] seed ") and rows[1].startswith("[  2/100] seed ")
+    assert "interrupted after" in out and "of 100 rows" in out
+    assert "Traceback" not in err and not any(marker in err for marker in TF_LOG_LINES), err
+    saved = json.loads(report.read_text())
+    assert saved["complete"] is False and len(saved["rows"]) >= 2 and saved["rows"][0]["status"] == "agrees"
+
+
+def test_conformance_checks_its_arguments_before_running(tmp_path):
+    one_line_error(command("reftape-conformance", "--backend", "nope"), 2, "cannot import backend 'nope'")
+    blocker = write(tmp_path / "a-file", "")
+    one_line_error(command("reftape-conformance", "--json", blocker / "rows.json"), 2, "is not writable")
+
+
+def test_missing_tensorflow_is_one_line_naming_the_extra(tmp_path):
+    """A meta-path finder installed at start-up (sitecustomize) hides TensorFlow from the commands."""
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    write(hide / "sitecustomize.py", (
+        "import sys\n"
+        "class HideTensorFlow:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'tensorflow' or name.startswith('tensorflow.'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, HideTensorFlow())\n"))
+    env = environment(PYTHONPATH=str(hide))
+    for name, args in (("reftape-conformance", ()), ("reftape-replay", (write(tmp_path / "p.json", program_data()),))):
+        one_line_error(command(name, *args, env=env), 2, "TensorFlow is not installed", "pip install 'reftape[harness]'")
+
+
+def test_the_oracle_imports_tensorflow_quietly():
+    code = "from reftape_oracle import load_tensorflow\ntf = load_tensorflow()\nprint(float(tf.constant(1.0) + 1))\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment(),
+                            timeout=300)
+    assert result.returncode == 0 and result.stdout.strip() == "2.0"
+    assert not any(marker in result.stderr for marker in TF_LOG_LINES), result.stderr
+
+
+def test_the_referees_estimate_is_printed_when_present():
+    """Readable output of a finding built from recorded outcomes (no backend runs)."""
+    from reftape_oracle.outcome import Outcome, describe
+    from reftape_properties.compare import Discrepancy
+    from reftape_properties.findings import Finding
+    from reftape_properties.replay import describe_finding
+
+    program = sin_program()
+    expected = Outcome("tensorflow", calls={"g": describe(np.array([0.5, 0.25, 1.0], np.float32), None)})
+    actual = Outcome("mine", calls={"g": describe(np.array([0.5, 0.75, 1.0], np.float32), None)})
+    d = Discrepancy("value", "calls/g", expected.calls["g"]["data"], actual.calls["g"]["data"], 2.0, 1e7,
+                    {"relative": 1e-6, "absolute_scale": 1e-6}, "float32", "candidate-wrong", [0.5, 0.2500001, 1.0])
+    text = describe_finding(Finding(program, expected, actual, [d], candidate="mine"))
+    assert "worst element [1]: tensorflow 0.25 (0x1.0000000000000p-2), mine 0.75 (0x1.8000000000000p-1)" in text
+    assert "max |difference| 0.5, max relative difference 2 (1e+07 ulps); tolerance: relative 1e-06" in text
+    assert "referee's numerical estimate there: 0.2500001" in text and "referee: candidate-wrong" in text

@@ -1,0 +1,324 @@
+"""Findings that explain themselves: the first divergence names the planted fault; minimisation keeps it
+in a program of at most 3 ops; records follow the documented JSON Schema; one value model and one
+comparator keep every check of the snippet runner and of the program pipeline."""
+
+import collections
+import copy
+import json
+import re
+
+import jsonschema
+import numpy as np
+import pytest
+
+from reftape_oracle import run
+from reftape_oracle.outcome import Outcome, describe, describe_error
+from reftape_properties.compare import compare, compare_values
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
+                                    Tape, Watch)
+from reftape_properties.divergence import ancestors, first_divergence, inputs_of, producers
+from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate
+from reftape_properties.minimize import minimize
+
+
+def f32(*values):
+    return np.array(values, np.float32)
+
+
+def chain(*ops: tuple) -> Program:
+    """x (a variable) through `ops` [(name, path, extra inputs)], differentiated at the last one."""
+    statements, previous = [], "x"
+    for name, path, *extra in ops:
+        statements.append(Op(name, path, [previous, *extra]))
+        previous = name
+    return Program([Leaf("x", "variable", f32(0.3, 0.7, -1.1), "float32"),
+                    Leaf("k", "constant", f32(2.0, 3.0, -0.5), "float32"),
+                    Tape("t", body=statements), Call("g", "t", "gradient", previous, "x")], outputs=[previous])
+
+
+EXP_SIN_MULTIPLY_SUM = chain(("a", "exp"), ("b", "sin"), ("c", "multiply", "k"), ("s", "reduce_sum"))
+
+
+def test_a_wrong_vjp_is_the_first_divergent_adjoint():
+    finding = first_divergence(evaluate(EXP_SIN_MULTIPLY_SUM, "wrong_vjp_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert finding.suspect == "sin"
+    assert divergence["stage"] == "adjoint" and divergence["node"] == "b" and divergence["adjoint_of"] == "a"
+    expected = np.array([float.fromhex(x) for x in divergence["expected"]["data"]])
+    actual = np.array([float.fromhex(x) for x in divergence["actual"]["data"]])
+    np.testing.assert_allclose(actual, 2 * expected, rtol=1e-5)  # the planted fault doubles sin's gradient
+    assert "sin" in finding.signature()
+
+
+def test_a_value_computed_from_a_wrong_gradient_is_not_blamed_for_it():
+    program = Program([Leaf("x", "constant", f32(0.3, 0.7, -1.1), "float32"),
+                       Tape("t", body=[Watch("t", ["x"]), Op("a", "sin", ["x"]), Op("s", "reduce_sum", ["a"])]),
+                       Call("g", "t", "gradient", "s", "x"), Op("h", "square", ["g"])], outputs=["h"])
+    finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
+    assert {d.where for d in finding.discrepancies} == {"values/h", "calls/g"}
+    assert (finding.suspect, finding.context["first_divergence"]["stage"]) == ("sin", "adjoint")
+
+
+def test_the_graph_of_a_program_with_a_custom_gradient_and_variable_updates():
+    """Names local to a custom gradient's functions are not program nodes; an application reads its
+    function and inputs; a variable's ancestors include what was assigned to it."""
+    square = CustomGradient("f", ["a"], [Op("f_y", "multiply", ["a", "w"])], "f_y",
+                            [Op("f_ga", "multiply", ["upstream", "a"]), Op("f_gb", "math.sin", ["f_ga"])], ["f_gb"])
+    program = Program([Leaf("x", "constant", f32(0.5, -1.5), "float32"),
+                       Leaf("w", "variable", f32(1.0, 2.0), "float32"),
+                       Leaf("z", "constant", f32(3.0, 4.0), "float32"), square,
+                       Tape("t", body=[Watch("t", ["x"]), Op("m", "exp", ["z"]), Assign("w", "m"),
+                                       Apply("r", "f", ["x"]), ReadValue("u", "w"), Op("y", "add", ["r[0]", "u"])]),
+                       Call("g", "t", "gradient", "y", "x")])
+    assert list(producers(program)) == ["x", "w", "z", "f", "m", "r", "u", "y", "g"]
+    assert inputs_of(square) == ["w"] and inputs_of(program.statements[4].body[4]) == ["w"]
+    assert ancestors(program, ["y"]) == ["x", "w", "z", "f", "m", "r", "u", "y"]
+    assert ancestors(program, ["r"]) == ["x", "w", "z", "f", "m", "r"]
+
+
+def test_a_wrong_vjp_after_a_custom_gradient_is_found_and_kept():
+    """f(a) = a * a with its own gradient sin(upstream * a); sin(f(x)) differentiated on the planted backend."""
+    square = CustomGradient("f", ["a"], [Op("f_y", "multiply", ["a", "a"])], "f_y",
+                            [Op("f_ga", "multiply", ["upstream", "a"]), Op("f_gb", "math.sin", ["f_ga"])], ["f_gb"])
+    program = Program([Leaf("x", "constant", f32(0.5, -1.5), "float32"), square,
+                       Tape("t", body=[Watch("t", ["x"]), Apply("r", "f", ["x"]), Op("y", "sin", ["r"]),
+                                       Op("s", "reduce_sum", ["y"])]),
+                       Call("g", "t", "gradient", "s", "x")], outputs=["s"])
+    finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert (finding.suspect, divergence["stage"], divergence["adjoint_of"]) == ("sin", "adjoint", "r")
+    minimal = minimize(finding)
+    assert minimal.suspect == "sin" and len(minimal.program.ops()) < len(program.ops())
+    assert evaluate(minimal.program, "wrong_vjp_backend", judge=False) is not None
+
+
+def test_a_wrong_forward_value_is_named_before_what_it_feeds():
+    finding = first_divergence(evaluate(EXP_SIN_MULTIPLY_SUM, "wrong_forward_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert (finding.suspect, divergence["stage"], divergence["node"]) == ("multiply", "forward", "c")
+    assert divergence["expected"]["dtype"] == divergence["actual"]["dtype"] == "float32"
+
+
+def test_a_forward_exception_is_named_at_the_op_that_raised():
+    program = chain(("a", "exp"), ("b", "cos"), ("c", "multiply", "k"), ("s", "reduce_sum"))
+    finding = first_divergence(evaluate(program, "wrong_forward_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert (finding.suspect, divergence["stage"], divergence["node"]) == ("cos", "forward", "b")
+    assert divergence["expected"] is None and divergence["actual"]["class"] == "ValueError"
+
+
+def test_agreeing_sides_have_no_divergence():
+    expected, actual = run(EXP_SIN_MULTIPLY_SUM, "tensorflow"), run(EXP_SIN_MULTIPLY_SUM, "reftape")
+    finding = first_divergence(Finding(EXP_SIN_MULTIPLY_SUM, expected, actual, []))
+    assert finding.context["first_divergence"] is None and finding.suspect is None
+
+
+# Ten ops in nested tapes with non-default options; sin is on the path of the inner gradient.
+NESTED = Program([
+    Leaf("x", "variable", f32(0.3, 0.7, -1.1), "float32"),
+    Leaf("w", "variable", f32(0.5, -0.2, 0.9), "float32"),
+    Leaf("k", "constant", f32(2.0, 3.0, -0.5), "float32"),
+    Tape("outer", persistent=True, body=[
+        Tape("inner", persistent=True, watch_accessed_variables=False, body=[
+            Watch("inner", ["x", "w"]),
+            Op("a", "exp", ["x"]), Op("b", "multiply", ["a", "k"]), Op("c", "sin", ["b"]), Op("d", "tanh", ["w"]),
+            Op("e", "add", ["c", "d"]), Op("f", "square", ["e"]), Op("s", "reduce_sum", ["f"]),
+            StopRecording("inner", [Op("h", "cos", ["w"])]),
+        ]),
+        Call("g1", "inner", "gradient", "s", {"list": ["x", "w"]}, unconnected="zero", unconnected_form="string"),
+        Op("p", "multiply", ["x", "w"]), Op("q", "reduce_mean", ["p"]),
+    ]),
+    Call("g2", "outer", "gradient", "q", "x"),
+], outputs=["s", "h"])
+
+
+def test_minimisation_keeps_a_wrong_vjp_in_at_most_three_ops():
+    finding = evaluate(NESTED, "wrong_vjp_backend")
+    minimal = minimize(finding)
+    assert len(NESTED.ops()) == 10 and len(minimal.program.ops()) <= 3
+    assert minimal.suspect == finding.suspect == "sin"
+    assert "sin" in {op.path for op in minimal.program.ops()}
+    again = first_divergence(evaluate(minimal.program, "wrong_vjp_backend"))
+    assert again.suspect == "sin" and again.primary.verdict == finding.primary.verdict == "candidate-wrong"
+    assert minimal.context["minimized"]["from"] == finding.id
+
+
+@pytest.mark.parametrize("backend", ["wrong_vjp_backend", "wrong_forward_backend"])
+@pytest.mark.parametrize("time_budget", [0.0, 0.2, 60.0])
+def test_minimisation_only_returns_programs_that_still_fail(backend, time_budget):
+    finding = evaluate(NESTED, backend, judge=False)
+    minimal = minimize(finding, time_budget=time_budget)
+    again = first_divergence(evaluate(minimal.program, backend, judge=False))
+    assert (again.kind, again.suspect, again.dtype) == (finding.kind, finding.suspect, finding.dtype)
+    if time_budget == 0.0:
+        assert minimal is finding
+    if time_budget == 60.0:
+        assert len(minimal.program.ops()) < len(NESTED.ops())
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    """Records written and read back through recording: a judged wrong-VJP finding before and after
+    minimisation, and a forward exception."""
+    from reftape_properties.recording import read_findings, record_finding
+
+    directory = tmp_path_factory.mktemp("findings")
+    wrong_vjp = first_divergence(evaluate(NESTED, "wrong_vjp_backend"))
+    raising = first_divergence(evaluate(chain(("a", "exp"), ("b", "cos")), "wrong_forward_backend"))
+    for finding in (wrong_vjp, minimize(wrong_vjp), raising):
+        record_finding(finding, directory)
+    lines = (directory / "discrepancies.jsonl").read_text().splitlines()
+    assert len(read_findings(directory / "discrepancies.jsonl")) == len(lines) == 3
+    return [json.loads(line) for line in lines]
+
+
+def validator():
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def test_real_records_follow_the_schema(records):
+    for record in records:
+        validator().validate(record)
+    judged = [d for d in records[0]["discrepancies"] if d["verdict"] == "candidate-wrong"]
+    assert judged and all(d["relative_error"] > 0 and d["ulps"] > 0 and d["tolerance"] for d in judged)
+    assert records[1]["context"]["minimized"]["ops_after"] <= 3
+    assert records[2]["expected"]["error"] is None and records[2]["actual"]["error"]["class"] == "ValueError"
+
+
+@pytest.mark.parametrize("field", ["id", "signature", "program", "environment", "timestamp", "source"])
+def test_a_record_missing_a_required_field_fails_validation(records, field):
+    record = copy.deepcopy(records[0])
+    del record[field]
+    with pytest.raises(jsonschema.ValidationError, match=field):
+        validator().validate(record)
+
+
+def test_a_malformed_record_fails_validation(records):
+    record = copy.deepcopy(records[0])
+    record["discrepancies"][0]["verdict"] = "probably-fine"
+    record["program"]["statements"][0]["statement"] = "Lambda"
+    record["expected"]["calls"]["g1"]["kind"] = "blob"
+    errors = list(validator().iter_errors(record))
+    assert {tuple(e.path)[:3] for e in errors} >= {("discrepancies", 0, "verdict"), ("program", "statements", 0),
+                                                   ("expected", "calls", "g1")}
+
+
+def test_every_kind_of_description_follows_the_schema(rt):
+    schema = json.loads(SCHEMA_PATH.read_text())
+    description = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/description"})
+    values = [None, 1.5, -0.0, 3, True, "text", 1 + 2j, np.float32(1.5), np.bool_(True), {"a": [1.0], 2: (3,)},
+              Pair(rt.constant([1.0, -0.0]), rt.Variable([2.0], name="v")), np.array(["a"]), rt.float32,
+              rt.constant(np.array([1 + 1j], np.complex64)), rt.constant("abc"), ValueError("no")]
+    for value in values:
+        description.validate(describe(value, rt))
+    with pytest.raises(jsonschema.ValidationError):
+        description.validate({**describe(rt.Variable(1.0), rt), "variable": {"name": None, "trainable": True}})
+
+
+# -- one value model, one comparator -------------------------------------------------------------
+
+Pair = collections.namedtuple("Pair", "first second")
+Couple = collections.namedtuple("Couple", "first second")
+
+
+def kinds(expected, actual, **policy):
+    return [d.kind for d in compare_values(expected, actual, **policy)]
+
+
+def test_variable_names_and_trainable_flags_are_compared(tf, rt):
+    same = describe(tf.Variable([1.0, 2.0], name="w"), tf), describe(rt.Variable([1.0, 2.0], name="w"), rt)
+    assert same[0]["variable"] == same[1]["variable"] == {"name": "w:0", "trainable": True} and kinds(*same) == []
+    assert kinds(describe(tf.Variable(1.0, name="w"), tf), describe(rt.Variable(1.0, name="v"), rt)) == ["structure"]
+    assert kinds(describe(tf.Variable(1.0), tf), describe(rt.Variable(1.0, trainable=False), rt)) == ["structure"]
+    assert kinds(describe(tf.Variable(1.0), tf), describe(rt.constant(1.0), rt)) == ["structure"]
+
+
+def test_containers_keep_their_types_and_keys():
+    assert kinds(describe(Pair(1, 2), None), describe(Pair(1, 2), None)) == []
+    assert kinds(describe(Pair(1, 2), None), describe(Couple(1, 2), None)) == ["structure"]
+    assert kinds(describe(Pair(1, 2), None), describe((1, 2), None)) == ["structure"]
+    assert kinds(describe([1], None), describe((1,), None)) == ["structure"]
+    assert kinds(describe({"a": 1, "b": 2}, None), describe({"b": 2, "a": 1}, None)) == ["structure"]
+    assert kinds(describe([1, 2], None), describe([1], None)) == ["structure"]
+
+
+def test_python_and_numpy_scalars_keep_their_types(tf):
+    assert kinds(describe(1, None), describe(1.0, None)) == ["dtype"]
+    assert kinds(describe(True, None), describe(1, None)) == ["dtype"]
+    assert kinds(describe(np.float64(1.5), None), describe(1.5, None)) == ["dtype"]
+    assert kinds(describe(float(tf.constant(2.5)), tf), describe(2.5, None)) == []
+    assert kinds(describe(2.5, None), describe(2.5000001, None)) == ["value"]
+    assert kinds(describe(float("nan"), None), describe(float("nan"), None)) == []
+
+
+def test_arrays_and_tensors_are_told_apart(tf, rt):
+    assert kinds(describe(tf.constant([1, 2]), tf), describe(np.array([1, 2], np.int32), rt)) == ["structure"]
+    assert kinds(describe(np.asarray(tf.constant([1, 2])), tf), describe(np.asarray(rt.constant([1, 2])), rt)) == []
+    assert kinds(describe(tf.constant([1, 2]), tf), describe(rt.constant([1, 2], rt.int64), rt)) == ["dtype"]
+    assert kinds(describe(tf.shape(tf.ones([2, 3])), tf), describe(rt.shape(rt.ones([2, 3])), rt)) == []
+    assert kinds(describe(tf.constant([1.0]).shape, tf), describe(rt.constant([1.0, 2.0]).shape, rt)) == ["value"]
+
+
+def test_exception_messages_count_outside_tensorflows_op_errors(tf, rt):
+    def raised(ns, fn):
+        try:
+            fn()
+        except Exception as error:  # noqa: BLE001
+            return describe_error(error, ns)
+        raise AssertionError("did not raise")
+
+    op_errors = [raised(ns, lambda ns=ns: ns.reshape(ns.constant([1.0, 2.0]), [3])) for ns in (tf, rt)]
+    assert op_errors[0]["class"] == op_errors[1]["class"] == "tf.errors.InvalidArgumentError"
+    assert kinds(*op_errors) == []
+    assert kinds(describe(ValueError("a"), None), describe(ValueError("b"), None)) == ["exception"]
+    assert kinds(describe(ValueError("a"), None), describe(ValueError("b"), None), messages=False) == []
+    assert kinds(describe(ValueError("a"), None), describe(TypeError("a"), None), messages=False) == ["exception"]
+    program_errors = (Outcome("tf", calls={"g": describe(ValueError("a"), None)}),
+                      Outcome("rt", calls={"g": describe(ValueError("b"), None)}))
+    assert compare(*program_errors) == [] and [d.kind for d in compare(*program_errors, messages=True)] == ["exception"]
+
+
+def test_signed_zeros_differ_only_where_asked(tf, rt):
+    zeros = describe(tf.constant([0.0, 1.0]), tf), describe(rt.constant([-0.0, 1.0]), rt)
+    assert kinds(*zeros) == [] and kinds(*zeros, signed_zeros=True) == ["value"]
+    imaginary = describe(tf.constant([complex(1.0, 0.0)]), tf), describe(rt.constant([complex(1.0, -0.0)]), rt)
+    assert kinds(*imaginary) == [] and kinds(*imaginary, signed_zeros=True) == ["value"]
+    assert kinds(describe(0.0, None), describe(-0.0, None)) == []
+    assert kinds(describe(0.0, None), describe(-0.0, None), signed_zeros=True) == ["value"]
+
+
+def _at(description, where):
+    """The part of a description a discrepancy's location names ("[i]" items, ".part" fields)."""
+    for index, part in re.findall(r"\[(\d+)\]|\.(\w+)", where):
+        description = description["items"][int(index)] if index else description[part]
+    return description
+
+
+@pytest.mark.parametrize("expected,actual,kind", [
+    ([1.0, None], [1.0, np.float32(2.0)], "none-vs-value"),
+    ([Pair(1, [2.0])], [Pair(1, [2.5])], "value"),
+    ({"k": [1, 2]}, {"k": [1]}, "structure"),
+    ([ValueError("a")], [[1.0]], "exception"),
+    ([np.array([1.0, np.nan])], [np.array([1.0, 2.0])], "nan-inf-pattern"),
+    ([np.array([1.0, 2.0])], [np.array([1.0, 2.0, 3.0])], "shape"),
+    ([np.array([1.0])], [np.array([1.0], np.float32)], "dtype"),
+])
+def test_a_discrepancy_holds_the_two_descriptions_at_its_location(expected, actual, kind):
+    e, a = describe(expected, None), describe(actual, None)
+    found = compare_values(e, a, "root")
+    assert [d.kind for d in found] == [kind]
+    assert found[0].expected == _at(e, found[0].where) and found[0].actual == _at(a, found[0].where)
+    assert found[0].where != "root" and found[0].expected != found[0].actual
+
+
+@pytest.mark.parametrize("number", [2, 4])
+def test_a_known_divergence_explains_a_discrepancy_of_its_own_program(number):
+    """The matchers read the descriptions a discrepancy holds (entries 1 and 3 explain nothing the
+    comparison sees)."""
+    from reftape_properties.known import KNOWN
+
+    known = next(k for k in KNOWN if k.number == number)
+    finding = evaluate(known.program, "reftape", judge=False)
+    assert finding is not None and number in {d.known for d in finding.discrepancies}

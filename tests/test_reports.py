@@ -1,0 +1,222 @@
+"""HTML reports and clusters, rendered from real findings (TensorFlow against a planted wrong VJP).
+
+The planted fault: `tests/wrong_vjp_backend.py` doubles sin's derivative. Its findings are real: both
+sides run, and the expected gradient is TensorFlow's cos(x).
+"""
+
+import copy
+import dataclasses
+import html.parser
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+
+import numpy as np
+import pytest
+
+import wrong_vjp_backend
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_properties.clusters import COVERED_BY, EXPLAINED_FROM, cluster, size
+from reftape_properties.divergence import first_divergence
+from reftape_properties.findings import evaluate
+from reftape_properties.recording import record_finding, report_dir
+from reftape_reports import render
+from reftape_reports.command import main as report_main
+
+SCRIPT = "<script>alert('x')</script>"
+
+
+def sin_program(values, extra_ops=0):
+    """y1 = sin(c1) under a tape (plus `extra_ops` cos ops that do not feed the gradient)."""
+    body = [Watch("t0", ["c1"]), Op("y1", "sin", ["c1"])]
+    body += [Op(f"y{2 + i}", "cos", ["c1"]) for i in range(extra_ops)]
+    statements = [Leaf("c1", "constant", np.array(values, dtype=np.float32), "float32"), Tape("t0", body),
+                  Call("g1", "t0", "gradient", "y1", "c1")]
+    return Program(statements, ["y1"])
+
+
+def script_backend():
+    """wrong_vjp_backend under a name that is markup, whose cos raises with markup in its message."""
+    module = types.ModuleType(SCRIPT)
+    module.__dict__.update({k: v for k, v in vars(wrong_vjp_backend).items() if not k.startswith("__")})
+
+    def cos(x):
+        raise ValueError(f"cos refused {SCRIPT}")
+
+    module.cos = cos
+    return module
+
+
+@pytest.fixture(scope="module")
+def findings():
+    """Real findings: the planted sin fault three times (different sizes) with their first divergent
+    node named, and one raising markup (its backend has no importable name to explain it with)."""
+    found = [evaluate(sin_program([0.5, 1.0, -2.0], extra_ops=n), "wrong_vjp_backend") for n in (2, 0, 1)]
+    escaped = evaluate(sin_program([0.25], extra_ops=1), script_backend())
+    assert all(found) and escaped is not None
+    return [first_divergence(f) for f in found] + [escaped]
+
+
+def test_the_planted_fault_is_a_value_finding_blamed_on_the_candidate(findings):
+    finding = findings[0]
+    (gradient,) = [d for d in finding.discrepancies if d.where == "calls/g1"]
+    assert gradient.kind == "value" and gradient.verdict == "candidate-wrong"
+
+
+def test_one_root_cause_is_one_cluster_keeping_count_ids_and_smallest_program(findings):
+    sin_findings = findings[:3]
+    (only,) = cluster(sin_findings)
+    assert only.count == 3 and only.ids == [f.id for f in sin_findings]
+    assert only.smallest is sin_findings[1] and size(only.smallest) == min(size(f) for f in sin_findings)
+
+
+def test_an_explained_form_counts_with_the_finding_it_came_from(findings):
+    original = findings[0]
+    minimal = dataclasses.replace(findings[1], id="", context={EXPLAINED_FROM: original.id})
+    (only,) = cluster([original, minimal])
+    assert only.count == 1 and only.ids == [original.id] and only.smallest is minimal
+
+
+def test_a_form_covered_by_a_minimal_finding_joins_its_cluster(findings):
+    first, second, minimal_source = findings[0], findings[2], findings[1]
+    minimal = dataclasses.replace(minimal_source, id="", suspect="sin", context={EXPLAINED_FROM: first.id})
+    covered = dataclasses.replace(copy.deepcopy(second), id="", suspect="sin",
+                                  context={EXPLAINED_FROM: second.id, COVERED_BY: minimal.id})
+    covered.program.statements[1].persistent = True   # a tape option the minimal program does not have
+    assert covered.signature() != minimal.signature()
+    (only,) = cluster([first, minimal, second, covered])
+    assert only.ids == [first.id, second.id] and only.smallest is minimal
+
+
+def test_different_root_causes_are_different_clusters(findings):
+    clusters = cluster(findings)
+    assert sorted(c.count for c in clusters) == [1, 3]
+
+
+def _record(directory, findings):
+    for finding in findings:
+        record_finding(finding, directory)
+
+
+class _Text(html.parser.HTMLParser):
+    """The text of a page, and the content of its <script> elements."""
+
+    def __init__(self):
+        super().__init__()
+        self.text, self.scripts, self.tags, self._in_script = [], [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+    def handle_data(self, data):
+        (self.scripts if self._in_script else self.text).append(data)
+
+
+def _parse(page):
+    parser = _Text()
+    parser.feed(page)
+    return parser
+
+
+def test_markup_in_a_name_program_or_message_shows_as_text(tmp_path, findings):
+    _record(tmp_path, findings)
+    parsed = _parse(render(tmp_path).read_text())
+    text = "".join(parsed.text)
+    # Programs cannot carry markup (their names are identifiers, attribute strings catalog values);
+    # a candidate's name and its exception messages can.
+    assert f"candidate {SCRIPT} against" in " ".join(text.split())
+    assert f"cos refused {SCRIPT}" in text
+    assert not any("alert" in script for script in parsed.scripts)  # only the page's own copy button script
+
+
+def test_the_page_is_self_contained(tmp_path, findings):
+    _record(tmp_path, findings[:1])
+    parsed = _parse(render(tmp_path).read_text())
+    assert not [a for tag, a in parsed.tags if tag in ("link", "img", "iframe") or (tag == "script" and "src" in a)]
+    links = [a["href"] for tag, a in parsed.tags if tag == "a"]
+    assert links and all(link.startswith("repro/") for link in links)
+
+
+def test_the_repro_script_shows_the_difference_on_tensorflow(tmp_path, findings):
+    _record(tmp_path, findings[:1])
+    render(tmp_path)
+    script = tmp_path / "repro" / f"{findings[0].id}.py"
+    assert not re.search(r"^\s*(import|from) reftape", script.read_text(), re.MULTILINE)  # plain TensorFlow
+    shown = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                           cwd=tempfile.gettempdir(), env={**os.environ, "PYTHONPATH": ""})
+    assert shown.returncode == 0, shown.stderr
+    # TF's gradient of sin at 0.5, 1.0, -2.0 is cos(x); the planted backend recorded twice that.
+    rows = {line.split()[0]: line.split()[1:4] for line in shown.stdout.splitlines() if line.startswith("(")}
+    for index, x in zip(("(0,)", "(1,)", "(2,)"), (0.5, 1.0, -2.0)):
+        tf_value, candidate, difference = (float(v) for v in rows[index])
+        assert tf_value == pytest.approx(np.cos(np.float32(x)), rel=1e-6)
+        assert candidate == pytest.approx(2 * np.cos(np.float32(x)), rel=1e-6)
+        assert difference == pytest.approx(abs(np.cos(np.float32(x))), rel=1e-5)
+    assert "worst element (0,)" in shown.stdout  # cos(0.5) is the largest of |cos(x)|
+    assert "differ at 1 of 1 recorded places: calls/g1" in shown.stdout
+
+
+def test_reftape_report_rerenders_from_the_records(tmp_path, findings, capsys):
+    _record(tmp_path, findings[:1])
+    assert report_main([str(tmp_path)]) == 0
+    assert (tmp_path / "index.html").exists() and (tmp_path / "repro" / f"{findings[0].id}.py").exists()
+    assert str(tmp_path / "index.html") in capsys.readouterr().out
+
+
+def test_reftape_report_rejects_a_missing_directory_in_one_line(tmp_path):
+    shown = subprocess.run([sys.executable, "-m", "reftape_reports.command", str(tmp_path / "absent")],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 2
+    assert shown.stderr.count("\n") == 1 and "does not exist" in shown.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The browser
+
+
+def chromium() -> str:
+    browser = shutil.which("chromium")
+    if browser is None:
+        message = "Debian's chromium is not installed: run .ci/install-system-packages"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return browser
+
+
+def _browse(url: str, *flags: str) -> subprocess.CompletedProcess:
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                               "--no-first-run", *flags, url], capture_output=True, text=True, timeout=120)
+
+
+def test_chromium_shows_the_report(findings):
+    kept = report_dir() / "browser"   # the run's test report directory (git-ignored), kept for people to look at
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir(parents=True)
+    _record(kept, findings)
+    index = render(kept)
+    dom = _browse(index.as_uri(), "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    parsed = _parse(dom.stdout)
+    text = "".join(parsed.text)
+    assert "Clusters" in text and "1. value in sin" in " ".join(text.split()) and "3 findings" in text
+    divergent = [a for tag, a in parsed.tags if tag == "g" and "divergent" in a.get("class", "")]
+    assert [a["data-node"] for a in divergent] == ["y1"]  # sin's node, in the planted fault's cluster
+    assert "unexplained" in text and "candidate-wrong" in text
+    assert f"cos refused {SCRIPT}" in text and SCRIPT in text
+    assert not any("alert" in script for script in parsed.scripts)
+    assert [a for tag, a in parsed.tags if tag == "svg" and "graph" in a.get("class", "")]
+    screenshot = kept / "screenshot.png"
+    shot = _browse(index.as_uri(), f"--screenshot={screenshot}", "--window-size=1280,2400")
+    assert shot.returncode == 0, shot.stderr[-2000:]
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 10_000
