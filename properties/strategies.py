@@ -1,10 +1,25 @@
-"""Hypothesis strategies for shapes, dtypes, values, tape options and whole programs.
+"""Hypothesis strategies for shapes, dtypes, values and whole programs aimed at gradient paths.
 
-Programs are valid by construction: each op is drawn from the catalog and instantiated with inputs
-whose shapes fit its shape rule, attributes valid for those shapes, and fresh leaves drawn from
-the op's domain where it needs them, so almost no draws are filtered. Every strategy shrinks
-toward the simplest case: fewer ops, lower rank and smaller sides, float32, default tape options
-(non-persistent, watching accessed variables, unconnected_gradients omitted), single sources.
+A program is drawn in two parts. Hypothesis draws only its skeleton: dtype, number of ops,
+differentiation order and one seed; everything else (which ops, their inputs and attributes, leaf
+values, tape options, sources, output gradients) is derived from that seed with NumPy. Generation
+therefore costs a handful of Hypothesis draws per program, and shrinking still works: toward
+float32, fewer ops, first order, and seed 0. Each op draws from its own seeded stream, so a program
+with fewer ops keeps the prefix of the larger one.
+
+Programs are valid by construction (no filtering) and aimed at gradient paths:
+- ops form a DAG: each op consumes the unconsumed outputs of earlier ops (the frontier) where it
+  can, and the gradient targets are what is left unconsumed, so every op lies on a path to a target;
+- sources are chosen among the leaves and intermediates that reach the targets, plus now and then
+  an unconnected one (an unused leaf, an integer leaf);
+- one program in three is a second- or third-order chain: a gradient computed under an outer tape
+  is fed into further ops and differentiated again by that tape;
+- output gradients are random (values, zeros, negatives); special points of each op (ties, zeros
+  of reduce_prod and cumprod, non-positive bases of pow with a watched exponent, kinks) are planted
+  in the leaves it consumes; operands are often the same tensor or of the same shape (fast paths),
+  and shapes have size-1 dimensions;
+- gradient calls sit inside a tape's `with` block as well as after it; dict sources are inserted in
+  unsorted key order; integer leaves are consumed by casts and offered as sources.
 """
 
 from __future__ import annotations
@@ -17,13 +32,15 @@ import numpy as np
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec
-from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
+                                    StopRecording, Tape, Watch)
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.
 DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
 UNCONNECTED = (("none", "default"), ("none", "string"), ("zero", "string"), ("none", "enum"), ("zero", "enum"))
 METHODS = ("gradient", "jacobian", "batch_jacobian")
 STRUCTURES = ("single", "list", "tuple", "dict", "nested")
+DICT_KEYS = ("w", "b", "a", "z", "m", "c")
 
 DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hitting
     "any": ((-3.0, 3.0), (0.0, -0.0, 1.0, -1.0)),
@@ -35,6 +52,24 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     "neg": ((-3.0, -0.1), (-1.0,)),
     "pos": ((0.1, 3.0), (1.0,)),
 }
+EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
+LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's largest finite value, and
+           "bfloat16": (3.3895314e38, -3.0e38, 1.0e38, 2.0e19)}  # values whose squares overflow
+MAX_ELEMENTS = 48                      # ops that grow tensors take inputs that keep outputs this small
+MAX_RANK = 4
+MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
+# Magnitudes, by the last part of an op's path. Ill-conditioned ops (a large input turns one ulp of
+# difference between two correct implementations into many) never consume what amplifying ops may
+# have made large; bounded ops make anything small again.
+AMPLIFYING = frozenset({"exp", "expm1", "sinh", "cosh", "square", "pow", "reduce_prod", "cumprod", "reciprocal",
+                        "rsqrt", "divide", "truediv", "xdivy", "divide_no_nan", "tan", "l2_loss", "squared_difference",
+                        "multiply", "matmul", "einsum"})
+ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan", "tanh", "sigmoid", "pow",
+                             "log_sigmoid", "softplus", "erf", "erfc", "gelu", "silu", "elu", "selu", "reduce_prod",
+                             "cumprod", "square", "reduce_logsumexp", "softmax", "log_softmax",
+                             "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits"})
+BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",
+                     "sign", "clip_by_value", "relu6"})
 
 
 def _check_bound(name: str, value: Any, low: int, high: int | None = None) -> None:
@@ -59,11 +94,15 @@ def shapes(*, min_rank: int = 0, max_rank: int = 3, min_side: int = 1, max_side:
     return st.lists(st.integers(min_side, max_side), min_size=min_rank, max_size=max_rank).map(tuple)
 
 
+def _check_shape(shape: Any) -> None:
+    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise ValueError(f"shape={shape!r} must be a tuple of non-negative integers")
+
+
 def broadcastable_shapes(shape: tuple, *, min_rank: int = 0) -> st.SearchStrategy:
     """Shapes that broadcast against `shape`: a suffix of it, with some sides replaced by 1.
     Shrinks toward the shortest suffix, then toward keeping sides (not 1)."""
-    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d >= 0 for d in shape):
-        raise ValueError(f"shape={shape!r} must be a tuple of non-negative integers")
+    _check_shape(shape)
     _check_bound("min_rank", min_rank, 0, len(shape))
 
     @st.composite
@@ -89,98 +128,225 @@ def _numpy_dtype(dtype: str) -> np.dtype:
     return np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
 
 
+def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "any", specials: tuple = (),
+           patterns: tuple = (), allow_nan: bool = False, allow_infinity: bool = False) -> np.ndarray:
+    """An array of `dtype` and `shape` from `domain`, about one element in five a special point (the
+    domain's and `specials`), sometimes an exact tie between two elements, sometimes one of the
+    tensor `patterns` (e.g. [0, 2, 3] for reduce_prod) written along the last axis."""
+    (low, high), points = DOMAINS[domain]
+    size = int(np.prod(shape)) if shape else 1
+    if dtype.startswith("int"):
+        return rng.integers(-3, 4, size).astype(dtype).reshape(shape)
+    flat = rng.uniform(low, high, size)
+    if dtype.startswith("complex"):  # complex values stay clear of overflow: see KNOWN_DIVERGENCES 2
+        specials = tuple(s for s in specials if abs(s) <= 4.0)
+        patterns = tuple(p for p in patterns if all(abs(v) <= 4.0 for v in p))
+    pool = list(points) + [s for s in specials if math.isfinite(s) or rng.random() < 0.15]
+    if domain == "any" and not dtype.startswith("complex"):
+        pool += [x for x in EXTREMES if rng.random() < 0.25]
+        pool += [x for x in LARGEST.get(dtype, ()) if rng.random() < 0.05]
+    pool += [math.nan] * allow_nan + [math.inf, -math.inf] * allow_infinity
+    if pool:
+        special = rng.random(size) < 0.2
+        flat[special] = rng.choice(np.array(pool, dtype=np.float64), int(special.sum()))
+    if size >= 2 and rng.random() < 0.3:
+        first, second = rng.choice(size, 2, replace=False)
+        flat[second] = flat[first]
+    patterns = [p for p in patterns if all(math.isfinite(v) for v in p) or rng.random() < 0.15]
+    if patterns and rng.random() < 0.5:
+        pattern = patterns[rng.integers(len(patterns))]
+        if len(pattern) <= size:
+            flat[:len(pattern)] = pattern  # row 0 along the last axis when it is long enough
+    array = flat.reshape(shape)
+    if domain == "simplex" and array.ndim:
+        array = (array + 0.05) / (array + 0.05).sum(axis=-1, keepdims=True)
+    if dtype.startswith("complex"):
+        # No parts below 1e-3 in magnitude (KNOWN_DIVERGENCES 2), no 0+0j (a pole of many ops), and
+        # no purely imaginary values: TF's scalar and vector loops give their results zeros of
+        # different signs, which then land on either side of a branch cut (asinh, atan, log).
+        array = np.where(np.abs(array) < 1e-3, 1.0, array)
+        imaginary = rng.uniform(1e-3, 1.0, size) * rng.choice((-1.0, 1.0), size)
+        imaginary[rng.random(size) < 0.2] = 0.0
+        array = array + 1j * imaginary.reshape(shape)
+    with np.errstate(over="ignore"):
+        return array.astype(_numpy_dtype(dtype))
+
+
 def values(dtype: str, shape: tuple, *, domain: str = "any", specials: tuple = (), allow_nan: bool = False,
            allow_infinity: bool = False) -> st.SearchStrategy:
     """Arrays of `dtype` and `shape` drawn from `domain`, mixing in the domain's special points,
-    `specials` (exact ties, kinks), huge and tiny magnitudes; NaN and inf only when allowed.
-    Shrinks toward the domain's first special point (0 for "any")."""
+    `specials` (exact ties, kinks), huge and tiny magnitudes; NaN and inf only when allowed. One
+    Hypothesis draw (a seed) per array, whatever its size; shrinks toward seed 0."""
     if dtype not in DTYPES and dtype not in ("int32", "int64"):
         raise ValueError(f"dtype={dtype!r} is not one of {DTYPES + ('int32', 'int64')}")
     if domain not in DOMAINS:
         raise ValueError(f"domain={domain!r} is not one of {sorted(DOMAINS)}")
-    (low, high), points = DOMAINS[domain]
-    if dtype.startswith("int"):
-        element = st.integers(-3, 3)
-    else:
-        finite = st.floats(low, high, allow_nan=False)  # rounded to the dtype by the final cast
-        if dtype.startswith("complex"):  # no parts below 1e-3 in magnitude: see KNOWN_DIVERGENCES 2
-            finite = finite.map(lambda v: 0.0 if abs(v) < 1e-3 else v)
-        pool = [st.sampled_from(points + tuple(specials))] if points or specials else []
-        if domain == "any" and not dtype.startswith("complex"):
-            # Huge and tiny magnitudes. Complex values stay clear of overflow, where TF's complex
-            # elementary functions diverge from reftape's (KNOWN_DIVERGENCES.md, entry 2).
-            pool.append(st.sampled_from((1e-6, -1e-6, 30.0, -30.0)))
-        if allow_nan:
-            pool.append(st.just(math.nan))
-        if allow_infinity:
-            pool.append(st.sampled_from((math.inf, -math.inf)))
-        element = st.one_of(*pool, finite)
-    size = int(np.prod(shape)) if shape else 1
-
-    @st.composite
-    def draw_array(draw: Any) -> np.ndarray:
-        flat = draw(st.lists(element, min_size=size, max_size=size))
-        array = np.array(flat, dtype=np.float64 if not dtype.startswith("int") else dtype).reshape(shape)
-        if domain == "simplex" and array.ndim:
-            array = (array + 0.05) / (array + 0.05).sum(axis=-1, keepdims=True)
-        if dtype.startswith("complex"):
-            part = st.one_of(st.just(0.0), st.floats(1e-3, 1.0), st.floats(-1.0, -1e-3))
-            imaginary = np.array(draw(st.lists(part, min_size=size, max_size=size)))
-            array = array + 1j * imaginary.reshape(shape)
-        with np.errstate(over="ignore"):
-            return array.astype(_numpy_dtype(dtype))
-
-    return draw_array()
+    _check_shape(shape)
+    return st.integers(0, 2**32 - 1).map(
+        lambda seed: _array(np.random.default_rng(seed), dtype, shape, domain, tuple(specials), (), allow_nan,
+                            allow_infinity))
 
 
 # ---------------------------------------------------------------------------------------------
 # Programs
 
 
-@dataclass
+@dataclass(eq=False)
 class _Tensor:
     name: str
     shape: tuple
     dtype: str
+    serial: int                       # creation order: sorts sets of tensors reproducibly
+    reaches: frozenset = frozenset()  # the tensors this one depends on (transitively), by identity
+    kind: str = "op"                  # "op", "constant" or "variable"
+    depth: int = 0                    # ops on the longest path from a leaf
+    large: bool = False               # may be large in magnitude (see AMPLIFYING)
+    trainable: bool = True
+
+    @property
+    def leaf(self) -> bool:
+        return self.kind != "op"
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape)) if self.shape else 1
 
 
 @dataclass
 class _Builder:
-    """The state of a program being drawn: its leaves, the tensors available to ops, its options."""
+    """The state of a program being drawn: its statements, tensors, open tapes and frontier."""
 
-    draw: Any
+    rng: np.random.Generator
     dtype: str
     ops: tuple
+    base: tuple                                  # the shape of the first leaves
     statements: list = field(default_factory=list)
-    pool: list = field(default_factory=list)     # float tensors of the program dtype
+    body: list = field(default_factory=list)     # where the next statement goes
+    tapes: list = field(default_factory=list)    # the open tapes, outermost first
+    tensors: list = field(default_factory=list)  # every float tensor of the program dtype
+    frontier: list = field(default_factory=list) # outputs no op consumed yet: the next targets
     leaves: list = field(default_factory=list)
+    integers: list = field(default_factory=list)
+    booleans: list = field(default_factory=list)  # outputs of comparisons: recorded, never differentiable
     counter: int = 0
+
+    def chance(self, probability: float) -> bool:
+        return bool(self.rng.random() < probability)
+
+    def pick(self, items: Any) -> Any:
+        return items[int(self.rng.integers(len(items)))]
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def leaf(self, shape: tuple, domain: str = "any", specials: tuple = (), dtype: str | None = None,
-             kind: str | None = None, into: list | None = None) -> _Tensor:
+    def emit(self, statement: Any) -> None:
+        self.body.append(statement)
+
+    def leaf(self, shape: tuple, domain: str = "any", specials: tuple = (), patterns: tuple = (),
+             dtype: str | None = None, kind: str | None = None, value: np.ndarray | None = None) -> _Tensor:
+        """A new leaf, watched by each open tape that needs telling (mostly)."""
         dtype = dtype or self.dtype
-        kind = kind or self.draw(st.sampled_from(("constant", "variable")))
-        trainable = self.draw(st.sampled_from((True, False))) if kind == "variable" else True
+        kind = kind or self.pick(("constant", "variable"))
         name = self.fresh("v" if kind == "variable" else "c")
-        value = self.draw(values(dtype, shape, domain=domain, specials=specials))
-        (self.statements if into is None else into).append(Leaf(name, kind, value, dtype, trainable))
-        tensor = _Tensor(name, shape, dtype)
-        self.leaves.append(tensor)
+        if value is None:
+            value = _array(self.rng, dtype, shape, domain, specials, patterns)
+        trainable = kind == "constant" or self.chance(0.9)
+        self.emit(Leaf(name, kind, value, dtype, trainable=trainable))
+        large = not dtype.startswith("int") and bool(np.any(np.abs(value.astype(np.complex128)) > 100))
+        tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable)
+        for tape in self.tapes:
+            if kind == "constant" or not tape.watch_accessed_variables:
+                if self.chance(0.85):
+                    self.emit(Watch(tape.name, [name]))
+        if dtype.startswith("int"):
+            self.integers.append(tensor)
+        else:
+            self.leaves.append(tensor)
+            if dtype == self.dtype:
+                self.tensors.append(tensor)
         return tensor
+
+    def output(self, name: str, shape: tuple, dtype: str, inputs: list, op: str = "", depth: int | None = None,
+               large: bool | None = None) -> _Tensor:
+        reaches = frozenset().union(*[t.reaches | {t} for t in inputs])
+        depth = 1 + max(t.depth for t in inputs) if depth is None else depth
+        if large is None:
+            large = op in AMPLIFYING or any(t.large for t in inputs) and op not in BOUNDED
+        self.counter += 1
+        return _Tensor(name, tuple(int(d) for d in shape), dtype, self.counter, reaches, depth=depth, large=large)
+
+    def usable(self, spec: OpSpec) -> list:
+        """The tensors `spec` may consume: at the end of a chain not yet too long, and small where
+        the op is ill-conditioned for large inputs."""
+        careful = _last(spec) in ILL_CONDITIONED
+        return [t for t in self.tensors if t.depth < MAX_CHAIN and not (careful and t.large)]
+
+    def sorted(self, tensors: Any) -> list:
+        return sorted(tensors, key=lambda t: t.serial)
 
 
 @dataclass
 class _Plan:
-    """How to call one op: its input names and what its output feeds onward."""
+    """How to call one op: its inputs and the shape of what it feeds onward."""
 
     inputs: list
-    shape: tuple | None       # output shape; None when the output is reported but not fed onward
-    dtype: str | None = None  # output dtype, when it differs from the inputs' (cast)
-    element: bool = False     # the op returns a list: its first element is fed onward
+    shape: tuple
+    dtype: str | None = None  # output dtype, when it differs from the inputs'
+    element: int | None = None  # the op returns a list: this element is fed onward
+
+
+def _last(spec: OpSpec) -> str:
+    return spec.path.split(".")[-1]
+
+
+def _min_rank(spec: OpSpec) -> int:
+    if spec.shape_rule in ("matmul", "matvec") or _last(spec) == "einsum":
+        return 2
+    elementwise_attrs = {"alpha", "approximate", "dtype"}
+    if set(spec.attrs) - elementwise_attrs and _last(spec) not in ("reshape", "expand_dims", "squeeze",
+                                                                   "broadcast_to", "stack"):
+        return 1
+    return 1 if spec.shape_rule in ("concat", "cross_entropy") else 0
+
+
+def _grows(spec: OpSpec) -> bool:
+    return _last(spec) in ("tile", "broadcast_to", "concat", "stack", "expand_dims")
+
+
+def _fits(t: _Tensor, spec: OpSpec) -> bool:
+    rank = len(t.shape)
+    if _min_rank(spec) == 2:
+        return rank == 2
+    if rank < _min_rank(spec):
+        return False
+    return not _grows(spec) or (rank < MAX_RANK and 2 * t.size <= MAX_ELEMENTS)
+
+
+def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = None) -> _Tensor:
+    """An input for `spec`: an unconsumed output where one fits (mostly), an earlier tensor, or a fresh
+    leaf from the op's domain with its special points planted (always, for a restricted domain)."""
+    domain = spec.domains[min(position, spec.arity - 1)]
+    fitting = [t for t in b.usable(spec) if _fits(t, spec) and (shape is None or t.shape == shape)]
+    waiting = [t for t in b.frontier if t in fitting]
+    if domain == "any" and not b.chance(0.45 if spec.specials else 0.2):
+        if waiting and not b.chance(0.1):
+            return b.pick(waiting)
+        if fitting:
+            return b.pick(fitting)
+    if shape is None:
+        shape = _leaf_shape(b, spec)
+    scalars = spec.specials_for(position)
+    patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
+    return b.leaf(shape, domain, scalars, patterns)
+
+
+def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
+    if _min_rank(spec) == 2:
+        return (int(b.rng.integers(1, 4)), int(b.rng.integers(1, 4)))
+    if len(b.base) >= _min_rank(spec):
+        return b.base
+    return b.base + (int(b.rng.integers(1, 4)),)
 
 
 def _axis_shape(shape: tuple, axis: int, keep: bool) -> tuple:
@@ -188,29 +354,33 @@ def _axis_shape(shape: tuple, axis: int, keep: bool) -> tuple:
     return shape[:axis] + ((1,) if keep else ()) + shape[axis + 1:]
 
 
-def _gather_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+def _gather_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     axis = attrs["axis"] % len(shape)
-    attrs["indices"] = tuple(draw(st.lists(st.integers(0, shape[axis] - 1), min_size=1, max_size=3)))
-    return shape[:axis] + (len(attrs["indices"]),) + shape[axis + 1:]
+    count = int(b.rng.integers(1, 4))
+    attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[axis], count))
+    return shape[:axis] + (count,) + shape[axis + 1:]
 
 
-def _tile_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
-    attrs["multiples"] = tuple(draw(st.integers(1, 2)) for _ in shape)
+def _tile_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["multiples"] = tuple(1 for _ in shape)
+    if shape:
+        grown = int(b.rng.integers(len(shape)))
+        attrs["multiples"] = tuple(2 if i == grown else 1 for i in range(len(shape)))
     return tuple(d * m for d, m in zip(shape, attrs["multiples"]))
 
 
-def _expand_dims_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
-    attrs["axis"] = draw(st.integers(-len(shape) - 1, len(shape)))
+def _expand_dims_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["axis"] = int(b.rng.integers(-len(shape) - 1, len(shape) + 1))
     axis = attrs["axis"] % (len(shape) + 1)
     return shape[:axis] + (1,) + shape[axis:]
 
 
-def _broadcast_to_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+def _broadcast_to_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     attrs["shape"] = (2,) + shape
     return attrs["shape"]
 
 
-def _reduction_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
+def _reduction_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     axis, keep = attrs.get("axis"), attrs.get("keepdims", False)
     if axis is None:
         return (1,) * len(shape) if keep else ()
@@ -219,65 +389,86 @@ def _reduction_shape(shape: tuple, attrs: dict, draw: Any) -> tuple:
 
 # Output shapes of unary ops that change the shape, by the last part of their path.
 _UNARY_SHAPES = {
-    "reshape": lambda shape, attrs, draw: (int(np.prod(shape)),),
-    "transpose": lambda shape, attrs, draw: tuple(reversed(shape)),
-    "squeeze": lambda shape, attrs, draw: tuple(d for d in shape if d != 1),
+    "reshape": lambda b, shape, attrs: (int(np.prod(shape)),),
+    "transpose": lambda b, shape, attrs: tuple(reversed(shape)),
+    "squeeze": lambda b, shape, attrs: tuple(d for d in shape if d != 1),
     "gather": _gather_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
-    "broadcast_to": _broadcast_to_shape, "argmax": lambda shape, attrs, draw: _axis_shape(shape, attrs["axis"], False),
-    "argmin": lambda shape, attrs, draw: _axis_shape(shape, attrs["axis"], False),
-    "einsum": lambda shape, attrs, draw: (shape[0],) if attrs["equation"] == "ij->i" else (shape[1], shape[0]),
+    "broadcast_to": _broadcast_to_shape, "argmax": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
+    "argmin": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
+    "einsum": lambda b, shape, attrs: (shape[0],) if attrs["equation"] == "ij->i" else (shape[1], shape[0]),
 }
 
 
 def _is_reduction(spec: OpSpec) -> bool:
-    name = spec.path.split(".")[-1]
-    return name.startswith("reduce_") or name in ("norm", "l2_loss")
+    return _last(spec).startswith("reduce_") or _last(spec) in ("norm", "l2_loss")
 
 
-def _matrix(b: _Builder, body: list) -> _Tensor:
-    """A matrix leaf, so that rank-2 ops are reachable from rank-1 programs too."""
-    return b.leaf((b.draw(st.integers(1, 3)), b.draw(st.integers(1, 3))), into=body)
-
-
-def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
-    name = spec.path.split(".")[-1]
-    if spec.domains[0] != "any":
-        x = b.leaf(x.shape, spec.domains[0], spec.specials_for(0), into=body)
-    if name == "einsum" and len(x.shape) != 2:
-        x = _matrix(b, body)
+def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    name = _last(spec)
     if name in ("unstack", "split"):
         axis = attrs["axis"] % len(x.shape)
         if name == "split":
             size = x.shape[axis]
             attrs["num_or_size_splits"] = (size,) if size == 1 else (1, size - 1)
-            first = x.shape[:axis] + (attrs["num_or_size_splits"][0],) + x.shape[axis + 1:]
-        else:
-            first = x.shape[:axis] + x.shape[axis + 1:]
-        return _Plan([x.name], first, element=True)
+            return _Plan([x], x.shape[:axis] + (1 if size > 1 else size,) + x.shape[axis + 1:], element=0)
+        return _Plan([x], x.shape[:axis] + x.shape[axis + 1:], element=int(b.rng.integers(x.shape[axis])))
     if name == "cast":
         attrs["dtype"] = "float64" if x.dtype != "float64" else "float32"
-        return _Plan([x.name], x.shape, dtype=attrs["dtype"])
+        return _Plan([x], x.shape, dtype=attrs["dtype"])
     if name in _UNARY_SHAPES:
-        return _Plan([x.name], _UNARY_SHAPES[name](x.shape, attrs, b.draw))
+        return _Plan([x], _UNARY_SHAPES[name](b, x.shape, attrs))
     if _is_reduction(spec):
-        return _Plan([x.name], _reduction_shape(x.shape, attrs, b.draw))
-    return _Plan([x.name], x.shape)
+        return _Plan([x], _reduction_shape(b, x.shape, attrs))
+    return _Plan([x], x.shape)
 
 
-def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
-    """Two inputs: broadcastable (rule "broadcast") or of one shape ("same", "concat", "cross_entropy")."""
-    draw, (x_domain, y_domain) = b.draw, spec.domains
-    y_shape = draw(broadcastable_shapes(x.shape)) if spec.shape_rule == "broadcast" else x.shape
-    if spec.shape_rule == "cross_entropy":  # labels drawn from their domain, logits from the pool
-        labels = b.leaf(x.shape, x_domain, (), into=body)
-        return _Plan([labels.name, x.name], x.shape if "sigmoid" in spec.path else x.shape[:-1])
-    if x_domain != "any":
-        x = b.leaf(x.shape, x_domain, spec.specials_for(0), into=body)
-    partners = [t for t in b.pool if t.shape == y_shape and t.dtype == x.dtype and t is not x]
-    if y_domain != "any" or not partners or draw(st.booleans()):
-        y = b.leaf(y_shape, y_domain, spec.specials_for(1), into=body)
+def _broadcasts(a: tuple, b: tuple) -> tuple | None:
+    try:
+        shape = tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+    return shape if int(np.prod(shape)) <= MAX_ELEMENTS else None
+
+
+def _pairs(spec: OpSpec) -> list[tuple]:
+    return [p for p in spec.specials if len(p) >= 2 and all(isinstance(v, float) for v in p[:2])]
+
+
+def _paired_leaves(b: _Builder, spec: OpSpec, shape: tuple) -> tuple[_Tensor, _Tensor]:
+    """Two fresh leaves of one shape with the op's special pairs planted at the same positions
+    (pow's non-positive bases under a watched exponent, ties of maximum, 0/0 of divide)."""
+    complex_ = b.dtype.startswith("complex")  # complex values stay clear of overflow (KNOWN_DIVERGENCES 2)
+    pairs = [p for p in _pairs(spec) if all(math.isfinite(v) and (not complex_ or abs(v) <= 4.0) for v in p[:2])
+             or not complex_ and b.chance(0.15)]
+    size = int(np.prod(shape)) if shape else 1
+    x = _array(b.rng, b.dtype, shape, spec.domains[0], spec.specials_for(0))
+    y = _array(b.rng, b.dtype, shape, spec.domains[1], spec.specials_for(1))
+    planted = b.rng.random(size) < 0.4 if pairs else np.zeros(size, bool)
+    for position in np.flatnonzero(planted):
+        pair = b.pick(pairs)
+        x.reshape(-1)[position], y.reshape(-1)[position] = pair[0], pair[1]
+    return b.leaf(shape, value=x), b.leaf(shape, value=y)
+
+
+def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """Two inputs: broadcastable (rule "broadcast", either way round) or of one shape."""
+    if spec.shape_rule == "cross_entropy":  # labels fresh from their domain, logits from the chain
+        labels = b.leaf(x.shape, spec.domains[0], ())
+        return _Plan([labels, x], x.shape if "sigmoid" in spec.path else x.shape[:-1])
+    if _pairs(spec) and b.chance(0.3):
+        x, y = _paired_leaves(b, spec, x.shape)
+    elif spec.domains[1] == "any" and b.chance(0.15):
+        y = x  # the same tensor twice: exact ties, x - x, x / x
+    elif spec.shape_rule == "broadcast" and spec.domains[1] == "any" and b.chance(0.6):
+        partners = [t for t in b.usable(spec) if t is not x and _broadcasts(x.shape, t.shape) is not None]
+        waiting = [t for t in partners if t in b.frontier]
+        y = b.pick(waiting or partners) if partners else b.leaf(_suffix(b, x.shape))
+    elif spec.shape_rule == "broadcast" and b.chance(0.4):
+        y = b.leaf(_suffix(b, x.shape), spec.domains[1], spec.specials_for(1))
     else:
-        y = draw(st.sampled_from(partners))
+        y = _input(b, spec, 1, shape=x.shape)
+    if spec.shape_rule == "broadcast" and spec.domains == ("any", "any") and b.chance(0.3):
+        x, y = y, x  # the smaller operand first
     shape = tuple(np.broadcast_shapes(x.shape, y.shape))
     if spec.shape_rule == "concat":
         axis = attrs["axis"] % len(shape)
@@ -285,133 +476,362 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -
     elif spec.path == "stack":
         axis = attrs["axis"] % (len(shape) + 1)
         shape = shape[:axis] + (2,) + shape[axis:]
-    return _Plan([x.name, y.name], shape)
+    return _Plan([x, y], shape)
 
 
-def _matrix_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
-    if len(x.shape) != 2:
-        x = _matrix(b, body)
-    columns = b.draw(st.integers(1, 3))
-    y = b.leaf((x.shape[1], columns) if spec.shape_rule == "matmul" else (x.shape[1],), into=body)
-    return _Plan([x.name, y.name], (x.shape[0], columns) if spec.shape_rule == "matmul" else (x.shape[0],))
+def _suffix(b: _Builder, shape: tuple) -> tuple:
+    """A shape broadcasting against `shape`: a suffix of it with some sides replaced by 1."""
+    rank = int(b.rng.integers(len(shape) + 1))
+    return tuple(1 if b.chance(0.4) else d for d in shape[len(shape) - rank:])
 
 
-def _clip_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict, body: list) -> _Plan:
-    low, high = b.leaf((), "neg", into=body), b.leaf((), "pos", into=body)
-    return _Plan([x.name, low.name, high.name], x.shape)
+def _matrix_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    columns = int(b.rng.integers(1, 4))
+    shape = (x.shape[1], columns) if spec.shape_rule == "matmul" else (x.shape[1],)
+    partners = [t for t in b.usable(spec) if t.shape == shape]
+    y = b.pick(partners) if partners and b.chance(0.5) else b.leaf(shape)
+    return _Plan([x, y], (x.shape[0], y.shape[1]) if spec.shape_rule == "matmul" else (x.shape[0],))
+
+
+def _clip_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    low, high = b.leaf((), "neg"), b.leaf((), "pos")
+    return _Plan([x, low, high], x.shape)
 
 
 _PLANNERS = {"unary": _unary_plan, "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan,
              "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan}
 
 
-def _instantiate(b: _Builder, spec: OpSpec, body: list) -> _Tensor | None:
-    """Appends one op of `spec` to `body`, with inputs fitting its shape rule and attributes valid
-    for them; returns its output when it can feed later ops (same dtype family, a tensor)."""
-    x = b.draw(st.sampled_from([t for t in b.pool if t.shape]))  # the base leaves guarantee rank >= 1
-    attrs = {name: b.draw(st.sampled_from(choices)) for name, choices in spec.attrs.items()}
+def _real(dtype: str) -> str:
+    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
+
+
+def _output_dtype(spec: OpSpec, x: _Tensor, plan: _Plan) -> str | None:
+    """The dtype of what the op feeds onward, or None when its output is only reported (bool, int)."""
+    if spec.output in ("bool", "int64"):
+        return None
+    if spec.output == "real" or spec.path.endswith("abs") and x.dtype.startswith("complex"):
+        return _real(x.dtype)
+    if spec.output == "complex":
+        return "complex128" if x.dtype == "float64" else "complex64"
+    return plan.dtype or x.dtype
+
+
+def _add_op(b: _Builder, spec: OpSpec) -> None:
+    """Appends one op of `spec` whose inputs fit its shape rule; its output joins the frontier, and
+    its inputs leave it (except where the op cuts the gradient: they stay targets too)."""
+    x = _input(b, spec)
+    attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
-    plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs, body)
+    if _last(spec) == "l2_normalize" and (x.size if attrs.get("axis") is None else x.shape[attrs["axis"]]) == 1:
+        # Along a single element its gradient cancels exactly, and TF's vectorized float32 rsqrt
+        # leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5): normalize a wider leaf.
+        x = b.leaf((2, 3))
+    plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
     name = b.fresh("y")
-    body.append(Op(name, spec.path, plan.inputs, attrs))
-    if spec.output != "same" or plan.shape is None or spec.path.endswith("abs") and x.dtype.startswith("complex"):
-        return None  # bool, integer and real-from-complex outputs are reported, not fed onward
-    return _Tensor(f"{name}[0]" if plan.element else name, tuple(int(d) for d in plan.shape), plan.dtype or x.dtype)
+    b.emit(Op(name, spec.path, [t.name for t in plan.inputs], attrs))
+    dtype = _output_dtype(spec, x, plan)
+    if dtype is None:
+        if spec.output == "bool" and plan.element is None:
+            b.booleans.append(name)
+        return
+    out = b.output(name if plan.element is None else f"{name}[{plan.element}]", plan.shape, dtype, plan.inputs,
+                   _last(spec))
+    if spec.gradient == "gradient":
+        b.frontier = [t for t in b.frontier if t not in plan.inputs]
+    b.frontier.append(out)
+    if dtype == b.dtype:
+        b.tensors.append(out)
 
 
-def _structure(draw: Any, names: list[str], kind: str) -> Any:
+# ---------------------------------------------------------------------------------------------
+# Gradient calls
+
+
+def _structure(b: _Builder, names: list[str], kind: str) -> Any:
     if kind == "single" or len(names) == 1 and kind != "list":
         return names[0]
     if kind == "list":
         return {"list": names}
     if kind == "tuple":
         return {"tuple": names}
+    keys = [str(k) for k in b.rng.permutation(DICT_KEYS)]  # inserted in unsorted order (mostly)
     if kind == "dict":
-        return {"dict": [[f"k{i}", n] for i, n in enumerate(names)]}
-    return {"dict": [["first", names[0]], ["rest", {"list": [{"tuple": [n]} for n in names[1:]]}]]}
+        return {"dict": [[keys[i], n] for i, n in enumerate(names)]}
+    return {"dict": [[keys[0], names[0]], [keys[1], {"list": [{"tuple": [n]} for n in names[1:]]}]]}
 
 
-def _call(b: _Builder, tape: str, persistent: bool, outputs: list[_Tensor]) -> list:
-    """One or two calls on `tape` over the tensors it may have recorded. The result of a gradient
-    with one source joins the pool, so that an enclosing tape can differentiate it again."""
-    draw = b.draw
-    calls = []
-    for _ in range(draw(st.integers(1, 2))):
-        method = draw(st.sampled_from(METHODS))
-        target = draw(st.sampled_from(outputs))
-        sources = draw(st.lists(st.sampled_from(b.leaves + outputs), min_size=1, max_size=3, unique_by=lambda t: t.name))
-        source_names = [s.name for s in sources]
-        unconnected, form = draw(st.sampled_from(UNCONNECTED))
-        name = b.fresh("g")
-        if method == "gradient":
-            kind = draw(st.sampled_from(STRUCTURES))
-            targets = [target] + ([t for t in outputs if t is not target][:1] if draw(st.booleans()) else [])
-            weights = None
-            if draw(st.booleans()):
-                weights = {"list": [b.leaf(t.shape, kind="constant", dtype=t.dtype).name for t in targets]}
-            target_structure = targets[0].name if len(targets) == 1 else {"list": [t.name for t in targets]}
-            calls.append(Call(name, tape, method, target_structure, _structure(draw, source_names, kind), weights,
-                              unconnected, form))
-            if isinstance(calls[-1].sources, str) and sources[0].dtype == b.dtype and len(calls) == 1:
-                b.pool.append(_Tensor(name, sources[0].shape, b.dtype))
-        elif method == "jacobian":
-            structure = _structure(draw, source_names, draw(st.sampled_from(STRUCTURES[:2])))
-            calls.append(Call(name, tape, method, target.name, structure, None, unconnected, form,
-                              use_pfor=draw(st.sampled_from((True, False)))))
-        else:
-            batch = [s for s in sources if len(s.shape) >= 2 and len(target.shape) >= 2 and s.shape[0] == target.shape[0]]
-            if not batch:
-                continue
-            calls.append(Call(name, tape, method, target.name, batch[0].name, None, unconnected, form))
-    return calls
+def _reaching(b: _Builder, targets: list[_Tensor]) -> list[_Tensor]:
+    """The float tensors the targets depend on, in creation order."""
+    return b.sorted(t for t in frozenset().union(*[t.reaches for t in targets]) if not t.dtype.startswith("int"))
 
 
-def _draw_ops(b: _Builder, tape: str, body: list, produced: list, count: int) -> None:
-    """`count` ops recorded by `tape`, occasionally inside a stop_recording span or after a reset."""
-    draw = b.draw
-    chooser = draw(st.randoms(use_true_random=False))  # near-uniform over the ops (sampled_from favours
-    for _ in range(count):                              # the first few), still replayable and shrinkable
-        spec = CATALOG[chooser.choice(b.ops)]
-        span = body
-        if draw(st.integers(0, 9)) == 0:
-            span = []
-            body.append(StopRecording(tape, span))
-        if draw(st.integers(0, 19)) == 0:
-            body.append(Reset(tape))
-        out = _instantiate(b, spec, span)
-        if out is not None and out.dtype == b.dtype:
-            b.pool.append(out)
-            produced.append(out)
+def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
+    """`count` sources that reach the targets (leaves first), now and then one that does not."""
+    reaching = _reaching(b, targets)
+    leaves = [t for t in reaching if t.leaf]
+    chosen: list[_Tensor] = []
+    for _ in range(count):
+        pool = [t for t in (leaves if leaves and b.chance(0.6) else reaching) if t not in chosen]
+        if pool:
+            chosen.append(b.pick(pool))
+    if b.chance(0.15) or not chosen:
+        unconnected = [t for t in b.leaves + b.integers if t not in reaching and t not in chosen]
+        chosen.append(b.pick(unconnected) if unconnected and b.chance(0.7) else b.leaf(b.base, kind="constant"))
+    return chosen
 
 
-def _tape_block(b: _Builder, depth: int, max_depth: int, max_ops: int, body: list) -> None:
-    """A tape (and possibly a nested one) whose recorded ops and calls are appended to `body`."""
-    draw = b.draw
-    name = f"t{depth}"
-    persistent = draw(st.sampled_from((False, True)))
-    watch_accessed = draw(st.sampled_from((True, False)))
-    inner: list = []
-    watched = draw(st.lists(st.sampled_from(b.leaves), max_size=len(b.leaves), unique_by=lambda t: t.name))
+def _fed_source(b: _Builder, targets: list[_Tensor]) -> _Tensor:
+    """The one source of a gradient fed onward: of the program dtype, reaching the targets (a leaf
+    mostly, so that the outer tape differentiates the same leaf again)."""
+    reaching = [t for t in _reaching(b, targets) if t.dtype == b.dtype]
+    leaves = [t for t in reaching if t.leaf]
+    if leaves and b.chance(0.7):
+        return b.pick(leaves)
+    return b.pick(reaching) if reaching and b.chance(0.95) else b.pick(b.tensors)
+
+
+def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
+    """Upstream gradients for `targets`: random values, zeros, negatives or ones, one leaf each."""
+    names = []
+    for t in targets:
+        value = _array(b.rng, t.dtype, t.shape)
+        style = b.rng.random()
+        if style < 0.15:
+            value = np.zeros_like(value)
+        elif style < 0.3:
+            value = -np.abs(value).astype(value.dtype)
+        elif style < 0.4:
+            value = np.ones_like(value)
+        names.append(b.leaf(t.shape, dtype=t.dtype, kind="constant", value=value).name)
+    return names[0] if len(targets) == 1 else {"list": names}
+
+
+def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
+    if fed:  # a gradient fed onward must be a tensor
+        return b.pick((("zero", "string"), ("zero", "enum")))
+    return b.pick(UNCONNECTED)
+
+
+def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool) -> tuple[Call, list[_Tensor]]:
+    name = b.fresh("g")
+    unconnected, form = _unconnected(b, fed)
+    if fed:
+        sources = [_fed_source(b, targets)]
+        structure = sources[0].name
+    else:
+        sources = _sources(b, targets, b.pick((1, 1, 2, 3)))
+        if b.chance(0.12):  # a target that is also a source
+            sources.append(b.pick([t for t in targets if t not in sources] or targets))
+        if b.booleans and b.chance(0.05):  # a comparison's output: recorded, without a gradient
+            sources.append(_Tensor(b.pick(b.booleans), (), "bool", 0))
+        if _variables(b) and b.chance(0.12):  # a Variable among the targets
+            targets = targets + [b.pick(_variables(b))]
+        structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
+    target = targets[0].name if len(targets) == 1 else {"list": [t.name for t in targets]}
+    weights = _output_gradients(b, targets) if b.chance(0.6) else None
+    return Call(name, tape, "gradient", target, structure, weights, unconnected, form), sources
+
+
+def _jacobian_call(b: _Builder, tape: str, targets: list[_Tensor]) -> Call:
+    """jacobian of one target, or batch_jacobian where a target and a source share a leading side."""
+    unconnected, form = b.pick(UNCONNECTED)
+    name, use_pfor = b.fresh("g"), b.chance(0.5)
+    if b.chance(0.4):
+        for target in [t for t in targets if len(t.shape) >= 2]:
+            batch = [s for s in _reaching(b, [target]) if len(s.shape) >= 2 and s.shape[0] == target.shape[0]]
+            if batch:
+                source = b.pick(batch)
+                return Call(name, tape, "batch_jacobian", target.name, source.name, None, unconnected, form,
+                            use_pfor=use_pfor)
+    target = b.pick(targets)
+    if _variables(b) and b.chance(0.08):  # a Variable as the target, usually also a source
+        target = b.pick(_variables(b))
+    sources = _sources(b, [target], b.pick((1, 1, 2))) if target.reaches else [target]
+    structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES[:2]))
+    return Call(name, tape, "jacobian", target.name, structure, None, unconnected, form, use_pfor=use_pfor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tapes and levels
+
+
+def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
+    """Opens tape `t{depth}` in the current body, watching the leaves it needs told (mostly)."""
+    tape = Tape(f"t{depth}", [], persistent=b.chance(0.4), watch_accessed_variables=b.chance(0.8))
+    parent = b.body
+    b.emit(tape)
+    b.body = tape.body
+    b.tapes.append(tape)
+    watched = [t.name for t in b.leaves + b.integers
+               if (t.kind == "constant" or not tape.watch_accessed_variables) and b.chance(0.85)]
     if watched:
-        inner.append(Watch(name, [t.name for t in watched]))
-    produced: list[_Tensor] = []
-    _draw_ops(b, name, inner, produced, draw(st.integers(1, max_ops)))
-    if depth + 1 < max_depth and draw(st.booleans()):
-        _tape_block(b, depth + 1, max_depth, max_ops, inner)
-        _draw_ops(b, name, inner, produced, draw(st.integers(0, 1)))
-    body.append(Tape(name, inner, persistent, watch_accessed))
-    if produced:
-        body.extend(_call(b, name, persistent, produced))
+        b.emit(Watch(tape.name, watched))
+    return tape, parent
+
+
+def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
+    """`count` ops at this depth, each from its own stream (so that fewer ops keep the same prefix);
+    one op in fifteen inside a stop_recording span, one in twelve a custom gradient or a variable
+    update instead of a catalog op, and a rare reset."""
+    for index in range(count):
+        b.rng = np.random.default_rng((seed, depth, index))
+        spec = CATALOG[b.pick(b.ops)]
+        special = b.rng.random()
+        if special < 1 / 24:
+            _custom_gradient(b)
+        elif special < 1 / 12:
+            _variable_update(b)
+        elif b.chance(1 / 15):
+            span: list = []
+            b.emit(StopRecording(b.pick(b.tapes).name, span))
+            body, b.body = b.body, span
+            _add_op(b, spec)
+            b.body = body
+        else:
+            _add_op(b, spec)
+        if index and b.chance(1 / 40):
+            b.emit(Reset(b.tapes[-1].name))
+
+
+def _variables(b: _Builder) -> list[_Tensor]:
+    return [t for t in b.leaves if t.kind == "variable" and t.dtype == b.dtype]
+
+
+def _custom_gradient(b: _Builder) -> None:
+    """`@tf.custom_gradient` f(a[, c]) = sin(a) * (c or a captured Variable or a), with a gradient
+    that is right (cos) or deliberately not (the upstream alone), applied to a tensor or a Variable;
+    a captured trainable Variable comes with the `variables` keyword, positional or keyword-only."""
+    x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or b.tensors)
+    name = b.fresh("f")
+    local = lambda part: f"{name}_{part}"  # noqa: E731 - names unique across the program
+    variables = [v for v in _variables(b) if v.shape == x.shape and v is not x]
+    capture = b.pick(variables) if variables and b.chance(0.4) else None
+    pair = [t for t in b.tensors if t.shape == x.shape and t is not x and not t.large]
+    params = ["a", "c"] if capture is None and pair and b.chance(0.3) else ["a"]
+    other = capture.name if capture is not None else local(params[-1])
+    upstream = local("upstream")
+    forward = [Op(local("s"), "sin", [local("a")]), Op(local("y"), "multiply", [local("s"), other])]
+    honest = b.chance(0.7)
+    backward = [Op(local("cos"), "cos", [local("a")]), Op(local("da"), "multiply", [upstream, local("cos")]),
+                Op(local("ga"), "multiply", [local("da"), other] if honest else [upstream, other]),
+                Op(local("gc"), "multiply", [upstream, local("s")])]
+    grads = [local("ga")] + ([local("gc")] if len(params) == 2 else [])
+    mode = b.pick(("positional", "keyword")) if capture is not None and capture.trainable else "none"
+    definition = CustomGradient(name, [local(p) for p in params], forward, local("y"), backward, grads, mode,
+                                [local("gc")] if mode != "none" else [], upstream)
+    b.emit(definition)
+    argument = x
+    if b.chance(0.3):  # applied to a Variable argument (read by TF after the call)
+        argument = b.pick([v for v in _variables(b) if v.shape == x.shape and v is not capture] or [x])
+    inputs = [argument] + ([b.pick(pair)] if len(params) == 2 else [])
+    out_name = b.fresh("y")
+    b.emit(Apply(out_name, name, [t.name for t in inputs]))
+    out = b.output(out_name, x.shape, b.dtype, inputs + ([capture] if capture is not None else []), "multiply")
+    b.frontier = [t for t in b.frontier if t not in inputs]
+    b.frontier.append(out)
+    b.tensors.append(out)
+
+
+def _variable_update(b: _Builder) -> None:
+    """`v.assign|assign_add|assign_sub(value)` inside a tape, before or after `v` is read, and now
+    and then `v.read_value()` feeding the chain."""
+    variables = _variables(b)
+    if not variables:
+        return
+    variable = b.pick(variables)
+    values = [t for t in b.tensors if t.shape == variable.shape and t is not variable]
+    value = b.pick(values) if values and b.chance(0.7) else b.leaf(variable.shape, kind="constant")
+    b.emit(Assign(variable.name, value.name, b.pick(("assign", "assign_add", "assign_sub"))))
+    if b.chance(0.5):
+        name = b.fresh("r")
+        b.emit(ReadValue(name, variable.name))
+        out = b.output(name, variable.shape, b.dtype, [variable], "identity")
+        b.frontier.append(out)
+        b.tensors.append(out)
+
+
+def _empty_jacobian(b: _Builder, tape: str) -> list:
+    """An op on a tensor with an empty dimension, recorded, and its jacobian or batch_jacobian with
+    respect to a Variable or a watched constant, on either loop."""
+    elementwise = [p for p in b.ops if CATALOG[p].shape_rule == "unary" and not CATALOG[p].attrs
+                   and CATALOG[p].domains == ("any",) and CATALOG[p].output == "same"]
+    if not elementwise:
+        return []
+    shape = b.pick(((0,), (2, 0), (0, 3), (3, 0, 2)))
+    leaf = b.leaf(shape, kind=b.pick(("constant", "variable")))
+    name = b.fresh("y")
+    b.emit(Watch(tape, [leaf.name]))
+    b.emit(Op(name, b.pick(elementwise), [leaf.name]))
+    method = "batch_jacobian" if len(shape) >= 2 and b.chance(0.5) else "jacobian"
+    unconnected, form = b.pick(UNCONNECTED)
+    return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=b.chance(0.5))]
+
+
+def _consume_integer(b: _Builder) -> None:
+    """An integer leaf consumed by an op: cast to the program dtype, a new root of the chain."""
+    integer = b.integers[0]
+    name = b.fresh("y")
+    dtype = b.dtype if b.dtype in CATALOG["cast"].attrs["dtype"] else "float32"  # the catalog's cast dtypes
+    b.emit(Op(name, "cast", [integer.name], {"dtype": dtype}))
+    out = b.output(name, integer.shape, dtype, [integer])
+    b.frontier.append(out)  # another dtype than the program's: a target only
+    if dtype == b.dtype:
+        b.tensors.append(out)
+
+
+def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
+    """Tape `t{depth}` with what it records: the ops of deeper levels (whose gradient, computed
+    under this tape, this level's ops consume), then this level's ops, then its calls."""
+    tape, parent = _open_tape(b, depth)
+    if depth + 1 < len(counts):
+        _level(b, seed, depth + 1, counts)
+    else:
+        b.rng = np.random.default_rng((seed, depth, 1001))
+        if b.integers and b.chance(0.7):
+            _consume_integer(b)
+    _draw_ops(b, seed, depth, counts[depth])
+    b.rng = np.random.default_rng((seed, depth, 1002))
+    empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.3) else []
+    inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
+    if not inside:
+        b.body = parent
+    b.tapes.pop()
+    fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
+    targets = list(b.frontier) or [b.pick(b.tensors)]  # a leaf left unconsumed is a target too
+    # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
+    jacobian_fails = inside and not tape.persistent
+    if fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1):
+        call, sources = _gradient_call(b, tape.name, targets, fed)
+    else:
+        call = _jacobian_call(b, tape.name, [t for t in targets if t.dtype == b.dtype] or targets)
+    b.emit(call)
+    if fed:
+        reached = [r for t in targets for r in t.reaches | {t}]  # a gradient is large where any factor is
+        g = b.output(call.name, sources[0].shape, b.dtype, targets + sources, depth=1,
+                     large=any(r.large for r in reached))
+        b.frontier = [g]
+        b.tensors.append(g)
+    for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
+        b.emit(_gradient_call(b, tape.name, targets, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
+    for call in empty:
+        b.emit(call)
+    b.body = parent
+
+
+def _orders(max_depth: int) -> st.SearchStrategy:
+    """First order in about two programs of three, then second order, then third (within max_depth)."""
+    return st.integers(0, 5).map(lambda k: min(max_depth, 1 if k < 3 else 2 if k < 5 else 3))
 
 
 @st.composite
-def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max_ops: int = 4,
+def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max_ops: int = 12,
              max_depth: int = 3) -> Program:
-    """Programs over catalog ops `ops` (default: all) in one of `dtypes`, with up to `max_ops` ops
-    per tape and tapes nested `max_depth` deep. Shrinks toward one op, rank-1 leaves, float32 and
-    default tape options."""
-    _check_bound("max_ops", max_ops, 1, 20)
+    """Programs over catalog ops `ops` (default: all) in one of `dtypes`, with between max_ops/2 and
+    `max_ops` ops in all and up to `max_depth` nested tapes (differentiation up to that order).
+    Shrinks toward float32, fewer ops, first order and seed 0."""
+    _check_bound("max_ops", max_ops, 1, 40)
     _check_bound("max_depth", max_depth, 1, 3)
     unknown = [p for p in (ops or ()) if p not in CATALOG]
     if unknown:
@@ -424,13 +844,39 @@ def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max
     if not supported:
         raise ValueError(f"none of ops={ops!r} supports any of dtypes={dtypes!r}")
     dtype = draw(st.sampled_from(supported))
-    usable = tuple(p for p in candidates if dtype in CATALOG[p].dtypes)
-    b = _Builder(draw, dtype, usable)
-    base = draw(shapes(min_rank=1, max_rank=2, min_side=1, max_side=3))
-    for _ in range(draw(st.integers(1, 2))):
-        b.pool.append(b.leaf(base))
-    if draw(st.integers(0, 3)) == 0:
+    count = draw(st.integers(max(1, max_ops // 2), max_ops))
+    order = draw(_orders(max_depth))
+    seed = draw(st.integers(0, 2**32 - 1))
+    return build_program(seed, dtype, tuple(p for p in candidates if dtype in CATALOG[p].dtypes), count, order,
+                         max_depth)
+
+
+def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max_depth: int = 3) -> Program:
+    """The program of `count` ops over `ops` in `dtype`, differentiated to `order`, that `seed` names."""
+    rng = np.random.default_rng((seed, 1000))
+    rank = int(rng.choice((1, 2, 3), p=(0.35, 0.45, 0.2)))
+    base = tuple(1 if rng.random() < 0.2 else int(rng.integers(2, 4)) for _ in range(rank))
+    b = _Builder(rng, dtype, ops, base)
+    b.body = b.statements
+    for _ in range(int(rng.integers(1, 3))):
+        b.leaf(base)
+    if rng.random() < 0.3:
         b.leaf(base, dtype="int32", kind="constant")
-    _tape_block(b, 0, max_depth, max_ops, b.statements)
-    outputs = [s.name for s in walk(b.statements) if isinstance(s, Op)]
+    b.frontier = list(b.tensors)
+    shadow = order == 1 and max_depth > 1 and rng.random() < 0.25  # nested first-order tapes
+    outer = [int(rng.integers(1, 3)) for _ in range(order - 1)]
+    counts = outer + [max(1, count - sum(outer))]
+    if shadow:
+        counts = [0] + counts
+    _level(b, seed, 0, counts)
+    outputs = [s.name for s in _walk_ops(b.statements)]
     return Program(b.statements, outputs)
+
+
+def _walk_ops(statements: list):
+    """The ops, custom gradient applications and variable reads whose values the outcome reports."""
+    for s in statements:
+        if isinstance(s, (Op, Apply, ReadValue)):
+            yield s
+        elif isinstance(s, (Tape, StopRecording)):
+            yield from _walk_ops(s.body)

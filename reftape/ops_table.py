@@ -89,6 +89,15 @@ def _sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _tanh(x):
+    # TF's float32 kernel (a clamped rational approximation) reaches exactly +-1 from |x| = 7.9073896
+    # on (measured on TF 2.21), where NumPy still gives 1 - 2^-24 up to about 9: TanhGrad is then
+    # 0 in TF, not 1.2e-7 times the upstream gradient.
+    if x.dtype == np.float32:
+        return np.where(np.abs(x) >= np.float32(7.9073896), np.sign(x), np.tanh(x))
+    return np.tanh(x)
+
+
 def _softplus(x):
     threshold = np.log(np.finfo(x.dtype).eps) + 2
     return np.where(x > -threshold, x, np.where(x < threshold, np.exp(x), np.log1p(np.exp(x))))
@@ -607,7 +616,7 @@ defop("Cos", np.cos, lambda g, ans, x, **_: F.multiply(F.negative(g), F.sin(_con
 defop("Tan", np.tan, lambda g, ans, x, **_: F.multiply(F.square(F.reciprocal(F.cos(_conj(x)))), g), dtypes=INEXACT)
 defop("Sinh", np.sinh, lambda g, ans, x, **_: F.multiply(g, F.cosh(_conj(x))), dtypes=INEXACT)
 defop("Cosh", np.cosh, lambda g, ans, x, **_: F.multiply(g, F.sinh(_conj(x))), dtypes=INEXACT)
-defop("Tanh", np.tanh, lambda g, ans, x, **_: F.execute("TanhGrad", [_conj(ans), g]), dtypes=INEXACT)
+defop("Tanh", _tanh, lambda g, ans, x, **_: F.execute("TanhGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Asinh", np.arcsinh, lambda g, ans, x, **_: F.divide(g, F.cosh(_conj(ans))), dtypes=INEXACT)
 defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
       dtypes=INEXACT)

@@ -451,7 +451,9 @@ def _check_source(source: Any) -> None:
 
 def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> Any:
     if grad is None and policy is UnconnectedGradients.ZERO:
-        return zeros_for(source)
+        # TF fills a tensor source with a ZerosLike op, which recording tapes see (a gradient of
+        # these zeros taken by an outer tape is zeros, not None); a variable's zeros are fresh.
+        return zeros_for(source) if isinstance(source, Variable) else F.zeros_like(source)
     return grad
 
 

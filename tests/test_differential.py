@@ -5,10 +5,14 @@ nesting), so that a failing test's name says where the problem is. Findings are 
 discrepancies.jsonl in the report directory; coverage is printed at the end of the run.
 """
 
+import numpy as np
+import pytest
 from hypothesis import given
 
 from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 from reftape_properties.differential import check_program
+from reftape_properties.findings import evaluate
 from reftape_properties.strategies import programs
 
 
@@ -29,4 +33,37 @@ test_non_differentiable = differential(ops=FAMILIES["non_differentiable"] + FAMI
                                        dtypes=("float32", "float64"))
 test_half_precision = differential(dtypes=("float16", "bfloat16"))
 test_complex = differential(ops=tuple(p for p, s in CATALOG.items() if set(COMPLEX) & set(s.dtypes)), dtypes=COMPLEX)
-test_deep_nesting = differential(max_depth=3, max_ops=2, dtypes=FLOATS)
+test_deep_nesting = differential(max_depth=3, max_ops=8, dtypes=FLOATS)
+
+
+# Disagreements the generator found, each reduced to a minimal program (fixed in reftape).
+_REGRESSIONS = {
+    # TF's float32 tanh is exactly 1 from |x| = 7.9073896 on: TanhGrad is 0 there, not 1.2e-7.
+    "tanh_saturates_in_float32": Program([
+        Leaf("x", "constant", np.array([7.9073896, 8.5, -8.5], np.float32), "float32"),
+        Leaf("upstream", "constant", np.array([1e4, 1e4, -1e4], np.float32), "float32"),
+        Tape("t", [Watch("t", ["x"]), Op("y", "tanh", ["x"])]),
+        Call("g", "t", "gradient", "y", "x", "upstream")], ["y"]),
+    # argmin/argmax never pick a NaN over a number in TF (NumPy returns the first NaN).
+    "argmin_argmax_skip_nan": Program([
+        Leaf("x", "constant", np.array([[5.0, np.nan, 1.0], [np.nan, 5.0, -np.inf], [np.nan, np.nan, np.inf]]),
+             "float64"),
+        Op("a", "argmin", ["x"], {"axis": 1}), Op("b", "argmax", ["x"], {"axis": 1}),
+        Op("c", "math.argmin", ["x"], {"axis": 0}), Op("d", "math.argmax", ["x"], {"axis": 0})], ["a", "b", "c", "d"]),
+    # ZERO fills a tensor source with a recorded ZerosLike: an outer tape differentiates through it.
+    "unconnected_zeros_are_recorded": Program([
+        Leaf("v", "variable", np.array([1.0, 2.0]), "float64", trainable=False),
+        Leaf("c", "constant", np.array([0.5, 1.5]), "float64"),
+        Tape("outer", [
+            Watch("outer", ["v"]),
+            Tape("inner", [Op("y", "sigmoid", ["v"]), Op("z", "sin", ["c"])]),
+            Call("g", "inner", "gradient", "z", "y", unconnected="zero", unconnected_form="enum"),
+            Op("w", "pow", ["c", "g"])], persistent=True),
+        Call("h", "outer", "gradient", "w", "g")], ["w"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REGRESSIONS))
+def test_regressions(name):
+    finding = evaluate(_REGRESSIONS[name], "reftape", "tensorflow", judge=False)
+    assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]
