@@ -2,7 +2,7 @@
 
 `check_program` calls the one pipeline (`findings.evaluate`) without the referee, because
 Hypothesis calls it again for every shrinking step. A disagreement raises `Disagreement`, which
-carries its Finding; the pytest plugin (`tests/conftest.py`) referees and records only the Finding
+carries its Finding; the pytest plugin (`pytest_plugin.py`) referees and records only the Finding
 of the example Hypothesis finally reports. Discrepancies explained by a known divergence are
 accepted.
 """

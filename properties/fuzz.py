@@ -203,7 +203,7 @@ class _Worker:
         recorded = self.report / "discrepancies.jsonl"
         # Programs by their JSON text: those already recorded in the directory, those failing in this process.
         self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
-        self.failing: set[str] = set()
+        self.failing: dict[str, int] = {}      # program text -> the batch that found it failing
         self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
 
     def exhausted(self) -> bool:
@@ -246,8 +246,12 @@ class _Worker:
         from .recording import record_coverage
 
         text = program.to_json()
-        if text in self.failing:  # Hypothesis replays a failure once more before reporting it
-            raise _Found
+        if text in self.failing:
+            if self.failing[text] == batch:  # Hypothesis replays a failure once more before reporting it
+                raise _Found
+            # Found by an earlier batch: every batch starts from Hypothesis's simplest example, and
+            # failing on it again would end each batch at once, without one new example.
+            return
         if self.exhausted():
             return
         with self.examples.get_lock():
@@ -263,7 +267,7 @@ class _Worker:
             self.events.put(("replayed", finding.kind, finding.known))
         self.recorded.add(text)
         if not finding.known:
-            self.failing.add(text)
+            self.failing[text] = batch
             raise _Found
 
     def keep(self, finding: Any) -> None:

@@ -2,7 +2,8 @@
 
 Each class is written as program data and runs on TensorFlow and reftape through the one pipeline
 (`evaluate` must find nothing); hand-written checks then pin what TensorFlow 2.21 was observed to
-do on that class (values, Nones, dtypes, exception classes), on both backends.
+do on that class (values, Nones, dtypes, exception classes), on TensorFlow and on the backend under
+test (--reftape-backend, default reftape).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from reftape_oracle import run
 from reftape_oracle.outcome import decode_array
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
                                     StopRecording, Tape, Watch)
+from reftape_properties.differential import CANDIDATE
 from reftape_properties.findings import evaluate
 
-BACKENDS = ["tensorflow", "reftape"]
+BACKENDS = ["tensorflow", CANDIDATE]
 
 
 def variable(name: str, value, dtype: str = "float32", trainable: bool = True) -> Leaf:
@@ -282,7 +284,7 @@ for _dtype in ("float16", "bfloat16"):
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_blind_spot_agrees_with_tensorflow(name):
-    finding = evaluate(PROGRAMS[name], "reftape", judge=False)
+    finding = evaluate(PROGRAMS[name], CANDIDATE, judge=False)
     assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]
 
 

@@ -11,7 +11,7 @@ from hypothesis import given
 
 from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
-from reftape_properties.differential import check_program
+from reftape_properties.differential import CANDIDATE, check_program
 from reftape_properties.findings import evaluate
 from reftape_properties.strategies import programs
 
@@ -65,5 +65,5 @@ _REGRESSIONS = {
 
 @pytest.mark.parametrize("name", sorted(_REGRESSIONS))
 def test_regressions(name):
-    finding = evaluate(_REGRESSIONS[name], "reftape", "tensorflow", judge=False)
+    finding = evaluate(_REGRESSIONS[name], CANDIDATE, "tensorflow", judge=False)
     assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]
