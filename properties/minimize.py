@@ -3,12 +3,13 @@
 Delta debugging over statements, with the one pipeline (`evaluate`, without the referee) as the test.
 A candidate is kept when it still fails with the same signature, apart from the tape options it
 simplifies: same kind, same suspect op (its first divergence), same dtype, and the same referee
-verdict when the finding has one. The steps, tried greedily until none applies or the time budget
+verdict when the finding has a decided one (an `undecided` finding may shrink into a program the
+referee can judge: custom gradients, for one, are beyond it). The steps, tried greedily until none applies or the time budget
 is spent:
 - keep only what the first divergence needs (the ancestors of its node, or of its call);
 - remove a statement nothing uses; unwrap a tape nothing names (or that is nested: its calls go to
   the enclosing tape), unwrap or drop a stop_recording span, drop a reset or a watch;
-- bypass an op (its uses read one of its inputs instead);
+- bypass an op or a custom gradient's application (its uses read one of its inputs instead);
 - replace an op by a leaf holding its value computed on the reference side: a constant, or a
   variable that becomes the only source of the calls that depend on it;
 - tape options to their defaults (persistent False, watch_accessed_variables True); calls to a plain
@@ -47,6 +48,8 @@ def minimize(finding: Finding, *, time_budget: float = 60.0) -> Finding:
         best = accepted
     if best is finding:
         return finding
+    if finding.primary.verdict is not None and best.primary.verdict is None:
+        best.judge()  # the smaller program's own verdict, where the search did not need one
     best.reproduce, best.context = finding.reproduce, {
         **finding.context, **best.context,
         "minimized": {"from": finding.id, "ops_before": len(finding.program.ops()),
@@ -60,8 +63,8 @@ class _Search:
 
     def __init__(self, finding: Finding, deadline: float) -> None:
         self.finding, self.deadline = finding, deadline
-        self.wanted = _cause(finding)
-        self.judged = finding.primary.verdict is not None
+        self.judged = finding.primary.verdict not in (None, "undecided")
+        self.wanted = _cause(finding, self.judged)
         self.tested: set[str] = {finding.program.to_json()}
         self.evaluations = 0
 
@@ -93,11 +96,12 @@ class _Search:
         first_divergence(found)
         if self.judged:
             found.judge()
-        return found if _cause(found) == self.wanted else None
+        return found if _cause(found, self.judged) == self.wanted else None
 
 
-def _cause(finding: Finding) -> dict:
-    return {k: v for k, v in finding.signature_parts().items() if k not in _SIMPLIFIED}
+def _cause(finding: Finding, judged: bool) -> dict:
+    ignored = _SIMPLIFIED if judged else (*_SIMPLIFIED, "verdict")
+    return {k: v for k, v in finding.signature_parts().items() if k not in ignored}
 
 
 # -- candidate programs, smallest changes to try first -------------------------------------
@@ -190,8 +194,9 @@ def _rename_tape(statements: list, old: str, new: str) -> list:
 
 
 def _bypasses(program: Program) -> Iterator[Program]:
-    """An op removed, its uses reading one of its inputs instead."""
-    for op in reversed([s for s in scope(program.statements) if isinstance(s, Op)]):
+    """An op or a custom gradient's application removed, its uses reading one of its inputs instead
+    (a custom gradient nothing applies any more is then removed as unused)."""
+    for op in reversed([s for s in scope(program.statements) if isinstance(s, (Op, Apply))]):
         for source in dict.fromkeys(op.inputs):
             statements = _filter(program.statements, lambda s, op=op: s is not op)
             yield Program(_rename_value(statements, op.name, source),
