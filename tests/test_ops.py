@@ -115,8 +115,8 @@ LABELS_HELD_CONSTANT = {"nn.softmax_cross_entropy_with_logits"}
 
 def run_second_order(ns: Any, case: Case, inputs: list[np.ndarray], seed: int) -> dict:
     """A description of [gradients, gradients of their weighted sum] for one case on one namespace:
-    an outer tape differentiates the inner tape's gradients (random upstream and weights), so the
-    VJPs of the op's VJP run."""
+    an outer tape differentiates the inner tape's gradients (random upstream and weights) with
+    respect to the inputs and the upstream, so the VJPs of the op's VJP run."""
     rng = np.random.default_rng(seed)
     tensors = [ns.constant(x) for x in inputs]
     sources = tensors[1:] if case.spec.path in LABELS_HELD_CONSTANT else tensors
@@ -128,11 +128,12 @@ def run_second_order(ns: Any, case: Case, inputs: list[np.ndarray], seed: int) -
                 out = apply(ns, case.spec.path, tensors, case.attrs)
             outs = out if isinstance(out, list) else [out]
             upstream = [ns.constant(_draw(rng, tuple(o.shape), "any", o.dtype.as_numpy_dtype)) for o in outs]
+            outer.watch(upstream)  # the gradients are linear in the upstream: that map is checked too
             grads = inner.gradient(outs, sources, output_gradients=upstream)
             dense = [ns.convert_to_tensor(g) for g in grads if g is not None]
             weighted = [ns.reduce_sum(g * ns.constant(_draw(rng, tuple(g.shape), "any", g.dtype.as_numpy_dtype)))
                         for g in dense]
-        second = outer.gradient(weighted, sources)
+        second = outer.gradient(weighted, sources + upstream)
     except Exception as exc:  # noqa: BLE001 - an exception is an outcome to compare
         return describe_error(exc, ns)
     return describe([grads, second], ns)
