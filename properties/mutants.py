@@ -173,9 +173,11 @@ MUTANTS: tuple[Mutant, ...] = (
     _vjp("segment-sum-overwrites", "accumulation", "np.add.at(out, indices, values)", "out[indices] = values",
          "the segment sum behind gather's gradient (axis > 0) overwrites repeated indices instead of adding them"),
     # --- VJPs: large magnitudes, where TF's kernel overflows in the input's dtype
-    _vjp("euclidean-norm-squares-unrounded", "large-magnitude", "squares = _rounded(x * np.conj(x), T, x)",
-         "squares = x * np.conj(x)",
-         "reduce_euclidean_norm keeps the squares of half types in float32 (TF's float16 squares past 65504 are inf)"),
+    _vjp("euclidean-norm-in-float32", "large-magnitude",
+         "squares = _rounded(x * np.conj(x), T, x)\n        return np.sqrt(_rounded(np.sum(squares, axis=axis, keepdims=keepdims), T, x))",
+         "squares = x * np.conj(x)\n        return np.sqrt(np.sum(squares, axis=axis, keepdims=keepdims))",
+         "reduce_euclidean_norm of a half type is computed in float32 and cast back, so it never overflows "
+         "(TF's float16 squares and their sum past 65504 are inf)"),
     # --- Tape: options and their combinations
     _tape("persistent-stops-recording", "tape-option", "tape.py", "if self._recording and not self._persistent:",
           "if self._recording:", "a persistent tape stops recording at its first gradient call"),
