@@ -230,7 +230,7 @@ _ENTRIES = [
            specials=(([0.0, 0.0],), ([3.0, 4.0],)), analytic=False),
     # Structure
     _unary("reshape", attrs={"shape": ((-1,),)}),
-    _unary("transpose"),
+    _unary("transpose", attrs={"perm": (None, (1, 0))}),
     _unary("expand_dims", attrs={"axis": (1, 0, -1)}),
     _unary("squeeze", attrs={"axis": (None,)}),
     _binary("concat", rule="concat", attrs={"axis": (0, 1)}, call=_list_call),

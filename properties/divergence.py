@@ -9,7 +9,14 @@ Both sides run instrumented copies of the program (programs as data, through the
 2. adjoint: each gradient/jacobian call is replaced by one gradient of its target with respect to every
    node on its path. Walking back from the target, the first node whose adjoint differs while the
    adjoints of all its consumers agree received a wrong contribution from a consumer's VJP: that
-   consumer is the suspect (stage "adjoint").
+   consumer is the suspect (stage "adjoint"). When the node has several consumers, each op consumer's
+   contribution is isolated: the op alone on constants holding the reference's forward values of its
+   inputs (just before it runs), differentiated with respect to the node with the reference's adjoint
+   of the op as output gradient, on both sides. The one whose contribution differs is blamed. Custom
+   gradient applications, variable reads and nested gradient/jacobian calls are not isolated, nor ops
+   reading an element of a list result or whose values or adjoint are not single tensors; when no
+   contribution or several differ, the first op among the undecided consumers is blamed and they are
+   recorded as `ambiguous`.
 The divergence is recorded with both sides' descriptions at the node (`expected`: the reference's).
 """
 
@@ -20,15 +27,16 @@ from dataclasses import replace
 from typing import Any, Iterator
 
 from reftape_oracle.interpreter import run
-from reftape_oracle.outcome import Outcome
+from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
-                                    Tape, walk)
+                                    Tape, Watch, walk)
 
 from .compare import compare
 from .findings import Finding
 from .referee import _flat_names as structure_names  # the names in a target/sources structure, in order
 
 ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
+UPSTREAM = "_upstream"   # ... and of its output gradient in a consumer's isolated contribution
 _LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")
 
 
@@ -230,15 +238,76 @@ def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:
     differing = _divergent(expected, actual, program, "calls").get(ADJOINTS)
     if not differing:                          # agreement, or a difference no node can localise
         return None
-    on_path = set(nodes)
-    consumers = {n: [s for s in scope(program.statements) if isinstance(s, (*VALUES, Call)) and s.name in on_path
-                     and n in inputs_of(s)] for n in nodes}
+    adjoints = dict(zip(nodes, expected.calls[ADJOINTS]["items"]))
     for index, node in enumerate(nodes):
-        if index in differing and not any(nodes.index(c.name) in differing for c in consumers[node]):
-            blamed = [c for c in consumers[node] if isinstance(c, Op)]
-            return {"stage": "adjoint", "node": blamed[0].name if blamed else node,
-                    "op": blamed[0].path if blamed else None, "call": call.name, "adjoint_of": node,
-                    "consumers": [c.name for c in consumers[node]],
-                    "expected": expected.calls[ADJOINTS]["items"][index],
-                    "actual": actual.calls[ADJOINTS]["items"][index]}
+        consumers = consumers_on_path(program, node, nodes)
+        if index in differing and not any(nodes.index(c.name) in differing for c in consumers):
+            blamed, ambiguous = _blamed_consumer(finding, program, node, consumers, adjoints)
+            return {"stage": "adjoint", "node": blamed.name if blamed else node,
+                    "op": blamed.path if blamed else None, "call": call.name, "adjoint_of": node,
+                    "consumers": [c.name for c in consumers], "ambiguous": [c.name for c in ambiguous],
+                    "expected": adjoints[node], "actual": actual.calls[ADJOINTS]["items"][index]}
     return None
+
+
+def consumers_on_path(program: Program, node: str, path: list[str]) -> list[Any]:
+    """The statements on `path` that read `node`, in program order."""
+    return [s for s in scope(program.statements)
+            if isinstance(s, (*VALUES, Call)) and s.name in path and node in inputs_of(s)]
+
+
+def _blamed_consumer(finding: Finding, program: Program, node: str, consumers: list,
+                     adjoints: dict[str, dict]) -> tuple[Op | None, list]:
+    """The consumer whose VJP gave `node` a wrong contribution, and the consumers its isolated
+    contributions could not tell apart (empty when decided): the differing ones when several differ,
+    else those not shown to agree (all when every one agrees). Only op consumers are isolated. An
+    undecided choice is the first op among those, else the first op consumer."""
+    ops = [c for c in consumers if isinstance(c, Op)]
+    if len(consumers) < 2:
+        return (ops[0] if ops else None), []
+    verdicts = {c.name: _contribution_differs(finding, program, node, c, adjoints[c.name]) for c in ops}
+    differing = [c for c in ops if verdicts[c.name]]
+    if len(differing) == 1:
+        return differing[0], []
+    ambiguous = differing or [c for c in consumers if verdicts.get(c.name) is not False] or consumers
+    return next((c for c in ambiguous if isinstance(c, Op)), ops[0] if ops else None), ambiguous
+
+
+def _contribution_differs(finding: Finding, program: Program, node: str, consumer: Op,
+                          upstream: dict) -> bool | None:
+    """Whether the two sides differ on `consumer`'s contribution to `node`'s adjoint, computed by the
+    consumer alone (see `contribution_program`); None when it cannot be isolated."""
+    values = _values_before(finding, program, consumer)
+    isolated = None if values is None else contribution_program(consumer, node, values, upstream)
+    if isolated is None:
+        return None
+    expected, actual = _both(finding, isolated)
+    if expected.error is not None or expected.calls.get(ADJOINTS, {}).get("kind") != "tensor":
+        return None
+    return ADJOINTS in _divergent(expected, actual, isolated, "calls")
+
+
+def _values_before(finding: Finding, program: Program, statement: Op) -> dict[str, dict] | None:
+    """The reference's values of the statement's inputs just before it runs (None when an input is an
+    element of a list result, or when they cannot be read)."""
+    names = list(dict.fromkeys(statement.inputs))
+    if any(name != base(name) for name in names):
+        return None
+    position = next(i for i, s in enumerate(scope(program.statements)) if s is statement)
+    before = run(Program(prefix(program.statements, position)[0], names), finding.reference)
+    if before.error is not None or set(before.values) != set(names):
+        return None
+    return before.values
+
+
+def contribution_program(consumer: Op, node: str, values: dict[str, dict], upstream: dict) -> Program | None:
+    """`consumer` alone on constants holding `values` (descriptions by input name), differentiated with
+    respect to its input `node` with `upstream` (its adjoint) as output gradient; None unless every
+    description is a tensor."""
+    if any(d.get("kind") != "tensor" for d in (*values.values(), upstream)):
+        return None
+    tape = "_tape"
+    constants = [Leaf(name, "constant", decode_array(d), d["dtype"]) for name, d in values.items()]
+    return Program([*constants, Leaf(UPSTREAM, "constant", decode_array(upstream), upstream["dtype"]),
+                    Tape(tape, body=[Watch(tape, [node]), consumer]),
+                    Call(ADJOINTS, tape, "gradient", consumer.name, node, output_gradients=UPSTREAM)])

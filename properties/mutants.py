@@ -7,9 +7,12 @@ reftape and still compiles, so the catalogue follows refactorings of the tape). 
 
 Families and classes (from issue 7):
 - `vjp`: sign-or-scale, wrong-tensor, missing-conjugate, broadcast-reduction, tie-rule,
-  special-point, dtype-leak, second-order, accumulation;
+  special-point, dtype-leak, second-order, accumulation, large-magnitude (a composite op computed
+  in more precision than TF's kernel, which overflows in the input's dtype);
 - `tape`: tape-option, nesting, stop-recording, reset, output-gradients, accumulation,
-  source-structure, jacobian, custom-gradient, stop-gradient, integer-dtype, variable.
+  source-structure, jacobian, custom-gradient, stop-gradient, integer-dtype, variable,
+  gradient-target (a Variable as a target, a target that is also a source), recorded-without-gradient
+  (ops TF records with a None gradient, whose outputs are on the tape).
 
 `equivalent` says why a mutant cannot be detected (it computes the same thing as reftape for every
 program), where that is shown; such a mutant must survive every detector, which makes it the control
@@ -22,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 VJP_CLASSES = ("sign-or-scale", "wrong-tensor", "missing-conjugate", "broadcast-reduction", "tie-rule",
-               "special-point", "dtype-leak", "second-order", "accumulation")
+               "special-point", "dtype-leak", "second-order", "accumulation", "large-magnitude")
 TAPE_CLASSES = ("tape-option", "nesting", "stop-recording", "reset", "output-gradients", "accumulation",
-                "source-structure", "jacobian", "custom-gradient", "stop-gradient", "integer-dtype", "variable")
+                "source-structure", "jacobian", "custom-gradient", "stop-gradient", "integer-dtype", "variable",
+                "gradient-target", "recorded-without-gradient")
 
 
 @dataclass(frozen=True)
@@ -161,8 +165,19 @@ MUTANTS: tuple[Mutant, ...] = (
     _vjp("softmax-xent-second-order", "second-order", "F.multiply(F.subtract(g_backprop, inner), softmax)",
          "F.multiply(g_backprop, softmax)",
          "softmax_cross_entropy_with_logits' second derivative forgets the projection term"),
+    _vjp("log1p-grad-off-tape", "second-order",
+         "lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x))))",
+         "lambda g, ans, x, **_: F.multiply(g, 1 / (1 + _conj(x).numpy()))",
+         "log1p's VJP computes 1/(1+x) in NumPy, off the tape: first order right, the second derivative "
+         "(sigmoid_cross_entropy_with_logits' among them) loses its term"),
     _vjp("segment-sum-overwrites", "accumulation", "np.add.at(out, indices, values)", "out[indices] = values",
          "the segment sum behind gather's gradient (axis > 0) overwrites repeated indices instead of adding them"),
+    # --- VJPs: large magnitudes, where TF's kernel overflows in the input's dtype
+    _vjp("euclidean-norm-in-float32", "large-magnitude",
+         "squares = _rounded(x * np.conj(x), T, x)\n        return np.sqrt(_rounded(np.sum(squares, axis=axis, keepdims=keepdims), T, x))",
+         "squares = x * np.conj(x)\n        return np.sqrt(np.sum(squares, axis=axis, keepdims=keepdims))",
+         "reduce_euclidean_norm of a half type is computed in float32 and cast back, so it never overflows "
+         "(TF's float16 squares and their sum past 65504 are inf)"),
     # --- Tape: options and their combinations
     _tape("persistent-stops-recording", "tape-option", "tape.py", "if self._recording and not self._persistent:",
           "if self._recording:", "a persistent tape stops recording at its first gradient call"),
@@ -248,6 +263,9 @@ MUTANTS: tuple[Mutant, ...] = (
     _tape("pfor-check-when-unconnected", "jacobian", "tape.py", "if vectorized and any(connected):",
           "if vectorized and all(connected):",
           "the vectorized loop is checked only when every source is connected"),
+    _tape("jacobian-empty-target-unconnected", "jacobian", "tape.py",
+          "if count == 0:  # TF's pfor traces the loop body once", "if False:  # TF's pfor traces the loop body once",
+          "jacobian of an empty target (no rows to seed) calls every source unconnected: None, not empty zeros"),
     # --- Tape: custom_gradient, stop_gradient
     _tape("custom-gradient-variable-grads-dropped", "custom-gradient", "tape.py",
           "return flat_grads + list(variable_grads)", "return flat_grads + [None] * len(variable_grads)",
@@ -273,6 +291,17 @@ MUTANTS: tuple[Mutant, ...] = (
     _tape("watched-variables-in-watch-order", "variable", "recording.py",
           "return tuple(self.variables[k] for k in sorted(self.variables))", "return tuple(self.variables.values())",
           "watched_variables() lists variables in watch order instead of creation order"),
+    _tape("assign-sub-adds", "variable", "variables.py", "return self._assign(delta, lambda old, new: old - new)",
+          "return self._assign(delta, lambda old, new: old + new)", "assign_sub adds its delta (copied from assign_add)"),
+    # --- Tape: a Variable as a target; ops recorded without a gradient
+    _tape("variable-target-reread", "gradient-target", "tape.py",
+          "flat_targets = [_handle_or_self(t) for t in nest.flatten(target)]",
+          "flat_targets = [convert_to_tensor(t) for t in nest.flatten(target)]",
+          "a Variable target is read into a fresh tensor instead of standing for its handle, so gradient(v, v) is None"),
+    _tape("zeros-like-not-recorded", "recorded-without-gradient", "ops_table.py",
+          'defop("ZerosLike", np.zeros_like, _none_gradient, moves_data=True)',
+          'defop("ZerosLike", np.zeros_like, None, moves_data=True)',
+          "zeros_like is never recorded (like stop_gradient), so its output is off the tape (TF records it)"),
 )
 
 

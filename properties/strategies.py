@@ -40,7 +40,7 @@ DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128"
 UNCONNECTED = (("none", "default"), ("none", "string"), ("zero", "string"), ("none", "enum"), ("zero", "enum"))
 METHODS = ("gradient", "jacobian", "batch_jacobian")
 STRUCTURES = ("single", "list", "tuple", "dict", "nested")
-DICT_KEYS = ("w", "b", "a", "z", "m", "c")
+DICT_KEYS = ("w", "b", "a", "z", "m", "c", "x", "e", "q", "d", "y", "h")  # more than a call has sources
 
 DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hitting
     "any": ((-3.0, 3.0), (0.0, -0.0, 1.0, -1.0)),
@@ -369,6 +369,12 @@ def _tile_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     return tuple(d * m for d, m in zip(shape, attrs["multiples"]))
 
 
+def _transpose_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """A random permutation of the axes (a 3-cycle is not its own inverse), or the default reversal."""
+    attrs["perm"] = tuple(int(p) for p in b.rng.permutation(len(shape))) if len(shape) >= 2 and b.chance(0.7) else None
+    return tuple(shape[p] for p in attrs["perm"]) if attrs["perm"] else tuple(reversed(shape))
+
+
 def _expand_dims_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     attrs["axis"] = int(b.rng.integers(-len(shape) - 1, len(shape) + 1))
     axis = attrs["axis"] % (len(shape) + 1)
@@ -390,7 +396,7 @@ def _reduction_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
 # Output shapes of unary ops that change the shape, by the last part of their path.
 _UNARY_SHAPES = {
     "reshape": lambda b, shape, attrs: (int(np.prod(shape)),),
-    "transpose": lambda b, shape, attrs: tuple(reversed(shape)),
+    "transpose": _transpose_shape,
     "squeeze": lambda b, shape, attrs: tuple(d for d in shape if d != 1),
     "gather": _gather_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
     "broadcast_to": _broadcast_to_shape, "argmax": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
@@ -567,12 +573,19 @@ def _reaching(b: _Builder, targets: list[_Tensor]) -> list[_Tensor]:
     return b.sorted(t for t in frozenset().union(*[t.reaches for t in targets]) if not t.dtype.startswith("int"))
 
 
+MAX_COVERING_SOURCES = 6
+
+
 def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
-    """`count` sources that reach the targets (leaves first), now and then one that does not."""
+    """`count` sources that reach the targets (leaves first), or in half the calls every leaf that
+    reaches them, up to six (so that every op on the way runs its VJP), in random order; now and then one
+    source that does not reach them."""
     reaching = _reaching(b, targets)
     leaves = [t for t in reaching if t.leaf]
     chosen: list[_Tensor] = []
-    for _ in range(count):
+    if len(leaves) > count and b.chance(0.5):
+        chosen = [leaves[i] for i in b.rng.permutation(len(leaves))[:MAX_COVERING_SOURCES]]
+    for _ in range(count - len(chosen)):
         pool = [t for t in (leaves if leaves and b.chance(0.6) else reaching) if t not in chosen]
         if pool:
             chosen.append(b.pick(pool))

@@ -215,6 +215,10 @@ for _path in ("reduce_mean", "math.reduce_variance", "norm"):
     program(f"large/float16/{_path}/same_sign", [
         variable("x", [65504.0, 65504.0, 30000.0, 300.0], "float16"), Tape("t", [Op("y", _path, ["x"])]),
         Call("g", "t", "gradient", "y", "x")], ("y",))
+# Every square is finite in float16, their sum is not: TF's kernel accumulates in float16 too.
+program("large/float16/math.reduce_euclidean_norm/sum_past_largest", [
+    variable("x", [200.0, 200.0, 150.0, 100.0], "float16"), Tape("t", [Op("y", "math.reduce_euclidean_norm", ["x"])]),
+    Call("g", "t", "gradient", "y", "x")], ("y",))
 # The run that found it: l2_normalize's gradient cancels to zero along an axis of length 1, so the
 # order of RsqrtGrad's products decides the rounding left over (0.25 in TF, 0.125 in another order).
 program("large/float32/l2_normalize_cancelling_gradient", [
@@ -381,6 +385,9 @@ def test_assign_add_between_reads(backend):
 def test_float16_overflows_inside_composites(backend):
     norm = value(outcome("large/float16/math.reduce_euclidean_norm/mixed", backend).values["y"])
     assert np.isinf(norm)                                          # 16376**2 overflows float16 in TF's kernel
+    summed = outcome("large/float16/math.reduce_euclidean_norm/sum_past_largest", backend)
+    assert np.isinf(value(summed.values["y"]))                     # 112500 = 200**2 + 200**2 + 150**2 + 100**2
+    assert value(summed.calls["g"]).tolist() == [0.0, 0.0, 0.0, 0.0]  # x / (inf / 1)
     mean = value(outcome("large/float16/reduce_mean/largest", backend).values["y"])
     assert mean.dtype == np.float16 and np.isfinite(mean)          # the partial sums stay in range here
     assert np.isinf(value(outcome("large/float16/reduce_mean/same_sign", backend).values["y"]))  # sum past 65504

@@ -59,6 +59,49 @@ def test_a_value_computed_from_a_wrong_gradient_is_not_blamed_for_it():
     assert (finding.suspect, finding.context["first_divergence"]["stage"]) == ("sin", "adjoint")
 
 
+def shared_read(*consumers: Op, target: list) -> Program:
+    """r = v.read_value() read by `consumers` (w: a constant), differentiated at `target` with respect to r."""
+    return Program([Leaf("v", "variable", f32(0.3, 0.7, -1.1), "float32"),
+                    Leaf("w", "constant", f32(2.0, 3.0, -0.5), "float32"),
+                    Tape("t", body=[ReadValue("r", "v"), *consumers]),
+                    Call("g", "t", "gradient", {"list": target}, "r")])
+
+
+@pytest.mark.parametrize("program", [
+    shared_read(Op("y10", "multiply", ["r", "w"]), Op("y12", "sin", ["r"]), target=["y12", "y10"]),
+    shared_read(Op("y10", "multiply", ["r", "w"]), Op("y12", "sin", ["r"]), target=["y10", "y12"]),
+    shared_read(Op("y10", "multiply", ["r", "w"]), Op("y11", "exp", ["r"]), Op("y12", "sin", ["r"]),
+                target=["y11", "y12", "y10"]),
+], ids=["sin second", "sin second, target order swapped", "sin third of three"])
+def test_of_several_consumers_the_one_whose_isolated_contribution_differs_is_blamed(program):
+    """r's adjoint differs while each consumer's agrees (all are targets): only sin's VJP is wrong, and it
+    is not the first consumer in program order."""
+    finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert (finding.suspect, divergence["node"], divergence["adjoint_of"]) == ("sin", "y12", "r")
+    assert divergence["consumers"][0] == "y10" and divergence["ambiguous"] == []
+    expected = np.array([float.fromhex(x) for x in divergence["expected"]["data"]])
+    actual = np.array([float.fromhex(x) for x in divergence["actual"]["data"]])
+    np.testing.assert_allclose(actual - expected, np.cos(f32(0.3, 0.7, -1.1)), rtol=1e-5)  # sin's doubled part
+
+
+def test_a_planted_op_that_is_the_only_consumer_is_blamed_without_ambiguity():
+    finding = first_divergence(evaluate(shared_read(Op("y12", "sin", ["r"]), Op("y13", "multiply", ["y12", "w"]),
+                                                    target=["y13"]), "wrong_vjp_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert (finding.suspect, divergence["node"], divergence["adjoint_of"]) == ("sin", "y12", "r")
+    assert divergence["consumers"] == ["y12"] and divergence["ambiguous"] == []
+
+
+def test_several_consumers_with_differing_contributions_are_recorded_as_ambiguous():
+    program = shared_read(Op("y10", "multiply", ["r", "w"]), Op("y11", "sin", ["r"]), Op("y12", "sin", ["r"]),
+                          target=["y10", "y11", "y12"])
+    finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert divergence["ambiguous"] == ["y11", "y12"]                # both sin VJPs are wrong
+    assert (finding.suspect, divergence["node"]) == ("sin", "y11")    # the first of them; multiply is cleared
+
+
 def test_the_graph_of_a_program_with_a_custom_gradient_and_variable_updates():
     """Names local to a custom gradient's functions are not program nodes; an application reads its
     function and inputs; a variable's ancestors include what was assigned to it."""

@@ -1,5 +1,6 @@
 """Every catalog op against live TensorFlow: forward value and gradient on random inputs for each
-dtype the catalog lists, for each attribute value, and at the op's special points.
+dtype the catalog lists, for each attribute value, and at the op's special points; and the second
+order (the gradient of the op's gradient) in float64 and complex128.
 
 Each case runs the op on watched inputs, with a random (seeded) upstream gradient, on both
 namespaces; values, dtypes, shapes, Nones and IndexedSlices must agree under the tolerance model.
@@ -104,6 +105,50 @@ def test_op_matches_tensorflow(case, dtype, tf, candidate):
     inputs = _inputs_for(case, dtype, seed)
     expected = run_case(tf, case, inputs, seed)
     actual = run_case(candidate, case, inputs, seed)
+    found = compare_values(expected, actual, tolerance_for=_tolerance(case))
+    assert not found, "\n".join(d.summary() for d in found)
+
+
+# Second order in labels differs between TF's default and deterministic kernels (KNOWN_DIVERGENCES 1).
+LABELS_HELD_CONSTANT = {"nn.softmax_cross_entropy_with_logits"}
+
+
+def run_second_order(ns: Any, case: Case, inputs: list[np.ndarray], seed: int) -> dict:
+    """A description of [gradients, gradients of their weighted sum] for one case on one namespace:
+    an outer tape differentiates the inner tape's gradients (random upstream and weights) with
+    respect to the inputs and the upstream, so the VJPs of the op's VJP run."""
+    rng = np.random.default_rng(seed)
+    tensors = [ns.constant(x) for x in inputs]
+    sources = tensors[1:] if case.spec.path in LABELS_HELD_CONSTANT else tensors
+    try:
+        with ns.GradientTape(persistent=True) as outer:
+            outer.watch(sources)
+            with ns.GradientTape(persistent=True) as inner:
+                inner.watch(sources)
+                out = apply(ns, case.spec.path, tensors, case.attrs)
+            outs = out if isinstance(out, list) else [out]
+            upstream = [ns.constant(_draw(rng, tuple(o.shape), "any", o.dtype.as_numpy_dtype)) for o in outs]
+            outer.watch(upstream)  # the gradients are linear in the upstream: that map is checked too
+            grads = inner.gradient(outs, sources, output_gradients=upstream)
+            dense = [ns.convert_to_tensor(g) for g in grads if g is not None]
+            weighted = [ns.reduce_sum(g * ns.constant(_draw(rng, tuple(g.shape), "any", g.dtype.as_numpy_dtype)))
+                        for g in dense]
+        second = outer.gradient(weighted, sources + upstream)
+    except Exception as exc:  # noqa: BLE001 - an exception is an outcome to compare
+        return describe_error(exc, ns)
+    return describe([grads, second], ns)
+
+
+SECOND_ORDER_CASES = [(case, dtype) for case in CASES for dtype in ("float64", "complex128")
+                      if dtype in case.spec.dtypes and case.spec.gradient == "gradient" and case.spec.output == "same"]
+
+
+@pytest.mark.parametrize("case,dtype", SECOND_ORDER_CASES, ids=[f"{c.id}-{d}" for c, d in SECOND_ORDER_CASES])
+def test_op_second_order_matches_tensorflow(case, dtype, tf, candidate):
+    seed = zlib.crc32(f"second-order-{case.id}-{dtype}".encode())
+    inputs = _inputs_for(case, dtype, seed)
+    expected = run_second_order(tf, case, inputs, seed)
+    actual = run_second_order(candidate, case, inputs, seed)
     found = compare_values(expected, actual, tolerance_for=_tolerance(case))
     assert not found, "\n".join(d.summary() for d in found)
 

@@ -144,6 +144,27 @@ def test_every_op_lies_on_a_gradient_path(sample):
     assert share >= 0.7
 
 
+def _ops_whose_vjp_runs(program) -> float:
+    """The share of floating ops that lie between a call's source and that call's target, so that
+    the call runs their VJP (inputs are consumed by the ops and call results computed from them)."""
+    consumers = _flow(program)
+    floating = [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int64")]
+    calls = [s for s in walk(program.statements) if isinstance(s, Call)]
+
+    def between(op, call) -> bool:
+        targets = {_base(n) for n in _names(call.target)}
+        return (_reaches(op.name, targets, consumers)
+                and any(_reaches(_base(source), {op.name}, consumers) for source in _names(call.sources)))
+
+    return np.mean([any(between(op, call) for call in calls) for op in floating]) if floating else 1.0
+
+
+def test_most_ops_run_their_vjp(sample):
+    share = np.mean([_ops_whose_vjp_runs(p) for p in sample])
+    print(f"floating ops between a call's source and its target: {share:.0%}")
+    assert share >= 0.6
+
+
 def test_higher_order_chains_are_frequent(sample):
     share = np.mean([_higher_order(p) for p in sample])
     print(f"programs differentiating a gradient again: {share:.0%}")
