@@ -11,6 +11,7 @@ for a zero upstream), because those decide NaNs, signed zeros and shapes at spec
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -169,8 +170,15 @@ def _reduce(fn, identity=None):
     return forward
 
 
+def _reduces_nothing(attrs: dict) -> bool:
+    """TF's reduction kernels copy their input when there is no axis to reduce: no arithmetic."""
+    return attrs.get("axis") is not None and len(attrs["axis"]) == 0
+
+
 def _mean(x, axis, keep_dims, T):
     axis_arg = _reduction_axes(x, axis)
+    if axis_arg == ():
+        return x.copy()
     total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
     if x.dtype.kind in "iu":
         count = max(x.size // max(np.size(total), 1), 1)
@@ -185,7 +193,7 @@ def _euclidean_norm(x, axis, keep_dims, T):
     def norm(x, axis, keepdims):
         squares = _rounded(x * np.conj(x), T, x)
         return np.sqrt(_rounded(np.sum(squares, axis=axis, keepdims=keepdims), T, x))
-    return _reduce(norm)(x, axis, keep_dims)
+    return norm(x, _reduction_axes(x, axis), keep_dims)  # never a copy: |x| over no axes, as TF
 
 
 def _lowest(dtype):
@@ -586,7 +594,7 @@ defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), 
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT)
 defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT)
-defop("AddN", lambda *xs: np.sum(np.stack(np.broadcast_arrays(*xs)), axis=0) if len({x.shape for x in xs}) == 1
+defop("AddN", lambda *xs: functools.reduce(np.add, xs[1:], xs[0].copy()) if len({x.shape for x in xs}) == 1
       else (_ for _ in ()).throw(ValueError("Shapes of all inputs must match")),
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
 defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
@@ -704,11 +712,11 @@ defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True
       out_dtype=lambda dt, a: a["output_type"])
 
 # Reductions and scans
-defop("Sum", _reduce(np.sum), _sum_vjp, dtypes=NUMERIC)
-defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC)
-defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL)
-defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL)
-defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC)
+defop("Sum", _reduce(np.sum), _sum_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
+defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
+defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing)
+defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing)
+defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
 defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),
       dtypes=NUMERIC)

@@ -42,8 +42,10 @@ class Primitive:
     num_outputs: Callable[[dict], int] | None = None
     sparse_upstream: bool = False  # the VJP passes IndexedSlices through instead of densifying
     fills_missing_upstream: bool = True  # multi-output: absent output gradients become zeros
-    moves_data: bool = False  # copies or selects values without arithmetic: no float32 detour for half
-    #                            types, and subnormals kept (arithmetic kernels flush them, see execute)
+    # Copies or selects values without arithmetic: no float32 detour for half types, and subnormals
+    # kept (arithmetic kernels flush them, see execute). A predicate of the attributes when that
+    # depends on them (a reduction over no axes is a copy).
+    moves_data: bool | Callable[[dict], bool] = False
     kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
 
 
@@ -102,7 +104,8 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     """Runs primitive `name` on input tensors with attributes; records it; returns its output(s)."""
     primitive = REGISTRY[name]
     dtype = _check_dtypes(primitive, inputs) if inputs else None
-    arrays = [_compute_value(t, primitive.moves_data) for t in inputs]
+    moves_data = primitive.moves_data(attrs) if callable(primitive.moves_data) else primitive.moves_data
+    arrays = [_compute_value(t, moves_data) for t in inputs]
     try:
         with np.errstate(all="ignore"):
             result = primitive.forward(*arrays, **attrs)
@@ -111,7 +114,7 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
     results = result if primitive.num_outputs is not None else (result,)
     arrays = [_as_dtype(r, out_dtype) for r in results]
-    if not primitive.moves_data and out_dtype in _FLUSHED:
+    if not moves_data and out_dtype in _FLUSHED:
         arrays = [flush_subnormals(a) for a in arrays]
     outputs = tuple(EagerTensor(a, out_dtype) for a in arrays)
     if primitive.vjp is not None and inputs:

@@ -275,7 +275,7 @@ class GradientTape:
         """Full Jacobian of `target` with respect to each source: shape target.shape + source.shape."""
         recording = self._check_usable()
         flat_sources = nest.flatten(sources)
-        target = self._recorded_tensor(target)
+        target = self._recorded_tensor(_static_shape_read(target))
         try:
             policy = _unconnected_policy(unconnected_gradients)
         except ValueError as err:
@@ -306,8 +306,10 @@ class GradientTape:
                        parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`."""
         recording = self._check_usable(NON_PERSISTENT_USED.replace("used to compute", "used tocompute"))
-        target = self._recorded_tensor(target)
+        target = self._recorded_tensor(_static_shape_read(target))
         target_shape, source_shape = target.shape, _handle_or_self(source).shape
+        if target_shape.rank == 0:  # TF reads the batch dimension before checking the rank
+            raise IndexError("list index out of range")
         target_shape.with_rank_at_least(2)
         source_shape.with_rank_at_least(2)
         if target_shape[0] != source_shape[0]:
@@ -447,6 +449,13 @@ def _check_source(source: Any) -> None:
         raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
     if not hasattr(source, "_id"):
         raise AttributeError(f"'{type(source).__name__}' object has no attribute '_id'")
+
+
+def _static_shape_read(target: Any) -> Any:
+    """The target, once its `.shape` has been read as TF's jacobians read it first: a target
+    without one (None, a number) raises TF's AttributeError, not a conversion error."""
+    target.shape  # noqa: B018
+    return target
 
 
 def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> Any:

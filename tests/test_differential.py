@@ -50,6 +50,23 @@ _REGRESSIONS = {
              "float64"),
         Op("a", "argmin", ["x"], {"axis": 1}), Op("b", "argmax", ["x"], {"axis": 1}),
         Op("c", "math.argmin", ["x"], {"axis": 0}), Op("d", "math.argmax", ["x"], {"axis": 0})], ["a", "b", "c", "d"]),
+    # A tensor used twice accumulates -0 + -0 = -0 (TF's AddN), and reduce_sum over no axes is a copy:
+    # the gradient of x * x under a zero upstream is -0 at negative x; atan2 makes the sign visible.
+    "signed_zero_gradients_accumulate": Program([
+        Leaf("x", "constant", np.array([-0.0, -1.0, 2.0], np.float32), "float32"),
+        Leaf("zero", "constant", np.zeros(3, np.float32), "float32"),
+        Leaf("left", "constant", np.full(3, -1.0, np.float32), "float32"),
+        Tape("t", [Watch("t", ["x"]), Op("y", "multiply", ["x", "x"])]),
+        Call("g", "t", "gradient", "y", "x", "zero"),
+        Op("angle", "math.atan2", ["g", "left"])], ["angle"]),
+    # TF's jacobians read the target's static shape first: a None target (an unconnected gradient)
+    # raises AttributeError; batch_jacobian reads a scalar target's batch dimension: IndexError.
+    "jacobian_targets_without_a_batch_dimension": Program([
+        Leaf("c", "constant", np.array([1.0], np.float32), "float32"),
+        Leaf("s", "constant", np.array(0.5, np.float32), "float32"),
+        Tape("t", [Watch("t", ["s"]), Call("g", "t", "gradient", "c", "s"),
+                   Call("b", "t", "batch_jacobian", "s", "s", use_pfor=False)], persistent=True),
+        Call("j", "t", "jacobian", "g", "c"), Call("bv", "t", "batch_jacobian", "s", "s")]),
     # ZERO fills a tensor source with a recorded ZerosLike: an outer tape differentiates through it.
     "unconnected_zeros_are_recorded": Program([
         Leaf("v", "variable", np.array([1.0, 2.0]), "float64", trainable=False),

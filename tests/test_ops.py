@@ -192,6 +192,19 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
     assert not found, "\n".join(d.summary() for d in found)
 
 
+NO_AXIS_REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min",
+                      "math.reduce_euclidean_norm", "math.reduce_logsumexp"]
+
+
+@pytest.mark.parametrize("path", NO_AXIS_REDUCTIONS)
+def test_reductions_over_no_axes_match_tensorflow_bit_for_bit(path, tf, candidate):
+    """TF's reduction kernels copy their input when no axis is reduced (signed zeros and subnormals
+    kept); the euclidean norm still takes |x|."""
+    x = np.array([-2.0, 1e-40, -0.0, 3.0, 0.0, -1e-41, 5.0, -7.0], np.float32)
+    expected, actual = (describe(apply(ns, path, [ns.constant(x)], {"axis": []}), ns) for ns in (tf, candidate))
+    assert expected == actual
+
+
 PUBLIC_NAMESPACES = ("math", "nn", "linalg", "random", "dtypes", "errors")
 
 
