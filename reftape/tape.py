@@ -345,12 +345,13 @@ class GradientTape:
 
     def _recorded_tensor(self, target: Any) -> EagerTensor:
         """The target as a tensor, converted while this tape records (as TF reshapes it): reading a
-        Variable target is then on the tape, so jacobian(v, v) is the identity."""
+        Variable target is then on the tape, so jacobian(v, v) is the identity; IndexedSlices (a
+        gradient through gather) are densified by a recorded op."""
         if self._recording:
-            return convert_to_tensor(target)
+            return F.convert_to_tensor(target)
         self._push_tape()
         try:
-            return convert_to_tensor(target)
+            return F.convert_to_tensor(target)
         finally:
             self._pop_tape()
 

@@ -67,6 +67,14 @@ _REGRESSIONS = {
         Tape("t", [Watch("t", ["s"]), Call("g", "t", "gradient", "c", "s"),
                    Call("b", "t", "batch_jacobian", "s", "s", use_pfor=False)], persistent=True),
         Call("j", "t", "jacobian", "g", "c"), Call("bv", "t", "batch_jacobian", "s", "s")]),
+    # A gradient through gather is IndexedSlices; as a jacobian target it is densified on the tape.
+    "jacobian_of_indexed_slices": Program([
+        Leaf("c", "constant", np.array([0.6], np.float32), "float32"),
+        Leaf("k", "constant", np.array([1.5], np.float32), "float32"),
+        Tape("t", [Watch("t", ["c", "k"]), Op("ck", "multiply", ["c", "k"]),
+                   Op("y", "gather", ["ck"], {"indices": [0, 0, 0], "axis": 0}),
+                   Call("g", "t", "gradient", "y", "c")], persistent=True),
+        Call("j", "t", "jacobian", "g", {"list": ["c", "k"]})]),
     # ZERO fills a tensor source with a recorded ZerosLike: an outer tape differentiates through it.
     "unconnected_zeros_are_recorded": Program([
         Leaf("v", "variable", np.array([1.0, 2.0]), "float64", trainable=False),
