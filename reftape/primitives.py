@@ -8,6 +8,7 @@ records the op on every tape that tracks one of its inputs.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -86,9 +87,16 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
         flushed = np.empty_like(array)  # set the parts directly: `re + 1j * im` would lose -0.0 in im
         flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
         return flushed
-    tiny = np.finfo(array.dtype).tiny
-    subnormal = (array != 0) & (np.abs(array) < tiny)
+    below_normal = np.abs(array) < _smallest_normal(array.dtype)
+    if not below_normal.any():  # the common case, checked with one comparison: nothing to flush
+        return array
+    subnormal = below_normal & (array != 0)
     return np.where(subnormal, np.copysign(np.zeros_like(array), array), array) if subnormal.any() else array
+
+
+@functools.lru_cache(maxsize=None)
+def _smallest_normal(dtype: np.dtype) -> Any:
+    return np.finfo(dtype).tiny
 
 
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
