@@ -76,12 +76,18 @@ def calls(name: str, backend: str) -> dict:
     return {k: value(v) for k, v in result.calls.items()}
 
 
+def raised(call) -> str | None:
+    """The exception class a call raised, None when it returned."""
+    return call if isinstance(call, str) else None
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_watching_a_recorded_tensor_keeps_the_path_through_it(backend):
     """TF: watching y = x * x after it was recorded leaves dz/dx = cos(y) * 2x intact."""
     got = calls("watch_intermediate", backend)
     x = np.float32([0.5, -1.0])
-    assert np.allclose(got["gx"], np.cos(x * x) * 2 * x) and np.allclose(got["gy"], np.cos(x * x))
+    assert got["gx"] is not None and np.allclose(got["gx"], np.cos(x * x) * 2 * x)
+    assert np.allclose(got["gy"], np.cos(x * x))
     assert np.allclose(got["jx"], np.diag(np.cos(x * x) * 2 * x)) and np.allclose(got["jx_loop"], got["jx"])
 
 
@@ -94,7 +100,7 @@ def test_jacobian_zeros_for_an_unconnected_source_take_the_source_dtype(backend,
     assert vectorized["ju"].shape == (2, 3) and not vectorized["ju"].any() and vectorized["jn"] is None
     assert vectorized["j"][0].dtype == np.float32 and vectorized["j"][0].tolist() == [[2.0, 0.0], [0.0, 4.0]]
     looped = calls(f"jacobian_zeros/pfor=False/{form}", backend)
-    assert looped["j"] == looped["ju"] == INVALID_ARGUMENT and looped["jn"] is None
+    assert raised(looped["j"]) == raised(looped["ju"]) == INVALID_ARGUMENT and looped["jn"] is None
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -104,14 +110,14 @@ def test_loop_jacobians_refuse_rows_of_another_dtype(backend):
     assert vectorized["b"].dtype == vectorized["j"].dtype == np.float64
     assert vectorized["b"].tolist() == [[[2.0, 0.0], [0.0, 4.0]], [[6.0, 0.0], [0.0, 8.0]]]
     looped = calls("batch_jacobian_dtype/pfor=False", backend)
-    assert looped["b"] == looped["j"] == INVALID_ARGUMENT
+    assert raised(looped["b"]) == raised(looped["j"]) == INVALID_ARGUMENT
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_recorded_vectorized_jacobian_needs_every_gradient_once_any_source_is_connected(backend):
     """TF: under a recording outer tape, pfor through softsign raises LookupError unless no source is connected."""
     vectorized = calls("pfor_check/pfor=True", backend)
-    assert vectorized["jx"] == vectorized["jxc"] == vectorized["jcx"] == "LookupError"
+    assert raised(vectorized["jx"]) == raised(vectorized["jxc"]) == raised(vectorized["jcx"]) == "LookupError"
     assert vectorized["jc"] == [None]
     looped = calls("pfor_check/pfor=False", backend)
     assert np.allclose(looped["jxc"][0], np.diag([0.4444444, 0.25])) and looped["jxc"][1] is None
