@@ -1,0 +1,181 @@
+"""Tape semantics the generated programs rarely reach, against live TensorFlow.
+
+Where the program language expresses a case it runs through the one pipeline (`evaluate` must find
+nothing) and then pins what TensorFlow 2.21 was observed to do, on TensorFlow and on the backend
+under test. Namedtuple sources and `watched_variables()` are outside the language: those tests call
+the APIs on the `tf` and `candidate` fixtures and compare the two directly.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+from reftape_oracle import run
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_properties.differential import CANDIDATE
+from reftape_properties.findings import evaluate
+from test_blind_spots import value
+
+BACKENDS = ["tensorflow", CANDIDATE]
+INVALID_ARGUMENT = "tf.errors.InvalidArgumentError"  # how an outcome names the class
+
+
+def constant(name: str, values, dtype: str = "float32") -> Leaf:
+    return Leaf(name, "constant", np.asarray(values, dtype), dtype)
+
+
+PROGRAMS: dict[str, Program] = {
+    # y is recorded, then watched: the watch must not cut the path x -> y -> z
+    "watch_intermediate": Program([
+        constant("x", [0.5, -1.0]),
+        Tape("t", [Watch("t", ["x"]), Op("y", "multiply", ["x", "x"]), Watch("t", ["y", "x"]), Op("z", "sin", ["y"])],
+             True),
+        Call("gx", "t", "gradient", "z", "x"), Call("gy", "t", "gradient", "z", "y"),
+        Call("jx", "t", "jacobian", "z", "x"), Call("jx_loop", "t", "jacobian", "z", "x", use_pfor=False)], []),
+    # a float32 target, a float64 source it never reaches
+    **{f"jacobian_zeros/pfor={pfor}/{form}": Program([
+        constant("x", [1.0, 2.0]), constant("u", [3.0, 4.0, 5.0], "float64"),
+        Tape("t", [Watch("t", ["x", "u"]), Op("y", "multiply", ["x", "x"])], True),
+        Call("j", "t", "jacobian", "y", {"list": ["x", "u"]}, unconnected="zero", unconnected_form=form, use_pfor=pfor),
+        Call("ju", "t", "jacobian", "y", "u", unconnected="zero", unconnected_form=form, use_pfor=pfor),
+        Call("jn", "t", "jacobian", "y", "u", use_pfor=pfor)], [])
+       for pfor in (True, False) for form in ("string", "enum")},
+    # a float32 target computed from a float64 source: rows of float64
+    **{f"batch_jacobian_dtype/pfor={pfor}": Program([
+        constant("x", [[1.0, 2.0], [3.0, 4.0]], "float64"),
+        Tape("t", [Watch("t", ["x"]), Op("s", "multiply", ["x", "x"]), Op("y", "cast", ["s"], {"dtype": "float32"})],
+             True),
+        Call("b", "t", "batch_jacobian", "y", "x", use_pfor=pfor),
+        Call("j", "t", "jacobian", "y", "x", use_pfor=pfor)], [])
+       for pfor in (True, False)},
+    # jacobian inside a recording outer tape, through softsign (its gradient op SoftsignGrad has none)
+    **{f"pfor_check/pfor={pfor}": Program([
+        constant("x", [0.5, -1.0]), constant("c", [2.0, 3.0]),
+        Tape("outer", [Watch("outer", ["x", "c"]),
+                       Tape("inner", [Watch("inner", ["x", "c"]), Op("y", "nn.softsign", ["x"])], True),
+                       Call("jx", "inner", "jacobian", "y", {"list": ["x"]}, use_pfor=pfor),
+                       Call("jxc", "inner", "jacobian", "y", {"list": ["x", "c"]}, use_pfor=pfor),
+                       Call("jcx", "inner", "jacobian", "y", {"list": ["c", "x"]}, use_pfor=pfor),
+                       Call("jc", "inner", "jacobian", "y", {"list": ["c"]}, use_pfor=pfor)])], [])
+       for pfor in (True, False)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_tape_semantics_agree_with_tensorflow(name):
+    finding = evaluate(PROGRAMS[name], CANDIDATE, judge=False)
+    assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]
+
+
+def calls(name: str, backend: str) -> dict:
+    result = run(PROGRAMS[name], backend)
+    assert result.error is None, result.error
+    return {k: value(v) for k, v in result.calls.items()}
+
+
+def raised(call) -> str | None:
+    """The exception class a call raised, None when it returned."""
+    return call if isinstance(call, str) else None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_watching_a_recorded_tensor_keeps_the_path_through_it(backend):
+    """TF: watching y = x * x after it was recorded leaves dz/dx = cos(y) * 2x intact."""
+    got = calls("watch_intermediate", backend)
+    x = np.float32([0.5, -1.0])
+    assert got["gx"] is not None and np.allclose(got["gx"], np.cos(x * x) * 2 * x)
+    assert np.allclose(got["gy"], np.cos(x * x))
+    assert np.allclose(got["jx"], np.diag(np.cos(x * x) * 2 * x)) and np.allclose(got["jx_loop"], got["jx"])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("form", ["string", "enum"])
+def test_jacobian_zeros_for_an_unconnected_source_take_the_source_dtype(backend, form):
+    """TF: pfor gives float64 zeros for the float64 source; the loop raises writing them to a float32 array."""
+    vectorized = calls(f"jacobian_zeros/pfor=True/{form}", backend)
+    assert vectorized["j"][1].dtype == vectorized["ju"].dtype == np.float64
+    assert vectorized["ju"].shape == (2, 3) and not vectorized["ju"].any() and vectorized["jn"] is None
+    assert vectorized["j"][0].dtype == np.float32 and vectorized["j"][0].tolist() == [[2.0, 0.0], [0.0, 4.0]]
+    looped = calls(f"jacobian_zeros/pfor=False/{form}", backend)
+    assert raised(looped["j"]) == raised(looped["ju"]) == INVALID_ARGUMENT and looped["jn"] is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loop_jacobians_refuse_rows_of_another_dtype(backend):
+    """TF: pfor returns float64 (batch_)jacobians of a float32 target; the loop raises InvalidArgumentError."""
+    vectorized = calls("batch_jacobian_dtype/pfor=True", backend)
+    assert vectorized["b"].dtype == vectorized["j"].dtype == np.float64
+    assert vectorized["b"].tolist() == [[[2.0, 0.0], [0.0, 4.0]], [[6.0, 0.0], [0.0, 8.0]]]
+    looped = calls("batch_jacobian_dtype/pfor=False", backend)
+    assert raised(looped["b"]) == raised(looped["j"]) == INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_recorded_vectorized_jacobian_needs_every_gradient_once_any_source_is_connected(backend):
+    """TF: under a recording outer tape, pfor through softsign raises LookupError unless no source is connected."""
+    vectorized = calls("pfor_check/pfor=True", backend)
+    assert raised(vectorized["jx"]) == raised(vectorized["jxc"]) == raised(vectorized["jcx"]) == "LookupError"
+    assert vectorized["jc"] == [None]
+    looped = calls("pfor_check/pfor=False", backend)
+    assert np.allclose(looped["jxc"][0], np.diag([0.4444444, 0.25])) and looped["jxc"][1] is None
+    assert looped["jcx"][0] is None and looped["jc"] == [None]
+
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+def namedtuple_gradients(tf):
+    a, b = tf.constant([1.0, 2.0]), tf.constant(3.0, tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([a, b])
+        y = a * a + tf.cast(b, tf.float32)
+    return (tape.gradient(y, Pair(a, b)), tape.gradient(y, {"k": Pair(a, [b])}), tape.jacobian(y, Pair(a, b)),
+            tape.gradient(y, Pair(b, a), unconnected_gradients="zero"))
+
+
+def test_namedtuple_sources_give_namedtuple_gradients(tf, candidate):
+    """TF: gradients and jacobians keep the sources' namedtuple class, also nested in a dict."""
+    for backend in (tf, candidate):
+        flat, nested, jacobian, swapped = namedtuple_gradients(backend)
+        assert type(flat) is Pair and type(nested["k"]) is Pair and type(jacobian) is Pair and type(swapped) is Pair
+        assert type(nested["k"].second) is list
+        assert flat.first.numpy().tolist() == [2.0, 4.0] and flat.second.dtype == backend.float64
+        assert swapped.first.numpy() == 2.0 and jacobian.second.numpy().tolist() == [1.0, 1.0]
+    expected, actual = namedtuple_gradients(tf), namedtuple_gradients(candidate)
+    assert repr(tf.nest.map_structure(lambda g: g.numpy().tolist(), expected)) == \
+        repr(candidate.nest.map_structure(lambda g: g.numpy().tolist(), actual))
+
+
+def watched_in_creation_order(tf, watch_accessed_variables: bool) -> list[list[int]]:
+    """Positions (in creation order) of the variables each tape lists, watched or read out of order."""
+    created = [tf.Variable(1.0, name="zeta"), tf.Variable(2.0, name="alpha"), tf.Variable(3.0, name="mid")]
+
+    def touch(tape, variable):
+        if watch_accessed_variables:
+            variable * 2.0                                             # a read
+        else:
+            tape.watch(variable)
+
+    listed = []
+    for order in ([2, 0, 1], [1, 2, 0], [2, 1]):
+        with tf.GradientTape(watch_accessed_variables=watch_accessed_variables) as tape:
+            for i in order:
+                touch(tape, created[i])
+            late = tf.Variable(4.0, name="late")                       # created inside the tape, touched last
+            touch(tape, late)
+            if watch_accessed_variables:
+                created[0].assign_add(0.0)                             # an assign is an access
+        everything = created + [late]
+        listed.append([next(k for k, v in enumerate(everything) if v is w) for w in tape.watched_variables()])
+    return listed
+
+
+@pytest.mark.parametrize("watch_accessed_variables", [True, False])
+def test_watched_variables_are_listed_in_creation_order(tf, candidate, watch_accessed_variables):
+    """TF: watched_variables() lists variables in creation order, whatever the order of watches and reads."""
+    expected = watched_in_creation_order(tf, watch_accessed_variables)
+    assert expected == [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3] if watch_accessed_variables else [1, 2, 3]]
+    assert watched_in_creation_order(candidate, watch_accessed_variables) == expected
