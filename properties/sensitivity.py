@@ -8,8 +8,8 @@ else, the referee's float64 evaluations on reftape included, keeps using the unm
 Detectors (run with CI=true, the CI Hypothesis profile, `-x`: a mutant is killed at the first failure):
 - `fuzz`: the CI fuzz profile alone, `tests/test_differential.py`;
 - `suite`: every backend-agnostic test of the CI suite (per-op, semantics catalog, seeds, blind
-  spots, metamorphic, differential); the other test files test reftape itself or the harness and ignore
-  the backend option.
+  spots, tape semantics, metamorphic, differential); the other test files test reftape itself or
+  the harness and ignore the backend option.
 
 Before the mutants, each detector runs once on the unmutated reftape: it must pass there (a
 detector that fails on reftape would "kill" every mutant), and that run fills a memo of
@@ -50,8 +50,7 @@ DETECTORS: dict[str, list[str]] = {
     "fuzz": ["test_differential.py"],
     # fast and sensitive files first: with -x a killed mutant stops early
     "suite": ["test_ops.py", "test_catalog.py", "test_seeds.py", "test_blind_spots.py", "test_tape_semantics.py",
-              "test_metamorphic.py",
-              "test_differential.py"],
+              "test_metamorphic.py", "test_differential.py"],
 }
 # The CI subset: planted bugs the CI fuzz profile kills today, and the equivalent control.
 QUICK = ("sin-doubled", "sub-same-shape-sign", "needs-from-recording-tapes")
