@@ -286,6 +286,26 @@ for _dtype in ("float16", "bfloat16"):
             Call("g", "t", "gradient", "y", "x")], ("y",))
 
 
+# -- A persistent tape records its own gradient computation; watches while no tape records --------
+
+program("persistent/gradient_inside_the_block_is_recorded", [
+    constant("x", [0.5, 2.0], "float64"),
+    Tape("t", [Watch("t", ["x"]), Op("y", "sin", ["x"]), Call("g", "t", "gradient", "y", "x"),
+               Op("z", "multiply", ["g", "g"]), Call("inside", "t", "gradient", "z", "x")], persistent=True),
+    Call("after", "t", "gradient", "z", "x")], ("y", "z"))
+program("stop_recording/watch_while_paused_is_dropped", [
+    constant("x", [0.5, 2.0], "float64"), variable("v", [1.5, -1.0], "float64"),
+    Tape("t", [StopRecording("t", [Watch("t", ["x", "v"])]), Op("y", "sin", ["x"]), Op("w", "multiply", ["y", "v"])],
+         watch_accessed_variables=False),
+    Call("g", "t", "gradient", "w", listed("x", "v"))], ("y", "w"))
+program("stop_recording/watch_while_an_outer_tape_records_is_kept", [
+    constant("x", [0.5, 2.0], "float64"),
+    Tape("outer", [Tape("inner", [StopRecording("inner", [Watch("inner", ["x"]), Watch("outer", ["x"])]),
+                                  Op("y", "sin", ["x"])], persistent=True),
+                   Call("g", "inner", "gradient", "y", "x")], persistent=True),
+    Call("h", "outer", "gradient", "y", "x")], ("y",))
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_blind_spot_agrees_with_tensorflow(name):
     finding = evaluate(PROGRAMS[name], CANDIDATE, judge=False)
@@ -424,3 +444,18 @@ def test_jacobians_of_empty_targets(backend):
 def test_elu_of_half_subnormals_is_zero(backend):
     y = value(outcome("subnormal/float16/nn.elu", backend).values["y"])
     assert y[:2].tolist() == [0.0, 0.0] and y.dtype == np.float16  # exp rounds to 1.0 before the minus one
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_persistent_tape_records_a_gradient_computed_inside_its_block(backend):
+    calls = outcome("persistent/gradient_inside_the_block_is_recorded", backend).calls
+    # d/dx cos(x)**2 = -sin(2x), both inside the block and after it
+    assert np.allclose(value(calls["inside"]), -np.sin([1.0, 4.0]), rtol=0, atol=1e-15)
+    assert np.allclose(value(calls["after"]), -np.sin([1.0, 4.0]), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_watch_made_while_no_tape_records_is_dropped(backend):
+    assert value(outcome("stop_recording/watch_while_paused_is_dropped", backend).calls["g"]) == [None, None]
+    kept = outcome("stop_recording/watch_while_an_outer_tape_records_is_kept", backend).calls
+    assert np.allclose(value(kept["g"]), np.cos([0.5, 2.0])) and np.allclose(value(kept["h"]), np.cos([0.5, 2.0]))
