@@ -68,6 +68,10 @@ ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan"
                              "log_sigmoid", "softplus", "erf", "erfc", "gelu", "silu", "elu", "selu", "reduce_prod",
                              "cumprod", "square", "reduce_logsumexp", "softmax", "log_softmax",
                              "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits"})
+# Ops built of several steps that TF computes in the input's precision: a half-precision input near
+# the dtype's largest value overflows in an intermediate step (squares, sums, exps).
+COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize",
+                       "reduce_logsumexp", "l2_loss"})
 BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",
                      "sign", "clip_by_value", "relu6"})
 
@@ -202,6 +206,7 @@ class _Tensor:
     depth: int = 0                    # ops on the longest path from a leaf
     large: bool = False               # may be large in magnitude (see AMPLIFYING)
     trainable: bool = True
+    inputs: tuple = ()                # the tensors the op that made this one consumed
 
     @property
     def leaf(self) -> bool:
@@ -244,8 +249,9 @@ class _Builder:
         self.body.append(statement)
 
     def leaf(self, shape: tuple, domain: str = "any", specials: tuple = (), patterns: tuple = (),
-             dtype: str | None = None, kind: str | None = None, value: np.ndarray | None = None) -> _Tensor:
-        """A new leaf, watched by each open tape that needs telling (mostly)."""
+             dtype: str | None = None, kind: str | None = None, value: np.ndarray | None = None,
+             watched: bool = True) -> _Tensor:
+        """A new leaf, watched by each open tape that needs telling (mostly, when `watched`)."""
         dtype = dtype or self.dtype
         kind = kind or self.pick(("constant", "variable"))
         name = self.fresh("v" if kind == "variable" else "c")
@@ -255,7 +261,7 @@ class _Builder:
         self.emit(Leaf(name, kind, value, dtype, trainable=trainable))
         large = not dtype.startswith("int") and bool(np.any(np.abs(value.astype(np.complex128)) > 100))
         tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable)
-        for tape in self.tapes:
+        for tape in self.tapes if watched else ():
             if kind == "constant" or not tape.watch_accessed_variables:
                 if self.chance(0.85):
                     self.emit(Watch(tape.name, [name]))
@@ -274,7 +280,8 @@ class _Builder:
         if large is None:
             large = op in AMPLIFYING or any(t.large for t in inputs) and op not in BOUNDED
         self.counter += 1
-        return _Tensor(name, tuple(int(d) for d in shape), dtype, self.counter, reaches, depth=depth, large=large)
+        return _Tensor(name, tuple(int(d) for d in shape), dtype, self.counter, reaches, depth=depth, large=large,
+                       inputs=tuple(inputs))
 
     def usable(self, spec: OpSpec) -> list:
         """The tensors `spec` may consume: at the end of a chain not yet too long, and small where
@@ -337,6 +344,8 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
     if shape is None:
         shape = _leaf_shape(b, spec)
     scalars = spec.specials_for(position)
+    if _last(spec) in COMPOSITE:
+        scalars = scalars + LARGEST.get(b.dtype, ())
     patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
     return b.leaf(shape, domain, scalars, patterns)
 
@@ -583,7 +592,10 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
     reaching = _reaching(b, targets)
     leaves = [t for t in reaching if t.leaf]
     chosen: list[_Tensor] = []
-    if len(leaves) > count and b.chance(0.5):
+    adjacent = [t for t in b.pick(targets).inputs if not t.dtype.startswith(("int", "bool"))]
+    if adjacent and b.chance(0.25):  # the inputs of a target's op: its VJP's value and dtype, undiluted
+        chosen = list(dict.fromkeys(adjacent))[:count]
+    elif len(leaves) > count and b.chance(0.5):
         chosen = [leaves[i] for i in b.rng.permutation(len(leaves))[:MAX_COVERING_SOURCES]]
     for _ in range(count - len(chosen)):
         pool = [t for t in (leaves if leaves and b.chance(0.6) else reaching) if t not in chosen]
@@ -606,7 +618,8 @@ def _fed_source(b: _Builder, targets: list[_Tensor]) -> _Tensor:
 
 
 def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
-    """Upstream gradients for `targets`: random values, zeros, negatives or ones, one leaf each."""
+    """Upstream gradients for `targets`: random values, zeros, negatives, ones, or values with some
+    elements zero (a zero upstream where the op sits at a special point), one leaf each."""
     names = []
     for t in targets:
         value = _array(b.rng, t.dtype, t.shape)
@@ -617,6 +630,8 @@ def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
             value = -np.abs(value).astype(value.dtype)
         elif style < 0.4:
             value = np.ones_like(value)
+        elif style < 0.65 and value.size >= 2:
+            value[b.rng.random(value.shape) < 0.4] = 0
         names.append(b.leaf(t.shape, dtype=t.dtype, kind="constant", value=value).name)
     return names[0] if len(targets) == 1 else {"list": names}
 
@@ -641,6 +656,9 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool) ->
             sources.append(_Tensor(b.pick(b.booleans), (), "bool", 0))
         if _variables(b) and b.chance(0.12):  # a Variable among the targets
             targets = targets + [b.pick(_variables(b))]
+        if b.chance(0.1):  # a target the tape does not hold (an unwatched constant), also a source
+            unheld = b.leaf(b.base, kind="constant", watched=False)
+            targets, sources = targets + [unheld], sources + [unheld]
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     target = targets[0].name if len(targets) == 1 else {"list": [t.name for t in targets]}
     weights = _output_gradients(b, targets) if b.chance(0.6) else None
@@ -701,6 +719,8 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
             b.emit(StopRecording(b.pick(b.tapes).name, span))
             body, b.body = b.body, span
             _add_op(b, spec)
+            if b.chance(0.5):  # watched while paused (TF drops the watch when no tape records), used later
+                b.frontier.append(b.leaf(b.base, kind="constant"))
             b.body = body
         else:
             _add_op(b, spec)
@@ -794,6 +814,30 @@ def _consume_integer(b: _Builder) -> None:
         b.tensors.append(out)
 
 
+def _feed_onward(b: _Builder, call: Call, targets: list[_Tensor], sources: list[_Tensor]) -> _Tensor:
+    """The result of gradient `call` as the only unconsumed tensor, for the next ops to consume."""
+    reached = [r for t in targets for r in t.reaches | {t}]  # a gradient is large where any factor is
+    g = b.output(call.name, sources[0].shape, b.dtype, targets + sources, depth=1, large=any(r.large for r in reached))
+    b.frontier = [g]
+    b.tensors.append(g)
+    return g
+
+
+def _continue_on_tape(b: _Builder, tape: Tape, parent: list, call: Call, targets: list[_Tensor],
+                      sources: list[_Tensor]) -> None:
+    """Persistent `tape` records the gradient `call` computed inside its block (as TF does): one more
+    op consumes that gradient on the same tape, and a later call differentiates through both, inside
+    the block or after it: a second order through every op the first call ran."""
+    _feed_onward(b, call, targets, sources)
+    b.tapes.append(tape)
+    _add_op(b, CATALOG[b.pick(b.ops)])
+    b.tapes.pop()
+    if b.chance(0.5):
+        b.body = parent
+    onward = list(b.frontier)
+    b.emit(_gradient_call(b, tape.name, onward, False)[0] if b.chance(0.7) else _jacobian_call(b, tape.name, onward))
+
+
 def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     """Tape `t{depth}` with what it records: the ops of deeper levels (whose gradient, computed
     under this tape, this level's ops consume), then this level's ops, then its calls."""
@@ -806,26 +850,25 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
             _consume_integer(b)
     _draw_ops(b, seed, depth, counts[depth])
     b.rng = np.random.default_rng((seed, depth, 1002))
-    empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.3) else []
-    inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
+    empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
+    fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
+    continued = not fed and tape.persistent and b.chance(0.5)  # fed onward on this same tape
+    inside = continued or b.chance(0.35)  # the calls go inside the `with` block, else after it
     if not inside:
         b.body = parent
     b.tapes.pop()
-    fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
     targets = list(b.frontier) or [b.pick(b.tensors)]  # a leaf left unconsumed is a target too
     # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
     jacobian_fails = inside and not tape.persistent
-    if fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1):
-        call, sources = _gradient_call(b, tape.name, targets, fed)
+    if fed or continued or b.chance(0.6) or jacobian_fails and not b.chance(0.1):
+        call, sources = _gradient_call(b, tape.name, targets, fed or continued)
     else:
         call = _jacobian_call(b, tape.name, [t for t in targets if t.dtype == b.dtype] or targets)
     b.emit(call)
     if fed:
-        reached = [r for t in targets for r in t.reaches | {t}]  # a gradient is large where any factor is
-        g = b.output(call.name, sources[0].shape, b.dtype, targets + sources, depth=1,
-                     large=any(r.large for r in reached))
-        b.frontier = [g]
-        b.tensors.append(g)
+        _feed_onward(b, call, targets, sources)
+    if continued:
+        _continue_on_tape(b, tape, parent, call, targets, sources)
     for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
         b.emit(_gradient_call(b, tape.name, targets, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
     for call in empty:

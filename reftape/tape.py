@@ -308,6 +308,8 @@ class GradientTape:
         recording = self._check_usable(NON_PERSISTENT_USED.replace("used to compute", "used tocompute"))
         target = self._recorded_tensor(target)
         target_shape, source_shape = target.shape, _handle_or_self(source).shape
+        if target_shape.rank == 0:
+            raise IndexError("list index out of range")  # TF reads the target's first side before its rank
         target_shape.with_rank_at_least(2)
         source_shape.with_rank_at_least(2)
         if target_shape[0] != source_shape[0]:
@@ -451,9 +453,10 @@ def _check_source(source: Any) -> None:
 
 def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> Any:
     if grad is None and policy is UnconnectedGradients.ZERO:
-        # TF fills a tensor source with a ZerosLike op, which recording tapes see (a gradient of
-        # these zeros taken by an outer tape is zeros, not None); a variable's zeros are fresh.
-        return zeros_for(source) if isinstance(source, Variable) else F.zeros_like(source)
+        # TF fills a source with a ZerosLike op, which recording tapes see (a gradient of these zeros
+        # taken by an outer tape is zeros, not None); a variable is read for it, so a tape that
+        # watches accessed variables watches it and records its zeros too.
+        return F.zeros_like(source)
     return grad
 
 
