@@ -10,16 +10,21 @@ with fewer ops keeps the prefix of the larger one.
 Programs are valid by construction (no filtering) and aimed at gradient paths:
 - ops form a DAG: each op consumes the unconsumed outputs of earlier ops (the frontier) where it
   can, and the gradient targets are what is left unconsumed, so every op lies on a path to a target;
-- sources are chosen among the leaves and intermediates that reach the targets, plus now and then
-  an unconnected one (an unused leaf, an integer leaf);
+- sources are chosen among the leaves and intermediates that reach the targets (now and then the
+  inputs of a target's own op), plus now and then an unconnected one (an unused leaf, an integer
+  leaf) or a target the tape does not hold (an unwatched constant, also a source);
 - one program in three is a second- or third-order chain: a gradient computed under an outer tape
-  is fed into further ops and differentiated again by that tape;
-- output gradients are random (values, zeros, negatives); special points of each op (ties, zeros
+  is fed into further ops and differentiated again by that tape; and a persistent tape often
+  records its own gradient computation: a gradient taken inside its block feeds one more op, and a
+  later call on the same tape differentiates through both (second order through every op);
+- output gradients are random (values, zeros, negatives, some elements zero); special points of each op (ties, zeros
   of reduce_prod and cumprod, non-positive bases of pow with a watched exponent, kinks) are planted
   in the leaves it consumes; operands are often the same tensor or of the same shape (fast paths),
   and shapes have size-1 dimensions;
 - gradient calls sit inside a tape's `with` block as well as after it; dict sources are inserted in
-  unsorted key order; integer leaves are consumed by casts and offered as sources.
+  unsorted key order; integer leaves are consumed by casts and offered as sources; leaves are
+  watched inside stop_recording spans and used after them; half-precision inputs of composite ops
+  come near the dtype's largest values.
 """
 
 from __future__ import annotations
