@@ -212,6 +212,9 @@ class _Tensor:
     large: bool = False               # may be large in magnitude (see AMPLIFYING)
     trainable: bool = True
     inputs: tuple = ()                # the tensors the op that made this one consumed
+    path: str = ""                    # the catalog op that made this one
+    value: Any = None                 # a leaf's value
+    watchers: set = field(default_factory=set)  # the tapes told to watch this leaf
 
     @property
     def leaf(self) -> bool:
@@ -265,11 +268,13 @@ class _Builder:
         trainable = kind == "constant" or self.chance(0.9)
         self.emit(Leaf(name, kind, value, dtype, trainable=trainable))
         large = not dtype.startswith("int") and bool(np.any(np.abs(value.astype(np.complex128)) > 100))
-        tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable)
+        tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable,
+                         value=value)
         for tape in self.tapes if watched else ():
             if kind == "constant" or not tape.watch_accessed_variables:
                 if self.chance(0.85):
                     self.emit(Watch(tape.name, [name]))
+                    tensor.watchers.add(tape.name)
         if dtype.startswith("int"):
             self.integers.append(tensor)
         else:
@@ -279,14 +284,14 @@ class _Builder:
         return tensor
 
     def output(self, name: str, shape: tuple, dtype: str, inputs: list, op: str = "", depth: int | None = None,
-               large: bool | None = None) -> _Tensor:
+               large: bool | None = None, path: str = "") -> _Tensor:
         reaches = frozenset().union(*[t.reaches | {t} for t in inputs])
         depth = 1 + max(t.depth for t in inputs) if depth is None else depth
         if large is None:
             large = op in AMPLIFYING or any(t.large for t in inputs) and op not in BOUNDED
         self.counter += 1
         return _Tensor(name, tuple(int(d) for d in shape), dtype, self.counter, reaches, depth=depth, large=large,
-                       inputs=tuple(inputs))
+                       inputs=tuple(inputs), path=path)
 
     def usable(self, spec: OpSpec) -> list:
         """The tensors `spec` may consume: at the end of a chain not yet too long, and small where
@@ -557,7 +562,7 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
             b.booleans.append(name)
         return
     out = b.output(name if plan.element is None else f"{name}[{plan.element}]", plan.shape, dtype, plan.inputs,
-                   _last(spec))
+                   _last(spec), path=spec.path)
     if spec.gradient == "gradient":
         b.frontier = [t for t in b.frontier if t not in plan.inputs]
     b.frontier.append(out)
@@ -622,6 +627,16 @@ def _fed_source(b: _Builder, targets: list[_Tensor]) -> _Tensor:
     return b.pick(reaching) if reaching and b.chance(0.95) else b.pick(b.tensors)
 
 
+def _root_leaf(b: _Builder, targets: list[_Tensor]) -> _Tensor | None:
+    """The leaf of the program dtype that the most tensors on the way to the targets depend on: a
+    gradient with respect to it runs the VJPs of the whole chain."""
+    on_the_way = [t for t in _reaching(b, targets) if not t.leaf] + list(targets)
+    leaves = [t for t in _reaching(b, targets) if t.leaf and t.dtype == b.dtype]
+    if not leaves:
+        return None
+    return max(leaves, key=lambda leaf: (sum(leaf in t.reaches for t in on_the_way), -leaf.serial))
+
+
 def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
     """Upstream gradients for `targets`: random values, zeros, negatives, ones, or values with some
     elements zero (a zero upstream where the op sits at a special point), one leaf each."""
@@ -637,6 +652,10 @@ def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
             value = np.ones_like(value)
         elif style < 0.65 and value.size >= 2:
             value[b.rng.random(value.shape) < 0.4] = 0
+        if t.path and b.chance(0.5):  # zero where the target's op sits at one of its special points
+            for leaf in (i for i in t.inputs if i.value is not None and i.shape == t.shape):
+                special = np.isin(leaf.value, CATALOG[t.path].specials_for(t.inputs.index(leaf)))
+                value = np.where(special, 0, value).astype(value.dtype)
         names.append(b.leaf(t.shape, dtype=t.dtype, kind="constant", value=value).name)
     return names[0] if len(targets) == 1 else {"list": names}
 
@@ -647,11 +666,14 @@ def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
     return b.pick(UNCONNECTED)
 
 
-def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool) -> tuple[Call, list[_Tensor]]:
+def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, source: _Tensor | None = None,
+                   unheld_targets: bool = False) -> tuple[Call, list[_Tensor]]:
+    """A gradient call; with `unheld_targets` (a tape that recorded no gradient computation: see
+    KNOWN_DIVERGENCES 6) now and then a target the tape does not hold, also a source."""
     name = b.fresh("g")
     unconnected, form = _unconnected(b, fed)
-    if fed:
-        sources = [_fed_source(b, targets)]
+    if fed:  # half the time the chain's root, so that the next order runs through all of the chain
+        sources = [source or (_root_leaf(b, targets) if b.chance(0.5) else None) or _fed_source(b, targets)]
         structure = sources[0].name
     else:
         sources = _sources(b, targets, b.pick((1, 1, 2, 3)))
@@ -661,9 +683,12 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool) ->
             sources.append(_Tensor(b.pick(b.booleans), (), "bool", 0))
         if _variables(b) and b.chance(0.12):  # a Variable among the targets
             targets = targets + [b.pick(_variables(b))]
-        if b.chance(0.1):  # a target the tape does not hold (an unwatched constant), also a source
-            unheld = b.leaf(b.base, kind="constant", watched=False)
-            targets, sources = targets + [unheld], sources + [unheld]
+        unheld = [t for t in _reaching(b, targets) if t.kind == "constant" and tape not in t.watchers]
+        if unheld_targets and (unheld and b.chance(0.5) or b.chance(0.05)):
+            # A target the tape does not hold (an unwatched constant), also a source: TF gives None
+            # where a recorded op consumes it, its seed where none does.
+            held_not = b.pick(unheld) if unheld else b.leaf(b.base, kind="constant", watched=False)
+            targets, sources = targets + [held_not], sources + [held_not]
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     target = targets[0].name if len(targets) == 1 else {"list": [t.name for t in targets]}
     weights = _output_gradients(b, targets) if b.chance(0.6) else None
@@ -700,10 +725,12 @@ def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
     b.emit(tape)
     b.body = tape.body
     b.tapes.append(tape)
-    watched = [t.name for t in b.leaves + b.integers
+    watched = [t for t in b.leaves + b.integers
                if (t.kind == "constant" or not tape.watch_accessed_variables) and b.chance(0.85)]
+    for t in watched:
+        t.watchers.add(tape.name)
     if watched:
-        b.emit(Watch(tape.name, watched))
+        b.emit(Watch(tape.name, [t.name for t in watched]))
     return tape, parent
 
 
@@ -801,6 +828,7 @@ def _empty_jacobian(b: _Builder, tape: str) -> list:
     leaf = b.leaf(shape, kind=b.pick(("constant", "variable")))
     name = b.fresh("y")
     b.emit(Watch(tape, [leaf.name]))
+    leaf.watchers.add(tape)
     b.emit(Op(name, b.pick(elementwise), [leaf.name]))
     method = "batch_jacobian" if len(shape) >= 2 and b.chance(0.5) else "jacobian"
     unconnected, form = b.pick(UNCONNECTED)
@@ -857,7 +885,8 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     b.rng = np.random.default_rng((seed, depth, 1002))
     empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
     fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
-    continued = not fed and tape.persistent and b.chance(0.5)  # fed onward on this same tape
+    innermost = depth == len(counts) - 1  # this tape recorded no gradient computation (yet)
+    continued = not fed and tape.persistent and b.chance(0.75)  # fed onward on this same tape
     inside = continued or b.chance(0.35)  # the calls go inside the `with` block, else after it
     if not inside:
         b.body = parent
@@ -865,8 +894,10 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     targets = list(b.frontier) or [b.pick(b.tensors)]  # a leaf left unconsumed is a target too
     # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
     jacobian_fails = inside and not tape.persistent
-    if fed or continued or b.chance(0.6) or jacobian_fails and not b.chance(0.1):
-        call, sources = _gradient_call(b, tape.name, targets, fed or continued)
+    if continued:  # with respect to the chain's root, so that the second order runs through all of it
+        call, sources = _gradient_call(b, tape.name, targets, True, _root_leaf(b, targets))
+    elif fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1):
+        call, sources = _gradient_call(b, tape.name, targets, fed, unheld_targets=innermost)
     else:
         call = _jacobian_call(b, tape.name, [t for t in targets if t.dtype == b.dtype] or targets)
     b.emit(call)
@@ -875,7 +906,8 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     if continued:
         _continue_on_tape(b, tape, parent, call, targets, sources)
     for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
-        b.emit(_gradient_call(b, tape.name, targets, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
+        b.emit(_gradient_call(b, tape.name, targets, False, unheld_targets=innermost and not continued)[0]
+               if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
     for call in empty:
         b.emit(call)
     b.body = parent
