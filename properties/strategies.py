@@ -868,7 +868,10 @@ def _continue_on_tape(b: _Builder, tape: Tape, parent: list, call: Call, targets
     if b.chance(0.5):
         b.body = parent
     onward = list(b.frontier)
-    b.emit(_gradient_call(b, tape.name, onward, False)[0] if b.chance(0.7) else _jacobian_call(b, tape.name, onward))
+    if b.chance(0.7):  # with respect to the first call's source again: its second derivative
+        b.emit(_gradient_call(b, tape.name, onward, True, sources[0])[0])
+    else:
+        b.emit(_gradient_call(b, tape.name, onward, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, onward))
 
 
 def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
