@@ -868,7 +868,7 @@ def _continue_on_tape(b: _Builder, tape: Tape, parent: list, call: Call, targets
     if b.chance(0.5):
         b.body = parent
     onward = list(b.frontier)
-    if b.chance(0.7):  # with respect to the first call's source again: its second derivative
+    if b.chance(0.5):  # with respect to the first call's source again: its second derivative
         b.emit(_gradient_call(b, tape.name, onward, True, sources[0])[0])
     else:
         b.emit(_gradient_call(b, tape.name, onward, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, onward))
@@ -889,17 +889,19 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
     fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
     innermost = depth == len(counts) - 1  # this tape recorded no gradient computation (yet)
-    continued = not fed and tape.persistent and b.chance(0.75)  # fed onward on this same tape
-    inside = continued or b.chance(0.35)  # the calls go inside the `with` block, else after it
+    inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
+    # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
+    jacobian_fails = inside and not tape.persistent
+    gradient = fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1)
+    continued = gradient and not fed and tape.persistent and b.chance(0.6)  # fed onward on this same tape
+    inside = inside or continued
     if not inside:
         b.body = parent
     b.tapes.pop()
     targets = list(b.frontier) or [b.pick(b.tensors)]  # a leaf left unconsumed is a target too
-    # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
-    jacobian_fails = inside and not tape.persistent
     if continued:  # with respect to the chain's root, so that the second order runs through all of it
         call, sources = _gradient_call(b, tape.name, targets, True, _root_leaf(b, targets))
-    elif fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1):
+    elif gradient:
         call, sources = _gradient_call(b, tape.name, targets, fed, unheld_targets=innermost)
     else:
         call = _jacobian_call(b, tape.name, [t for t in targets if t.dtype == b.dtype] or targets)
