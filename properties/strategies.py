@@ -672,8 +672,8 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, so
     KNOWN_DIVERGENCES 6) now and then a target the tape does not hold, also a source."""
     name = b.fresh("g")
     unconnected, form = _unconnected(b, fed)
-    if fed:  # half the time the chain's root, so that the next order runs through all of the chain
-        sources = [source or (_root_leaf(b, targets) if b.chance(0.5) else None) or _fed_source(b, targets)]
+    if fed:
+        sources = [source or _fed_source(b, targets)]
         structure = sources[0].name
     else:
         sources = _sources(b, targets, b.pick((1, 1, 2, 3)))
