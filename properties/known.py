@@ -117,5 +117,32 @@ KNOWN.append(KnownDivergence(
 ))
 
 
+def _unheld_seed_program() -> Program:
+    def f32(*values: float) -> np.ndarray:
+        return np.array(values, np.float32)
+
+    return Program([
+        Leaf("x", "variable", f32(1.0, -2.0054588317871094), "float32"),
+        Tape("outer", [
+            Tape("inner", [
+                Leaf("u", "constant", f32(-1.097326397895813, -2.7807629108428955), "float32"),
+                Leaf("c", "constant", f32(1.8980865478515625, 2.4705657958984375), "float32"),
+                Watch("outer", ["c"]),
+                Op("q", "truediv", ["u", "c"]), Op("d", "subtract", ["x", "q"]),
+                Leaf("m", "variable", f32(0.7369644641876221, 0.7369644641876221), "float32"),
+                Op("y", "minimum", ["d", "m"])]),
+            Leaf("w", "constant", f32(-0.2202199548482895, -0.2202199548482895), "float32"),
+            Watch("outer", ["w"]),
+            Call("g", "inner", "gradient", "y", "x", output_gradients="w")]),
+        Call("h", "outer", "gradient", {"list": ["g", "u"]}, "u", unconnected="zero", unconnected_form="string")])
+
+
+KNOWN.append(KnownDivergence(
+    7, "an unheld target's seed survives in reftape where TF's outer tape reaches its consumer through a recorded VJP",
+    _unheld_seed_program(),
+    lambda d: False,  # the generator offers unheld targets only to tapes that recorded no gradient computation
+))
+
+
 def explained_by(discrepancy: Discrepancy) -> KnownDivergence | None:
     return next((k for k in KNOWN if k.explains(discrepancy)), None)

@@ -10,16 +10,21 @@ with fewer ops keeps the prefix of the larger one.
 Programs are valid by construction (no filtering) and aimed at gradient paths:
 - ops form a DAG: each op consumes the unconsumed outputs of earlier ops (the frontier) where it
   can, and the gradient targets are what is left unconsumed, so every op lies on a path to a target;
-- sources are chosen among the leaves and intermediates that reach the targets, plus now and then
-  an unconnected one (an unused leaf, an integer leaf);
+- sources are chosen among the leaves and intermediates that reach the targets (now and then the
+  inputs of a target's own op), plus now and then an unconnected one (an unused leaf, an integer
+  leaf) or a target the tape does not hold (an unwatched constant, also a source);
 - one program in three is a second- or third-order chain: a gradient computed under an outer tape
-  is fed into further ops and differentiated again by that tape;
-- output gradients are random (values, zeros, negatives); special points of each op (ties, zeros
+  is fed into further ops and differentiated again by that tape; and a persistent tape often
+  records its own gradient computation: a gradient taken inside its block feeds one more op, and a
+  later call on the same tape differentiates through both (second order through every op);
+- output gradients are random (values, zeros, negatives, some elements zero); special points of each op (ties, zeros
   of reduce_prod and cumprod, non-positive bases of pow with a watched exponent, kinks) are planted
   in the leaves it consumes; operands are often the same tensor or of the same shape (fast paths),
   and shapes have size-1 dimensions;
 - gradient calls sit inside a tape's `with` block as well as after it; dict sources are inserted in
-  unsorted key order; integer leaves are consumed by casts and offered as sources.
+  unsorted key order; integer leaves are consumed by casts and offered as sources; leaves are
+  watched inside stop_recording spans and used after them; half-precision inputs of composite ops
+  come near the dtype's largest values.
 """
 
 from __future__ import annotations
@@ -68,6 +73,10 @@ ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan"
                              "log_sigmoid", "softplus", "erf", "erfc", "gelu", "silu", "elu", "selu", "reduce_prod",
                              "cumprod", "square", "reduce_logsumexp", "softmax", "log_softmax",
                              "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits"})
+# Ops built of several steps that TF computes in the input's precision: a half-precision input near
+# the dtype's largest value overflows in an intermediate step (squares, sums, exps).
+COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize",
+                       "reduce_logsumexp", "l2_loss"})
 BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",
                      "sign", "clip_by_value", "relu6"})
 
@@ -202,6 +211,10 @@ class _Tensor:
     depth: int = 0                    # ops on the longest path from a leaf
     large: bool = False               # may be large in magnitude (see AMPLIFYING)
     trainable: bool = True
+    inputs: tuple = ()                # the tensors the op that made this one consumed
+    path: str = ""                    # the catalog op that made this one
+    value: Any = None                 # a leaf's value
+    watchers: set = field(default_factory=set)  # the tapes told to watch this leaf
 
     @property
     def leaf(self) -> bool:
@@ -244,8 +257,9 @@ class _Builder:
         self.body.append(statement)
 
     def leaf(self, shape: tuple, domain: str = "any", specials: tuple = (), patterns: tuple = (),
-             dtype: str | None = None, kind: str | None = None, value: np.ndarray | None = None) -> _Tensor:
-        """A new leaf, watched by each open tape that needs telling (mostly)."""
+             dtype: str | None = None, kind: str | None = None, value: np.ndarray | None = None,
+             watched: bool = True) -> _Tensor:
+        """A new leaf, watched by each open tape that needs telling (mostly, when `watched`)."""
         dtype = dtype or self.dtype
         kind = kind or self.pick(("constant", "variable"))
         name = self.fresh("v" if kind == "variable" else "c")
@@ -254,11 +268,13 @@ class _Builder:
         trainable = kind == "constant" or self.chance(0.9)
         self.emit(Leaf(name, kind, value, dtype, trainable=trainable))
         large = not dtype.startswith("int") and bool(np.any(np.abs(value.astype(np.complex128)) > 100))
-        tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable)
-        for tape in self.tapes:
+        tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable,
+                         value=value)
+        for tape in self.tapes if watched else ():
             if kind == "constant" or not tape.watch_accessed_variables:
                 if self.chance(0.85):
                     self.emit(Watch(tape.name, [name]))
+                    tensor.watchers.add(tape.name)
         if dtype.startswith("int"):
             self.integers.append(tensor)
         else:
@@ -268,13 +284,14 @@ class _Builder:
         return tensor
 
     def output(self, name: str, shape: tuple, dtype: str, inputs: list, op: str = "", depth: int | None = None,
-               large: bool | None = None) -> _Tensor:
+               large: bool | None = None, path: str = "") -> _Tensor:
         reaches = frozenset().union(*[t.reaches | {t} for t in inputs])
         depth = 1 + max(t.depth for t in inputs) if depth is None else depth
         if large is None:
             large = op in AMPLIFYING or any(t.large for t in inputs) and op not in BOUNDED
         self.counter += 1
-        return _Tensor(name, tuple(int(d) for d in shape), dtype, self.counter, reaches, depth=depth, large=large)
+        return _Tensor(name, tuple(int(d) for d in shape), dtype, self.counter, reaches, depth=depth, large=large,
+                       inputs=tuple(inputs), path=path)
 
     def usable(self, spec: OpSpec) -> list:
         """The tensors `spec` may consume: at the end of a chain not yet too long, and small where
@@ -337,6 +354,8 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
     if shape is None:
         shape = _leaf_shape(b, spec)
     scalars = spec.specials_for(position)
+    if _last(spec) in COMPOSITE:
+        scalars = scalars + LARGEST.get(b.dtype, ())
     patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
     return b.leaf(shape, domain, scalars, patterns)
 
@@ -543,7 +562,7 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
             b.booleans.append(name)
         return
     out = b.output(name if plan.element is None else f"{name}[{plan.element}]", plan.shape, dtype, plan.inputs,
-                   _last(spec))
+                   _last(spec), path=spec.path)
     if spec.gradient == "gradient":
         b.frontier = [t for t in b.frontier if t not in plan.inputs]
     b.frontier.append(out)
@@ -583,7 +602,10 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
     reaching = _reaching(b, targets)
     leaves = [t for t in reaching if t.leaf]
     chosen: list[_Tensor] = []
-    if len(leaves) > count and b.chance(0.5):
+    adjacent = [t for t in b.pick(targets).inputs if not t.dtype.startswith(("int", "bool"))]
+    if adjacent and b.chance(0.25):  # the inputs of a target's op: its VJP's value and dtype, undiluted
+        chosen = list(dict.fromkeys(adjacent))[:count]
+    elif len(leaves) > count and b.chance(0.5):
         chosen = [leaves[i] for i in b.rng.permutation(len(leaves))[:MAX_COVERING_SOURCES]]
     for _ in range(count - len(chosen)):
         pool = [t for t in (leaves if leaves and b.chance(0.6) else reaching) if t not in chosen]
@@ -605,8 +627,19 @@ def _fed_source(b: _Builder, targets: list[_Tensor]) -> _Tensor:
     return b.pick(reaching) if reaching and b.chance(0.95) else b.pick(b.tensors)
 
 
+def _root_leaf(b: _Builder, targets: list[_Tensor]) -> _Tensor | None:
+    """The leaf of the program dtype that the most tensors on the way to the targets depend on: a
+    gradient with respect to it runs the VJPs of the whole chain."""
+    on_the_way = [t for t in _reaching(b, targets) if not t.leaf] + list(targets)
+    leaves = [t for t in _reaching(b, targets) if t.leaf and t.dtype == b.dtype]
+    if not leaves:
+        return None
+    return max(leaves, key=lambda leaf: (sum(leaf in t.reaches for t in on_the_way), -leaf.serial))
+
+
 def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
-    """Upstream gradients for `targets`: random values, zeros, negatives or ones, one leaf each."""
+    """Upstream gradients for `targets`: random values, zeros, negatives, ones, or values with some
+    elements zero (a zero upstream where the op sits at a special point), one leaf each."""
     names = []
     for t in targets:
         value = _array(b.rng, t.dtype, t.shape)
@@ -617,6 +650,12 @@ def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
             value = -np.abs(value).astype(value.dtype)
         elif style < 0.4:
             value = np.ones_like(value)
+        elif style < 0.65 and value.size >= 2:
+            value[b.rng.random(value.shape) < 0.4] = 0
+        if t.path and b.chance(0.5):  # zero where the target's op sits at one of its special points
+            for leaf in (i for i in t.inputs if i.value is not None and i.shape == t.shape):
+                special = np.isin(leaf.value, CATALOG[t.path].specials_for(t.inputs.index(leaf)))
+                value = np.where(special, 0, value).astype(value.dtype)
         names.append(b.leaf(t.shape, dtype=t.dtype, kind="constant", value=value).name)
     return names[0] if len(targets) == 1 else {"list": names}
 
@@ -627,11 +666,14 @@ def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
     return b.pick(UNCONNECTED)
 
 
-def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool) -> tuple[Call, list[_Tensor]]:
+def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, source: _Tensor | None = None,
+                   unheld_targets: bool = False) -> tuple[Call, list[_Tensor]]:
+    """A gradient call; with `unheld_targets` (a tape that recorded no gradient computation: see
+    KNOWN_DIVERGENCES 7) now and then a target the tape does not hold, also a source."""
     name = b.fresh("g")
     unconnected, form = _unconnected(b, fed)
     if fed:
-        sources = [_fed_source(b, targets)]
+        sources = [source or _fed_source(b, targets)]
         structure = sources[0].name
     else:
         sources = _sources(b, targets, b.pick((1, 1, 2, 3)))
@@ -641,6 +683,12 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool) ->
             sources.append(_Tensor(b.pick(b.booleans), (), "bool", 0))
         if _variables(b) and b.chance(0.12):  # a Variable among the targets
             targets = targets + [b.pick(_variables(b))]
+        unheld = [t for t in _reaching(b, targets) if t.kind == "constant" and tape not in t.watchers]
+        if unheld_targets and (unheld and b.chance(0.5) or b.chance(0.05)):
+            # A target the tape does not hold (an unwatched constant), also a source: TF gives None
+            # where a recorded op consumes it, its seed where none does.
+            held_not = b.pick(unheld) if unheld else b.leaf(b.base, kind="constant", watched=False)
+            targets, sources = targets + [held_not], sources + [held_not]
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     target = targets[0].name if len(targets) == 1 else {"list": [t.name for t in targets]}
     weights = _output_gradients(b, targets) if b.chance(0.6) else None
@@ -677,10 +725,12 @@ def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
     b.emit(tape)
     b.body = tape.body
     b.tapes.append(tape)
-    watched = [t.name for t in b.leaves + b.integers
+    watched = [t for t in b.leaves + b.integers
                if (t.kind == "constant" or not tape.watch_accessed_variables) and b.chance(0.85)]
+    for t in watched:
+        t.watchers.add(tape.name)
     if watched:
-        b.emit(Watch(tape.name, watched))
+        b.emit(Watch(tape.name, [t.name for t in watched]))
     return tape, parent
 
 
@@ -701,6 +751,8 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
             b.emit(StopRecording(b.pick(b.tapes).name, span))
             body, b.body = b.body, span
             _add_op(b, spec)
+            if b.chance(0.5):  # watched while paused (TF drops the watch when no tape records), used later
+                b.frontier.append(b.leaf(b.base, kind="constant"))
             b.body = body
         else:
             _add_op(b, spec)
@@ -776,6 +828,7 @@ def _empty_jacobian(b: _Builder, tape: str) -> list:
     leaf = b.leaf(shape, kind=b.pick(("constant", "variable")))
     name = b.fresh("y")
     b.emit(Watch(tape, [leaf.name]))
+    leaf.watchers.add(tape)
     b.emit(Op(name, b.pick(elementwise), [leaf.name]))
     method = "batch_jacobian" if len(shape) >= 2 and b.chance(0.5) else "jacobian"
     unconnected, form = b.pick(UNCONNECTED)
@@ -794,6 +847,33 @@ def _consume_integer(b: _Builder) -> None:
         b.tensors.append(out)
 
 
+def _feed_onward(b: _Builder, call: Call, targets: list[_Tensor], sources: list[_Tensor]) -> _Tensor:
+    """The result of gradient `call` as the only unconsumed tensor, for the next ops to consume."""
+    reached = [r for t in targets for r in t.reaches | {t}]  # a gradient is large where any factor is
+    g = b.output(call.name, sources[0].shape, b.dtype, targets + sources, depth=1, large=any(r.large for r in reached))
+    b.frontier = [g]
+    b.tensors.append(g)
+    return g
+
+
+def _continue_on_tape(b: _Builder, tape: Tape, parent: list, call: Call, targets: list[_Tensor],
+                      sources: list[_Tensor]) -> None:
+    """Persistent `tape` records the gradient `call` computed inside its block (as TF does): one more
+    op consumes that gradient on the same tape, and a later call differentiates through both, inside
+    the block or after it: a second order through every op the first call ran."""
+    _feed_onward(b, call, targets, sources)
+    b.tapes.append(tape)
+    _add_op(b, CATALOG[b.pick(b.ops)])
+    b.tapes.pop()
+    if b.chance(0.5):
+        b.body = parent
+    onward = list(b.frontier)
+    if b.chance(0.5):  # with respect to the first call's source again: its second derivative
+        b.emit(_gradient_call(b, tape.name, onward, True, sources[0])[0])
+    else:
+        b.emit(_gradient_call(b, tape.name, onward, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, onward))
+
+
 def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     """Tape `t{depth}` with what it records: the ops of deeper levels (whose gradient, computed
     under this tape, this level's ops consume), then this level's ops, then its calls."""
@@ -806,28 +886,33 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
             _consume_integer(b)
     _draw_ops(b, seed, depth, counts[depth])
     b.rng = np.random.default_rng((seed, depth, 1002))
-    empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.3) else []
+    empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
+    fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
+    innermost = depth == len(counts) - 1  # this tape recorded no gradient computation (yet)
     inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
+    # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
+    jacobian_fails = inside and not tape.persistent
+    gradient = fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1)
+    continued = gradient and not fed and tape.persistent and b.chance(0.6)  # fed onward on this same tape
+    inside = inside or continued
     if not inside:
         b.body = parent
     b.tapes.pop()
-    fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
     targets = list(b.frontier) or [b.pick(b.tensors)]  # a leaf left unconsumed is a target too
-    # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
-    jacobian_fails = inside and not tape.persistent
-    if fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1):
-        call, sources = _gradient_call(b, tape.name, targets, fed)
+    if continued:  # with respect to the chain's root, so that the second order runs through all of it
+        call, sources = _gradient_call(b, tape.name, targets, True, _root_leaf(b, targets))
+    elif gradient:
+        call, sources = _gradient_call(b, tape.name, targets, fed, unheld_targets=innermost)
     else:
         call = _jacobian_call(b, tape.name, [t for t in targets if t.dtype == b.dtype] or targets)
     b.emit(call)
     if fed:
-        reached = [r for t in targets for r in t.reaches | {t}]  # a gradient is large where any factor is
-        g = b.output(call.name, sources[0].shape, b.dtype, targets + sources, depth=1,
-                     large=any(r.large for r in reached))
-        b.frontier = [g]
-        b.tensors.append(g)
+        _feed_onward(b, call, targets, sources)
+    if continued:
+        _continue_on_tape(b, tape, parent, call, targets, sources)
     for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
-        b.emit(_gradient_call(b, tape.name, targets, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
+        b.emit(_gradient_call(b, tape.name, targets, False, unheld_targets=innermost and not continued)[0]
+               if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
     for call in empty:
         b.emit(call)
     b.body = parent

@@ -461,9 +461,10 @@ def _static_shape_read(target: Any) -> Any:
 
 def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> Any:
     if grad is None and policy is UnconnectedGradients.ZERO:
-        # TF fills a tensor source with a ZerosLike op, which recording tapes see (a gradient of
-        # these zeros taken by an outer tape is zeros, not None); a variable's zeros are fresh.
-        return zeros_for(source) if isinstance(source, Variable) else F.zeros_like(source)
+        # TF fills a source with a ZerosLike op, which recording tapes see (a gradient of these zeros
+        # taken by an outer tape is zeros, not None); a variable is read for it, so a tape that
+        # watches accessed variables watches it and records its zeros too.
+        return F.zeros_like(source)
     return grad
 
 

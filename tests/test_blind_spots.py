@@ -286,6 +286,45 @@ for _dtype in ("float16", "bfloat16"):
             Call("g", "t", "gradient", "y", "x")], ("y",))
 
 
+# -- A persistent tape records its own gradient computation; watches while no tape records --------
+
+program("persistent/gradient_inside_the_block_is_recorded", [
+    constant("x", [0.5, 2.0], "float64"),
+    Tape("t", [Watch("t", ["x"]), Op("y", "sin", ["x"]), Call("g", "t", "gradient", "y", "x"),
+               Op("z", "multiply", ["g", "g"]), Call("inside", "t", "gradient", "z", "x")], persistent=True),
+    Call("after", "t", "gradient", "z", "x")], ("y", "z"))
+program("stop_recording/watch_while_paused_is_dropped", [
+    constant("x", [0.5, 2.0], "float64"), variable("v", [1.5, -1.0], "float64"),
+    Tape("t", [StopRecording("t", [Watch("t", ["x", "v"])]), Op("y", "sin", ["x"]), Op("w", "multiply", ["y", "v"])],
+         watch_accessed_variables=False),
+    Call("g", "t", "gradient", "w", listed("x", "v"))], ("y", "w"))
+program("stop_recording/watch_while_an_outer_tape_records_is_kept", [
+    constant("x", [0.5, 2.0], "float64"),
+    Tape("outer", [Tape("inner", [StopRecording("inner", [Watch("inner", ["x"]), Watch("outer", ["x"])]),
+                                  Op("y", "sin", ["x"])], persistent=True),
+                   Call("g", "inner", "gradient", "y", "x")], persistent=True),
+    Call("h", "outer", "gradient", "y", "x")], ("y",))
+
+for _watch_accessed in (True, False):
+    for _watched in (True, False):
+        program(f"unconnected_zeros/variable_source/watch_accessed={_watch_accessed}/watched={_watched}", [
+            variable("v", [0.5, 2.0], "float64"), constant("c", [1.5, 3.0], "float64"),
+            Tape("t0", ([Watch("t0", ["v"])] if _watched else []) + [
+                Tape("t1", [Watch("t1", ["c"]), Op("y", "sin", ["c"])]),
+                Call("g", "t1", "gradient", "y", "v", unconnected="zero", unconnected_form="enum"),
+                Op("z", "multiply", ["g", "c"])], True, _watch_accessed),
+            Call("h", "t0", "gradient", "z", listed("g", "v"))], ("z",))
+
+for _pfor in (True, False):
+    program(f"jacobian/batch_of_a_low_rank_target/pfor={_pfor}", [
+        variable("v", np.ones((2, 3))), variable("e", np.ones((0, 3))),
+        Tape("t", [Op("n", "linalg.norm", ["v"]), Op("m", "linalg.norm", ["e"]), Op("r", "reduce_sum", ["v"], {"axis": 1})],
+             True),
+        Call("scalar", "t", "batch_jacobian", "n", "v", use_pfor=_pfor),
+        Call("empty", "t", "batch_jacobian", "m", "e", use_pfor=_pfor),
+        Call("vector", "t", "batch_jacobian", "r", "v", use_pfor=_pfor)], ("n", "m", "r"))
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_blind_spot_agrees_with_tensorflow(name):
     finding = evaluate(PROGRAMS[name], CANDIDATE, judge=False)
@@ -424,3 +463,39 @@ def test_jacobians_of_empty_targets(backend):
 def test_elu_of_half_subnormals_is_zero(backend):
     y = value(outcome("subnormal/float16/nn.elu", backend).values["y"])
     assert y[:2].tolist() == [0.0, 0.0] and y.dtype == np.float16  # exp rounds to 1.0 before the minus one
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_persistent_tape_records_a_gradient_computed_inside_its_block(backend):
+    calls = outcome("persistent/gradient_inside_the_block_is_recorded", backend).calls
+    # d/dx cos(x)**2 = -sin(2x), both inside the block and after it
+    assert np.allclose(value(calls["inside"]), -np.sin([1.0, 4.0]), rtol=0, atol=1e-15)
+    assert np.allclose(value(calls["after"]), -np.sin([1.0, 4.0]), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_watch_made_while_no_tape_records_is_dropped(backend):
+    assert value(outcome("stop_recording/watch_while_paused_is_dropped", backend).calls["g"]) == [None, None]
+    kept = outcome("stop_recording/watch_while_an_outer_tape_records_is_kept", backend).calls
+    assert np.allclose(value(kept["g"]), np.cos([0.5, 2.0])) and np.allclose(value(kept["h"]), np.cos([0.5, 2.0]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_zeros_for_an_unconnected_variable_are_recorded_by_a_tape_that_watches_it(backend):
+    """TF reads the variable to fill its zeros: a tape watching it (explicitly or as accessed) records them."""
+    for watch_accessed in (True, False):
+        for watched in (True, False):
+            name = f"unconnected_zeros/variable_source/watch_accessed={watch_accessed}/watched={watched}"
+            with_respect_to_zeros, with_respect_to_v = value(outcome(name, backend).calls["h"])
+            assert with_respect_to_v is None                               # ZerosLike has no gradient
+            if watch_accessed or watched:
+                assert with_respect_to_zeros.tolist() == [1.5, 3.0]        # d(zeros * c)/d zeros = c
+            else:
+                assert with_respect_to_zeros is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("pfor", [True, False])
+def test_batch_jacobian_of_a_scalar_target_raises_index_error(backend, pfor):
+    calls = {k: value(v) for k, v in outcome(f"jacobian/batch_of_a_low_rank_target/pfor={pfor}", backend).calls.items()}
+    assert calls == {"scalar": "IndexError", "empty": "IndexError", "vector": "ValueError"}

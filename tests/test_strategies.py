@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from reftape_oracle import run
 from reftape_oracle.catalog import CATALOG
-from reftape_oracle.program import Apply, Assign, Call, CustomGradient, Op, ReadValue, Tape, walk
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Op, ReadValue, StopRecording, Tape, Watch,
+                                    walk)
 from reftape_properties.recording import coverage_summary, features
 from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
                                    values)
@@ -227,6 +228,76 @@ def test_blind_spot_classes_occur(sample):
     }
     print(found)
     assert all(count >= 2 for count in found.values()), found
+
+
+def _continued_on_the_same_tape(program) -> bool:
+    """A gradient computed inside a persistent tape's block reaches the target of a later call on that tape."""
+    consumers = _flow(program)
+    tapes = [t for t in walk(program.statements) if isinstance(t, Tape) and t.persistent]
+    for tape in tapes:
+        inside = [s for s in walk(tape.body) if isinstance(s, Call) and s.tape == tape.name and s.method == "gradient"]
+        later = [s for s in walk(program.statements) if isinstance(s, Call) and s.tape == tape.name]
+        if any(_reaches(first.name, {_base(n) for n in _names(second.target)}, consumers)
+               for first in inside for second in later if second is not first):
+            return True
+    return False
+
+
+def _watched_while_paused(program) -> bool:
+    """A watch inside a stop_recording span of the tape it names, of a leaf an op after the span consumes."""
+    consumers = _flow(program)
+    spans = [span for span in walk(program.statements) if isinstance(span, StopRecording)]
+    paused = {s.name for span in spans for s in walk(span.body) if isinstance(s, Op)}
+    watched = {n for span in spans for s in span.body if isinstance(s, Watch) and s.tape == span.tape for n in s.names}
+    return any(consumers.get(n, set()) - paused for n in watched)
+
+
+def _unheld_target_sources(program) -> int:
+    """Calls whose targets and sources share a constant leaf that no statement watches."""
+    leaves = program.leaves()
+    watched = {n for s in walk(program.statements) if isinstance(s, Watch) for n in s.names}
+    return sum(any(leaves.get(n) is not None and leaves[n].kind == "constant" and n not in watched
+                   for n in set(_names(c.target)) & set(_names(c.sources)))
+               for c in walk(program.statements) if isinstance(c, Call))
+
+
+def _adjacent_sources(program) -> int:
+    """Calls differentiating with respect to the inputs of a target's op (its VJP undiluted)."""
+    inputs = {op.name: set(op.inputs) for op in program.ops()}
+    return sum(any(inputs.get(_base(t), set()) & set(_names(c.sources)) for t in _names(c.target))
+               for c in walk(program.statements) if isinstance(c, Call))
+
+
+def test_gradient_path_structures_occur(sample):
+    """Sparse zeros in output gradients, a fed gradient continuing on the same persistent tape,
+    watches while paused, targets the tape does not hold (also sources), sources adjacent to a target."""
+    leaves = {name: leaf for p in sample for name, leaf in p.leaves().items()}
+    weights = [leaves[n].value for p in sample for s in walk(p.statements) if isinstance(s, Call)
+               for n in _names(s.output_gradients)]
+    found = {
+        "sparse zeros": sum(bool(np.any(w == 0) and np.any(w != 0)) for w in weights),
+        "continued on the same tape": sum(_continued_on_the_same_tape(p) for p in sample),
+        "watched while paused": sum(_watched_while_paused(p) for p in sample),
+        "unheld target": sum(_unheld_target_sources(p) for p in sample),
+        "adjacent sources": sum(_adjacent_sources(p) for p in sample),
+    }
+    print(found)
+    assert found["sparse zeros"] >= 20 and found["continued on the same tape"] >= 15, found
+    assert found["watched while paused"] >= 3 and found["unheld target"] >= 5 and found["adjacent sources"] >= 20, found
+
+
+def test_half_precision_composites_see_large_inputs():
+    """reduce_euclidean_norm, reduce_std and friends consume half-precision leaves near the dtype's
+    largest values, whose squares or sums overflow in TF's kernels."""
+    composites = tuple(p for p in CATALOG if p.split(".")[-1] in ("reduce_euclidean_norm", "reduce_std", "norm"))
+    sample = _sample(programs(ops=composites, dtypes=("float16", "bfloat16")), 40)
+    large = 0
+    for p in sample:
+        leaves = p.leaves()
+        large += any(np.any(np.abs(np.asarray(leaves[n].value, np.float64)) >= 256)
+                     for op in p.ops() if op.path in composites for n in op.inputs if n in leaves)
+    print(f"programs with a large half-precision leaf under a composite: {large}/40")
+    assert large >= 8
 
 
 def test_special_points_reach_the_ops():
