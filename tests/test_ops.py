@@ -102,9 +102,12 @@ DTYPED_CASES = [(case, dtype) for case in CASES for dtype in case.spec.dtypes]
 def test_op_matches_tensorflow(case, dtype, tf, candidate):
     record_op_coverage(case.spec.path, dtype)
     seed = zlib.crc32(f"{case.id}-{dtype}".encode())
-    inputs = _inputs_for(case, dtype, seed)
-    expected = run_case(tf, case, inputs, seed)
-    actual = run_case(candidate, case, inputs, seed)
+    _assert_sides_agree(run_case, case, _inputs_for(case, dtype, seed), seed, tf, candidate)
+
+
+def _assert_sides_agree(run: Callable, case: Case, inputs: list[np.ndarray], seed: int,
+                        tf: Any, candidate: Any) -> None:
+    expected, actual = run(tf, case, inputs, seed), run(candidate, case, inputs, seed)
     found = compare_values(expected, actual, tolerance_for=_tolerance(case))
     assert not found, "\n".join(d.summary() for d in found)
 
@@ -146,11 +149,7 @@ SECOND_ORDER_CASES = [(case, dtype) for case in CASES for dtype in ("float64", "
 @pytest.mark.parametrize("case,dtype", SECOND_ORDER_CASES, ids=[f"{c.id}-{d}" for c, d in SECOND_ORDER_CASES])
 def test_op_second_order_matches_tensorflow(case, dtype, tf, candidate):
     seed = zlib.crc32(f"second-order-{case.id}-{dtype}".encode())
-    inputs = _inputs_for(case, dtype, seed)
-    expected = run_second_order(tf, case, inputs, seed)
-    actual = run_second_order(candidate, case, inputs, seed)
-    found = compare_values(expected, actual, tolerance_for=_tolerance(case))
-    assert not found, "\n".join(d.summary() for d in found)
+    _assert_sides_agree(run_second_order, case, _inputs_for(case, dtype, seed), seed, tf, candidate)
 
 
 SPECIAL_CASES = [(case, point) for case in CASES for point in case.spec.specials]
