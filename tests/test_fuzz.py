@@ -5,7 +5,6 @@ The planted backend is written into the campaign's working directory, which `--b
 """
 
 import json
-import os
 import re
 import shutil
 import signal

@@ -3,7 +3,6 @@ catalog op, dtype and tape option value, keep filtering negligible, and reject i
 with clear errors. Fractions are measured over a fixed sample and asserted with bounds below what
 the sample shows, so that they guard the generator's aim without pinning its exact draws."""
 
-import re
 
 import numpy as np
 import pytest
