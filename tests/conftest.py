@@ -3,6 +3,8 @@ provides the backend option, the Hypothesis profiles, the `tf` and `candidate` f
 directory and the finding records): the test backends of this folder, and reftape itself for the
 tests that are about reftape rather than about any backend."""
 
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -17,3 +19,19 @@ def rt():
     import reftape
 
     return reftape
+
+
+@pytest.fixture(scope="session")
+def system_program():
+    """Finds a program that `.ci/install-system-packages` installs (`system_program("redis-server")`):
+    a test that needs a missing one fails under CI=true (CI must never skip it) and is skipped
+    otherwise."""
+    def find(name: str) -> str:
+        path = shutil.which(name)
+        if path is None:
+            message = f"{name} is not installed: run .ci/install-system-packages"
+            if os.environ.get("CI") == "true":
+                pytest.fail(message)
+            pytest.skip(message)
+        return path
+    return find

@@ -4,8 +4,6 @@ makes one report of their two report directories.
 """
 
 import json
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -32,14 +30,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def redis_url(tmp_path):
+def redis_url(tmp_path, system_program):
     """A redis-server of our own on the loopback address, stopped at the end of the test."""
-    server = shutil.which("redis-server")
-    if server is None:
-        message = "redis-server is not installed: run .ci/install-system-packages"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    server = system_program("redis-server")
     port = _free_port()
     process = subprocess.Popen([server, "--bind", "127.0.0.1", "--port", str(port), "--save", "",
                                 "--appendonly", "no", "--dir", str(tmp_path)],

@@ -182,30 +182,21 @@ def test_reftape_report_rejects_a_missing_directory_in_one_line(tmp_path):
 # The browser
 
 
-def chromium() -> str:
-    browser = shutil.which("chromium")
-    if browser is None:
-        message = "Debian's chromium is not installed: run .ci/install-system-packages"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return browser
-
-
-def _browse(url: str, *flags: str) -> subprocess.CompletedProcess:
+def _browse(chromium: str, url: str, *flags: str) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+        return subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
                                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                                "--no-first-run", *flags, url], capture_output=True, text=True, timeout=120)
 
 
-def test_chromium_shows_the_report(findings):
+def test_chromium_shows_the_report(findings, system_program):
+    chromium = system_program("chromium")  # Debian's
     kept = report_dir() / "browser"   # the run's test report directory (git-ignored), kept for people to look at
     shutil.rmtree(kept, ignore_errors=True)
     kept.mkdir(parents=True)
     _record(kept, findings)
     index = render(kept)
-    dom = _browse(index.as_uri(), "--dump-dom")
+    dom = _browse(chromium, index.as_uri(), "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]
     parsed = _parse(dom.stdout)
     text = "".join(parsed.text)
@@ -217,6 +208,6 @@ def test_chromium_shows_the_report(findings):
     assert not any("alert" in script for script in parsed.scripts)
     assert [a for tag, a in parsed.tags if tag == "svg" and "graph" in a.get("class", "")]
     screenshot = kept / "screenshot.png"
-    shot = _browse(index.as_uri(), f"--screenshot={screenshot}", "--window-size=1280,2400")
+    shot = _browse(chromium, index.as_uri(), f"--screenshot={screenshot}", "--window-size=1280,2400")
     assert shot.returncode == 0, shot.stderr[-2000:]
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 10_000
