@@ -83,6 +83,11 @@ def _top_level_ops(program) -> list:
     return [op for op in program.ops() if op.name not in inside]
 
 
+def _floating_ops(program) -> list:
+    """The program's own ops whose output is a floating tensor (not a comparison's or an index)."""
+    return [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int64")]
+
+
 def _flow(program):
     """Who consumes what: edges from each name to the ops and call results computed from it."""
     consumers: dict[str, set] = {}
@@ -114,7 +119,7 @@ def _all_ops_on_gradient_paths(program) -> bool:
     """Every op with a floating output reaches the target of some gradient/jacobian call."""
     consumers = _flow(program)
     targets = {_base(n) for s in walk(program.statements) if isinstance(s, Call) for n in _names(s.target)}
-    floating = [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int64")]
+    floating = _floating_ops(program)
     return all(_reaches(op.name, targets, consumers) for op in floating)
 
 
@@ -148,7 +153,7 @@ def _ops_whose_vjp_runs(program) -> float:
     """The share of floating ops that lie between a call's source and that call's target, so that
     the call runs their VJP (inputs are consumed by the ops and call results computed from them)."""
     consumers = _flow(program)
-    floating = [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int64")]
+    floating = _floating_ops(program)
     calls = [s for s in walk(program.statements) if isinstance(s, Call)]
 
     def between(op, call) -> bool:
