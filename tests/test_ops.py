@@ -152,6 +152,18 @@ def test_op_second_order_matches_tensorflow(case, dtype, tf, candidate):
     _assert_sides_agree(run_second_order, case, _inputs_for(case, dtype, seed), seed, tf, candidate)
 
 
+def test_second_order_check_catches_a_wrong_second_derivative(tf):
+    """Planted fault (tests/wrong_second_order_backend.py): sin's first derivative is right and its
+    second doubled; the first-order check passes it, the second-order check does not."""
+    import wrong_second_order_backend as planted
+
+    case = Case(CATALOG["sin"], {})
+    inputs = _inputs_for(case, "float64", 0)
+    _assert_sides_agree(run_case, case, inputs, 0, tf, planted)
+    with pytest.raises(AssertionError, match="value at"):
+        _assert_sides_agree(run_second_order, case, inputs, 0, tf, planted)
+
+
 SPECIAL_CASES = [(case, point) for case in CASES for point in case.spec.specials]
 
 
