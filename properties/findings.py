@@ -21,7 +21,7 @@ from reftape_oracle.outcome import Outcome
 from reftape_oracle.program import Call, Program, Tape, walk
 
 from .compare import Discrepancy, compare
-from .known import explained_by
+from .known import Evidence, explained_by
 from .referee import referee
 
 SCHEMA_VERSION = 1
@@ -167,8 +167,9 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
     found = compare(expected, actual, program)
     if not found:
         return None
+    evidence = Evidence(program, expected, actual, candidate)
     for d in found:
-        known = explained_by(d)
+        known = explained_by(d, evidence)
         d.known = known.number if known else None
     finding = Finding(program, expected, actual, found, candidate=_name(candidate), reference=_name(reference))
     return finding.judge() if judge else finding

@@ -9,13 +9,24 @@ that no longer reproduce (then the entry, or the generator restriction it justif
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
 from .compare import Discrepancy
-from reftape_oracle.outcome import decode_array
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.catalog import CATALOG
+from reftape_oracle.outcome import Outcome, decode_array
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, walk
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a matcher may consult besides the discrepancy: the program, both outcomes, the candidate."""
+
+    program: Program
+    expected: Outcome
+    actual: Outcome
+    candidate: Any          # the candidate backend: a module name or a module
 
 
 @dataclass(frozen=True)
@@ -23,10 +34,15 @@ class KnownDivergence:
     number: int
     title: str
     program: Program
-    explains: Callable[[Discrepancy], bool]
+    explains: Callable[[Discrepancy, Evidence | None], bool]
 
 
-def _complex_overflow(d: Discrepancy) -> bool:
+def _never(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """For entries the generator avoids, or that no tolerance can see: nothing is explained."""
+    return False
+
+
+def _complex_overflow(d: Discrepancy, evidence: Evidence | None) -> bool:
     """Entry 2: inf/NaN patterns of complex results where TF's side is not finite."""
     if d.kind != "nan-inf-pattern" or not (d.dtype or "").startswith("complex"):
         return False
@@ -49,7 +65,8 @@ KNOWN = [
         1, "softmax_cross_entropy_with_logits: logits gradient for label rows not summing to 1 "
            "(TF's answer depends on op determinism)",
         _softmax_xent_program(),
-        lambda d: False,  # the generator draws labels on the simplex, the op's contract
+        _never,  # the generator draws labels on the simplex, the op's contract, and never differentiates
+                 # a gradient computation with respect to them
     ),
     KnownDivergence(
         2, "complex elementary functions at overflow and underflow",
@@ -72,11 +89,11 @@ def _relu6_remainder_program() -> Program:
 KNOWN.append(KnownDivergence(
     3, "signed zeros and subnormals in the scalar remainder loop of TF's max-style kernels",
     _relu6_remainder_program(),
-    lambda d: False,  # below every tolerance: only a bit-exact comparison sees it
+    _never,  # below every tolerance: only a bit-exact comparison sees it
 ))
 
 
-def _half_accumulation_overflow(d: Discrepancy) -> bool:
+def _half_accumulation_overflow(d: Discrepancy, evidence: Evidence | None) -> bool:
     """Entry 4: a float16 result that TF's float16 accumulation overflowed to inf where reftape's is finite."""
     if d.kind != "nan-inf-pattern" or d.dtype != "float16":
         return False
@@ -104,16 +121,47 @@ def _vectorized_rsqrt_program() -> Program:
 KNOWN.append(KnownDivergence(
     5, "float32 rsqrt in TF's vectorized loop is not correctly rounded",
     _vectorized_rsqrt_program(),
-    lambda d: False,  # one ulp, below every tolerance unless a gradient cancels to zero (then ill-conditioned)
+    _never,  # one ulp, below every tolerance unless a gradient cancels to zero (then ill-conditioned)
 ))
+
+
+def _input_description(evidence: Evidence, name: str, side: Outcome) -> dict | None:
+    """The description of input `name` on one side: a constant leaf's value, or a reported result."""
+    leaf = evidence.program.leaves().get(name)
+    if leaf is not None:
+        return None if leaf.kind != "constant" else {"leaf": leaf}
+    found = side.values.get(name) or side.calls.get(name)
+    return found if found and found.get("kind") == "tensor" and "variable" not in found else None
+
+
+def _flipped_by_rounding(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entry 6, and any rounding within tolerance: a discontinuous op (a comparison, an arg-op) gives
+    another answer because its inputs agree within tolerance but not bit for bit. Explained only when
+    the candidate's own op, run on the reference's inputs, gives the reference's answer exactly; a
+    wrong comparison is not excused, nor one whose inputs are identical on both sides."""
+    if evidence is None or d.kind != "value" or not d.where.startswith("values/"):
+        return False
+    name = d.where[len("values/"):]
+    op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
+    if op is None or CATALOG[op.path].output not in ("bool", "int64"):
+        return False
+    sides = [[_input_description(evidence, i, side) for i in op.inputs] for side in (evidence.expected, evidence.actual)]
+    if any(x is None for x in sides[0] + sides[1]) or sides[0] == sides[1]:
+        return False
+    leaves = [x["leaf"] if "leaf" in x else Leaf(i, "constant", decode_array(x), x["dtype"])
+              for i, x in zip(op.inputs, sides[0])]
+    from reftape_oracle.interpreter import run
+
+    rerun = run(Program([*leaves, Op(op.name, op.path, op.inputs, op.attrs)], [op.name]), evidence.candidate)
+    return rerun.values.get(op.name) == evidence.expected.values.get(op.name)
 
 
 KNOWN.append(KnownDivergence(
     6, "float32 reciprocal in TF's vectorized loop is not correctly rounded",
     Program([Leaf("x", "constant", np.full(9, -1.0, np.float32), "float32"),
              Leaf("bound", "constant", np.array(-1.0, np.float32), "float32"),
-             Op("r", "math.reciprocal", ["x"]), Op("below", "math.less_equal", ["r", "bound"])], ["below"]),
-    lambda d: False,  # one ulp, below every tolerance: only discontinuous ops downstream show it
+             Op("r", "math.reciprocal", ["x"]), Op("below", "math.less_equal", ["r", "bound"])], ["r", "below"]),
+    _flipped_by_rounding,
 ))
 
 
@@ -140,9 +188,9 @@ def _unheld_seed_program() -> Program:
 KNOWN.append(KnownDivergence(
     7, "an unheld target's seed survives in reftape where TF's outer tape reaches its consumer through a recorded VJP",
     _unheld_seed_program(),
-    lambda d: False,  # the generator offers unheld targets only to tapes that recorded no gradient computation
+    _never,  # the generator offers unheld targets only to tapes that recorded no gradient computation
 ))
 
 
-def explained_by(discrepancy: Discrepancy) -> KnownDivergence | None:
-    return next((k for k in KNOWN if k.explains(discrepancy)), None)
+def explained_by(discrepancy: Discrepancy, evidence: Evidence | None = None) -> KnownDivergence | None:
+    return next((k for k in KNOWN if k.explains(discrepancy, evidence)), None)

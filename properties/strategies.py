@@ -215,6 +215,7 @@ class _Tensor:
     path: str = ""                    # the catalog op that made this one
     value: Any = None                 # a leaf's value
     watchers: set = field(default_factory=set)  # the tapes told to watch this leaf
+    first_order_only: bool = False    # never a source of a gradient of a gradient (KNOWN_DIVERGENCES 1)
 
     @property
     def leaf(self) -> bool:
@@ -242,6 +243,7 @@ class _Builder:
     integers: list = field(default_factory=list)
     booleans: list = field(default_factory=list)  # outputs of comparisons: recorded, never differentiable
     counter: int = 0
+    higher_order: bool = False                    # the next call's tape may have recorded a gradient computation
 
     def chance(self, probability: float) -> bool:
         return bool(self.rng.random() < probability)
@@ -479,6 +481,7 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     """Two inputs: broadcastable (rule "broadcast", either way round) or of one shape."""
     if spec.shape_rule == "cross_entropy":  # labels fresh from their domain, logits from the chain
         labels = b.leaf(x.shape, spec.domains[0], ())
+        labels.first_order_only = "softmax" in spec.path  # its second order in labels depends on op determinism
         return _Plan([labels, x], x.shape if "sigmoid" in spec.path else x.shape[:-1])
     if _pairs(spec) and b.chance(0.3):
         x, y = _paired_leaves(b, spec, x.shape)
@@ -588,8 +591,9 @@ def _structure(b: _Builder, names: list[str], kind: str) -> Any:
 
 
 def _reaching(b: _Builder, targets: list[_Tensor]) -> list[_Tensor]:
-    """The float tensors the targets depend on, in creation order."""
-    return b.sorted(t for t in frozenset().union(*[t.reaches for t in targets]) if not t.dtype.startswith("int"))
+    """The float tensors the targets depend on, in creation order (those fit to be sources of the next call)."""
+    return b.sorted(t for t in frozenset().union(*[t.reaches for t in targets])
+                    if not t.dtype.startswith("int") and not (b.higher_order and t.first_order_only))
 
 
 MAX_COVERING_SOURCES = 6
@@ -611,6 +615,9 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
         pool = [t for t in (leaves if leaves and b.chance(0.6) else reaching) if t not in chosen]
         if pool:
             chosen.append(b.pick(pool))
+    unrecorded = [t for t in reaching if t.path and CATALOG[t.path].gradient != "gradient" and t not in chosen]
+    if unrecorded and b.chance(0.3):  # an op TF records with no gradient, or does not record (stop_gradient)
+        chosen.append(b.pick(unrecorded))
     if b.chance(0.15) or not chosen:
         unconnected = [t for t in b.leaves + b.integers if t not in reaching and t not in chosen]
         chosen.append(b.pick(unconnected) if unconnected and b.chance(0.7) else b.leaf(b.base, kind="constant"))
@@ -756,6 +763,9 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
             b.body = body
         else:
             _add_op(b, spec)
+            if b.frontier and b.frontier[-1].path == spec.path and b.chance(1 / 12):
+                # watching an output the tapes already recorded must not cut the path through it
+                b.emit(Watch(b.pick(b.tapes).name, [b.frontier[-1].name]))
         if index and b.chance(1 / 40):
             b.emit(Reset(b.tapes[-1].name))
 
@@ -835,13 +845,19 @@ def _empty_jacobian(b: _Builder, tape: str) -> list:
     return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=b.chance(0.5))]
 
 
-def _consume_integer(b: _Builder) -> None:
-    """An integer leaf consumed by an op: cast to the program dtype, a new root of the chain."""
-    integer = b.integers[0]
+def _foreign_leaves(b: _Builder) -> list[_Tensor]:
+    """The leaves of another dtype than the program's: integers, and a float of another precision."""
+    return b.integers + [t for t in b.leaves if t.dtype != b.dtype]
+
+
+def _consume_foreign(b: _Builder) -> None:
+    """A leaf of another dtype consumed by a cast to the program dtype: a new root of the chain, whose
+    gradients (and jacobians, and zeros for it when unconnected) change dtype on the way back."""
+    foreign = b.pick(_foreign_leaves(b))
     name = b.fresh("y")
     dtype = b.dtype if b.dtype in CATALOG["cast"].attrs["dtype"] else "float32"  # the catalog's cast dtypes
-    b.emit(Op(name, "cast", [integer.name], {"dtype": dtype}))
-    out = b.output(name, integer.shape, dtype, [integer])
+    b.emit(Op(name, "cast", [foreign.name], {"dtype": dtype}))
+    out = b.output(name, foreign.shape, dtype, [foreign])
     b.frontier.append(out)  # another dtype than the program's: a target only
     if dtype == b.dtype:
         b.tensors.append(out)
@@ -882,8 +898,8 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
         _level(b, seed, depth + 1, counts)
     else:
         b.rng = np.random.default_rng((seed, depth, 1001))
-        if b.integers and b.chance(0.7):
-            _consume_integer(b)
+        if _foreign_leaves(b) and b.chance(0.7):
+            _consume_foreign(b)
     _draw_ops(b, seed, depth, counts[depth])
     b.rng = np.random.default_rng((seed, depth, 1002))
     empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
@@ -895,6 +911,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     gradient = fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1)
     continued = gradient and not fed and tape.persistent and b.chance(0.6)  # fed onward on this same tape
     inside = inside or continued
+    b.higher_order = not innermost or continued
     if not inside:
         b.body = parent
     b.tapes.pop()
@@ -960,6 +977,8 @@ def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max
         b.leaf(base)
     if rng.random() < 0.3:
         b.leaf(base, dtype="int32", kind="constant")
+    if rng.random() < 0.25 and not dtype.startswith("complex"):  # a float leaf of another precision
+        b.leaf(base, dtype="float64" if dtype != "float64" else "float32")
     b.frontier = list(b.tensors)
     shadow = order == 1 and max_depth > 1 and rng.random() < 0.25  # nested first-order tapes
     outer = [int(rng.integers(1, 3)) for _ in range(order - 1)]

@@ -114,8 +114,8 @@ def input_gradients(op: OpRecord, upstream: list) -> list:
     if primitive.num_outputs is None:
         grads = primitive.vjp(upstream[0], op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
     else:
-        if primitive.fills_missing_upstream:
-            upstream = [F.zeros_like(y) if g is None else g for g, y in zip(upstream, op.outputs)]
+        if primitive.fills_missing_upstream:  # with constants, as TF's backward pass does: never on a tape
+            upstream = [zeros_for(y) if g is None else g for g, y in zip(upstream, op.outputs)]
         grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
     return list(grads) if isinstance(grads, (list, tuple)) else [grads]
 
@@ -385,17 +385,20 @@ class GradientTape:
         if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
             seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
             connected = [grad is not None for grad in backward(recording, [target], sources, [seed])]
-        if vectorized and any(connected):
-            _check_vectorized_loop_is_differentiable(first_op)
+        if vectorized:
+            _check_vectorized_loop_is_differentiable(first_op, [g for r, c in zip(rows, connected) if c for g in r])
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
 
 
-def _check_vectorized_loop_is_differentiable(first_op: int) -> None:
+def _check_vectorized_loop_is_differentiable(first_op: int, gradients: list) -> None:
     """TF runs (batch_)jacobian's vectorized loop as a traced function, pruned to the gradients it
     returns; when a tape records it, TF needs the gradient of every op inside, so an op without a
-    registered gradient fails right away (pruned away when no source is connected)."""
+    registered gradient that the returned gradients depend on fails right away."""
+    returned = [t for g in gradients if g is not None
+                for t in ((g.values, g.indices) if isinstance(g, IndexedSlices) else (g,))]
     for recording in active_recordings():
-        for op_id, op in recording.ops.items():
+        for op_id in _reachable_ops(recording, {t._id: None for t in returned}):
+            op = recording.ops[op_id]
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
                 name = op.primitive.name
                 raise LookupError(f"No gradient defined for operation'gradient_tape/{name}/pfor/{name}' (op type: "
@@ -497,7 +500,7 @@ def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
         raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
                         f"uses variables: {variables}")
     flat_result = [F.identity(x) for x in nest.flatten(result)]
-    inputs = [F.convert_to_tensor(x) for x in flat_args] + [v.handle for v in variables]  # Variable args read now
+    inputs = [F.convert_to_tensor(x) for x in flat_args + variables]  # Variables (arguments, captured) read now
     arg_count = len(flat_args)
 
     def grad_of_inputs(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 
 from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.program import Apply, Call, CustomGradient, Leaf, Op, Program, Tape, Watch
 from reftape_properties.differential import CANDIDATE, check_program
 from reftape_properties.findings import evaluate
 from reftape_properties.strategies import programs
@@ -84,6 +84,34 @@ _REGRESSIONS = {
             Call("g", "inner", "gradient", "z", "y", unconnected="zero", unconnected_form="enum"),
             Op("w", "pow", ["c", "g"])], persistent=True),
         Call("h", "outer", "gradient", "w", "g")], ["w"]),
+    # The zeros that fill a multi-output op's missing upstream gradients are constants, never on a tape:
+    # the gradient of unstack's first output is not connected to anything the tape recorded.
+    "filled_zeros_are_not_recorded": Program([
+        Tape("t", [Leaf("v", "variable", np.array([0.0, -2.5, -1.8], np.float32), "float32"),
+                   Op("y", "unstack", ["v"], {"axis": 0}),
+                   Call("g", "t", "gradient", "y[0]", "v"),
+                   Leaf("c", "constant", np.array([-2.4, -0.7, 2.7], np.float32), "float32"),
+                   Op("z", "maximum", ["g", "c"]),
+                   Call("h", "t", "gradient", "z", "g")], persistent=True)], ["z"]),
+    # TF's vectorized jacobian loop is pruned to the gradients it returns: softsign's VJP (SoftsignGrad,
+    # which has no gradient) runs in the loop, but the jacobian of y with respect to y does not need it.
+    "vectorized_loop_pruned_to_returned_gradients": Program([
+        Tape("t", [Leaf("c", "constant", np.array([[-2.7, 6.0], [-1.0, -1.7]], np.float32), "float32"),
+                   Watch("t", ["c"]), Op("y", "nn.softsign", ["c"]),
+                   Call("j", "t", "batch_jacobian", "y", "y", use_pfor=True),
+                   Call("k", "t", "jacobian", "y", "y", use_pfor=True)], persistent=True)], ["y"]),
+    # A custom gradient records reads of the variables it captures, not their handles: an unwatched
+    # captured variable that is also a target and a source keeps its seed.
+    "captured_variables_are_read_for_the_record": Program([
+        Leaf("v", "variable", np.array([2.4, -2.6], np.float32), "float32"),
+        Tape("t", [Leaf("w", "variable", np.array([-2.7, -2.7], np.float32), "float32"), Watch("t", ["w"]),
+                   CustomGradient("f", ["f_a"], [Op("f_s", "sin", ["f_a"]), Op("f_y", "multiply", ["f_s", "v"])],
+                                  "f_y", [Op("f_cos", "cos", ["f_a"]), Op("f_da", "multiply", ["f_upstream", "f_cos"]),
+                                          Op("f_ga", "multiply", ["f_da", "v"]),
+                                          Op("f_gc", "multiply", ["f_upstream", "f_s"])],
+                                  ["f_ga"], "keyword", ["f_gc"], "f_upstream"),
+                   Apply("y", "f", ["w"]),
+                   Call("g", "t", "gradient", {"list": ["v", "y"]}, "v")], watch_accessed_variables=False)], ["y"]),
 }
 
 

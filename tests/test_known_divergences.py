@@ -4,9 +4,12 @@ different outcomes on TensorFlow and reftape. An entry that stops reproducing mu
 
 import json
 
+import numpy as np
 import pytest
 
 from reftape_oracle import run
+from reftape_oracle.program import Leaf, Op, Program
+from reftape_properties.findings import evaluate
 from reftape_properties.known import KNOWN
 
 
@@ -40,3 +43,19 @@ def test_half_accumulation_entry_explains_only_float16_infinities_of_tensorflow(
     assert explained_by(Discrepancy("nan-inf-pattern", "values/y", one(inf, "float32"), one(finite, "float32"),
                                     dtype="float32")) is None
     assert explained_by(Discrepancy("value", "values/y", one(finite), one(1.0), dtype="float16")) is None
+
+
+
+def test_a_wrong_comparison_is_not_excused_as_rounding():
+    """Planted: a strict less_equal. On entry 6's program (explained on reftape: test_findings) the flip
+    is then not the reciprocal's rounding: run on TF's inputs, the candidate's comparison still differs."""
+    program = next(k for k in KNOWN if k.number == 6).program
+    finding = evaluate(program, "wrong_comparison_backend", judge=False)
+    assert finding is not None and [d.where for d in finding.unexplained] == ["values/below"]
+
+def test_a_comparison_of_identical_inputs_is_never_excused():
+    """Planted: a strict less_equal on inputs both sides hold bit for bit (leaves): nothing to excuse."""
+    program = Program([Leaf("x", "constant", np.array([1.0, 2.0], np.float32), "float32"),
+                       Op("below", "math.less_equal", ["x", "x"])], ["below"])
+    finding = evaluate(program, "wrong_comparison_backend", judge=False)
+    assert finding is not None and [d.known for d in finding.discrepancies] == [None]

@@ -230,8 +230,28 @@ def test_blind_spot_classes_occur(sample):
         "empty jacobian": sum(c.method != "gradient" and any(leaves.get(n) is not None and leaves[n].value.size == 0
                                                              for n in _names(c.sources)) for c in calls),
     }
+    found.update(_tape_classes(sample))
     print(found)
     assert all(count >= 2 for count in found.values()), found
+
+
+def _tape_classes(sample) -> dict:
+    """Watches of intermediates the tape already recorded; sources of another dtype than the program's
+    (reached through a cast); sources that are outputs of ops without a gradient (stop_gradient, round)."""
+    found = {"watched intermediate": 0, "source of another dtype": 0, "source without a gradient": 0}
+    for p in sample:
+        ops, leaves = {op.name: op for op in p.ops()}, p.leaves()
+        dtype = next(iter(leaves.values())).dtype
+        statements = list(walk(p.statements))
+        found["watched intermediate"] += sum(isinstance(s, Watch) and any(_base(n) in ops for n in s.names)
+                                             for s in statements)
+        for call in (s for s in statements if isinstance(s, Call)):
+            sources = [_base(n) for n in _names(call.sources)]
+            found["source of another dtype"] += any(n in leaves and leaves[n].dtype not in (dtype, "int32")
+                                                    for n in sources)
+            found["source without a gradient"] += any(n in ops and CATALOG[ops[n].path].gradient != "gradient"
+                                                      for n in sources)
+    return found
 
 
 def _continued_on_the_same_tape(program) -> bool:
@@ -286,7 +306,7 @@ def test_gradient_path_structures_occur(sample):
         "adjacent sources": sum(_adjacent_sources(p) for p in sample),
     }
     print(found)
-    assert found["sparse zeros"] >= 20 and found["continued on the same tape"] >= 15, found
+    assert found["sparse zeros"] >= 20 and found["continued on the same tape"] >= 10, found  # about 1 in 7 programs
     assert found["watched while paused"] >= 3 and found["unheld target"] >= 5 and found["adjacent sources"] >= 20, found
 
 
