@@ -327,7 +327,7 @@ def _campaign_rate(workers: int, examples: int, directory: Path) -> float:
     """Examples per second of a `reftape-fuzz` campaign on reftape, as the campaign reports it: from
     the first worker ready (TensorFlow loaded) to the last example."""
     report = directory / f"{workers}-workers-{len(list(directory.iterdir()))}"
-    done = subprocess.run([sys.executable, "-m", "reftape_properties.fuzz", "--max-examples", str(examples),
+    done = subprocess.run([sys.executable, "-m", "reftape_reports.campaign", "--max-examples", str(examples),
                            "--workers", str(workers), "--seed", str(SEED), "--report", str(report)],
                           capture_output=True, text=True, env={**os.environ, **_SINGLE_THREADED})
     if done.returncode not in (EXIT_OK, EXIT_FINDINGS):

@@ -17,6 +17,9 @@ from .findings import Finding, evaluate
 from .recording import record_coverage
 
 CANDIDATE = os.environ.get("REFTAPE_CANDIDATE", "reftape")
+# The differential properties are the fuzz detector: they draw this many times the profile's examples
+# (a program costs tens of milliseconds; raising the examples is what finds rarer bugs, issue 7).
+EXAMPLES_FACTOR = 5
 
 
 class Disagreement(AssertionError):

@@ -15,8 +15,8 @@ Both sides run instrumented copies of the program (programs as data, through the
    of the op as output gradient, on both sides. The one whose contribution differs is blamed. Custom
    gradient applications, variable reads and nested gradient/jacobian calls are not isolated, nor ops
    reading an element of a list result or whose values or adjoint are not single tensors; when no
-   contribution or several differ, the first op among the undecided consumers is blamed and they are
-   recorded as `ambiguous`.
+   contribution or several differ, the first op among the undecided consumers is blamed (none when
+   they are not ops) and they are recorded as `ambiguous`.
 The divergence is recorded with both sides' descriptions at the node (`expected`: the reference's).
 """
 
@@ -221,14 +221,15 @@ def _adjoint_divergence(finding: Finding) -> dict | None:
 def adjoint_program(program: Program, call: Call) -> tuple[Program, list[str]]:
     """The program up to `call`, which becomes one gradient of its target with respect to every node on
     its path; and those nodes, walking back from the target."""
-    defined = producers(program)
-    nodes = [n for n in reversed(ancestors(program, structure_names(call.target)))
+    position = next(i for i, s in enumerate(scope(program.statements)) if s is call)
+    statements = prefix(program.statements, position + 1)[0]
+    before = Program(statements)  # what an assign after the call stores in a variable is not on its path
+    defined = producers(before)
+    nodes = [n for n in reversed(ancestors(before, structure_names(call.target)))
              if not isinstance(defined[n], CustomGradient)]
     adjoints = Call(ADJOINTS, call.tape, "gradient", call.target, {"list": nodes},
                     output_gradients=call.output_gradients if call.method == "gradient" else None,
                     unconnected=call.unconnected, unconnected_form=call.unconnected_form)
-    position = next(i for i, s in enumerate(scope(program.statements)) if s is call)
-    statements = prefix(program.statements, position + 1)[0]
     return Program(substitute(statements, call, [adjoints])), nodes
 
 
@@ -261,7 +262,8 @@ def _blamed_consumer(finding: Finding, program: Program, node: str, consumers: l
     """The consumer whose VJP gave `node` a wrong contribution, and the consumers its isolated
     contributions could not tell apart (empty when decided): the differing ones when several differ,
     else those not shown to agree (all when every one agrees). Only op consumers are isolated. An
-    undecided choice is the first op among those, else the first op consumer."""
+    undecided choice is the first op among those; None when the undecided consumers are not ops (an
+    op shown to agree is never blamed for them)."""
     ops = [c for c in consumers if isinstance(c, Op)]
     if len(consumers) < 2:
         return (ops[0] if ops else None), []
@@ -269,7 +271,10 @@ def _blamed_consumer(finding: Finding, program: Program, node: str, consumers: l
     differing = [c for c in ops if verdicts[c.name]]
     if len(differing) == 1:
         return differing[0], []
-    ambiguous = differing or [c for c in consumers if verdicts.get(c.name) is not False] or consumers
+    undecided = [c for c in consumers if verdicts.get(c.name) is not False]
+    if not differing and undecided:  # never an op shown to agree while another consumer is undecided
+        return next((c for c in undecided if isinstance(c, Op)), None), undecided
+    ambiguous = differing or consumers
     return next((c for c in ambiguous if isinstance(c, Op)), ops[0] if ops else None), ambiguous
 
 

@@ -8,7 +8,8 @@ campaign that meets one bug in every program keeps fuzzing instead of minimising
 findings of that signature name the minimal one by `context["covered_by"]`); the explained form is
 recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
 workers at the budget or on Ctrl-C/SIGTERM (recorded findings are kept), writes `run.json` and
-renders the report (`reftape_reports.render`).
+has the report rendered. The command itself (`reftape-fuzz`, `reports/campaign.py`) sits in the
+reports layer, above this one, and passes the renderer in.
 
 Report directory layout: discrepancies.jsonl, coverage.jsonl, run.json, hypothesis-db/ (the example
 database that `--resume` replays first, and Hypothesis's other files), index.html and repro/<id>.py.
@@ -37,10 +38,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser,
-                  run_command, writable_directory)
+                  writable_directory)
 
 PROG = "reftape-fuzz"
 DEFAULT_MINUTES = 10.0
@@ -478,9 +479,9 @@ def _stop_workers(processes: list, stop: Any) -> None:
             process.join()
 
 
-def run_campaign(campaign: Campaign) -> int:
-    from reftape_reports import render
-
+def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
+    """Runs `campaign` to its budget, then `render`s its report directory (returning the index page);
+    the exit status says whether it found anything unexplained."""
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     _write_run(campaign, None, started)
     progress = Progress(time.monotonic())
@@ -528,11 +529,3 @@ def run_campaign(campaign: Campaign) -> int:
         return EXIT_INTERRUPTED
     return EXIT_FINDINGS if progress.unexplained else EXIT_OK
 
-
-def main(argv: list[str] | None = None) -> int:
-    args = arguments().parse_args(argv)
-    return run_command(PROG, lambda: run_campaign(campaign_from(args)))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

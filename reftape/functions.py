@@ -244,10 +244,15 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
     return x if x.dtype == dtype else execute("Cast", [x], dtype=dtype)
 
 
-def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> EagerTensor:
-    """TF's composition: maximum(minimum(t, max), min); ties send the gradient to `t`."""
-    t = convert_to_tensor(t)
-    return maximum(minimum(t, clip_value_max), clip_value_min)
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Any:
+    """TF's composition: maximum(minimum(t, max), min); ties send the gradient to `t`. The bounds may
+    not broadcast `t` to a larger shape; IndexedSlices have their values clipped."""
+    values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+    below_max = minimum(values, clip_value_max)
+    values.shape.assert_is_compatible_with(below_max.shape)
+    clipped = maximum(below_max, clip_value_min)
+    values.shape.assert_is_compatible_with(clipped.shape)
+    return IndexedSlices(clipped, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else clipped
 
 
 # ---------------------------------------------------------------------------------------------

@@ -55,6 +55,10 @@ class TensorShape:
     def is_compatible_with(self, other: Any) -> bool:
         return self == TensorShape(other)
 
+    def assert_is_compatible_with(self, other: Any) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
+
     def __len__(self) -> int:
         return len(self._dims)
 

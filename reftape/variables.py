@@ -98,7 +98,8 @@ class ResourceVariable(Variable):
         _recording.variable_accessed(self)
         with _recording.suspended():
             new = convert_to_tensor(value, dtype=self._dtype)
-        result = update(self._value, new._value)
+        with np.errstate(all="ignore"):  # overflow gives inf, as in TF, without NumPy's warning
+            result = update(self._value, new._value)
         if result.shape != self._value.shape:
             raise InvalidArgumentError(
                 f"Cannot update variable with shape {list(self._value.shape)} using a Tensor with shape "

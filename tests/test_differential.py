@@ -1,22 +1,24 @@
 """Differential properties: reftape's outcome equals TensorFlow's on generated programs.
 
 Split by op family (all real float dtypes) and by option axis (half precision, complex, deep
-nesting), so that a failing test's name says where the problem is. Findings are appended to
+nesting), so that a failing test's name says where the problem is. Each draws EXAMPLES_FACTOR times
+the Hypothesis profile's examples (200 programs per test under `ci`). Findings are appended to
 discrepancies.jsonl in the report directory; coverage is printed at the end of the run.
 """
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
 from reftape_oracle.program import Apply, Call, CustomGradient, Leaf, Op, Program, Tape, Watch
-from reftape_properties.differential import CANDIDATE, check_program
+from reftape_properties.differential import CANDIDATE, EXAMPLES_FACTOR, check_program
 from reftape_properties.findings import evaluate
 from reftape_properties.strategies import programs
 
 
 def differential(**strategy_options):
+    @settings(max_examples=EXAMPLES_FACTOR * settings.default.max_examples)
     @given(programs(**strategy_options))
     def test(program):
         check_program(program)
@@ -112,6 +114,14 @@ _REGRESSIONS = {
                                   ["f_ga"], "keyword", ["f_gc"], "f_upstream"),
                    Apply("y", "f", ["w"]),
                    Call("g", "t", "gradient", {"list": ["v", "y"]}, "v")], watch_accessed_variables=False)], ["y"]),
+    # clip_by_value clips the values of IndexedSlices (a gradient through gather) and keeps them sparse.
+    "clip_by_value_keeps_indexed_slices": Program([
+        Tape("t", [Leaf("v", "variable", np.array([0.0, -0.0, -2.7], np.float32), "float32"),
+                   Op("y", "gather", ["v"], {"axis": 0, "indices": [1]}),
+                   Call("g", "t", "gradient", "y", "v")]),
+        Leaf("low", "constant", np.array(-0.1, np.float32), "float32"),
+        Leaf("high", "variable", np.array(1.9, np.float32), "float32"),
+        Op("clipped", "clip_by_value", ["g", "low", "high"])], ["clipped"]),
 }
 
 

@@ -109,3 +109,35 @@ def test_reftape_modules_import_without_cycles():
 
 def test_reftape_imports_in_a_fresh_interpreter():
     subprocess.run([sys.executable, "-c", "import reftape"], check=True)
+
+
+# Layers, lowest first: each folder may import only the ones before it (imports anywhere in a module,
+# function-level ones included).
+LAYERS = (("reftape", "reftape"), ("oracle", "reftape_oracle"), ("properties", "reftape_properties"),
+          ("reports", "reftape_reports"))
+
+
+def _upward_imports(root: Path) -> list[str]:
+    """`folder/module.py imports higher_package` for every import of a higher layer under `root`."""
+    found = []
+    for level, (folder, _) in enumerate(LAYERS):
+        higher = {package for _, package in LAYERS[level + 1:]}
+        for path in sorted((root / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0
+                         else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+                found += [f"{folder}/{path.name} imports {n}" for n in names if n.split(".")[0] in higher]
+    return found
+
+
+def test_layers_import_downward_only():
+    assert _upward_imports(Path(__file__).resolve().parents[1]) == []
+
+
+def test_upward_import_finder_sees_a_planted_function_level_import(tmp_path):
+    for folder, _ in LAYERS:
+        (tmp_path / folder).mkdir()
+    (tmp_path / "properties" / "fuzz.py").write_text("def run():\n    from reftape_reports import render\n")
+    (tmp_path / "oracle" / "program.py").write_text("import reftape_properties.findings\n")
+    assert _upward_imports(tmp_path) == ["oracle/program.py imports reftape_properties.findings",
+                                         "properties/fuzz.py imports reftape_reports"]

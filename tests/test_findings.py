@@ -59,6 +59,21 @@ def test_a_value_computed_from_a_wrong_gradient_is_not_blamed_for_it():
     assert (finding.suspect, finding.context["first_divergence"]["stage"]) == ("sin", "adjoint")
 
 
+def test_a_gradient_computed_inside_its_tape_is_blamed_before_what_consumes_it():
+    """The wrong gradient g, recorded by its persistent tape, feeds y * g; an assign after the calls
+    must not put its value on the path of g's adjoints (it is not defined before g)."""
+    program = Program([
+        Leaf("v", "variable", f32(-2.77), "float32"),
+        Tape("t", [Op("y", "sin", ["v"]), Call("g", "t", "gradient", "y", "v"), Op("p", "multiply", ["y", "g"])],
+             persistent=True),
+        Leaf("c", "constant", f32(-2.49), "float32"),
+        Call("h", "t", "gradient", "p", "v"),
+        Assign("v", "c", "assign_add")], outputs=["p"])
+    finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
+    divergence = finding.context["first_divergence"]
+    assert (finding.suspect, divergence["stage"], divergence["call"]) == ("sin", "adjoint", "g")
+
+
 def shared_read(*consumers: Op, target: list) -> Program:
     """r = v.read_value() read by `consumers` (w: a constant), differentiated at `target` with respect to r."""
     return Program([Leaf("v", "variable", f32(0.3, 0.7, -1.1), "float32"),

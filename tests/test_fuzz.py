@@ -37,7 +37,7 @@ PLANTED_CAMPAIGN = ["--backend", "planted_backend", "--ops", "sin,multiply", "--
 
 
 def fuzz_command(*args):
-    return [sys.executable, "-m", "reftape_properties.fuzz", *args]
+    return [sys.executable, "-m", "reftape_reports.campaign", *args]
 
 
 @pytest.fixture
