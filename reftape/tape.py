@@ -382,11 +382,13 @@ class GradientTape:
             for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
                 connected[k] = connected[k] or grad is not None
                 rows[k].append(grad)
+        traced = [grad for row in rows for grad in row]
         if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
             seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
-            connected = [grad is not None for grad in backward(recording, [target], sources, [seed])]
+            traced = backward(recording, [target], sources, [seed])
+            connected = [grad is not None for grad in traced]
         if vectorized:
-            _check_vectorized_loop_is_differentiable(first_op, [g for r, c in zip(rows, connected) if c for g in r])
+            _check_vectorized_loop_is_differentiable(first_op, traced)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
 
 

@@ -102,6 +102,11 @@ _REGRESSIONS = {
                    Watch("t", ["c"]), Op("y", "nn.softsign", ["c"]),
                    Call("j", "t", "batch_jacobian", "y", "y", use_pfor=True),
                    Call("k", "t", "jacobian", "y", "y", use_pfor=True)], persistent=True)], ["y"]),
+    # ... and an empty target's loop body is traced once: the gradient it returns needs SoftsignGrad's.
+    "vectorized_loop_of_an_empty_target_is_traced": Program([
+        Tape("t", [Leaf("c", "constant", np.zeros((3, 0, 2), np.float32), "float32"), Watch("t", ["c"]),
+                   Op("y", "nn.softsign", ["c"]), Call("j", "t", "jacobian", "y", "c", use_pfor=True)],
+             persistent=True)], ["y"]),
     # A custom gradient records reads of the variables it captures, not their handles: an unwatched
     # captured variable that is also a target and a source keeps its seed.
     "captured_variables_are_read_for_the_record": Program([
