@@ -100,6 +100,8 @@ def deactivate(recording: Recording) -> None:
 
 def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
     """Records an executed op on every active tape that tracks one of its inputs."""
+    if not _stack.active:
+        return
     recordings = [r for r in _stack.active if any(r.tracks(t) for t in inputs)]
     if not recordings:
         return
