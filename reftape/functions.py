@@ -38,7 +38,10 @@ def _is_tensor_like(value: Any) -> bool:
 def _matching(values: Sequence[Any]) -> list[EagerTensor]:
     """Converts op arguments the way TF's eager op wrappers do: Python and NumPy values take the
     dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op)."""
-    if all(value.__class__ is EagerTensor for value in values):  # what conversion would conclude, cheaply
+    for value in values:
+        if value.__class__ is not EagerTensor:
+            break
+    else:  # tensors only: what conversion would conclude, cheaply
         return list(values)
     anchor = next((v for v in values if _is_tensor_like(v)), None)
     dtype = None if anchor is None else anchor.dtype
