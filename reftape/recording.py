@@ -103,7 +103,7 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
     active = _stack.active
     if not active:
         return
-    recordings = [r for r in active if any(r.tracks(t) for t in inputs)]
+    recordings = [r for r in active if any(map(r.tracks, inputs))]
     if not recordings:
         return
     needs = tuple(any(r.tracks(t) for r in active) for t in inputs)
