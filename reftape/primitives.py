@@ -146,14 +146,9 @@ def _output(result: Any, dtype: DType, flushes: bool) -> EagerTensor:
 def _as_dtype(value: Any, dtype: DType) -> np.ndarray:
     """Rounds a result to the output dtype (overflow to inf is IEEE's answer, not an error)."""
     array = np.asarray(value)
-    if array.dtype == _numpy_dtype(dtype) or dtype == _dtypes.string:
+    if array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
         return array
     if array.dtype.kind == "c" and not dtype.is_complex:
         array = array.real
     with np.errstate(all="ignore"):
         return array.astype(dtype.as_numpy_dtype)
-
-
-@functools.lru_cache(maxsize=None)
-def _numpy_dtype(dtype: DType) -> np.dtype:
-    return np.dtype(dtype.as_numpy_dtype)
