@@ -62,7 +62,7 @@ def defop(name: str, forward: Callable[..., Any], vjp: Callable[..., Any] | None
 
 def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
     first = inputs[0].dtype
-    for i, tensor in enumerate(inputs[1:] if len(inputs) > 1 else (), start=1):
+    for i, tensor in enumerate(inputs[1:], start=1):
         if tensor.dtype != first:
             raise InvalidArgumentError(
                 f"cannot compute {primitive.name} as input #{i}(zero-based) was expected to be a "
@@ -101,8 +101,9 @@ def _smallest_normal(dtype: np.dtype) -> Any:
 
 
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
+    """The array a kernel computes with; `execute` reads tensors known to hold no subnormals directly."""
     value = getattr(tensor, "_value", None)
-    if value is None or moves_data or getattr(tensor, "_flushed", False):
+    if value is None or moves_data:
         return value
     dtype = tensor.dtype
     if dtype in _HALF:
@@ -120,7 +121,8 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     primitive = REGISTRY[name]
     dtype = _check_dtypes(primitive, inputs) if inputs else None
     moves_data = primitive.moves_data(attrs) if callable(primitive.moves_data) else primitive.moves_data
-    arrays = [t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data) for t in inputs]
+    arrays = [t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data)
+              for t in inputs]
     try:
         with np.errstate(all="ignore"):
             result = primitive.forward(*arrays, **attrs)
