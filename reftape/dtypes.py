@@ -2,6 +2,7 @@
 `string` (watchable, never differentiable) and `resource` (a variable's handle on the tape)."""
 
 import builtins as _builtins
+from operator import attrgetter as _attrgetter
 from typing import Any as _Any
 
 import ml_dtypes as _ml_dtypes
@@ -16,9 +17,11 @@ class DType:
         self._numpy_type = numpy_type
         self._kind = kind  # one of: float, complex, int, uint, bool, string, resource
         self._kernel_name = kernel_name  # TF's C++ type name, used in error messages
+        self._hash = hash(name)  # equal to its name's hash: a DType equals its name
 
-    name = property(lambda self: self._name)
-    as_numpy_dtype = property(lambda self: self._numpy_type)
+    # Getters in C (attrgetter): ops read dtypes many times each.
+    name = property(_attrgetter("_name"))
+    as_numpy_dtype = property(_attrgetter("_numpy_type"))
     base_dtype = property(lambda self: self)
     is_floating = property(lambda self: self._kind == "float")
     is_complex = property(lambda self: self._kind == "complex")
@@ -26,7 +29,7 @@ class DType:
     is_unsigned = property(lambda self: self._kind in ("uint", "bool"))
     is_bool = property(lambda self: self._kind == "bool")
     is_numpy_compatible = property(lambda self: self._kind != "resource")
-    kernel_name = property(lambda self: self._kernel_name)
+    kernel_name = property(_attrgetter("_kernel_name"))
 
     @property
     def real_dtype(self) -> "DType":
@@ -48,6 +51,8 @@ class DType:
         return self == as_dtype(other)
 
     def __eq__(self, other: object) -> bool:
+        if other.__class__ is DType:  # the common case, and what as_dtype would conclude: one object per dtype
+            return self is other
         if other is None:
             return False
         try:
@@ -56,10 +61,12 @@ class DType:
             return False
 
     def __ne__(self, other: object) -> bool:
+        if other.__class__ is DType:
+            return self is not other
         return not self == other
 
     def __hash__(self) -> int:
-        return hash(self._name)
+        return self._hash
 
     def __repr__(self) -> str:
         return "tf." + self._name

@@ -23,6 +23,8 @@ newaxis = None
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> EagerTensor:
     """`tf.convert_to_tensor`; IndexedSlices are densified (a recorded, differentiable op)."""
+    if dtype is None and value.__class__ is EagerTensor:  # what conversion would conclude, cheaply
+        return value
     if isinstance(value, IndexedSlices):
         value = execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
                         num_segments=int(value.dense_shape._value[0]))
@@ -36,6 +38,11 @@ def _is_tensor_like(value: Any) -> bool:
 def _matching(values: Sequence[Any]) -> list[EagerTensor]:
     """Converts op arguments the way TF's eager op wrappers do: Python and NumPy values take the
     dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op)."""
+    for value in values:
+        if value.__class__ is not EagerTensor:
+            break
+    else:  # tensors only: what conversion would conclude, cheaply
+        return list(values)
     anchor = next((v for v in values if _is_tensor_like(v)), None)
     dtype = None if anchor is None else anchor.dtype
     converted = []

@@ -19,6 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop
+from .tensor import EagerTensor
 
 BOOL = frozenset({_dtypes.bool})
 ALL_NUMERIC_OR_BOOL = NUMERIC | BOOL
@@ -28,7 +29,7 @@ ALL_NUMERIC_OR_BOOL = NUMERIC | BOOL
 
 
 def _shape(t) -> tuple:
-    return tuple(t.shape)
+    return t._value.shape if t.__class__ is EagerTensor else tuple(t.shape)
 
 
 def _scalar(t) -> bool:
@@ -42,6 +43,8 @@ def _same_shapes(x, y, g) -> bool:
 def _broadcast_axes(shape: tuple, other: tuple) -> tuple:
     """Axes along which an operand of `shape` was broadcast against `other` (TF's
     BroadcastGradientArgs for one side)."""
+    if shape == other:  # nothing was broadcast (np.broadcast_shapes is slow for what it does here)
+        return ()
     out = np.broadcast_shapes(shape, other)
     pad = len(out) - len(shape)
     return tuple(range(pad)) + tuple(i + pad for i, d in enumerate(shape) if d == 1 and out[i + pad] != 1)

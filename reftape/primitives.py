@@ -28,7 +28,7 @@ REAL = FLOAT | INTEGER
 NUMERIC = REAL | COMPLEX
 ANY = None
 
-_HALF = (_dtypes.float16, _dtypes.bfloat16)
+_HALF = frozenset({_dtypes.float16, _dtypes.bfloat16})
 
 
 @dataclass(frozen=True)
@@ -88,10 +88,11 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
         flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
         return flushed
     below_normal = np.abs(array) < _smallest_normal(array.dtype)
-    if not below_normal.any():  # the common case, checked with one comparison: nothing to flush
+    below = np.count_nonzero(below_normal)
+    if not below or below == np.count_nonzero(array == 0):  # the common cases: nothing below normal but zeros
         return array
     subnormal = below_normal & (array != 0)
-    return np.where(subnormal, np.copysign(np.zeros_like(array), array), array) if subnormal.any() else array
+    return np.where(subnormal, np.copysign(np.zeros_like(array), array), array)
 
 
 @functools.lru_cache(maxsize=None)
@@ -100,12 +101,19 @@ def _smallest_normal(dtype: np.dtype) -> Any:
 
 
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
+    """The array a kernel computes with; `execute` reads tensors known to hold no subnormals directly."""
     value = getattr(tensor, "_value", None)
     if value is None or moves_data:
         return value
-    if tensor.dtype in _HALF:
+    dtype = tensor.dtype
+    if dtype in _HALF:
         return value.astype(np.float32)
-    return flush_subnormals(value) if tensor.dtype in _FLUSHED else value
+    if dtype not in _FLUSHED:
+        return value
+    flushed = flush_subnormals(value)
+    if flushed is value and isinstance(tensor, EagerTensor):
+        tensor._flushed = True  # found to hold no subnormals: later kernels reading it skip the check
+    return flushed
 
 
 def execute(name: str, inputs: list, **attrs: Any) -> Any:
@@ -113,27 +121,34 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     primitive = REGISTRY[name]
     dtype = _check_dtypes(primitive, inputs) if inputs else None
     moves_data = primitive.moves_data(attrs) if callable(primitive.moves_data) else primitive.moves_data
-    arrays = [_compute_value(t, moves_data) for t in inputs]
+    arrays = [t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data)
+              for t in inputs]
     try:
         with np.errstate(all="ignore"):
             result = primitive.forward(*arrays, **attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
-    results = result if primitive.num_outputs is not None else (result,)
-    arrays = [_as_dtype(r, out_dtype) for r in results]
-    if not moves_data and out_dtype in _FLUSHED:
-        arrays = [flush_subnormals(a) for a in arrays]
-    outputs = tuple(EagerTensor(a, out_dtype) for a in arrays)
+    flushes = not moves_data and out_dtype in _FLUSHED
+    if primitive.num_outputs is None:
+        outputs = (_output(result, out_dtype, flushes),)
+    else:
+        outputs = tuple(_output(r, out_dtype, flushes) for r in result)
     if primitive.vjp is not None and inputs:
         _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]
 
 
+def _output(result: Any, dtype: DType, flushes: bool) -> EagerTensor:
+    """An output tensor: the result rounded to its dtype, flushed where the kernel flushes."""
+    array = _as_dtype(result, dtype)
+    return EagerTensor(flush_subnormals(array) if flushes else array, dtype, flushes)
+
+
 def _as_dtype(value: Any, dtype: DType) -> np.ndarray:
     """Rounds a result to the output dtype (overflow to inf is IEEE's answer, not an error)."""
     array = np.asarray(value)
-    if dtype == _dtypes.string or array.dtype == dtype.as_numpy_dtype:
+    if array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
         return array
     if array.dtype.kind == "c" and not dtype.is_complex:
         array = array.real

@@ -18,7 +18,7 @@ from . import dtypes as _dtypes
 from .tensor import EagerTensor
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class OpRecord:
     """One recorded op: its primitive, the tensors it read and wrote, its attributes, and which
     inputs some active tape could differentiate (TF's complement of `skip_input_indices`)."""
@@ -100,10 +100,13 @@ def deactivate(recording: Recording) -> None:
 
 def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
     """Records an executed op on every active tape that tracks one of its inputs."""
-    recordings = [r for r in _stack.active if any(r.tracks(t) for t in inputs)]
+    active = _stack.active
+    if not active:
+        return
+    recordings = [r for r in active if any(map(r.tracks, inputs))]
     if not recordings:
         return
-    needs = tuple(any(r.tracks(t) for r in _stack.active) for t in inputs)
+    needs = tuple(any(r.tracks(t) for r in active) for t in inputs)
     op = OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs)
     for recording in recordings:
         recording.record(op)

@@ -8,6 +8,7 @@ definitions.
 from __future__ import annotations
 
 import itertools
+from operator import attrgetter
 from typing import Any, Iterator
 
 import numpy as np
@@ -94,16 +95,21 @@ class Tensor:
 
 
 class EagerTensor(Tensor):
-    """An immutable NumPy array with a DType and a tape identity."""
+    """An immutable NumPy array with a DType and a tape identity.
 
-    __slots__ = ("_value", "_dtype", "_id")
+    `_flushed` says the value is known to hold no subnormals, so that an arithmetic kernel reading it
+    need not flush it again (see `primitives.execute`); False only means unknown.
+    """
 
-    def __init__(self, value: np.ndarray, dtype: DType) -> None:
+    __slots__ = ("_value", "_dtype", "_id", "_flushed")
+
+    def __init__(self, value: np.ndarray, dtype: DType, flushed: bool = False) -> None:
         self._value = value
         self._dtype = dtype
         self._id = _next_id()
+        self._flushed = flushed
 
-    dtype = property(lambda self: self._dtype)
+    dtype = property(attrgetter("_dtype"))
     shape = property(lambda self: TensorShape(self._value.shape))
     ndim = property(lambda self: self._value.ndim)
     device = property(lambda self: DEVICE)

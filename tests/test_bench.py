@@ -55,3 +55,27 @@ def test_interpreter_compiles_a_program_once_and_each_run_starts_fresh():
     assert (info.misses, info.hits) == (1, 1)
     assert first.values == second.values
     assert decode_array(second.values["y"]).tolist() == [0.25, 4.0]  # 0.5 ** 2, 2.0 ** 2
+
+
+def test_small_graph_run_directly_computes_what_the_interpreter_computes():
+    """small_graph_ratio calls each library directly: on TensorFlow, that direct run of a small graph
+    gives bit for bit the values and gradients the interpreter gets from the same program."""
+    import numpy as np
+
+    from reftape_oracle.interpreter import run
+    from reftape_oracle.outcome import decode_array
+    from reftape_oracle.tensorflow import load_tensorflow
+    from reftape_properties.bench import small_graph, small_graph_function
+
+    program = small_graph(np.random.default_rng(7), 20)
+    value, gradients = small_graph_function(load_tensorflow(), program)()
+    outcome = run(program, "tensorflow")
+    assert outcome.error is None, outcome.error
+    np.testing.assert_array_equal(value, decode_array(outcome.values[program.outputs[0]]))
+    described = outcome.calls["g"]["items"]
+    assert len(gradients) == len(described) == 2
+    for gradient, expected in zip(gradients, described):
+        if gradient is None:
+            assert expected == {"kind": "none"}
+        else:
+            np.testing.assert_array_equal(gradient, decode_array(expected))
