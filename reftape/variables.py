@@ -77,15 +77,21 @@ class ResourceVariable(Variable):
     def _shape_tuple(self) -> tuple:
         return self._value.shape
 
+    def _accessed_value(self) -> np.ndarray:
+        """The current value, read as TF reads it for numpy(), repr(), bool(), float() and int(): an
+        access, which starts tapes watching accessed variables watching this one."""
+        _recording.variable_accessed(self)
+        return self._value
+
     def numpy(self) -> Any:
-        value = self._value.copy()
+        value = self._accessed_value().copy()
         return value[()] if value.ndim == 0 else value
 
     def _numpy(self) -> Any:
         return self.numpy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.array(self._value, dtype=dtype, copy=True)
+        return np.array(self._accessed_value(), dtype=dtype, copy=True)
 
     def read_value(self) -> EagerTensor:
         """Reads the current value; recorded on tapes that watch this variable."""
@@ -116,7 +122,7 @@ class ResourceVariable(Variable):
         return self._assign(delta, lambda old, new: old - new)
 
     def __repr__(self) -> str:
-        shown = EagerTensor(self._value, self._dtype)
+        shown = EagerTensor(self._accessed_value(), self._dtype)
         return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
             self._name, self.shape, self._dtype.name, numpy_text(shown, is_repr=True))
 
@@ -132,13 +138,13 @@ class ResourceVariable(Variable):
         return len(self.read_value())
 
     def __bool__(self) -> bool:
-        return bool(self._value)
+        return bool(self._accessed_value())
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self._accessed_value())
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self._accessed_value())
 
     def __index__(self) -> int:
         return self._value.__index__()
