@@ -255,7 +255,7 @@ def _statement_to_dict(statement: Any) -> dict:
         if nested in data:
             data[nested] = [_statement_to_dict(s) for s in getattr(statement, nested)]
     if isinstance(statement, Leaf):
-        data["value"] = describe(statement.value, None)
+        data["value"] = describe(np.asarray(statement.value), None)  # a NumPy scalar too, as a 0-d tensor
     return {"statement": type(statement).__name__, **data}
 
 

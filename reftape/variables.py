@@ -102,6 +102,8 @@ class ResourceVariable(Variable):
 
     def _assign(self, value: Any, update: Any) -> ResourceVariable:
         _recording.variable_accessed(self)
+        if isinstance(value, Variable):  # TF reads a Variable value: an access too (a read no gradient flows through)
+            _recording.variable_accessed(value)
         with _recording.suspended():
             new = convert_to_tensor(value, dtype=self._dtype)
         result = update(self._value, new._value)

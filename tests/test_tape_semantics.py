@@ -98,7 +98,12 @@ PROGRAMS: dict[str, Program] = {
         Tape("outer", [Tape("inner", [Op("y6", "sin", ["c"])]), Op("y7", "sin", ["a"])]),
         WatchedVariables("outer_after", "outer"), WatchedVariables("inner_after", "inner"),
         Tape("t6", [variable("late", [5.0]), Watch("t6", ["late", "b"])]),
-        WatchedVariables("t6_after", "t6")], []),
+        WatchedVariables("t6_after", "t6"),
+        Tape("t7", [Assign("a", "c", "assign_sub")]),
+        WatchedVariables("t7_after", "t7"),
+        Tape("t8", [Tape("t9", [Watch("t9", ["c"]), WatchedVariables("t9_inside", "t9")],
+                         watch_accessed_variables=False)]),
+        WatchedVariables("t8_after", "t8")], []),
 }
 
 
@@ -248,9 +253,11 @@ def test_watched_variables_in_programs(backend):
     """TF: watched_variables() is a tuple in creation order without duplicates: explicit watches and reads
     alike, an assign counts as an access, reset() forgets, a tape not watching accessed variables lists
     only explicit watches, a read of an untrainable variable is not a watch but watching it is, nothing
-    is watched while the tape is paused, and a read inside an inner tape is an access for the outer."""
+    is watched while the tape is paused, a read inside an inner tape is an access for the outer, assigning
+    a Variable's value reads it (an access), and so does describing a Variable (its numpy())."""
     assert _watched_names(backend) == {
         "t1_inside": ["a:0", "b:0", "c:0"], "t1_after": ["a:0", "b:0", "c:0"],
         "t2_assigned": ["a:0", "c:0"], "t2_reset": [], "t2_after": ["b:0"],
         "t3_after": ["b:0"], "t4_read": [], "t4_after": ["n:0"], "t5_after": [],
-        "outer_after": ["a:0", "c:0"], "inner_after": ["c:0"], "t6_after": ["b:0", "late:0"]}
+        "outer_after": ["a:0", "c:0"], "inner_after": ["c:0"], "t6_after": ["b:0", "late:0"],
+        "t7_after": ["a:0", "c:0"], "t9_inside": ["c:0"], "t8_after": ["c:0"]}
