@@ -824,7 +824,7 @@ def _watched_variables(b: _Builder, tape: Tape, parent: list, rng: np.random.Gen
     watches accessed variables), then `tape.watched_variables()` inside its block or after it: TF lists
     the watched ones in creation order, an assign counting as an access."""
     b.rng = rng
-    if not b.chance(0.15):
+    if not b.chance(0.07):
         return
     fresh = [b.leaf(b.base, kind="variable", watched=False) for _ in range(b.pick((2, 3)))]
     for variable in reversed(fresh):
