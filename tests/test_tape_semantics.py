@@ -261,3 +261,26 @@ def test_watched_variables_in_programs(backend):
         "t3_after": ["b:0"], "t4_read": [], "t4_after": ["n:0"], "t5_after": [],
         "outer_after": ["a:0", "c:0"], "inner_after": ["c:0"], "t6_after": ["b:0", "late:0"],
         "t7_after": ["a:0", "c:0"], "t9_inside": ["c:0"], "t8_after": ["c:0"]}
+
+
+def watched_after_looking(tf) -> dict[str, list[str]]:
+    """The variables a tape watches after each way of looking at Variable `v` inside it."""
+    looks = {"numpy": lambda v: v.numpy(), "asarray": np.asarray, "repr": repr, "str": str, "bool": bool,
+             "float": float, "int": int, "dtype and shape": lambda v: (v.dtype, v.shape, v.name),
+             "assigned to another": lambda v: tf.Variable(0.0, name="w").assign(v)}
+    watched = {}
+    for look, apply in looks.items():
+        v = tf.Variable(1.0, name="v")
+        with tf.GradientTape() as tape:
+            apply(v)
+        watched[look] = [w.name for w in tape.watched_variables()]
+    return watched
+
+
+def test_looking_at_a_variable_value_is_an_access(tf, candidate):
+    """TF: numpy(), np.asarray, repr/str, bool, float and int read a Variable (an access: tapes watching
+    accessed variables watch it), as does assigning its value to another; dtype, shape and name do not."""
+    expected = watched_after_looking(tf)
+    assert expected == {**{look: ["v:0"] for look in ("numpy", "asarray", "repr", "str", "bool", "float", "int")},
+                        "dtype and shape": [], "assigned to another": ["v:0", "w:0"]}
+    assert watched_after_looking(candidate) == expected
