@@ -9,6 +9,7 @@ unimportable backend, generated code that does not compile) are never a result o
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import importlib
@@ -92,7 +93,7 @@ def run(program: Program, backend: str | ModuleType, time_limit: float | None = 
     if missing:
         outcome.error = {"kind": "missing", "names": missing}
         return outcome
-    scope = {"tf": module, "np": np, "describe": describe, "describe_error": describe_error,
+    scope = {"tf": module, "np": np, "collections": collections, "describe": describe, "describe_error": describe_error,
              "_outcome": {"values": outcome.values, "calls": outcome.calls, "error": None}}
     try:
         code = compile_program(program.body_source())

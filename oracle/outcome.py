@@ -11,7 +11,8 @@ One value model for the whole harness. A value is described as one of:
   {"kind": "scalar", "type": "float" | "int" | "bool" | "str" | "complex" | "numpy.float32" ..., "value": ...}
   {"kind": "none"}
   {"kind": "indexed_slices", "values": tensor, "indices": tensor, "dense_shape": tensor}
-  {"kind": "list" | "tuple", "items": [...]}     {"kind": "namedtuple", "type": "Pair", "items": [...]}
+  {"kind": "list" | "tuple", "items": [...]}
+  {"kind": "namedtuple", "type": "Pair", "fields": ["a", "b"], "items": [...]}
   {"kind": "dict", "keys": [...], "items": [...]}
   {"kind": "exception", "class": "ValueError" | "tf.errors.InvalidArgumentError", "message": "..."}
   {"kind": "object", "repr": "TensorShape([2])"}  anything else, by its repr
@@ -66,7 +67,8 @@ def describe(value, tf):
     if isinstance(value, dict):
         return {"kind": "dict", "keys": [key(k) for k in value], "items": [describe(v, tf) for v in value.values()]}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return {"kind": "namedtuple", "type": type(value).__name__, "items": [describe(v, tf) for v in value]}
+        return {"kind": "namedtuple", "type": type(value).__name__, "fields": list(value._fields),
+                "items": [describe(v, tf) for v in value]}
     if isinstance(value, (list, tuple)):
         return {"kind": "tuple" if isinstance(value, tuple) else "list", "items": [describe(v, tf) for v in value]}
     if hasattr(value, "indices") and hasattr(value, "dense_shape"):

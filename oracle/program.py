@@ -7,7 +7,9 @@ as exact tensor descriptions: NaN, inf and -0.0 survive) and prints as a standal
 with `tf` bound to a backend, so a printed program always reproduces what the interpreter saw.
 
 Structures (targets, sources, output_gradients) are a leaf name, or {"list": [...]},
-{"tuple": [...]}, {"dict": [[key, structure], ...]} (dict order kept).
+{"tuple": [...]}, {"dict": [[key, structure], ...]} (dict order kept), {"namedtuple": [typename,
+[[field, structure], ...]]} (a `collections.namedtuple` class per typename, defined at the top of the
+program).
 """
 
 from __future__ import annotations
@@ -133,6 +135,15 @@ class Apply:
 
 
 @dataclass
+class WatchedVariables:
+    """`name = tape.watched_variables()`: the Variables `tape` watches (TF: a tuple in creation order),
+    reported with the calls; inside the tape's `with` block or after it."""
+
+    name: str
+    tape: str
+
+
+@dataclass
 class Assign:
     """`variable.assign|assign_add|assign_sub(value)`: `variable` names a Variable leaf, `value` a
     tensor of its shape and dtype. Reads recorded before it keep the old value; a tape watching
@@ -151,13 +162,13 @@ class ReadValue:
     variable: str
 
 
-STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call,
+STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call, WatchedVariables,
                                             CustomGradient, Apply, Assign, ReadValue)}
 
 # Names the generated script itself uses inside or around `_program()` (builtins included): a program
 # may not define them. Emitting a new name in the source means adding it here (a test checks).
-SCRIPT_NAMES = frozenset({"tf", "np", "json", "print", "describe", "describe_error", "_outcome", "_program", "_error",
-                          "float", "complex", "Exception", "grad", "variables"})  # the last two: custom gradients
+SCRIPT_NAMES = frozenset({"tf", "np", "json", "collections", "print", "describe", "describe_error", "_outcome",
+                          "_program", "_error", "float", "complex", "Exception", "grad", "variables"})  # the last two: custom gradients  # the last two: custom gradients
 MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -205,7 +216,9 @@ class Program:
         """The program as the body of `_program()`, recording into `_outcome` (validated first: only
         validated fields reach the source)."""
         validate(self)
-        lines = _statements_source(self.statements, indent=1)
+        lines = [f"    {typename} = collections.namedtuple({typename!r}, {list(fields)!r})"
+                 for typename, fields in namedtuple_types(self.statements).items()]
+        lines += _statements_source(self.statements, indent=1)
         for name in self.outputs:
             lines.append(f"    _outcome['values'][{name!r}] = describe({name}, tf)")
         return "def _program():\n" + ("\n".join(lines) if lines else "    pass") + "\n"
@@ -215,7 +228,7 @@ class Program:
         if not MODULE_PATTERN.fullmatch(module):
             raise ValueError(f"{module!r} is not a module name")
         helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
-        return (f"import json\n\nimport numpy as np\nimport {module} as tf\n\n{helpers}\n\n"
+        return (f"import collections\nimport json\n\nimport numpy as np\nimport {module} as tf\n\n{helpers}\n\n"
                 f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{self.body_source()}\n\n"
                 "try:\n    _program()\nexcept Exception as _error:\n"
                 "    _outcome['error'] = describe_error(_error, tf)\n"
@@ -242,7 +255,7 @@ def _statement_to_dict(statement: Any) -> dict:
         if nested in data:
             data[nested] = [_statement_to_dict(s) for s in getattr(statement, nested)]
     if isinstance(statement, Leaf):
-        data["value"] = describe(statement.value, None)
+        data["value"] = describe(np.asarray(statement.value), None)  # a NumPy scalar too, as a 0-d tensor
     return {"statement": type(statement).__name__, **data}
 
 
@@ -258,6 +271,57 @@ def _statement_from_dict(data: dict, at: str) -> Any:
     return cls(**data)
 
 
+def structure_children(structure: dict) -> list:
+    """The structures inside a container structure, in order (a dict's and a namedtuple's values)."""
+    (kind, items), = structure.items()
+    if kind == "dict":
+        return [s for _, s in items]
+    if kind == "namedtuple":
+        return [s for _, s in items[1]]
+    return list(items)
+
+
+def structure_references(structure: Structure | None) -> list[str]:
+    """The references in a structure, in the order its results are described (dicts in their own order)."""
+    if structure is None:
+        return []
+    if isinstance(structure, str):
+        return [structure]
+    return [name for child in structure_children(structure) for name in structure_references(child)]
+
+
+def map_references(structure: Structure, change: Any) -> Structure:
+    """`structure` with each reference `r` replaced by `change(r)`."""
+    if isinstance(structure, str):
+        return change(structure)
+    (kind, items), = structure.items()
+    if kind == "dict":
+        return {kind: [[key, map_references(s, change)] for key, s in items]}
+    if kind == "namedtuple":
+        return {kind: [items[0], [[key, map_references(s, change)] for key, s in items[1]]]}
+    return {kind: [map_references(s, change) for s in items]}
+
+
+def namedtuple_types(statements: list) -> dict[str, tuple]:
+    """The fields of each namedtuple type the calls' structures use, by typename, in order of first use."""
+    types: dict[str, tuple] = {}
+
+    def collect(structure: Structure | None) -> None:
+        if structure is None or isinstance(structure, str):
+            return
+        (kind, items), = structure.items()
+        if kind == "namedtuple":
+            types.setdefault(items[0], tuple(field for field, _ in items[1]))
+        for child in structure_children(structure):
+            collect(child)
+
+    for s in walk(statements):
+        if isinstance(s, Call):
+            for part in (s.target, s.sources, s.output_gradients):
+                collect(part)
+    return types
+
+
 def structure_source(structure: Structure) -> str:
     if isinstance(structure, str):
         return structure
@@ -269,6 +333,9 @@ def structure_source(structure: Structure) -> str:
         return f"({inner},)" if len(items) == 1 else f"({inner})"
     if kind == "dict":
         return "{" + ", ".join(f"{k!r}: {structure_source(s)}" for k, s in items) + "}"
+    if kind == "namedtuple":
+        typename, fields = items
+        return f"{typename}(" + ", ".join(f"{k}={structure_source(s)}" for k, s in fields) + ")"
     raise ValueError(f"unknown structure kind {kind!r}")
 
 
@@ -293,7 +360,8 @@ def array_literal(value: np.ndarray) -> str:
 def _leaf_source(leaf: Leaf) -> str:
     literal = array_literal(leaf.value)
     if leaf.kind == "variable":
-        return f"{leaf.name} = tf.Variable({literal}, dtype=tf.{leaf.dtype}, trainable={leaf.trainable})"
+        return (f"{leaf.name} = tf.Variable({literal}, dtype=tf.{leaf.dtype}, trainable={leaf.trainable}, "
+                f"name={leaf.name!r})")  # named: watched_variables() and Variable results show which
     return f"{leaf.name} = tf.constant({literal}, dtype=tf.{leaf.dtype})"
 
 
@@ -330,11 +398,9 @@ def _statements_source(statements: list, indent: int) -> list[str]:
             lines.append(pad + f"with {s.tape}.stop_recording():")
             lines += _statements_source(s.body, indent + 1) or [pad + "    pass"]
         elif isinstance(s, Call):
-            lines += [pad + "try:",
-                      pad + f"    {s.name} = {_call_source(s)}",
-                      pad + f"    _outcome['calls'][{s.name!r}] = describe({s.name}, tf)",
-                      pad + "except Exception as _error:",
-                      pad + f"    _outcome['calls'][{s.name!r}] = describe_error(_error, tf)"]
+            lines += _reported_call_source(s.name, _call_source(s), pad)
+        elif isinstance(s, WatchedVariables):
+            lines += _reported_call_source(s.name, f"{s.tape}.watched_variables()", pad)
         elif isinstance(s, CustomGradient):
             lines += _custom_gradient_source(s, pad)
         elif isinstance(s, Apply):
@@ -346,6 +412,15 @@ def _statements_source(statements: list, indent: int) -> list[str]:
         else:
             raise TypeError(f"not a statement: {s!r}")
     return lines
+
+
+def _reported_call_source(name: str, expression: str, pad: str) -> list[str]:
+    """`name = expression`, its result (or exception) reported with the calls."""
+    return [pad + "try:",
+            pad + f"    {name} = {expression}",
+            pad + f"    _outcome['calls'][{name!r}] = describe({name}, tf)",
+            pad + "except Exception as _error:",
+            pad + f"    _outcome['calls'][{name!r}] = describe_error(_error, tf)"]
 
 
 def _names_source(names: list) -> str:

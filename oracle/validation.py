@@ -93,12 +93,15 @@ class _Context:
         self.recording: frozenset = frozenset()          # tapes whose with-block encloses the statement
         self.scopes: list[dict[str, str]] = []           # names outside the custom-gradient function being checked
         self.arity: dict[str, int] = {}                  # parameters of each custom-gradient function
+        self.every_name: set[str] = set()                # every name defined anywhere (scopes included)
+        self.namedtuples: dict[str, tuple] = {}          # typename -> (fields, JSON path of its first use)
 
     def define(self, name: str, kind: str, at: str) -> None:
         previous = self.defined.get(name)
         if previous is not None and "tape" in (previous, kind):  # a tensor may be rebound, as in Python
             raise ProgramError(at, f"{name!r} is already defined as a {previous} (a tape's name is its own)")
         self.defined[name] = kind
+        self.every_name.add(name)
 
     def require(self, name: str, kind: str, at: str) -> None:
         found = self.defined.get(name)
@@ -219,7 +222,9 @@ class TapeReference(Kind):
 
 
 class Structure(Kind):
-    """A reference, or {"list": [...]}, {"tuple": [...]}, {"dict": [[key, structure], ...]}."""
+    """A reference, or {"list": [...]}, {"tuple": [...]}, {"dict": [[key, structure], ...]},
+    {"namedtuple": [typename, [[field, structure], ...]]}: a typename has the same fields wherever it
+    is used, and is not a name the program defines (the script defines the class under it)."""
 
     def __init__(self, optional: bool = False) -> None:
         self.optional = optional
@@ -232,31 +237,62 @@ class Structure(Kind):
         _check_structure(value, at, context, 1)
 
 
+STRUCTURE_FORMS = "{'list': [...]}, {'tuple': [...]}, {'dict': [[key, structure], ...]}, " \
+                  "{'namedtuple': [typename, [[field, structure], ...]]}"
+
+
 def _check_structure(value: Any, at: str, context: _Context, depth: int) -> None:
     if depth > MAX_STRUCTURE_DEPTH:
         raise ProgramError(at, f"structure nested more than {MAX_STRUCTURE_DEPTH} deep")
     if isinstance(value, str):
         check_reference(value, at, context)
         return
-    if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in ("list", "tuple", "dict"):
-        raise ProgramError(at, f"expected a reference or one of {{'list': [...]}}, {{'tuple': [...]}}, "
-                               f"{{'dict': [[key, structure], ...]}}, got {_show(value)}")
+    if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in ("list", "tuple", "dict",
+                                                                                    "namedtuple"):
+        raise ProgramError(at, f"expected a reference or one of {STRUCTURE_FORMS}, got {_show(value)}")
     (kind, items), = value.items()
     at = f"{at}.{kind}"
+    if kind == "namedtuple":
+        items = _check_namedtuple_type(items, at, context)
+        at = f"{at}[1]"
     if not isinstance(items, (list, tuple)):
         raise ProgramError(at, f"expected a list, got {_show(items)}")
     keys: set = set()
     for i, item in enumerate(items):
-        if kind == "dict":
+        if kind in ("dict", "namedtuple"):
             if not isinstance(item, (list, tuple)) or len(item) != 2:
-                raise ProgramError(f"{at}[{i}]", f"expected a [key, structure] pair, got {_show(item)}")
-            key = check_identifier(item[0], f"{at}[{i}][0]")
+                raise ProgramError(f"{at}[{i}]", f"expected a [{'key' if kind == 'dict' else 'field'}, structure] "
+                                                 f"pair, got {_show(item)}")
+            key = (check_identifier if kind == "dict" else _check_field)(item[0], f"{at}[{i}][0]")
             if key in keys:
-                raise ProgramError(f"{at}[{i}][0]", f"duplicate key {key!r}")
+                raise ProgramError(f"{at}[{i}][0]", f"duplicate {'key' if kind == 'dict' else 'field'} {key!r}")
             keys.add(key)
             _check_structure(item[1], f"{at}[{i}][1]", context, depth + 1)
         else:
             _check_structure(item, f"{at}[{i}]", context, depth + 1)
+
+
+def _check_field(value: Any, at: str) -> str:
+    """A namedtuple field: an identifier, not a Python keyword, not starting with an underscore."""
+    field = check_identifier(value, at)
+    if keyword.iskeyword(field) or field.startswith("_"):
+        raise ProgramError(at, f"{field!r} is not a namedtuple field (a Python keyword, or it starts with '_')")
+    return field
+
+
+def _check_namedtuple_type(value: Any, at: str, context: _Context) -> Any:
+    """A namedtuple's [typename, fields]: the typename a name the program may define, used with the
+    same fields everywhere; returns the [field, structure] pairs."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ProgramError(at, f"expected [typename, [[field, structure], ...]], got {_show(value)}")
+    typename, fields = check_name(value[0], f"{at}[0]"), value[1]
+    if isinstance(fields, (list, tuple)) and all(isinstance(f, (list, tuple)) and len(f) == 2 for f in fields):
+        names = tuple(f[0] for f in fields)
+        known, first = context.namedtuples.setdefault(typename, (names, at))
+        if known != names:
+            raise ProgramError(f"{at}[1]", f"namedtuple {typename!r} has fields {list(known)} at {first}, "
+                                           f"not {list(names)}")
+    return fields
 
 
 class OpPath(Kind):
@@ -489,6 +525,7 @@ FIELDS: dict[str, dict[str, Kind]] = {
     "Apply": {"name": Definition("tensor"), "function": FunctionReference(), "inputs": Arguments()},
     "Assign": {"variable": Reference(), "value": Reference(), "method": Option("assign", "assign_add", "assign_sub")},
     "ReadValue": {"name": Definition("tensor"), "variable": Reference()},
+    "WatchedVariables": {"name": Definition("tuple of watched variables"), "tape": TapeReference()},
 }
 
 
@@ -532,6 +569,10 @@ def validate(program: Any) -> None:
         raise ProgramError("statements", "expected a list of statements")
     _check_statements(program.statements, "statements", context)
     References().check(program.outputs, "outputs", None, context)
+    for typename, (_, at) in context.namedtuples.items():
+        if typename in context.every_name:
+            raise ProgramError(f"{at}[0]", f"namedtuple type {typename!r} is also a name the program defines "
+                                           "(the script defines the class under its typename)")
 
 
 # -- JSON ----------------------------------------------------------------------------------------
@@ -581,9 +622,24 @@ def check_schema(data: Any) -> None:
         sys.setrecursionlimit(limit)
     if error is None:
         return
-    if error.schema == validator.schema["$defs"]["structure"]:  # the schema cannot say which alternative
-        _check_structure(error.instance, format_path(error.absolute_path), _GrammarOnly(), 1)
+    _check_enclosing_structure(data, list(error.absolute_path))  # the schema cannot say which alternative
     raise ProgramError(format_path(error.absolute_path), _schema_message(error))
+
+
+STRUCTURE_FIELDS = ("target", "sources", "output_gradients")
+
+
+def _check_enclosing_structure(data: Any, parts: list) -> None:
+    """For a schema violation at `parts` inside a call's structure, the grammar's own error there
+    (one that names the alternative meant: a namedtuple's field, a dict's pair)."""
+    for depth, part in enumerate(parts):
+        if part in STRUCTURE_FIELDS and isinstance(data, dict) and data.get("statement") == "Call":
+            _check_structure(data[part], format_path(parts[:depth + 1]), _GrammarOnly(), 1)
+            return
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return
 
 
 class _GrammarOnly(_Context):
@@ -601,8 +657,7 @@ def _schema_message(error: Any) -> str:
         except ValueError as reason:
             return str(reason)
     if error.schema == definitions["structure"]:
-        return (f"{_show(error.instance)} is not a structure: a reference, or {{'list': [...]}}, {{'tuple': [...]}}, "
-                "{'dict': [[key, structure], ...]}")
+        return f"{_show(error.instance)} is not a structure: a reference, or one of {STRUCTURE_FORMS}"
     message = error.message
     return message if len(message) <= 200 else message[:197] + "..."
 
@@ -680,7 +735,14 @@ def program_schema() -> dict:
             {"type": "object", "required": ["dict"], "additionalProperties": False, "properties": {"dict": {
                 "type": "array", "items": {"type": "array", "minItems": 2, "maxItems": 2,
                                            "prefixItems": [{"$ref": "#/$defs/name"}, {"$ref": "#/$defs/structure"}]}}}},
+            {"type": "object", "required": ["namedtuple"], "additionalProperties": False, "properties": {"namedtuple": {
+                "type": "array", "minItems": 2, "maxItems": 2, "description": "[typename, [[field, structure], ...]]",
+                "prefixItems": [{"$ref": "#/$defs/name"}, {"type": "array", "items": {
+                    "type": "array", "minItems": 2, "maxItems": 2,
+                    "prefixItems": [{"$ref": "#/$defs/field"}, {"$ref": "#/$defs/structure"}]}}]}}},
         ]},
+        "field": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$", "maxLength": MAX_NAME_LENGTH,
+                  "description": "a namedtuple field: an identifier not starting with '_', not a Python keyword"},
         "number": {"oneOf": [
             {"type": "number", "description": "decimal"},
             {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$", "description": "decimal"},

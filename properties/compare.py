@@ -141,10 +141,11 @@ def _same_exception(e: dict, a: dict, messages: bool) -> bool:
 
 
 def _labels(description: dict) -> tuple:
-    """What identifies a value besides its contents: container sizes, types, keys, Variable names."""
+    """What identifies a value besides its contents: container sizes, types (a namedtuple's typename and
+    fields), keys, Variable names."""
     kind = description["kind"]
     if kind in _CONTAINERS:
-        return len(description["items"]), description.get("type"), description.get("keys")
+        return len(description["items"]), description.get("type"), description.get("fields"), description.get("keys")
     return (description.get("variable"),)   # a Variable's name and trainable flag; None for other tensors
 
 

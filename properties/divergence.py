@@ -29,11 +29,11 @@ from typing import Any, Iterator
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
-                                    Tape, Watch, walk)
+                                    Tape, Watch, WatchedVariables, walk)
+from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
 from .compare import compare
 from .findings import Finding
-from .referee import _flat_names as structure_names  # the names in a target/sources structure, in order
 
 ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
 UPSTREAM = "_upstream"   # ... and of its output gradient in a consumer's isolated contribution
@@ -53,7 +53,7 @@ def first_divergence(finding: Finding) -> Finding:
 
 # -- the program as a graph ---------------------------------------------------------------
 
-DEFINITIONS = (Leaf, Op, Call, Apply, ReadValue, CustomGradient)   # statements that define a name
+DEFINITIONS = (Leaf, Op, Call, Apply, ReadValue, CustomGradient, WatchedVariables)   # statements that define a name
 VALUES = (Op, Apply, ReadValue)                                       # ... a value the program computes
 
 

@@ -26,13 +26,14 @@ from typing import Any, Callable, Iterator
 from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
 from reftape_oracle.program import (Apply, Assign, Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch,
-                                    walk)
+                                    WatchedVariables, map_references, walk)
 
 from .divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope,
                          structure_names, substitute)
 from .findings import Finding, HarnessError, evaluate
 
 _SIMPLIFIED = ("tape_options",)   # signature parts minimisation may change
+TAPE_USES = (Watch, StopRecording, Reset, Call, WatchedVariables)   # statements that name a tape
 
 
 def minimize(finding: Finding, *, time_budget: float = 60.0) -> Finding:
@@ -145,7 +146,7 @@ def _uses(program: Program, name: str, exclude: Any = None) -> bool:
             continue
         if name in inputs_of(s) or isinstance(s, Watch) and name in map(base, s.names):
             return True
-        if isinstance(s, (Watch, StopRecording, Reset, Call)) and s.tape == name:
+        if isinstance(s, TAPE_USES) and s.tape == name:
             return True
     return name in map(base, program.outputs)
 
@@ -187,7 +188,7 @@ def _rename_tape(statements: list, old: str, new: str) -> list:
     for s in statements:
         if isinstance(s, (Tape, StopRecording)):
             s = replace(s, body=_rename_tape(s.body, old, new))
-        if isinstance(s, (Watch, StopRecording, Reset, Call)) and s.tape == old:
+        if isinstance(s, TAPE_USES) and s.tape == old:
             s = replace(s, tape=new)
         result.append(s)
     return result
@@ -218,20 +219,11 @@ def _rename_value(statements: list, old: str, new: str) -> list:
         elif isinstance(s, Assign):
             s = replace(s, value=renamed(s.value))
         elif isinstance(s, Call):
-            s = replace(s, target=_rename_structure(s.target, renamed), sources=_rename_structure(s.sources, renamed),
+            s = replace(s, target=map_references(s.target, renamed), sources=map_references(s.sources, renamed),
                         output_gradients=None if s.output_gradients is None else
-                        _rename_structure(s.output_gradients, renamed))
+                        map_references(s.output_gradients, renamed))
         result.append(s)
     return result
-
-
-def _rename_structure(structure: Any, renamed: Callable[[str], str]) -> Any:
-    if isinstance(structure, str):
-        return renamed(structure)
-    (kind, items), = structure.items()
-    if kind == "dict":
-        return {kind: [[key, _rename_structure(item, renamed)] for key, item in items]}
-    return {kind: [_rename_structure(item, renamed) for item in items]}
 
 
 def _cuts(program: Program, reference: str) -> Iterator[Program]:

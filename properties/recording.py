@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 import warnings
 
-from reftape_oracle.program import Call, Program, Reset, StopRecording, Tape, walk
+from reftape_oracle.program import Call, Program, Reset, StopRecording, Tape, WatchedVariables, structure_children, walk
 
 from .findings import Finding
 
@@ -72,6 +72,8 @@ def features(program: Program) -> dict:
             options.add("stop_recording")
         elif isinstance(s, Reset):
             options.add("reset")
+        elif isinstance(s, WatchedVariables):
+            options.add("watched_variables")
         elif isinstance(s, Call):
             options |= {f"method={s.method}", f"unconnected={s.unconnected}/{s.unconnected_form}",
                         f"output_gradients={s.output_gradients is not None}", f"sources={_kind(s.sources)}"}
@@ -87,9 +89,8 @@ def features(program: Program) -> dict:
 def _kind(structure: Any) -> str:
     if isinstance(structure, str):
         return "single"
-    (kind, items), = structure.items()
-    nested = any(not isinstance(i, str) and not (isinstance(i, list) and isinstance(i[1], str)) for i in items)
-    return "nested" if nested else kind
+    (kind, _), = structure.items()
+    return "nested" if any(not isinstance(child, str) for child in structure_children(structure)) else kind
 
 
 def _depth(statements: list) -> int:

@@ -49,7 +49,8 @@ import numpy as np
 
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, walk
+from reftape_oracle.program import (Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, structure_children,
+                                    structure_references, walk)
 from .compare import Discrepancy
 from .tolerance import Tolerance, is_floating
 
@@ -67,25 +68,14 @@ class Unjudgeable(Exception):
     """The referee cannot evaluate the targets at the point itself."""
 
 
-def _flat_names(structure: Any) -> list:
-    """Leaf names in the order results are described (dicts in their own order)."""
-    if structure is None:
-        return []
-    if isinstance(structure, str):
-        return [structure]
-    (kind, items), = structure.items()
-    if kind == "dict":
-        return [n for _, s in items for n in _flat_names(s)]
-    return [n for s in items for n in _flat_names(s)]
-
-
 def _base(name: str) -> str:
     """The variable an input refers to (`y3[0]` is element 0 of `y3`)."""
     return name.split("[", 1)[0]
 
 
 def _call_inputs(call: Call) -> list[str]:
-    return _flat_names(call.target) + _flat_names(call.sources) + _flat_names(call.output_gradients)
+    return structure_references(call.target) + structure_references(call.sources) + \
+        structure_references(call.output_gradients)
 
 
 def _needed(program: Program, roots: list[str]) -> set[str]:
@@ -215,7 +205,7 @@ class _Targets:
     def __init__(self, program: Program, call: Call, source: str) -> None:
         if not all(isinstance(s, MODELLED) for s in walk(program.statements)):
             raise Unjudgeable("the referee does not model custom gradients and variable updates")
-        self._names, self._weights = _flat_names(call.target), _flat_names(call.output_gradients)
+        self._names, self._weights = structure_references(call.target), structure_references(call.output_gradients)
         leaves = program.leaves()
         needed = _needed(program, self._names + self._weights + [source])
         watched, recorded = _tape_state(program, call)
@@ -402,10 +392,12 @@ def _locate(program: Program, where: str, expected: Outcome) -> tuple[Call, str,
     positions = [int(i) for i in re.findall(r"\d+", match.group(2))]
     structure, described = call.sources, expected.calls.get(call.name)
     for position in positions:
-        if isinstance(structure, str) or described is None or described.get("kind") not in ("list", "tuple", "dict"):
+        if isinstance(structure, str) or described is None or \
+                described.get("kind") not in ("list", "tuple", "namedtuple", "dict"):
             return None
         (kind, items), = structure.items()
-        structure = dict(items)[described["keys"][position]] if kind == "dict" else items[position]
+        structure = dict(items)[described["keys"][position]] if kind == "dict" else \
+            structure_children(structure)[position]
         described = described["items"][position]
     return (call, structure, positions, bool(match.group(3))) if isinstance(structure, str) else None
 

@@ -38,13 +38,13 @@ from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
-                                    StopRecording, Tape, Watch)
+                                    StopRecording, Tape, Watch, WatchedVariables)
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.
 DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
 UNCONNECTED = (("none", "default"), ("none", "string"), ("zero", "string"), ("none", "enum"), ("zero", "enum"))
 METHODS = ("gradient", "jacobian", "batch_jacobian")
-STRUCTURES = ("single", "list", "tuple", "dict", "nested")
+STRUCTURES = ("single", "list", "tuple", "dict", "nested", "namedtuple")
 DICT_KEYS = ("w", "b", "a", "z", "m", "c", "x", "e", "q", "d", "y", "h")  # more than a call has sources
 
 DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hitting
@@ -578,7 +578,7 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
 
 
 def _structure(b: _Builder, names: list[str], kind: str) -> Any:
-    if kind == "single" or len(names) == 1 and kind != "list":
+    if kind == "single" or len(names) == 1 and kind not in ("list", "namedtuple"):
         return names[0]
     if kind == "list":
         return {"list": names}
@@ -587,6 +587,8 @@ def _structure(b: _Builder, names: list[str], kind: str) -> Any:
     keys = [str(k) for k in b.rng.permutation(DICT_KEYS)]  # inserted in unsorted order (mostly)
     if kind == "dict":
         return {"dict": [[keys[i], n] for i, n in enumerate(names)]}
+    if kind == "namedtuple":  # a class of its own per call, fields in unsorted order
+        return {"namedtuple": [b.fresh("Pair"), [[keys[i], n] for i, n in enumerate(names)]]}
     return {"dict": [[keys[0], names[0]], [keys[1], {"list": [{"tuple": [n]} for n in names[1:]]}]]}
 
 
@@ -827,6 +829,22 @@ def _variable_update(b: _Builder) -> None:
         b.tensors.append(out)
 
 
+def _watched_variables(b: _Builder, tape: Tape, parent: list, rng: np.random.Generator) -> None:
+    """Now and then fresh Variables touched newest first (watched explicitly, or assigned where the tape
+    watches accessed variables), then `tape.watched_variables()` inside its block or after it: TF lists
+    the watched ones in creation order, an assign counting as an access."""
+    b.rng = rng
+    if not b.chance(0.07):
+        return
+    fresh = [b.leaf(b.base, kind="variable", watched=False) for _ in range(b.pick((2, 3)))]
+    for variable in reversed(fresh):
+        if tape.watch_accessed_variables and b.chance(0.4):
+            b.emit(Assign(variable.name, b.leaf(b.base, kind="constant", watched=False).name))
+        else:
+            b.emit(Watch(tape.name, [variable.name]))
+    (b.body if b.chance(0.5) else parent).append(WatchedVariables(b.fresh("w"), tape.name))
+
+
 def _empty_jacobian(b: _Builder, tape: str) -> list:
     """An op on a tensor with an empty dimension, recorded, and its jacobian or batch_jacobian with
     respect to a Variable or a watched constant, on either loop."""
@@ -901,6 +919,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
         if _foreign_leaves(b) and b.chance(0.7):
             _consume_foreign(b)
     _draw_ops(b, seed, depth, counts[depth])
+    _watched_variables(b, tape, parent, np.random.default_rng((seed, depth, 1003)))
     b.rng = np.random.default_rng((seed, depth, 1002))
     empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
     fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient

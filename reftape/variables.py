@@ -77,15 +77,21 @@ class ResourceVariable(Variable):
     def _shape_tuple(self) -> tuple:
         return self._value.shape
 
+    def _accessed_value(self) -> np.ndarray:
+        """The current value, read as TF reads it for numpy(), repr(), bool(), float() and int(): an
+        access, which starts tapes watching accessed variables watching this one."""
+        _recording.variable_accessed(self)
+        return self._value
+
     def numpy(self) -> Any:
-        value = self._value.copy()
+        value = self._accessed_value().copy()
         return value[()] if value.ndim == 0 else value
 
     def _numpy(self) -> Any:
         return self.numpy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.array(self._value, dtype=dtype, copy=True)
+        return np.array(self._accessed_value(), dtype=dtype, copy=True)
 
     def read_value(self) -> EagerTensor:
         """Reads the current value; recorded on tapes that watch this variable."""
@@ -96,6 +102,8 @@ class ResourceVariable(Variable):
 
     def _assign(self, value: Any, update: Any) -> ResourceVariable:
         _recording.variable_accessed(self)
+        if isinstance(value, Variable):  # TF reads a Variable value: an access too (a read no gradient flows through)
+            _recording.variable_accessed(value)
         with _recording.suspended():
             new = convert_to_tensor(value, dtype=self._dtype)
         with np.errstate(all="ignore"):  # overflow gives inf, as in TF, without NumPy's warning
@@ -117,7 +125,7 @@ class ResourceVariable(Variable):
         return self._assign(delta, lambda old, new: old - new)
 
     def __repr__(self) -> str:
-        shown = EagerTensor(self._value, self._dtype)
+        shown = EagerTensor(self._accessed_value(), self._dtype)
         return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
             self._name, self.shape, self._dtype.name, numpy_text(shown, is_repr=True))
 
@@ -133,13 +141,13 @@ class ResourceVariable(Variable):
         return len(self.read_value())
 
     def __bool__(self) -> bool:
-        return bool(self._value)
+        return bool(self._accessed_value())
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self._accessed_value())
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self._accessed_value())
 
     def __index__(self) -> int:
         return self._value.__index__()

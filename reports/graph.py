@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reftape_oracle.program import Call, Leaf, Op, Program, walk
+from reftape_oracle.program import Call, Leaf, Op, Program, structure_references, walk
 
 NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP, MARGIN = 150, 38, 60, 16, 10
 
@@ -36,16 +36,9 @@ class Graph:
     node_height: int = NODE_HEIGHT
 
 
-def _names(structure: Any) -> list[str]:
-    """Names a statement reads, wherever they sit in its inputs or structures ("y3[0]" reads y3)."""
-    if isinstance(structure, str):
-        match = re.match(r"[A-Za-z_]\w*", structure)
-        return [match.group(0)] if match else []
-    if isinstance(structure, dict):
-        return [n for value in structure.values() for n in _names(value)]
-    if isinstance(structure, (list, tuple)):
-        return [n for item in structure for n in _names(item)]
-    return []
+def _names(references: list[str]) -> list[str]:
+    """The names references read ("y3[0]" reads y3)."""
+    return [match.group(0) for match in (re.match(r"[A-Za-z_]\w*", r) for r in references) if match]
 
 
 def _node(statement: Any) -> Node | None:
@@ -54,7 +47,8 @@ def _node(statement: Any) -> Node | None:
     if isinstance(statement, Op):
         return Node(statement.name, f"{statement.name} = {statement.path}", "op", _names(statement.inputs))
     if isinstance(statement, Call):
-        reads = _names(statement.target) + _names(statement.sources) + _names(statement.output_gradients)
+        reads = _names(structure_references(statement.target) + structure_references(statement.sources)
+                       + structure_references(statement.output_gradients))
         return Node(statement.name, f"{statement.name} = {statement.tape}.{statement.method}", "call", reads)
     return None
 

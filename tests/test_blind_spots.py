@@ -351,8 +351,10 @@ def value(description: dict):
     kind = description["kind"]
     if kind == "none":
         return None
-    if kind in ("list", "tuple"):
+    if kind in ("list", "tuple", "namedtuple"):
         return [value(item) for item in description["items"]]
+    if kind == "dict":
+        return {key: value(item) for key, item in zip(description["keys"], description["items"])}
     if kind == "exception":
         return description["class"]
     return decode_array(description)

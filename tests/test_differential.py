@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 
 from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
-from reftape_oracle.program import Apply, Call, CustomGradient, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, Tape, Watch,
+                                    WatchedVariables)
 from reftape_properties.differential import CANDIDATE, EXAMPLES_FACTOR, check_program
 from reftape_properties.findings import evaluate
 from reftape_properties.strategies import programs
@@ -127,6 +128,22 @@ _REGRESSIONS = {
         Leaf("low", "constant", np.array(-0.1, np.float32), "float32"),
         Leaf("high", "variable", np.array(1.9, np.float32), "float32"),
         Op("clipped", "clip_by_value", ["g", "low", "high"])], ["clipped"]),
+    # Gradients with respect to a namedtuple come back as that namedtuple (typename and fields), not a tuple.
+    "namedtuple_sources_keep_their_type": Program([
+        Leaf("x", "constant", np.array([1.0, 2.0], np.float32), "float32"),
+        Leaf("w", "variable", np.array([0.5, -1.0], np.float32), "float32"),
+        Tape("t", [Watch("t", ["x"]), Op("y", "multiply", ["x", "w"])]),
+        Call("g", "t", "gradient", "y", {"namedtuple": ["Pair", [["z", "x"], ["a", "w"]]]})]),
+    # watched_variables() lists Variables in creation order, whatever the order they were watched in; an
+    # assign is an access, and assigning a Variable's value reads that Variable too (reftape missed it).
+    "watched_variables_in_creation_order": Program([
+        Leaf("a", "variable", np.array([1.0, 2.0], np.float32), "float32"),
+        Leaf("b", "variable", np.array([3.0, 4.0], np.float32), "float32"),
+        Leaf("c", "variable", np.array([5.0, 6.0], np.float32), "float32"),
+        Leaf("d", "variable", np.array([7.0, 8.0], np.float32), "float32"),
+        Leaf("one", "constant", np.array([1.0, 1.0], np.float32), "float32"),
+        Tape("t", [Watch("t", ["c"]), Assign("b", "one"), WatchedVariables("inside", "t"), Assign("a", "d", "assign_sub")]),
+        WatchedVariables("after", "t")]),
 }
 
 

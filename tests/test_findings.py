@@ -300,6 +300,8 @@ def test_containers_keep_their_types_and_keys():
     assert kinds(describe(Pair(1, 2), None), describe(Pair(1, 2), None)) == []
     assert kinds(describe(Pair(1, 2), None), describe(Couple(1, 2), None)) == ["structure"]
     assert kinds(describe(Pair(1, 2), None), describe((1, 2), None)) == ["structure"]
+    renamed = collections.namedtuple("Pair", "first third")
+    assert kinds(describe(Pair(1, 2), None), describe(renamed(1, 2), None)) == ["structure"]
     assert kinds(describe([1], None), describe((1,), None)) == ["structure"]
     assert kinds(describe({"a": 1, "b": 2}, None), describe({"b": 2, "a": 1}, None)) == ["structure"]
     assert kinds(describe([1, 2], None), describe([1], None)) == ["structure"]

@@ -14,7 +14,7 @@ from reftape_oracle import run
 from reftape_properties.compare import compare
 from reftape_properties.findings import HarnessError, evaluate
 from reftape_oracle.outcome import Outcome, describe
-from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch
+from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, WatchedVariables
 from reftape_properties.tolerance import Tolerance, compare_arrays, epsilon
 
 
@@ -174,6 +174,17 @@ PROGRAMS = {
         Call("floor_to_source", "t", "gradient", "f", "c", unconnected="zero", unconnected_form="string"),
     ]),
     "mixed-dtype-error": Program(leaves() + [Op("bad", "add", ["c", "d"])], outputs=["bad"]),
+    "namedtuples-and-watched-variables": Program(leaves() + [
+        Tape("t", persistent=True, body=[
+            Watch("t", ["c", "frozen"]),
+            Op("a", "multiply", ["v", "c"]),
+            WatchedVariables("inside", "t"),
+        ]),
+        Call("g", "t", "gradient", "a", {"namedtuple": ["Pair", [["first", "c"], ["second", {"list": ["v"]}]]]}),
+        Call("h", "t", "gradient", {"namedtuple": ["Targets", [["only", "a"]]]}, {"tuple": ["v"]},
+             {"namedtuple": ["Targets", [["only", "og"]]]}),
+        WatchedVariables("after", "t"),
+    ]),
 }
 
 
@@ -188,7 +199,8 @@ def test_program_agrees_with_tensorflow(name):
 
 
 @pytest.mark.parametrize("backend", ["tensorflow", "reftape"])
-@pytest.mark.parametrize("name", ["structures-and-unconnected", "higher-order-nested", "special-values"])
+@pytest.mark.parametrize("name", ["structures-and-unconnected", "higher-order-nested", "special-values",
+                                  "namedtuples-and-watched-variables"])
 def test_printed_script_reproduces_the_interpreter(name, backend):
     program = PROGRAMS[name]
     script = program.to_source(backend)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from reftape_oracle import run
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Op, ReadValue, StopRecording, Tape, Watch,
-                                    walk)
+                                    WatchedVariables, structure_references, walk)
 from reftape_properties.recording import coverage_summary, features
 from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
                                    values)
@@ -63,16 +63,6 @@ def test_filtering_stays_below_five_percent():
     assert statistics["calls"] >= 190
 
 
-def _names(structure) -> list[str]:
-    """The tensor names in a call's target, sources or output_gradients structure."""
-    if structure is None:
-        return []
-    if isinstance(structure, str):
-        return [structure]
-    (kind, items), = structure.items()
-    return [n for item in items for n in _names(item[1] if kind == "dict" else item)]
-
-
 def _base(name: str) -> str:
     return name.split("[")[0]
 
@@ -98,7 +88,7 @@ def _flow(program):
         elif isinstance(s, ReadValue):
             consumers.setdefault(s.variable, set()).add(s.name)
         elif isinstance(s, Call):
-            for name in _names(s.target):
+            for name in structure_references(s.target):
                 consumers.setdefault(_base(name), set()).add(s.name)
     return consumers
 
@@ -118,7 +108,7 @@ def _reaches(start: str, goals: set, consumers: dict) -> bool:
 def _all_ops_on_gradient_paths(program) -> bool:
     """Every op with a floating output reaches the target of some gradient/jacobian call."""
     consumers = _flow(program)
-    targets = {_base(n) for s in walk(program.statements) if isinstance(s, Call) for n in _names(s.target)}
+    targets = {_base(n) for s in walk(program.statements) if isinstance(s, Call) for n in structure_references(s.target)}
     floating = _floating_ops(program)
     return all(_reaches(op.name, targets, consumers) for op in floating)
 
@@ -127,7 +117,7 @@ def _higher_order(program) -> bool:
     """A call's result reaches (directly or through ops) the target of a call on another tape."""
     consumers = _flow(program)
     calls = [s for s in walk(program.statements) if isinstance(s, Call)]
-    return any(_reaches(inner.name, {_base(n) for n in _names(outer.target)}, consumers)
+    return any(_reaches(inner.name, {_base(n) for n in structure_references(outer.target)}, consumers)
                for inner in calls for outer in calls if outer.tape != inner.tape)
 
 
@@ -157,9 +147,9 @@ def _ops_whose_vjp_runs(program) -> float:
     calls = [s for s in walk(program.statements) if isinstance(s, Call)]
 
     def between(op, call) -> bool:
-        targets = {_base(n) for n in _names(call.target)}
+        targets = {_base(n) for n in structure_references(call.target)}
         return (_reaches(op.name, targets, consumers)
-                and any(_reaches(_base(source), {op.name}, consumers) for source in _names(call.sources)))
+                and any(_reaches(_base(source), {op.name}, consumers) for source in structure_references(call.sources)))
 
     return np.mean([any(between(op, call) for call in calls) for op in floating]) if floating else 1.0
 
@@ -191,7 +181,7 @@ def test_programs_are_six_to_twelve_ops_long(sample):
 def test_output_gradients_are_random_not_ones(sample):
     leaves = {name: leaf for p in sample for name, leaf in p.leaves().items()}
     weights = [leaves[n].value for p in sample for s in walk(p.statements) if isinstance(s, Call)
-               for n in _names(s.output_gradients)]
+               for n in structure_references(s.output_gradients)]
     styles = {"zeros": any(np.all(w == 0) and w.size for w in weights),
               "negative": any(np.all(np.real(w) < 0) for w in weights),
               "mixed signs": any(np.any(np.real(w) < 0) and np.any(np.real(w) > 0) for w in weights)}
@@ -215,20 +205,24 @@ def test_structures_the_issue_asks_for_occur(sample):
 
 def test_blind_spot_classes_occur(sample):
     """Custom gradients (capturing variables too), assigns and reads, Variable targets, targets that
-    are also sources, comparisons as sources, and jacobians over empty dimensions."""
+    are also sources, comparisons as sources, jacobians over empty dimensions, namedtuple sources and
+    watched_variables()."""
     statements = [s for p in sample for s in walk(p.statements)]
-    calls = [s for s in statements if isinstance(s, Call)]
-    leaves = {name: leaf for p in sample for name, leaf in p.leaves().items()}
+    calls = [(s, p.leaves()) for p in sample for s in walk(p.statements) if isinstance(s, Call)]  # names are per program
     found = {
         "custom_gradient": sum(isinstance(s, Apply) for s in statements),
         "captured variables": sum(isinstance(s, CustomGradient) and s.variables != "none" for s in statements),
         "assign": sum(isinstance(s, Assign) for s in statements),
         "read_value": sum(isinstance(s, ReadValue) for s in statements),
-        "variable target": sum(any(leaves.get(n) is not None and leaves[n].kind == "variable" for n in _names(c.target))
-                               for c in calls),
-        "target also source": sum(bool(set(_names(c.target)) & set(_names(c.sources))) for c in calls),
+        "variable target": sum(any(leaves.get(n) is not None and leaves[n].kind == "variable"
+                                   for n in structure_references(c.target)) for c, leaves in calls),
+        "target also source": sum(bool(set(structure_references(c.target)) & set(structure_references(c.sources)))
+                                  for c, _ in calls),
         "empty jacobian": sum(c.method != "gradient" and any(leaves.get(n) is not None and leaves[n].value.size == 0
-                                                             for n in _names(c.sources)) for c in calls),
+                                                             for n in structure_references(c.sources))
+                              for c, leaves in calls),
+        "namedtuple sources": sum(isinstance(c.sources, dict) and "namedtuple" in c.sources for c, _ in calls),
+        "watched_variables": sum(isinstance(s, WatchedVariables) for s in statements),
     }
     found.update(_tape_classes(sample))
     print(found)
@@ -261,7 +255,7 @@ def _continued_on_the_same_tape(program) -> bool:
     for tape in tapes:
         inside = [s for s in walk(tape.body) if isinstance(s, Call) and s.tape == tape.name and s.method == "gradient"]
         later = [s for s in walk(program.statements) if isinstance(s, Call) and s.tape == tape.name]
-        if any(_reaches(first.name, {_base(n) for n in _names(second.target)}, consumers)
+        if any(_reaches(first.name, {_base(n) for n in structure_references(second.target)}, consumers)
                for first in inside for second in later if second is not first):
             return True
     return False
@@ -281,14 +275,14 @@ def _unheld_target_sources(program) -> int:
     leaves = program.leaves()
     watched = {n for s in walk(program.statements) if isinstance(s, Watch) for n in s.names}
     return sum(any(leaves.get(n) is not None and leaves[n].kind == "constant" and n not in watched
-                   for n in set(_names(c.target)) & set(_names(c.sources)))
+                   for n in set(structure_references(c.target)) & set(structure_references(c.sources)))
                for c in walk(program.statements) if isinstance(c, Call))
 
 
 def _adjacent_sources(program) -> int:
     """Calls differentiating with respect to the inputs of a target's op (its VJP undiluted)."""
     inputs = {op.name: set(op.inputs) for op in program.ops()}
-    return sum(any(inputs.get(_base(t), set()) & set(_names(c.sources)) for t in _names(c.target))
+    return sum(any(inputs.get(_base(t), set()) & set(structure_references(c.sources)) for t in structure_references(c.target))
                for c in walk(program.statements) if isinstance(c, Call))
 
 
@@ -297,7 +291,7 @@ def test_gradient_path_structures_occur(sample):
     watches while paused, targets the tape does not hold (also sources), sources adjacent to a target."""
     leaves = {name: leaf for p in sample for name, leaf in p.leaves().items()}
     weights = [leaves[n].value for p in sample for s in walk(p.statements) if isinstance(s, Call)
-               for n in _names(s.output_gradients)]
+               for n in structure_references(s.output_gradients)]
     found = {
         "sparse zeros": sum(bool(np.any(w == 0) and np.any(w != 0)) for w in weights),
         "continued on the same tape": sum(_continued_on_the_same_tape(p) for p in sample),
@@ -363,9 +357,9 @@ def test_reaches_every_dtype_and_option_value():
     options = set(summary["options"])
     expected = ({f"persistent={b}" for b in (True, False)} | {f"watch_accessed_variables={b}" for b in (True, False)}
                 | {f"method={m}" for m in METHODS} | {f"unconnected={u}/{f}" for u, f in UNCONNECTED}
-                | {f"output_gradients={b}" for b in (True, False)} | {"stop_recording", "reset"}
+                | {f"output_gradients={b}" for b in (True, False)} | {"stop_recording", "reset", "watched_variables"}
                 | {f"nesting={n}" for n in (1, 2, 3)} | {f"use_pfor={b}" for b in (True, False)}
-                | {f"sources={k}" for k in ("single", "list", "tuple", "dict", "nested")})
+                | {f"sources={k}" for k in ("single", "list", "tuple", "dict", "nested", "namedtuple")})
     assert expected - options == set()
     # Every op x dtype pair is exercised deterministically by tests/test_ops.py (recorded in coverage).
 

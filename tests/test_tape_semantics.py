@@ -2,8 +2,8 @@
 
 Where the program language expresses a case it runs through the one pipeline (`evaluate` must find
 nothing) and then pins what TensorFlow 2.21 was observed to do, on TensorFlow and on the backend
-under test. Namedtuple sources and `watched_variables()` are outside the language: those tests call
-the APIs on the `tf` and `candidate` fixtures and compare the two directly.
+under test. Namedtuple structures and `watched_variables()` run as programs too; their first tests
+below call the APIs on the `tf` and `candidate` fixtures directly.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from reftape_oracle import run
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.program import (Assign, Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch,
+                                    WatchedVariables)
 from reftape_properties.differential import CANDIDATE
 from reftape_properties.findings import evaluate
 from test_blind_spots import value
@@ -25,6 +26,13 @@ INVALID_ARGUMENT = "tf.errors.InvalidArgumentError"  # how an outcome names the 
 
 def constant(name: str, values, dtype: str = "float32") -> Leaf:
     return Leaf(name, "constant", np.asarray(values, dtype), dtype)
+
+
+def variable(name: str, values, trainable: bool = True) -> Leaf:
+    return Leaf(name, "variable", np.asarray(values, "float32"), "float32", trainable)
+
+
+PAIR = lambda first, second: {"namedtuple": ["Pair", [["first", first], ["second", second]]]}  # noqa: E731
 
 
 PROGRAMS: dict[str, Program] = {
@@ -61,6 +69,41 @@ PROGRAMS: dict[str, Program] = {
                        Call("jcx", "inner", "jacobian", "y", {"list": ["c", "x"]}, use_pfor=pfor),
                        Call("jc", "inner", "jacobian", "y", {"list": ["c"]}, use_pfor=pfor)])], [])
        for pfor in (True, False)},
+    # namedtuple sources (nested, with a dict and a list inside) for gradient, jacobian and
+    # output_gradients given as a namedtuple of targets
+    "namedtuple_structures": Program([
+        constant("x", [1.0, 2.0]), variable("w", [0.5, -1.0]), constant("u", [2.0, 3.0]),
+        Tape("t", [Watch("t", ["x"]), Op("y", "multiply", ["x", "w"]), Op("z", "sin", ["x"])], True),
+        Call("g", "t", "gradient", "y", PAIR("x", "w")),
+        Call("nested", "t", "gradient", "y", {"dict": [["k", PAIR("w", {"list": ["x"]})]]}),
+        Call("swapped", "t", "gradient", "y", PAIR("w", "u"), unconnected="zero", unconnected_form="string"),
+        Call("j", "t", "jacobian", "y", PAIR("x", "w")),
+        Call("targets", "t", "gradient", PAIR("y", "z"), "x", PAIR("u", "x"))], []),
+    # watched_variables(): watched explicitly (out of order, twice), read, only assigned, after reset,
+    # without watching accessed variables, untrainable, inside stop_recording, nested, created late
+    "watched_variables": Program([
+        variable("a", [1.0]), variable("b", [2.0]), variable("c", [3.0]), variable("n", [4.0], trainable=False),
+        constant("one", [1.0]),
+        Tape("t1", [Watch("t1", ["c", "a", "c"]), Op("y1", "multiply", ["b", "b"]), WatchedVariables("t1_inside", "t1")]),
+        WatchedVariables("t1_after", "t1"),
+        Tape("t2", [Op("y2", "sin", ["c"]), Assign("a", "one"), WatchedVariables("t2_assigned", "t2"), Reset("t2"),
+                    WatchedVariables("t2_reset", "t2"), Assign("b", "one", "assign_add")], True),
+        WatchedVariables("t2_after", "t2"),
+        Tape("t3", [Op("y3", "sin", ["c"]), Assign("a", "one"), Watch("t3", ["b"])], watch_accessed_variables=False),
+        WatchedVariables("t3_after", "t3"),
+        Tape("t4", [Op("y4", "sin", ["n"]), WatchedVariables("t4_read", "t4"), Watch("t4", ["n"])]),
+        WatchedVariables("t4_after", "t4"),
+        Tape("t5", [StopRecording("t5", [Watch("t5", ["a"]), Op("y5", "sin", ["c"])])]),
+        WatchedVariables("t5_after", "t5"),
+        Tape("outer", [Tape("inner", [Op("y6", "sin", ["c"])]), Op("y7", "sin", ["a"])]),
+        WatchedVariables("outer_after", "outer"), WatchedVariables("inner_after", "inner"),
+        Tape("t6", [variable("late", [5.0]), Watch("t6", ["late", "b"])]),
+        WatchedVariables("t6_after", "t6"),
+        Tape("t7", [Assign("a", "c", "assign_sub")]),
+        WatchedVariables("t7_after", "t7"),
+        Tape("t8", [Tape("t9", [Watch("t9", ["c"]), WatchedVariables("t9_inside", "t9")],
+                         watch_accessed_variables=False)]),
+        WatchedVariables("t8_after", "t8")], []),
 }
 
 
@@ -179,3 +222,65 @@ def test_watched_variables_are_listed_in_creation_order(tf, candidate, watch_acc
     expected = watched_in_creation_order(tf, watch_accessed_variables)
     assert expected == [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3] if watch_accessed_variables else [1, 2, 3]]
     assert watched_in_creation_order(candidate, watch_accessed_variables) == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_namedtuple_sources_and_targets_in_programs(backend):
+    """TF: gradients and jacobians with respect to a namedtuple come back as that namedtuple (typename and
+    fields), nested ones too; a namedtuple of targets is flattened like a list."""
+    described = run(PROGRAMS["namedtuple_structures"], backend).calls
+    for name in ("g", "swapped", "j"):
+        assert {k: described[name][k] for k in ("kind", "type", "fields")} == \
+            {"kind": "namedtuple", "type": "Pair", "fields": ["first", "second"]}
+    assert described["nested"]["items"][0]["kind"] == "namedtuple"
+    assert described["nested"]["items"][0]["items"][1]["kind"] == "list"
+    got = calls("namedtuple_structures", backend)
+    x, w = np.float32([1.0, 2.0]), np.float32([0.5, -1.0])
+    assert np.allclose(got["g"][0], w) and np.allclose(got["g"][1], x)
+    assert np.allclose(got["swapped"][0], x) and np.allclose(got["swapped"][1], [0.0, 0.0])
+    u = np.float32([2.0, 3.0])
+    assert np.allclose(got["targets"], u * w + x * np.cos(x))   # weights u on y = x * w, x on z = sin(x)
+
+
+def _watched_names(backend: str) -> dict[str, list]:
+    described = run(PROGRAMS["watched_variables"], backend).calls
+    assert all(d["kind"] == "tuple" for d in described.values()), described
+    return {name: [item["variable"]["name"] for item in d["items"]] for name, d in described.items()}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_watched_variables_in_programs(backend):
+    """TF: watched_variables() is a tuple in creation order without duplicates: explicit watches and reads
+    alike, an assign counts as an access, reset() forgets, a tape not watching accessed variables lists
+    only explicit watches, a read of an untrainable variable is not a watch but watching it is, nothing
+    is watched while the tape is paused, a read inside an inner tape is an access for the outer, assigning
+    a Variable's value reads it (an access), and so does describing a Variable (its numpy())."""
+    assert _watched_names(backend) == {
+        "t1_inside": ["a:0", "b:0", "c:0"], "t1_after": ["a:0", "b:0", "c:0"],
+        "t2_assigned": ["a:0", "c:0"], "t2_reset": [], "t2_after": ["b:0"],
+        "t3_after": ["b:0"], "t4_read": [], "t4_after": ["n:0"], "t5_after": [],
+        "outer_after": ["a:0", "c:0"], "inner_after": ["c:0"], "t6_after": ["b:0", "late:0"],
+        "t7_after": ["a:0", "c:0"], "t9_inside": ["c:0"], "t8_after": ["c:0"]}
+
+
+def watched_after_looking(tf) -> dict[str, list[str]]:
+    """The variables a tape watches after each way of looking at Variable `v` inside it."""
+    looks = {"numpy": lambda v: v.numpy(), "asarray": np.asarray, "repr": repr, "str": str, "bool": bool,
+             "float": float, "int": int, "dtype and shape": lambda v: (v.dtype, v.shape, v.name),
+             "assigned to another": lambda v: tf.Variable(0.0, name="w").assign(v)}
+    watched = {}
+    for look, apply in looks.items():
+        v = tf.Variable(1.0, name="v")
+        with tf.GradientTape() as tape:
+            apply(v)
+        watched[look] = [w.name for w in tape.watched_variables()]
+    return watched
+
+
+def test_looking_at_a_variable_value_is_an_access(tf, candidate):
+    """TF: numpy(), np.asarray, repr/str, bool, float and int read a Variable (an access: tapes watching
+    accessed variables watch it), as does assigning its value to another; dtype, shape and name do not."""
+    expected = watched_after_looking(tf)
+    assert expected == {**{look: ["v:0"] for look in ("numpy", "asarray", "repr", "str", "bool", "float", "int")},
+                        "dtype and shape": [], "assigned to another": ["v:0", "w:0"]}
+    assert watched_after_looking(candidate) == expected

@@ -55,7 +55,12 @@ def custom_program_data() -> dict:
         {"statement": "Tape", "name": "t2", "body": [
             {"statement": "ReadValue", "name": "r", "variable": "w"},
             {"statement": "Apply", "name": "z", "function": "f", "inputs": ["r"]},
-            {"statement": "Assign", "variable": "w", "value": "r", "method": "assign_add"}]},
+            {"statement": "Assign", "variable": "w", "value": "r", "method": "assign_add"},
+            {"statement": "WatchedVariables", "name": "inside", "tape": "t2"}]},
+        {"statement": "Call", "name": "h", "tape": "t2", "method": "gradient", "target": "z",
+         "sources": {"namedtuple": ["Pair", [["first", "r"], ["second", {"namedtuple": ["Pair", [["first", "w"],
+                                                                                          ["second", "x"]]]}]]]}},
+        {"statement": "WatchedVariables", "name": "after", "tape": "t2"},
     ]
     data["outputs"].append("z")
     return data
@@ -179,7 +184,7 @@ def test_each_bad_input_names_its_json_path(name):
 def test_the_script_uses_no_name_beyond_the_reserved_ones_and_the_programs_own():
     import ast
 
-    from reftape_oracle.program import SCRIPT_NAMES, walk
+    from reftape_oracle.program import SCRIPT_NAMES, namedtuple_types, walk
 
     program = Program.from_dict(custom_program_data())
     program.statements += [Leaf("special", "constant", np.array([math.nan, -math.inf], np.float64), "float64"),
@@ -191,6 +196,7 @@ def test_the_script_uses_no_name_beyond_the_reserved_ones_and_the_programs_own()
                                 unconnected_form="enum", use_pfor=False)]
     defined = {name for s in walk(program.statements)
                for name in [getattr(s, "name", None), getattr(s, "upstream", None), *getattr(s, "params", [])] if name}
+    defined |= set(namedtuple_types(program.statements))
     used = {node.id for node in ast.walk(ast.parse(program.body_source())) if isinstance(node, ast.Name)}
     assert used - defined <= SCRIPT_NAMES, used - defined - SCRIPT_NAMES
 
@@ -461,3 +467,38 @@ def custom_mutated(change) -> dict:
 def test_custom_gradients_and_variable_updates_are_validated(change, path, message):
     error = rejected(custom_mutated(change))
     assert error.path.startswith(path) and message in str(error), str(error)
+
+
+NAMEDTUPLE_CALL = lambda d: d["statements"][6]  # noqa: E731
+
+
+def _namedtuple_sources(spec):
+    return lambda d: NAMEDTUPLE_CALL(d).__setitem__("sources", {"namedtuple": spec})
+
+
+@pytest.mark.parametrize("change,path,message", [
+    (_namedtuple_sources(["class", [["a", "x"]]]), "statements[6].sources.namedtuple[0]", "'class' is reserved"),
+    (_namedtuple_sources(["Pair-2", [["a", "x"]]]), "statements[6].sources.namedtuple[0]", "is not a name"),
+    (_namedtuple_sources(["tf", [["a", "x"]]]), "statements[6].sources.namedtuple[0]", "'tf' is reserved"),
+    (_namedtuple_sources(["x", [["a", "w"]]]), "statements[6].sources.namedtuple[0]",
+     "namedtuple type 'x' is also a name the program defines"),
+    (_namedtuple_sources(["P", [["_a", "x"]]]), "statements[6].sources.namedtuple[1][0][0]",
+     "'_a' is not a namedtuple field"),
+    (_namedtuple_sources(["P", [["lambda", "x"]]]), "statements[6].sources.namedtuple[1][0][0]",
+     "'lambda' is not a namedtuple field"),
+    (_namedtuple_sources(["P", [["a", "x"], ["a", "w"]]]), "statements[6].sources.namedtuple[1][1][0]",
+     "duplicate field 'a'"),
+    (_namedtuple_sources(["P", [["a"]]]), "statements[6].sources.namedtuple[1][0]", "expected a [field, structure] pair"),
+    (_namedtuple_sources(["P"]), "statements[6].sources.namedtuple", "expected [typename, [[field, structure], ...]]"),
+    (_namedtuple_sources(["P", [["a", "nowhere"]]]), "statements[6].sources.namedtuple[1][0][1]",
+     "'nowhere' is not defined"),
+    (lambda d: NAMEDTUPLE_CALL(d)["sources"]["namedtuple"][1][1][1]["namedtuple"][1][1].__setitem__(0, "third"),
+     "statements[6].sources.namedtuple[1][1][1].namedtuple[1]",
+     "namedtuple 'Pair' has fields ['first', 'second'] at statements[6].sources.namedtuple, not ['first', 'third']"),
+    (lambda d: d["statements"][7].__setitem__("tape", "x"), "statements[7].tape", "'x' is a tensor, not a tape"),
+    (lambda d: d["outputs"].append("after"), "outputs[4]", "'after' is a tuple of watched variables, not a tensor"),
+])
+def test_namedtuple_structures_and_watched_variables_are_validated(change, path, message):
+    """Each bad namedtuple spec or watched_variables statement is one line naming its JSON path."""
+    error = rejected(custom_mutated(change))
+    assert error.path == path and message in str(error) and "\n" not in str(error), str(error)
