@@ -240,7 +240,7 @@ def _tape_classes(sample) -> dict:
         found["watched intermediate"] += sum(isinstance(s, Watch) and any(_base(n) in ops for n in s.names)
                                              for s in statements)
         for call in (s for s in statements if isinstance(s, Call)):
-            sources = [_base(n) for n in _names(call.sources)]
+            sources = [_base(n) for n in structure_references(call.sources)]
             found["source of another dtype"] += any(n in leaves and leaves[n].dtype not in (dtype, "int32")
                                                     for n in sources)
             found["source without a gradient"] += any(n in ops and CATALOG[ops[n].path].gradient != "gradient"
