@@ -83,11 +83,9 @@ def defop(name: str, forward: Callable[..., Any], vjp: Callable[..., Any] | None
 
 def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
     first = inputs[0].dtype
-    for i, tensor in enumerate(inputs[1:], start=1):
-        if tensor.dtype != first:
-            raise InvalidArgumentError(
-                f"cannot compute {primitive.name} as input #{i}(zero-based) was expected to be a "
-                f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
+    for tensor in inputs:
+        if tensor.dtype is not first:  # DTypes are singletons: this loop only finds the mismatch
+            _check_same_dtypes(primitive, inputs)
     if primitive.dtypes is not None and first not in primitive.dtypes:
         allowed = ", ".join(sorted(d.kernel_name for d in primitive.dtypes))
         raise InvalidArgumentError(f"Value for attr 'T' of {first.name} is not in the list of allowed "
@@ -96,6 +94,15 @@ def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
         raise NotFoundError(f"Could not find device for node: {{{{node {primitive.name}}}}} = "
                             f"{primitive.name}[T=DT_{first.kernel_name.upper()}] [Op:{primitive.name}]")
     return first
+
+
+def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
+    first = inputs[0].dtype
+    for i, tensor in enumerate(inputs[1:], start=1):
+        if tensor.dtype != first:
+            raise InvalidArgumentError(
+                f"cannot compute {primitive.name} as input #{i}(zero-based) was expected to be a "
+                f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
 
 
 _FLUSHED = frozenset({_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128})
@@ -150,16 +157,18 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
-    flushes = not moves_data and out_dtype in _FLUSHED
-    # moving values known to hold no subnormals yields none (tensors of bool and integers hold none)
-    subnormal_free = flushes or (moves_data and out_dtype in _FLUSHED
-                                 and all(t._flushed if t.__class__ is EagerTensor and t._dtype in _FLUSHED
-                                         else t.dtype in _NOT_FLOAT for t in inputs))
+    if moves_data:  # moving values known to hold no subnormals yields none (bool and integers hold none)
+        flushes = False
+        subnormal_free = out_dtype in _FLUSHED and all(
+            t._flushed if t.__class__ is EagerTensor and t._dtype in _FLUSHED else t.dtype in _NOT_FLOAT
+            for t in inputs)
+    else:
+        flushes = subnormal_free = out_dtype in _FLUSHED
     if primitive.num_outputs is None:
         outputs = (_output(result, out_dtype, flushes, subnormal_free),)
     else:
         outputs = tuple(_output(r, out_dtype, flushes, subnormal_free) for r in result)
-    if primitive.vjp is not None and inputs:
+    if primitive.vjp is not None and inputs and _recording.active_recordings():
         _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]
 
@@ -173,7 +182,8 @@ def _output(result: Any, dtype: DType, flushes: bool, subnormal_free: bool) -> E
 def _as_dtype(value: Any, dtype: DType) -> np.ndarray:
     """Rounds a result to the output dtype (overflow to inf is IEEE's answer, not an error)."""
     array = np.asarray(value)
-    if array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
+    # NumPy's dtypes of native byte order are singletons: identity settles the common case cheaply
+    if array.dtype is dtype._numpy_dtype or array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
         return array
     if array.dtype.kind == "c" and not dtype.is_complex:
         array = array.real
