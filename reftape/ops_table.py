@@ -19,6 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop
+from .recording import active_recordings
 from .tensor import EagerTensor
 
 BOOL = frozenset({_dtypes.bool})
@@ -367,6 +368,10 @@ def _max_min_vjp(select):
             return F.where(x_mask, g, zeros), None
         gx = F.where(x_mask, g, zeros) if needs[0] else None
         gy = F.where(x_mask, zeros, g) if needs[1] else None
+        if _shape(x) == _shape(y) and not active_recordings():
+            # Nothing was broadcast: TF's eager gradient still sums over no axes and reshapes to the
+            # same shape, two copies that only a tape recording this backward pass would see.
+            return gx, gy
         return _reduce_pair(x, y, gx, gy)
     return vjp
 
