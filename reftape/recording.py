@@ -105,7 +105,7 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
         return
     if len(active) == 1:  # the common case, cheaper: the one recording's view is every tape's
         producer = active[0].producer
-        needs = tuple([t._id in producer and t.dtype in _dtypes._TRAINABLE for t in inputs])
+        needs = tuple([t._id in producer and _dtypes._is_trainable(t.dtype) for t in inputs])
         if True in needs:
             active[0].record(OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs))
         return

@@ -106,7 +106,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
 
 
-def input_gradients(op: OpRecord, upstream: list) -> list:
+def input_gradients(op: OpRecord, upstream: list) -> list | tuple:
     """Input gradients of a recorded op, given its outputs' upstream gradients (None: absent)."""
     primitive = op.primitive
     if not primitive.sparse_upstream:
@@ -117,7 +117,7 @@ def input_gradients(op: OpRecord, upstream: list) -> list:
         if primitive.fills_missing_upstream:
             upstream = [F.zeros_like(y) if g is None else g for g, y in zip(upstream, op.outputs)]
         grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
-    return list(grads) if isinstance(grads, (list, tuple)) else [grads]
+    return grads if isinstance(grads, (list, tuple)) else (grads,)
 
 
 def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
