@@ -91,8 +91,7 @@ def _sigmoid(x):
     if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
     e = np.exp(-np.abs(x))
-    one_plus_e = 1 + e
-    return np.where(x >= 0, 1 / one_plus_e, e / one_plus_e)
+    return np.where(x >= 0, 1, e) / (1 + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
 
 
 def _tanh(x):
@@ -300,6 +299,12 @@ def _pmin(x, y):
 def _relu(x):
     """max(x, +0.0) as `_pmax` computes it: NaN kept, -0.0 and negatives give +0.0."""
     return np.where(x <= 0, x.dtype.type(0), x)
+
+
+def _add_n(*xs):
+    if any(x.shape != xs[0].shape for x in xs):
+        raise ValueError("Shapes of all inputs must match")
+    return functools.reduce(np.add, xs[1:], xs[0]) if len(xs) > 1 else xs[0].copy()
 
 
 def _reciprocal(x):
@@ -619,8 +624,7 @@ defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), 
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT)
 defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT)
-defop("AddN", lambda *xs: functools.reduce(np.add, xs[1:], xs[0].copy()) if len({x.shape for x in xs}) == 1
-      else (_ for _ in ()).throw(ValueError("Shapes of all inputs must match")),
+defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
 defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
       out_dtype=lambda dt, a: _dtypes.complex64 if dt == _dtypes.float32 else _dtypes.complex128)
