@@ -63,6 +63,8 @@ def _unary(op: str, x: Any, **attrs: Any) -> EagerTensor:
 
 
 def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
+    if x.__class__ is EagerTensor and y.__class__ is EagerTensor:  # nothing to convert
+        return execute(op, [x, y], **attrs)
     return execute(op, _matching([x, y]), **attrs)
 
 

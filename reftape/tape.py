@@ -92,7 +92,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     for op_id in reachable:
         op = recording.ops[op_id]
         upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
-        if all(g is None for g in upstream):
+        if upstream[0] is None and all(g is None for g in upstream):
             continue
         for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
             if grad is not None and recording.tracks(tensor):
