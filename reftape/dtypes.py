@@ -15,6 +15,7 @@ class DType:
     def __init__(self, name: str, numpy_type: _Any, kind: str, kernel_name: str) -> None:
         self._name = name
         self._numpy_type = numpy_type
+        self._numpy_dtype = None if kind == "resource" else _np.dtype(numpy_type)
         self._kind = kind  # one of: float, complex, int, uint, bool, string, resource
         self._kernel_name = kernel_name  # TF's C++ type name, used in error messages
         self._hash = hash(name)  # equal to its name's hash: a DType equals its name

@@ -63,12 +63,16 @@ def _unary(op: str, x: Any, **attrs: Any) -> EagerTensor:
 
 
 def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
+    if x.__class__ is EagerTensor and y.__class__ is EagerTensor:  # nothing to convert
+        return execute(op, [x, y], **attrs)
     return execute(op, _matching([x, y]), **attrs)
 
 
 def _axes(axis: Any) -> tuple | None:
     if axis is None:
         return None
+    if axis.__class__ is tuple and all(a.__class__ is int for a in axis):  # what conversion would give, cheaply
+        return axis
     if _is_tensor_like(axis):
         axis = np.asarray(axis)
     return tuple(int(a) for a in np.atleast_1d(axis))

@@ -19,6 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop
+from .recording import active_recordings
 from .tensor import EagerTensor
 
 BOOL = frozenset({_dtypes.bool})
@@ -87,24 +88,34 @@ _erf, _erfc = _elementwise(math.erf), _elementwise(math.erfc)
 
 
 def _sigmoid(x):
-    if np.iscomplexobj(x):
+    if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    return np.where(x >= 0, 1, e) / (1 + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
 
 
 def _tanh(x):
     # TF's float32 kernel (a clamped rational approximation) reaches exactly +-1 from |x| = 7.9073896
     # on (measured on TF 2.21), where NumPy still gives 1 - 2^-24 up to about 9: TanhGrad is then
     # 0 in TF, not 1.2e-7 times the upstream gradient.
+    y = np.tanh(x)
     if x.dtype == np.float32:
-        return np.where(np.abs(x) >= np.float32(7.9073896), np.sign(x), np.tanh(x))
-    return np.tanh(x)
+        saturated = np.abs(x) >= np.float32(7.9073896)
+        if np.count_nonzero(saturated):
+            return np.where(saturated, np.sign(x), y)
+    return y
 
 
 def _softplus(x):
-    threshold = np.log(np.finfo(x.dtype).eps) + 2
-    return np.where(x > -threshold, x, np.where(x < threshold, np.exp(x), np.log1p(np.exp(x))))
+    threshold = _softplus_threshold(x.dtype)
+    e = np.exp(x)
+    return np.where(x > -threshold, x, np.where(x < threshold, e, np.log1p(e)))
+
+
+@functools.lru_cache(maxsize=None)
+def _softplus_threshold(dtype: np.dtype):
+    """TF's cut-off: beyond -threshold softplus(x) is x, below threshold it is exp(x)."""
+    return np.log(np.finfo(dtype).eps) + 2
 
 
 def _rounded(value, dtype, like):
@@ -276,12 +287,24 @@ def _softmax_xent(logits, labels):
 
 
 def _pmax(x, y):
-    """TF's vectorized max: NaN propagates, ties (including -0.0 vs 0.0) give the second operand."""
-    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x > y, x, y)))
+    """TF's vectorized max: NaN propagates (x's first), ties (including -0.0 vs 0.0) give the second
+    operand. A NaN y loses every comparison, so only a NaN x needs its own test."""
+    return np.where((x > y) | np.isnan(x), x, y)
 
 
 def _pmin(x, y):
-    return np.where(np.isnan(x), x, np.where(np.isnan(y), y, np.where(x < y, x, y)))
+    return np.where((x < y) | np.isnan(x), x, y)
+
+
+def _relu(x):
+    """max(x, +0.0) as `_pmax` computes it: NaN kept, -0.0 and negatives give +0.0."""
+    return np.where(x <= 0, x.dtype.type(0), x)
+
+
+def _add_n(*xs):
+    if any(x.shape != xs[0].shape for x in xs):
+        raise ValueError("Shapes of all inputs must match")
+    return functools.reduce(np.add, xs[1:], xs[0]) if len(xs) > 1 else xs[0].copy()
 
 
 def _reciprocal(x):
@@ -350,6 +373,10 @@ def _max_min_vjp(select):
             return F.where(x_mask, g, zeros), None
         gx = F.where(x_mask, g, zeros) if needs[0] else None
         gy = F.where(x_mask, zeros, g) if needs[1] else None
+        if _shape(x) == _shape(y) and not active_recordings():
+            # Nothing was broadcast: TF's eager gradient still sums over no axes and reshapes to the
+            # same shape, two copies that only a tape recording this backward pass would see.
+            return gx, gy
         return _reduce_pair(x, y, gx, gy)
     return vjp
 
@@ -597,8 +624,7 @@ defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), 
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT)
 defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT)
-defop("AddN", lambda *xs: functools.reduce(np.add, xs[1:], xs[0].copy()) if len({x.shape for x in xs}) == 1
-      else (_ for _ in ()).throw(ValueError("Shapes of all inputs must match")),
+defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
 defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
       out_dtype=lambda dt, a: _dtypes.complex64 if dt == _dtypes.float32 else _dtypes.complex128)
@@ -681,7 +707,7 @@ defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
 defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered("SoftsignGrad"), dtypes=FLOAT)
 
 # Activations
-defop("Relu", lambda x: _pmax(x, np.zeros_like(x)), lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]),
+defop("Relu", _relu, lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]),
       dtypes=REAL)
 defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
       lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL)

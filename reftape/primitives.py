@@ -9,7 +9,7 @@ records the op on every tape that tracks one of its inputs.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -48,6 +48,27 @@ class Primitive:
     # depends on them (a reduction over no axes is a copy).
     moves_data: bool | Callable[[dict], bool] = False
     kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
+    quiet_forward: Callable[..., Any] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "quiet_forward", None if self.forward is None else _without_fp_warnings(self.forward))
+
+
+def _without_fp_warnings(forward: Callable[..., Any]) -> Callable[..., Any]:
+    """`forward` with NumPy's floating-point warnings off: TF's kernels give IEEE results silently.
+    NumPy 2's errstate used as a decorator sets its context-local state per call, at less cost than
+    a `with` block; NumPy 1's would share one saved state between threads, so it gets the block."""
+    if _NUMPY_2:
+        return np.errstate(all="ignore")(forward)
+
+    @functools.wraps(forward)
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return forward(*args, **kwargs)
+    return quiet
+
+
+_NUMPY_2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -62,11 +83,9 @@ def defop(name: str, forward: Callable[..., Any], vjp: Callable[..., Any] | None
 
 def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
     first = inputs[0].dtype
-    for i, tensor in enumerate(inputs[1:], start=1):
-        if tensor.dtype != first:
-            raise InvalidArgumentError(
-                f"cannot compute {primitive.name} as input #{i}(zero-based) was expected to be a "
-                f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
+    for tensor in inputs:
+        if tensor.dtype is not first:  # DTypes are singletons: this loop only finds the mismatch
+            _check_same_dtypes(primitive, inputs)
     if primitive.dtypes is not None and first not in primitive.dtypes:
         allowed = ", ".join(sorted(d.kernel_name for d in primitive.dtypes))
         raise InvalidArgumentError(f"Value for attr 'T' of {first.name} is not in the list of allowed "
@@ -77,7 +96,17 @@ def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
     return first
 
 
+def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
+    first = inputs[0].dtype
+    for i, tensor in enumerate(inputs[1:], start=1):
+        if tensor.dtype != first:
+            raise InvalidArgumentError(
+                f"cannot compute {primitive.name} as input #{i}(zero-based) was expected to be a "
+                f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
+
+
 _FLUSHED = frozenset({_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128})
+_NOT_FLOAT = INTEGER | {_dtypes.bool}
 
 
 def flush_subnormals(array: np.ndarray) -> np.ndarray:
@@ -87,17 +116,16 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
         flushed = np.empty_like(array)  # set the parts directly: `re + 1j * im` would lose -0.0 in im
         flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
         return flushed
-    below_normal = np.abs(array) < _smallest_normal(array.dtype)
+    below_normal = np.abs(array) < _SMALLEST_NORMAL[array.dtype]
     below = np.count_nonzero(below_normal)
-    if not below or below == np.count_nonzero(array == 0):  # the common cases: nothing below normal but zeros
+    if not below or below == array.size - np.count_nonzero(array):  # the common cases: nothing below normal but zeros
         return array
     subnormal = below_normal & (array != 0)
     return np.where(subnormal, np.copysign(np.zeros_like(array), array), array)
 
 
-@functools.lru_cache(maxsize=None)
-def _smallest_normal(dtype: np.dtype) -> Any:
-    return np.finfo(dtype).tiny
+# 0-d arrays of the array's own dtype: the cheapest right-hand side for NumPy's comparison
+_SMALLEST_NORMAL = {np.dtype(t): np.array(np.finfo(t).tiny) for t in (np.float32, np.float64)}
 
 
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
@@ -124,31 +152,38 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     arrays = [t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data)
               for t in inputs]
     try:
-        with np.errstate(all="ignore"):
-            result = primitive.forward(*arrays, **attrs)
+        # data movement computes nothing that could raise a floating-point warning
+        result = (primitive.forward if moves_data else primitive.quiet_forward)(*arrays, **attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
-    flushes = not moves_data and out_dtype in _FLUSHED
-    if primitive.num_outputs is None:
-        outputs = (_output(result, out_dtype, flushes),)
+    if moves_data:  # moving values known to hold no subnormals yields none (bool and integers hold none)
+        flushes = False
+        subnormal_free = out_dtype in _FLUSHED and all(
+            t._flushed if t.__class__ is EagerTensor and t._dtype in _FLUSHED else t.dtype in _NOT_FLOAT
+            for t in inputs)
     else:
-        outputs = tuple(_output(r, out_dtype, flushes) for r in result)
-    if primitive.vjp is not None and inputs:
+        flushes = subnormal_free = out_dtype in _FLUSHED
+    if primitive.num_outputs is None:
+        outputs = (_output(result, out_dtype, flushes, subnormal_free),)
+    else:
+        outputs = tuple(_output(r, out_dtype, flushes, subnormal_free) for r in result)
+    if primitive.vjp is not None and inputs and _recording.active_recordings():
         _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]
 
 
-def _output(result: Any, dtype: DType, flushes: bool) -> EagerTensor:
+def _output(result: Any, dtype: DType, flushes: bool, subnormal_free: bool) -> EagerTensor:
     """An output tensor: the result rounded to its dtype, flushed where the kernel flushes."""
     array = _as_dtype(result, dtype)
-    return EagerTensor(flush_subnormals(array) if flushes else array, dtype, flushes)
+    return EagerTensor(flush_subnormals(array) if flushes else array, dtype, subnormal_free)
 
 
 def _as_dtype(value: Any, dtype: DType) -> np.ndarray:
     """Rounds a result to the output dtype (overflow to inf is IEEE's answer, not an error)."""
     array = np.asarray(value)
-    if array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
+    # NumPy's dtypes of native byte order are singletons: identity settles the common case cheaply
+    if array.dtype is dtype._numpy_dtype or array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
         return array
     if array.dtype.kind == "c" and not dtype.is_complex:
         array = array.real

@@ -92,7 +92,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     for op_id in reachable:
         op = recording.ops[op_id]
         upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
-        if all(g is None for g in upstream):
+        if upstream[0] is None and all(g is None for g in upstream):
             continue
         for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
             if grad is not None and recording.tracks(tensor):
@@ -106,7 +106,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
 
 
-def input_gradients(op: OpRecord, upstream: list) -> list:
+def input_gradients(op: OpRecord, upstream: list) -> list | tuple:
     """Input gradients of a recorded op, given its outputs' upstream gradients (None: absent)."""
     primitive = op.primitive
     if not primitive.sparse_upstream:
@@ -117,7 +117,7 @@ def input_gradients(op: OpRecord, upstream: list) -> list:
         if primitive.fills_missing_upstream:  # with constants, as TF's backward pass does: never on a tape
             upstream = [zeros_for(y) if g is None else g for g, y in zip(upstream, op.outputs)]
         grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
-    return list(grads) if isinstance(grads, (list, tuple)) else [grads]
+    return grads if isinstance(grads, (list, tuple)) else (grads,)
 
 
 def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
