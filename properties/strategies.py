@@ -21,10 +21,15 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   of reduce_prod and cumprod, non-positive bases of pow with a watched exponent, kinks) are planted
   in the leaves it consumes; operands are often the same tensor or of the same shape (fast paths),
   and shapes have size-1 dimensions;
-- gradient calls sit inside a tape's `with` block as well as after it; dict sources are inserted in
-  unsorted key order; integer leaves are consumed by casts and offered as sources; leaves are
-  watched inside stop_recording spans and used after them; half-precision inputs of composite ops
-  come near the dtype's largest values.
+- gradient calls sit inside a tape's `with` block as well as after it; dict and namedtuple sources
+  are inserted in unsorted key order; leaves of another dtype (integers, a float of another
+  precision) are consumed by casts and offered as sources; leaves are watched inside stop_recording
+  spans and used after them; an op's output is now and then watched after the tape recorded it;
+  outputs of ops without a gradient (stop_gradient, round, comparisons) are offered as sources;
+  `watched_variables()` follows Variables watched or assigned newest first; half-precision inputs
+  of composite ops come near the dtype's largest values;
+- what KNOWN_DIVERGENCES.md explains is avoided, not drawn and excused: softmax cross entropy's
+  labels are never a source for a tape that may have recorded a gradient computation (entry 1).
 """
 
 from __future__ import annotations
