@@ -377,6 +377,8 @@ def test_values_honour_dtype_shape_and_domain(pair):
     assert np.all(np.asarray(array.real if dtype.startswith("complex") else array, np.float64) >= 0)
 
 
+# programs() checks its arguments when drawing, which `.example()` does outside a test: its warning is expected
+@pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
 @pytest.mark.parametrize("build, message", [
     (lambda: shapes(min_rank=3, max_rank=1), "min_rank=3 must not exceed max_rank=1"),
     (lambda: shapes(max_side=0), "max_side=0 must be an integer >= 1"),
