@@ -125,11 +125,8 @@ KNOWN.append(KnownDivergence(
 ))
 
 
-def _input_description(evidence: Evidence, name: str, side: Outcome) -> dict | None:
-    """The description of input `name` on one side: a constant leaf's value, or a reported result."""
-    leaf = evidence.program.leaves().get(name)
-    if leaf is not None:
-        return None if leaf.kind != "constant" else {"leaf": leaf}
+def _reported_tensor(side: Outcome, name: str) -> dict | None:
+    """The tensor `name` as one side reported it (an op's value or a call's result), else None."""
     found = side.values.get(name) or side.calls.get(name)
     return found if found and found.get("kind") == "tensor" and "variable" not in found else None
 
@@ -145,14 +142,24 @@ def _flipped_by_rounding(d: Discrepancy, evidence: Evidence | None) -> bool:
     op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
     if op is None or CATALOG[op.path].output not in ("bool", "int64"):
         return False
-    sides = [[_input_description(evidence, i, side) for i in op.inputs] for side in (evidence.expected, evidence.actual)]
-    if any(x is None for x in sides[0] + sides[1]) or sides[0] == sides[1]:
+    leaves, inputs, differ = evidence.program.leaves(), [], False
+    for input_name in op.inputs:
+        leaf = leaves.get(input_name)
+        if leaf is not None:  # the same on both sides, unless a Variable was assigned
+            if leaf.kind != "constant":
+                return False
+            inputs.append(leaf)
+            continue
+        expected, actual = (_reported_tensor(side, input_name) for side in (evidence.expected, evidence.actual))
+        if expected is None or actual is None:
+            return False
+        differ |= expected != actual
+        inputs.append(Leaf(input_name, "constant", decode_array(expected), expected["dtype"]))
+    if not differ:
         return False
-    leaves = [x["leaf"] if "leaf" in x else Leaf(i, "constant", decode_array(x), x["dtype"])
-              for i, x in zip(op.inputs, sides[0])]
     from reftape_oracle.interpreter import run
 
-    rerun = run(Program([*leaves, Op(op.name, op.path, op.inputs, op.attrs)], [op.name]), evidence.candidate)
+    rerun = run(Program([*inputs, Op(op.name, op.path, op.inputs, op.attrs)], [op.name]), evidence.candidate)
     return rerun.values.get(op.name) == evidence.expected.values.get(op.name)
 
 

@@ -13,7 +13,7 @@ import contextlib
 import enum
 import functools
 import inspect
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -130,10 +130,10 @@ def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
     return total
 
 
-def _reachable_ops(recording: Recording, seeded: dict) -> list[int]:
-    """Ids of the recorded ops the seeded tensors depend on, latest first."""
+def _reachable_ops(recording: Recording, tensor_ids: Iterable[int]) -> list[int]:
+    """Ids of the recorded ops the tensors of `tensor_ids` depend on, latest first."""
     found: set[int] = set()
-    work = list(seeded)
+    work = list(tensor_ids)
     while work:
         op_id = recording.producer.get(work.pop(), -1)
         if op_id >= 0 and op_id not in found:
@@ -399,7 +399,7 @@ def _check_vectorized_loop_is_differentiable(first_op: int, gradients: list) -> 
     returned = [t for g in gradients if g is not None
                 for t in ((g.values, g.indices) if isinstance(g, IndexedSlices) else (g,))]
     for recording in active_recordings():
-        for op_id in _reachable_ops(recording, {t._id: None for t in returned}):
+        for op_id in _reachable_ops(recording, [t._id for t in returned]):
             op = recording.ops[op_id]
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
                 name = op.primitive.name
