@@ -230,7 +230,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _tape("intermediate-source-dropped", "accumulation", "tape.py", "keep=t._id in source_ids)", "keep=False)",
           "the gradient of a source that is also an intermediate is consumed by the backward pass"),
     _tape("seeds-of-unheld-targets-kept", "accumulation", "tape.py",
-          "if tensor._id not in recording.producer:\n                grads.pop(tensor._id, None)",
+          "if tensor._id not in producer:\n                grads.pop(tensor._id, None)",
           "if False:\n                grads.pop(tensor._id, None)",
           "a target the tape does not hold keeps its seed as its gradient (TF: None)"),
     _tape("dict-insertion-order", "source-structure", "nest.py", "return [value[k] for k in sorted(value)]",

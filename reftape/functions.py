@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dtypes
+from .fp_errors import quiet_astype
 from .primitives import execute
 from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
 from .variables import Variable
@@ -50,7 +51,7 @@ def _matching(values: Sequence[Any]) -> list[EagerTensor]:
         if _is_tensor_like(value):
             converted.append(convert_to_tensor(value))
         elif isinstance(value, (np.ndarray, np.generic)) and dtype is not None:
-            converted.append(_convert(np.asarray(value).astype(dtype.as_numpy_dtype)))
+            converted.append(_convert(quiet_astype(np.asarray(value), dtype.as_numpy_dtype)))
         else:
             converted.append(convert_to_tensor(value, dtype_hint=dtype))
         if dtype is None:
@@ -59,7 +60,7 @@ def _matching(values: Sequence[Any]) -> list[EagerTensor]:
 
 
 def _unary(op: str, x: Any, **attrs: Any) -> EagerTensor:
-    return execute(op, [convert_to_tensor(x)], **attrs)
+    return execute(op, [x if x.__class__ is EagerTensor else convert_to_tensor(x)], **attrs)
 
 
 def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
@@ -536,7 +537,7 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
     dtype = start.dtype if start.dtype.is_floating else _dtypes.float64
     values = np.linspace(start._value.astype(np.float64), stop._value.astype(np.float64), int(num), axis=axis)
-    return EagerTensor(values.astype(dtype.as_numpy_dtype), dtype)
+    return EagerTensor(quiet_astype(values, dtype.as_numpy_dtype), dtype)
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> EagerTensor:  # noqa: A001
@@ -548,7 +549,7 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name
         order = [_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64]
         dtype = builtins.max(inferred, key=lambda d: order.index(d) if d in order else 0)
     dtype = _dtypes.as_dtype(dtype)
-    return EagerTensor(np.arange(*[v.item() for v in values]).astype(dtype.as_numpy_dtype), dtype)
+    return EagerTensor(quiet_astype(np.arange(*[v.item() for v in values]), dtype.as_numpy_dtype), dtype)
 
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,

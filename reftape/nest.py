@@ -21,8 +21,13 @@ def _children(value: Any) -> list | None:
     return None
 
 
+_CONTAINERS = (dict, list, tuple)
+
+
 def flatten(structure: Any) -> list:
     """Leaves of `structure`, depth first, dict values in sorted-key order."""
+    if not isinstance(structure, _CONTAINERS):  # a single leaf, the common case
+        return [structure]
     leaves, stack = [], [structure]
     while stack:
         item = stack.pop()
@@ -36,6 +41,8 @@ def flatten(structure: Any) -> list:
 
 def pack_sequence_as(structure: Any, flat: list) -> Any:
     """Rebuilds `structure` with its leaves replaced, in order, by `flat`."""
+    if not isinstance(structure, _CONTAINERS):
+        return flat[0]
     remaining = iter(flat)
 
     def rebuild(item: Any) -> Any:

@@ -616,8 +616,8 @@ defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL)
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
-defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL)
-defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL)
+defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
+defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
       _squared_difference_vjp, dtypes=NUMERIC)
 defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
@@ -662,10 +662,10 @@ defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_lik
                                                      F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(-2 / np.sqrt(np.pi), g)),
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
-defop("Floor", np.floor, _none_gradient, dtypes=FLOAT)
-defop("Ceil", np.ceil, _none_gradient, dtypes=FLOAT)
-defop("Round", np.round, _none_gradient, dtypes=NUMERIC)  # half to even, like TF
-defop("Rint", np.rint, _none_gradient, dtypes=FLOAT, kernels=frozenset({_dtypes.float32, _dtypes.float64}))
+defop("Floor", np.floor, _none_gradient, dtypes=FLOAT, keeps_normal=True)
+defop("Ceil", np.ceil, _none_gradient, dtypes=FLOAT, keeps_normal=True)
+defop("Round", np.round, _none_gradient, dtypes=NUMERIC, keeps_normal=True)  # half to even, like TF
+defop("Rint", np.rint, _none_gradient, dtypes=FLOAT, keeps_normal=True, kernels=frozenset({_dtypes.float32, _dtypes.float64}))
 defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), moves_data=True)
 defop("Real", np.real, lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX,
       out_dtype=lambda dt, a: dt.real_dtype)
@@ -691,9 +691,9 @@ defop("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)),
       lambda g, ans, y, dy, **_: (F.subtract(F.multiply(g, _conj(dy)), F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))),
                                   F.execute("SigmoidGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("ReluGrad", lambda dy, y: dy * (y > 0),  # a product, as in TF's kernel: signed zeros follow dy
-      lambda g, ans, dy, y, **_: (F.execute("ReluGrad", [g, y]), F.zeros_like(y)), dtypes=REAL)
+      lambda g, ans, dy, y, **_: (F.execute("ReluGrad", [g, y]), F.zeros_like(y)), dtypes=REAL, keeps_normal=True)
 defop("Relu6Grad", lambda dy, y: dy * ((y > 0) & (y < 6)),
-      lambda g, ans, dy, y, **_: (F.execute("Relu6Grad", [g, y]), F.zeros_like(y)), dtypes=REAL)
+      lambda g, ans, dy, y, **_: (F.execute("Relu6Grad", [g, y]), F.zeros_like(y)), dtypes=REAL, keeps_normal=True)
 defop("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy),
       lambda g, ans, dy, y, **_: (F.execute("EluGrad", [g, y]), F.where(F.less(y, 0), F.multiply(g, dy), F.zeros_like(y))),
       dtypes=FLOAT)
@@ -707,10 +707,9 @@ defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
 defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered("SoftsignGrad"), dtypes=FLOAT)
 
 # Activations
-defop("Relu", _relu, lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]),
-      dtypes=REAL)
+defop("Relu", _relu, lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]), dtypes=REAL, keeps_normal=True)
 defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
-      lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL)
+      lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL, keeps_normal=True)
 defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]),
       dtypes=FLOAT)
 defop("Selu", lambda x, T: np.where(x < 0, _rounded(1.7580993408473768, T, x) * _exp_minus_one(x, T),
@@ -743,8 +742,10 @@ defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True
 # Reductions and scans
 defop("Sum", _reduce(np.sum), _sum_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
 defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
-defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing)
-defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing)
+defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing,
+      keeps_normal=True)
+defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing,
+      keeps_normal=True)
 defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
 defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),

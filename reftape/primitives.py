@@ -8,7 +8,6 @@ records the op on every tape that tracks one of its inputs.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -18,6 +17,7 @@ from . import dtypes as _dtypes
 from . import recording as _recording
 from .dtypes import DType
 from .errors import InvalidArgumentError, NotFoundError
+from .fp_errors import kernel_state, quiet_astype, without_fp_warnings
 from .tensor import EagerTensor
 
 FLOAT = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64})
@@ -48,27 +48,13 @@ class Primitive:
     # depends on them (a reduction over no axes is a copy).
     moves_data: bool | Callable[[dict], bool] = False
     kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
+    # Outputs are input values, zeros or whole numbers: from flushed inputs, no subnormal can come out,
+    # so the outputs need no check.
+    keeps_normal: bool = False
     quiet_forward: Callable[..., Any] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "quiet_forward", None if self.forward is None else _without_fp_warnings(self.forward))
-
-
-def _without_fp_warnings(forward: Callable[..., Any]) -> Callable[..., Any]:
-    """`forward` with NumPy's floating-point warnings off: TF's kernels give IEEE results silently.
-    NumPy 2's errstate used as a decorator sets its context-local state per call, at less cost than
-    a `with` block; NumPy 1's would share one saved state between threads, so it gets the block."""
-    if _NUMPY_2:
-        return np.errstate(all="ignore")(forward)
-
-    @functools.wraps(forward)
-    def quiet(*args: Any, **kwargs: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return forward(*args, **kwargs)
-    return quiet
-
-
-_NUMPY_2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+        object.__setattr__(self, "quiet_forward", None if self.forward is None else without_fp_warnings(self.forward))
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -112,20 +98,27 @@ _NOT_FLOAT = INTEGER | {_dtypes.bool}
 def flush_subnormals(array: np.ndarray) -> np.ndarray:
     """Subnormals to signed zero, as TF's CPU kernels compute with denormals-are-zero and
     flush-to-zero set (half types convert in software and keep theirs)."""
-    if array.dtype.kind == "c":
+    tiny = _SMALLEST_NORMAL[array.dtype]
+    if tiny is None:  # complex
         flushed = np.empty_like(array)  # set the parts directly: `re + 1j * im` would lose -0.0 in im
         flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
         return flushed
-    below_normal = np.abs(array) < _SMALLEST_NORMAL[array.dtype]
-    below = np.count_nonzero(below_normal)
-    if not below or below == array.size - np.count_nonzero(array):  # the common cases: nothing below normal but zeros
+    below_normal = np.abs(array) < tiny
+    below = _count_nonzero(below_normal)
+    if not below or below == array.size - _count_nonzero(array):  # the common cases: nothing below normal but zeros
         return array
     subnormal = below_normal & (array != 0)
     return np.where(subnormal, np.copysign(np.zeros_like(array), array), array)
 
 
-# 0-d arrays of the array's own dtype: the cheapest right-hand side for NumPy's comparison
-_SMALLEST_NORMAL = {np.dtype(t): np.array(np.finfo(t).tiny) for t in (np.float32, np.float64)}
+# For real dtypes, 0-d arrays of the dtype: the cheapest right-hand side for NumPy's comparison
+_SMALLEST_NORMAL = {np.dtype(t): np.array(np.finfo(t).tiny) for t in (np.float32, np.float64)} | {
+    np.dtype(np.complex64): None, np.dtype(np.complex128): None}
+
+try:  # NumPy's C function without its Python wrapper, which costs three times the count on small arrays
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:
+    _count_nonzero = np.count_nonzero
 
 
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
@@ -148,44 +141,46 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     """Runs primitive `name` on input tensors with attributes; records it; returns its output(s)."""
     primitive = REGISTRY[name]
     dtype = _check_dtypes(primitive, inputs) if inputs else None
-    moves_data = primitive.moves_data(attrs) if callable(primitive.moves_data) else primitive.moves_data
+    moves_data = primitive.moves_data
+    if moves_data.__class__ is not bool:
+        moves_data = moves_data(attrs)
     arrays = [t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data)
               for t in inputs]
     try:
         # data movement computes nothing that could raise a floating-point warning
-        result = (primitive.forward if moves_data else primitive.quiet_forward)(*arrays, **attrs)
+        result = (primitive.forward if moves_data or kernel_state.quiet else primitive.quiet_forward)(*arrays, **attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
+    flushes = subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
     if moves_data:  # moving values known to hold no subnormals yields none (bool and integers hold none)
         flushes = False
-        subnormal_free = out_dtype in _FLUSHED and all(
+        subnormal_free = subnormal_free and all(
             t._flushed if t.__class__ is EagerTensor and t._dtype in _FLUSHED else t.dtype in _NOT_FLOAT
             for t in inputs)
-    else:
-        flushes = subnormal_free = out_dtype in _FLUSHED
+    elif primitive.keeps_normal:  # its inputs were flushed above
+        flushes = False
     if primitive.num_outputs is None:
         outputs = (_output(result, out_dtype, flushes, subnormal_free),)
     else:
         outputs = tuple(_output(r, out_dtype, flushes, subnormal_free) for r in result)
-    if primitive.vjp is not None and inputs and _recording.active_recordings():
+    if primitive.vjp is not None and inputs:
         _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]
 
 
 def _output(result: Any, dtype: DType, flushes: bool, subnormal_free: bool) -> EagerTensor:
     """An output tensor: the result rounded to its dtype, flushed where the kernel flushes."""
-    array = _as_dtype(result, dtype)
+    # NumPy's dtypes of native byte order are singletons: identity settles the common case cheaply
+    array = result if result.__class__ is np.ndarray and result.dtype is dtype._numpy_dtype else _as_dtype(result, dtype)
     return EagerTensor(flush_subnormals(array) if flushes else array, dtype, subnormal_free)
 
 
 def _as_dtype(value: Any, dtype: DType) -> np.ndarray:
     """Rounds a result to the output dtype (overflow to inf is IEEE's answer, not an error)."""
     array = np.asarray(value)
-    # NumPy's dtypes of native byte order are singletons: identity settles the common case cheaply
-    if array.dtype is dtype._numpy_dtype or array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
+    if array.dtype == dtype.as_numpy_dtype or dtype == _dtypes.string:
         return array
     if array.dtype.kind == "c" and not dtype.is_complex:
         array = array.real
-    with np.errstate(all="ignore"):
-        return array.astype(dtype.as_numpy_dtype)
+    return quiet_astype(array, dtype.as_numpy_dtype)

@@ -21,6 +21,7 @@ from . import dtypes as _dtypes
 from . import functions as F
 from . import nest
 from .errors import InvalidArgumentError
+from .fp_errors import quiet_kernels, user_code
 from .primitives import REGISTRY
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
                         record_operation)
@@ -82,6 +83,11 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     `targets` and `sources` are tensors or variable handles; `output_gradients[i]` (if present
     and not None) seeds target i instead of ones.
     """
+    with quiet_kernels():
+        return _backward_pass(recording, targets, sources, output_gradients)
+
+
+def _backward_pass(recording: Recording, targets: list, sources: list, output_gradients: list) -> list:
     grads: dict[int, list] = {}
     for i, target in enumerate(targets):
         seed = output_gradients[i] if i < len(output_gradients) else None
@@ -89,19 +95,23 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
 
     source_ids = {s._id for s in sources}
     reachable = _reachable_ops(recording, grads)
+    ops, producer = recording.ops, recording.producer
     for op_id in reachable:
-        op = recording.ops[op_id]
+        op = ops[op_id]
         upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
         if upstream[0] is None and all(g is None for g in upstream):
             continue
         for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
-            if grad is not None and recording.tracks(tensor):
-                grads.setdefault(tensor._id, []).append(grad)
+            if grad is not None and tensor._id in producer and _dtypes._is_trainable(tensor.dtype):  # tracked
+                if tensor._id in grads:
+                    grads[tensor._id].append(grad)
+                else:
+                    grads[tensor._id] = [grad]
     # Once its last consumer is processed, a tensor the tape does not hold loses its gradients, even
     # a target's seed: TF's gradient([u, u * x], u) is None when u is neither watched nor recorded.
     for op_id in reachable:
-        for tensor in recording.ops[op_id].inputs:
-            if tensor._id not in recording.producer:
+        for tensor in ops[op_id].inputs:
+            if tensor._id not in producer:
                 grads.pop(tensor._id, None)
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
 
@@ -109,22 +119,25 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
 def input_gradients(op: OpRecord, upstream: list) -> list | tuple:
     """Input gradients of a recorded op, given its outputs' upstream gradients (None: absent)."""
     primitive = op.primitive
-    if not primitive.sparse_upstream:
-        upstream = [F.convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in upstream]
     if primitive.num_outputs is None:
-        grads = primitive.vjp(upstream[0], op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
+        g = upstream[0]
+        if g.__class__ is IndexedSlices and not primitive.sparse_upstream:
+            g = F.convert_to_tensor(g)
+        grads = primitive.vjp(g, op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
     else:
+        if not primitive.sparse_upstream:
+            upstream = [F.convert_to_tensor(g) if g.__class__ is IndexedSlices else g for g in upstream]
         if primitive.fills_missing_upstream:  # with constants, as TF's backward pass does: never on a tape
             upstream = [zeros_for(y) if g is None else g for g, y in zip(upstream, op.outputs)]
         grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
-    return grads if isinstance(grads, (list, tuple)) else (grads,)
+    return grads if grads.__class__ is tuple or isinstance(grads, (list, tuple)) else (grads,)
 
 
 def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
     contributions = grads.get(tensor_id) if keep else grads.pop(tensor_id, None)
     if not contributions:
         return None
-    total = aggregate(contributions)
+    total = aggregate(contributions) if len(contributions) > 1 else contributions[0]
     if keep:
         grads[tensor_id] = [total]
     return total
@@ -132,13 +145,14 @@ def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
 
 def _reachable_ops(recording: Recording, tensor_ids: Iterable[int]) -> list[int]:
     """Ids of the recorded ops the tensors of `tensor_ids` depend on, latest first."""
+    producer, ops = recording.producer, recording.ops
     found: set[int] = set()
     work = list(tensor_ids)
     while work:
-        op_id = recording.producer.get(work.pop(), -1)
+        op_id = producer.get(work.pop(), -1)
         if op_id >= 0 and op_id not in found:
             found.add(op_id)
-            work.extend(t._id for t in recording.ops[op_id].inputs)
+            work += [t._id for t in ops[op_id].inputs]
     return sorted(found, reverse=True)
 
 
@@ -147,6 +161,8 @@ def _reachable_ops(recording: Recording, tensor_ids: Iterable[int]) -> list[int]
 
 
 def _handle_or_self(value: Any) -> Any:
+    if value.__class__ is EagerTensor:
+        return value
     return value.handle if hasattr(value, "handle") else value
 
 
@@ -256,7 +272,8 @@ class GradientTape:
         flat_targets = [_handle_or_self(t) for t in nest.flatten(target)]
         for t in flat_targets:
             _check_target(t)
-        flat_sources = [_handle_or_self(s) for s in nest.flatten(sources)]
+        flat_raw = nest.flatten(sources)
+        flat_sources = [_handle_or_self(s) for s in flat_raw]
         for s in flat_sources:
             _check_source(s)
         seeds = []
@@ -266,7 +283,6 @@ class GradientTape:
         policy = _unconnected_policy(unconnected_gradients)
         flat_grads = backward(recording, flat_targets, flat_sources, seeds)
         self._release_if_one_shot()
-        flat_raw = nest.flatten(sources)
         flat_grads = [_fill_unconnected(g, raw, policy) for g, raw in zip(flat_grads, flat_raw)]
         return nest.pack_sequence_as(sources, flat_grads)
 
@@ -506,12 +522,13 @@ def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
     arg_count = len(flat_args)
 
     def grad_of_inputs(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
-        if variables:
-            input_grads, variable_grads = grad_fn(*upstream, variables=variables)
-            if len(variable_grads) != len(variables):
-                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
-        else:
-            input_grads, variable_grads = grad_fn(*upstream), []
+        with user_code():
+            if variables:
+                input_grads, variable_grads = grad_fn(*upstream, variables=variables)
+            else:
+                input_grads, variable_grads = grad_fn(*upstream), []
+        if variables and len(variable_grads) != len(variables):
+            raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
         flat_grads = nest.flatten(input_grads)
         if len(flat_grads) != arg_count:
             raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, "

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .dtypes import DType
+from .fp_errors import quiet_astype
 
 _next_id = itertools.count(1).__next__
 DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -286,7 +287,7 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if dtype == _dtypes.string:
         return _as_string_array(array), dtype
-    return np.array(array, dtype=dtype.as_numpy_dtype), dtype
+    return quiet_astype(array, dtype.as_numpy_dtype), dtype
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> EagerTensor:
@@ -295,7 +296,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
     if isinstance(value, EagerTensor):
         array, value_dtype = value._value, value.dtype
         if dtype is not None and dtype != value_dtype:
-            array, value_dtype = array.astype(dtype.as_numpy_dtype), dtype
+            array, value_dtype = quiet_astype(array, dtype.as_numpy_dtype), dtype
     else:
         array, value_dtype = value_to_array(value, dtype)
     if shape is not None:

@@ -9,6 +9,7 @@ below call the APIs on the `tf` and `candidate` fixtures directly.
 from __future__ import annotations
 
 import collections
+import warnings
 
 import numpy as np
 import pytest
@@ -284,3 +285,52 @@ def test_looking_at_a_variable_value_is_an_access(tf, candidate):
     assert expected == {**{look: ["v:0"] for look in ("numpy", "asarray", "repr", "str", "bool", "float", "int")},
                         "dtype and shape": [], "assigned to another": ["v:0", "w:0"]}
     assert watched_after_looking(candidate) == expected
+
+
+def under_strict_numpy(tf) -> tuple:
+    """Conversion, ops and gradients at poles, NaN, overflow and underflow with NumPy's error state set
+    to raise and its warnings made errors; and whether that state is still the caller's afterwards."""
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        x = tf.Variable([0.0, -1.0, 3e38, 1e-50, 2.0])           # 1e-50 underflows to 0 in float32
+        with tf.GradientTape() as tape:
+            y = tf.math.log(x) + tf.divide(1.0, x) + x * x + tf.sqrt(x)
+        gradient = tape.gradient(y, x)
+        state_kept = np.geterr() == {"divide": "raise", "over": "raise", "under": "raise", "invalid": "raise"}
+    return y.numpy().tolist(), gradient.numpy().tolist(), state_kept
+
+
+def test_computations_ignore_the_callers_numpy_error_state(tf, candidate):
+    """TF computes IEEE results silently whatever NumPy's error state; reftape's kernels and
+    conversions must neither raise nor warn, nor change the caller's state."""
+    expected = under_strict_numpy(tf)
+    assert expected[2] and np.isnan(expected[0][0]) and expected[0][2] == np.inf
+    assert repr(under_strict_numpy(candidate)) == repr(expected)
+
+
+def numpy_error_in_custom_gradient(tf) -> str:
+    """What a custom gradient function's own NumPy division by zero does under the caller's errstate."""
+    @tf.custom_gradient
+    def identity(x):
+        def grad(upstream):
+            np.float64(1.0) / np.float64(0.0)
+            return upstream
+        return tf.identity(x), grad
+
+    x = tf.constant([1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = identity(x)
+    with np.errstate(divide="raise"):
+        try:
+            tape.gradient(y, x)
+        except FloatingPointError:
+            return "FloatingPointError"
+    return "no error"
+
+
+def test_custom_gradient_functions_run_under_the_callers_numpy_error_state(tf, candidate):
+    """TF calls a custom gradient function as plain Python: its NumPy follows the caller's error state,
+    although reftape's backward pass turns NumPy's errors off for its own kernels."""
+    assert numpy_error_in_custom_gradient(tf) == "FloatingPointError"
+    assert numpy_error_in_custom_gradient(candidate) == "FloatingPointError"
