@@ -19,16 +19,18 @@ class DType:
         self._kind = kind  # one of: float, complex, int, uint, bool, string, resource
         self._kernel_name = kernel_name  # TF's C++ type name, used in error messages
         self._hash = hash(name)  # equal to its name's hash: a DType equals its name
+        self._is_floating, self._is_complex, self._is_bool = kind == "float", kind == "complex", kind == "bool"
+        self._is_integer, self._is_unsigned = kind in ("int", "uint"), kind in ("uint", "bool")
 
     # Getters in C (attrgetter): ops read dtypes many times each.
     name = property(_attrgetter("_name"))
     as_numpy_dtype = property(_attrgetter("_numpy_type"))
     base_dtype = property(lambda self: self)
-    is_floating = property(lambda self: self._kind == "float")
-    is_complex = property(lambda self: self._kind == "complex")
-    is_integer = property(lambda self: self._kind in ("int", "uint"))
-    is_unsigned = property(lambda self: self._kind in ("uint", "bool"))
-    is_bool = property(lambda self: self._kind == "bool")
+    is_floating = property(_attrgetter("_is_floating"))
+    is_complex = property(_attrgetter("_is_complex"))
+    is_integer = property(_attrgetter("_is_integer"))
+    is_unsigned = property(_attrgetter("_is_unsigned"))
+    is_bool = property(_attrgetter("_is_bool"))
     is_numpy_compatible = property(lambda self: self._kind != "resource")
     kernel_name = property(_attrgetter("_kernel_name"))
 

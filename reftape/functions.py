@@ -225,6 +225,8 @@ def atan2(y: Any, x: Any, name: str | None = None) -> EagerTensor:
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
+    if not inputs:
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and shape.")
     tensors = _matching([convert_to_tensor(t) if isinstance(t, IndexedSlices) else t for t in inputs])
     return tensors[0] if len(tensors) == 1 else execute("AddN", tensors)
 
@@ -410,6 +412,10 @@ def concat(values: Sequence[Any], axis: int, name: str | None = None) -> EagerTe
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> EagerTensor:
+    if not values:  # TF converts the empty list itself along axis 0, and fails to read its shape otherwise
+        if axis == 0:
+            return convert_to_tensor([])
+        raise IndexError(f"{type(values).__name__} index out of range")
     return execute("Pack", _matching(list(values)), axis=int(axis))
 
 
@@ -615,6 +621,9 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
+    expected = equation.split("->")[0].count(",") + 1
+    if len(inputs) != expected:
+        raise ValueError(f'Got {len(inputs)} inputs for equation "{equation}", expecting {expected}')
     return execute("Einsum", _matching(list(inputs)), equation=equation.replace(" ", ""))
 
 

@@ -72,7 +72,14 @@ def _kept_shape(x_shape: tuple, axis, keep_dims: bool, out_shape: tuple) -> tupl
 
 
 def _constant_like(value, t):
-    return F.constant(value, dtype=t.dtype)
+    return _constant(value, t.dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _constant(value, dtype):
+    """A constant of a VJP's formula. TF creates a new one on every call; nothing can watch or read
+    these, so one tensor per value and dtype is indistinguishable from that."""
+    return F.constant(value, dtype=dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,8 +309,9 @@ def _relu(x):
 
 
 def _add_n(*xs):
-    if any(x.shape != xs[0].shape for x in xs):
-        raise ValueError("Shapes of all inputs must match")
+    for x in xs:
+        if x.shape != xs[0].shape:
+            raise ValueError("Shapes of all inputs must match")
     return functools.reduce(np.add, xs[1:], xs[0]) if len(xs) > 1 else xs[0].copy()
 
 

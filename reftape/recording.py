@@ -8,11 +8,10 @@ and variables record here; the backward pass and `GradientTape` (`tape.py`) sit 
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import threading
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from . import dtypes as _dtypes
 from .tensor import EagerTensor
@@ -129,11 +128,13 @@ def variable_accessed(variable: Any) -> None:
                 recording.watch_variable(variable)
 
 
-@contextlib.contextmanager
-def suspended() -> Iterator[None]:
+class suspended:
     """Runs a block with no tape recording (TF's `tape.stop_recording()` for all tapes)."""
-    saved, _stack.active = _stack.active, []
-    try:
-        yield
-    finally:
-        _stack.active = saved
+
+    __slots__ = ("_saved",)
+
+    def __enter__(self) -> None:
+        self._saved, _stack.active = _stack.active, []
+
+    def __exit__(self, *exc: Any) -> None:
+        _stack.active = self._saved

@@ -130,7 +130,7 @@ def input_gradients(op: OpRecord, upstream: list) -> list | tuple:
         if primitive.fills_missing_upstream:  # with constants, as TF's backward pass does: never on a tape
             upstream = [zeros_for(y) if g is None else g for g, y in zip(upstream, op.outputs)]
         grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
-    return grads if grads.__class__ is tuple or isinstance(grads, (list, tuple)) else (grads,)
+    return grads if isinstance(grads, (list, tuple)) else (grads,)
 
 
 def _take(grads: dict, tensor_id: int, keep: bool) -> Any:

@@ -42,6 +42,8 @@ EXPRESSIONS = [
  "tf.constant([1.0, 2.0]) == None", "list(tf.constant([1, 2]))", "tf.constant('abc')", "tf.is_tensor(tf.constant(1))", "tf.rank(tf.ones([2, 3]))",
  "tf.size(tf.ones([2, 3]))", "tf.shape(tf.ones([2, 3]))", "tf.math.is_finite([1.0, np.inf])", "tf.math.real(tf.constant(1 + 2j))",
  "tf.complex(1.0, 2.0)", "tf.math.imag(tf.constant([1 + 2j], tf.complex64))", "tf.math.conj(tf.constant(1 + 2j))",
+ "tf.add_n([])", "tf.concat([], 0)", "tf.stack([])", "tf.stack((), axis=1)", "tf.stack([], axis=-1)",
+ "tf.einsum('ij,jk->ik', tf.ones([2, 2]))", "tf.einsum('ij->ji', tf.ones([2, 2]), tf.ones([2, 2]))",
 ]
 
 
