@@ -21,6 +21,7 @@ class DType:
         self._hash = hash(name)  # equal to its name's hash: a DType equals its name
         self._is_floating, self._is_complex, self._is_bool = kind == "float", kind == "complex", kind == "bool"
         self._is_integer, self._is_unsigned = kind in ("int", "uint"), kind in ("uint", "bool")
+        self._trainable = kind in ("float", "complex", "resource")  # see _is_trainable
 
     # Getters in C (attrgetter): ops read dtypes many times each.
     name = property(_attrgetter("_name"))
@@ -110,7 +111,6 @@ _BY_NAME = {d.name: d for d in _ALL} | {"half": float16, "double": float64}
 _BY_NUMPY = {_np.dtype(d.as_numpy_dtype): d for d in _ALL if d.is_numpy_compatible and d is not string}
 _BY_PYTHON = {float: float64, int: int64, complex: complex128, _builtins.bool: bool, str: string}
 
-_TRAINABLE = frozenset({float16, bfloat16, float32, float64, complex64, complex128, resource})
 
 
 def as_dtype(type_value: _Any) -> DType:
@@ -135,4 +135,4 @@ def as_dtype(type_value: _Any) -> DType:
 
 def _is_trainable(dtype: DType) -> bool:
     """Whether values of this dtype carry gradients (TF's backprop_util.IsTrainable)."""
-    return dtype in _TRAINABLE
+    return dtype._trainable

@@ -28,7 +28,7 @@ REAL = FLOAT | INTEGER
 NUMERIC = REAL | COMPLEX
 ANY = None
 
-_HALF = frozenset({_dtypes.float16, _dtypes.bfloat16})
+_HALF = frozenset({_dtypes.float16._numpy_dtype, _dtypes.bfloat16._numpy_dtype})  # computed in float32
 
 
 @dataclass(frozen=True)
@@ -52,9 +52,14 @@ class Primitive:
     # so the outputs need no check.
     keeps_normal: bool = False
     quiet_forward: Callable[..., Any] | None = field(init=False, repr=False, compare=False)
+    # The NumPy dtypes of the dtypes that are allowed and have a kernel (None: any): NumPy dtypes hash
+    # in C, reftape's DTypes in Python, and `execute` asks once per op.
+    accepted: frozenset | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quiet_forward", None if self.forward is None else without_fp_warnings(self.forward))
+        allowed = self.kernels if self.dtypes is None else self.dtypes if self.kernels is None else self.dtypes & self.kernels
+        object.__setattr__(self, "accepted", None if allowed is None else frozenset(d._numpy_dtype for d in allowed))
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -69,17 +74,23 @@ def defop(name: str, forward: Callable[..., Any], vjp: Callable[..., Any] | None
 
 def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
     first = inputs[0].dtype
-    for tensor in inputs:
+    for tensor in inputs[1:]:
         if tensor.dtype is not first:  # DTypes are singletons: this loop only finds the mismatch
             _check_same_dtypes(primitive, inputs)
-    if primitive.dtypes is not None and first not in primitive.dtypes:
-        allowed = ", ".join(sorted(d.kernel_name for d in primitive.dtypes))
-        raise InvalidArgumentError(f"Value for attr 'T' of {first.name} is not in the list of allowed "
-                                   f"values: {allowed}\n\t; NodeDef: {{{{node {primitive.name}}}}} [Op:{primitive.name}]")
-    if primitive.kernels is not None and first not in primitive.kernels:
-        raise NotFoundError(f"Could not find device for node: {{{{node {primitive.name}}}}} = "
-                            f"{primitive.name}[T=DT_{first.kernel_name.upper()}] [Op:{primitive.name}]")
+    if primitive.accepted is not None and first._numpy_dtype not in primitive.accepted:
+        _reject(primitive, first)
     return first
+
+
+def _reject(primitive: Primitive, dtype: DType) -> None:
+    """Raises TF's error for a dtype the op does not allow, or allows without a CPU kernel."""
+    if primitive.dtypes is not None and dtype not in primitive.dtypes:
+        allowed = ", ".join(sorted(d.kernel_name for d in primitive.dtypes))
+        raise InvalidArgumentError(f"Value for attr 'T' of {dtype.name} is not in the list of allowed "
+                                   f"values: {allowed}\n\t; NodeDef: {{{{node {primitive.name}}}}} [Op:{primitive.name}]")
+    if primitive.kernels is not None and dtype not in primitive.kernels:
+        raise NotFoundError(f"Could not find device for node: {{{{node {primitive.name}}}}} = "
+                            f"{primitive.name}[T=DT_{dtype.kernel_name.upper()}] [Op:{primitive.name}]")
 
 
 def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
@@ -91,7 +102,6 @@ def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
                 f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
 
 
-_FLUSHED = frozenset({_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128})
 _NOT_FLOAT = INTEGER | {_dtypes.bool}
 
 
@@ -111,7 +121,8 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
     return np.where(subnormal, np.copysign(np.zeros_like(array), array), array)
 
 
-# For real dtypes, 0-d arrays of the dtype: the cheapest right-hand side for NumPy's comparison
+# Keyed by the NumPy dtypes whose kernels flush (NumPy dtypes hash in C, reftape's DTypes in Python);
+# for real dtypes, 0-d arrays of the dtype: the cheapest right-hand side for NumPy's comparison.
 _SMALLEST_NORMAL = {np.dtype(t): np.array(np.finfo(t).tiny) for t in (np.float32, np.float64)} | {
     np.dtype(np.complex64): None, np.dtype(np.complex128): None}
 
@@ -126,15 +137,23 @@ def _compute_value(tensor: Any, moves_data: bool) -> Any:
     value = getattr(tensor, "_value", None)
     if value is None or moves_data:
         return value
-    dtype = tensor.dtype
-    if dtype in _HALF:
-        return value.astype(np.float32)
-    if dtype not in _FLUSHED:
-        return value
+    if value.dtype not in _SMALLEST_NORMAL:
+        return value.astype(np.float32) if value.dtype in _HALF else value
     flushed = flush_subnormals(value)
     if flushed is value and isinstance(tensor, EagerTensor):
         tensor._flushed = True  # found to hold no subnormals: later kernels reading it skip the check
     return flushed
+
+
+def _all_subnormal_free(inputs: list) -> bool:
+    """Whether the inputs are known to hold no subnormals (bool and integers hold none)."""
+    for t in inputs:
+        if t.__class__ is EagerTensor and t._value.dtype in _SMALLEST_NORMAL:
+            if not t._flushed:
+                return False
+        elif t.dtype not in _NOT_FLOAT:
+            return False
+    return True
 
 
 def execute(name: str, inputs: list, **attrs: Any) -> Any:
@@ -153,17 +172,15 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
     flushes = subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
-    if moves_data:  # moving values known to hold no subnormals yields none (bool and integers hold none)
+    if moves_data:  # moving values known to hold no subnormals yields none
         flushes = False
-        subnormal_free = subnormal_free and all(
-            t._flushed if t.__class__ is EagerTensor and t._dtype in _FLUSHED else t.dtype in _NOT_FLOAT
-            for t in inputs)
+        subnormal_free = subnormal_free and _all_subnormal_free(inputs)
     elif primitive.keeps_normal:  # its inputs were flushed above
         flushes = False
     if primitive.num_outputs is None:
         outputs = (_output(result, out_dtype, flushes, subnormal_free),)
     else:
-        outputs = tuple(_output(r, out_dtype, flushes, subnormal_free) for r in result)
+        outputs = tuple([_output(r, out_dtype, flushes, subnormal_free) for r in result])
     if primitive.vjp is not None and inputs:
         _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]

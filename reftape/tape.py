@@ -107,13 +107,20 @@ def _backward_pass(recording: Recording, targets: list, sources: list, output_gr
                     grads[tensor._id].append(grad)
                 else:
                     grads[tensor._id] = [grad]
-    # Once its last consumer is processed, a tensor the tape does not hold loses its gradients, even
-    # a target's seed: TF's gradient([u, u * x], u) is None when u is neither watched nor recorded.
-    for op_id in reachable:
-        for tensor in ops[op_id].inputs:
-            if tensor._id not in producer:
-                grads.pop(tensor._id, None)
+    _drop_consumed_seeds(recording, reachable, sources, grads)
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
+
+
+def _drop_consumed_seeds(recording: Recording, reachable: list[int], sources: list, grads: dict) -> None:
+    """Once its last consumer is processed, a tensor the tape does not hold loses its gradients, even
+    a target's seed: TF's gradient([u, u * x], u) is None when u is neither watched nor recorded. Only
+    such a seed can be lost (contributions go to held tensors), and only sources' gradients are read."""
+    unheld_seeded = [s._id for s in sources if s._id in grads and s._id not in recording.producer]
+    if unheld_seeded:
+        consumed = {t._id for op_id in reachable for t in recording.ops[op_id].inputs}
+        for tensor_id in unheld_seeded:
+            if tensor_id in consumed:
+                grads.pop(tensor_id, None)  # a source may be listed twice
 
 
 def input_gradients(op: OpRecord, upstream: list) -> list | tuple:

@@ -29,7 +29,7 @@ class TensorShape:
     def __init__(self, dims: Any) -> None:
         if isinstance(dims, TensorShape):
             dims = dims._dims
-        self._dims = None if dims is None else tuple(int(d) for d in dims)
+        self._dims = None if dims is None else tuple(map(int, dims))
 
     rank = property(lambda self: None if self._dims is None else len(self._dims))
     ndims = rank
@@ -112,7 +112,7 @@ class EagerTensor(Tensor):
 
     dtype = property(attrgetter("_dtype"))
     shape = property(lambda self: TensorShape(self._value.shape))
-    ndim = property(lambda self: self._value.ndim)
+    ndim = property(attrgetter("_value.ndim"))
     device = property(lambda self: DEVICE)
 
     def get_shape(self) -> TensorShape:

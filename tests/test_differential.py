@@ -144,6 +144,13 @@ _REGRESSIONS = {
         Leaf("one", "constant", np.array([1.0, 1.0], np.float32), "float32"),
         Tape("t", [Watch("t", ["c"]), Assign("b", "one"), WatchedVariables("inside", "t"), Assign("a", "d", "assign_sub")]),
         WatchedVariables("after", "t")]),
+    # A target the tape does not hold, listed twice among the sources and consumed by a recorded op:
+    # its seed is dropped once (TF: None for both).
+    "unheld_target_listed_twice_as_source": Program([
+        Leaf("u", "constant", np.array([1.0, 2.0], np.float32), "float32"),
+        Leaf("x", "constant", np.array([3.0, 4.0], np.float32), "float32"),
+        Tape("t", [Watch("t", ["x"]), Op("y", "multiply", ["u", "x"])]),
+        Call("g", "t", "gradient", {"list": ["u", "y"]}, {"list": ["u", "x", "u"]})]),
 }
 
 
