@@ -35,9 +35,11 @@ def _is_tensor_like(value: Any) -> bool:
     return isinstance(value, (Tensor, Variable))
 
 
-def _matching(values: Sequence[Any]) -> list[EagerTensor]:
+def _matching(values: Sequence[Any], strict: bool = False) -> list[EagerTensor]:
     """Converts op arguments the way TF's eager op wrappers do: Python and NumPy values take the
-    dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op)."""
+    dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op).
+    A Python value that does not fit that dtype keeps its own where TF's wrapper only hints the dtype
+    (`tf.add`), and is a TypeError where it converts strictly (`strict`: comparisons)."""
     for value in values:
         if value.__class__ is not EagerTensor:
             break
@@ -51,6 +53,8 @@ def _matching(values: Sequence[Any]) -> list[EagerTensor]:
             converted.append(convert_to_tensor(value))
         elif isinstance(value, (np.ndarray, np.generic)) and dtype is not None:
             converted.append(_convert(np.asarray(value).astype(dtype.as_numpy_dtype)))
+        elif strict:
+            converted.append(convert_to_tensor(value, dtype=dtype))
         else:
             converted.append(convert_to_tensor(value, dtype_hint=dtype))
         if dtype is None:
@@ -230,7 +234,7 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
 
 def _comparison(op: str) -> Any:
     def compare(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-        return _binary(op, x, y)
+        return execute(op, _matching([x, y], strict=True))
 
     compare.__name__ = op
     return compare
@@ -244,6 +248,17 @@ greater = _comparison("Greater")
 greater_equal = _comparison("GreaterEqual")
 logical_and = _comparison("LogicalAnd")
 logical_or = _comparison("LogicalOr")
+
+
+def operator_equality(op: str, x: Any, y: Any) -> EagerTensor:
+    """`Equal` or `NotEqual` as the `==` and `!=` operators run it (TF's incompatible_shape_error=False):
+    operands whose shapes do not broadcast are simply unequal, one bool."""
+    x, y = _matching([x, y], strict=True)
+    try:
+        np.broadcast_shapes(x._value.shape, y._value.shape)
+    except ValueError:
+        return constant(op == "NotEqual")
+    return execute(op, [x, y])
 
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Any:

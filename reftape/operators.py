@@ -1,7 +1,9 @@
 """Python operators on tensors and variables, dispatching to the same functions as the API.
 
 TF converts the other operand to this tensor's dtype where it is a Python or NumPy value, and
-compares elementwise (`==` gives a bool tensor; against None it is simply False).
+compares elementwise (`==` gives a bool tensor, or one bool where the shapes do not broadcast; a
+tensor against None is simply unequal). A Variable's operators run the tensor's on the value they
+read first, except `==` and `!=`, which TF defines on Variables without the None shortcut.
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ def _binary(fn, reflected: bool = False):
     return lambda self, other: fn(self, other)
 
 
-def _equality(fn, none_result: bool):
-    def compare(self: Any, other: Any) -> Any:
-        if other is None:
-            return none_result
-        try:
-            return fn(self, other)
-        except (ValueError, TypeError):
-            return none_result
-    return compare
+def _tensor_equality(op: str, none_result: bool):
+    return lambda self, other: none_result if other is None else F.operator_equality(op, self, other)
+
+
+def _variable_equality(op: str):
+    return lambda variable, other: F.operator_equality(op, variable, other)
+
+
+def _on_value(method):
+    return lambda variable, *args: method(variable.value(), *args)
 
 
 def _iterate(self: Any):
@@ -49,11 +52,12 @@ OPERATORS = {
     "__gt__": _binary(F.greater), "__ge__": _binary(F.greater_equal),
     "__and__": _binary(F.logical_and), "__rand__": _binary(F.logical_and, True),
     "__or__": _binary(F.logical_or), "__ror__": _binary(F.logical_or, True),
-    "__eq__": _equality(F.equal, False), "__ne__": _equality(F.not_equal, True),
     "__neg__": F.negative, "__abs__": F.abs, "__invert__": F.logical_not,
     "__getitem__": F.getitem, "__iter__": _iterate,
 }
 
-for _cls in (EagerTensor, ResourceVariable):
-    for _name, _method in OPERATORS.items():
-        setattr(_cls, _name, _method)
+for _name, _method in OPERATORS.items():
+    setattr(EagerTensor, _name, _method)
+    setattr(ResourceVariable, _name, _on_value(_method))
+EagerTensor.__eq__, EagerTensor.__ne__ = _tensor_equality("Equal", False), _tensor_equality("NotEqual", True)
+ResourceVariable.__eq__, ResourceVariable.__ne__ = _variable_equality("Equal"), _variable_equality("NotEqual")

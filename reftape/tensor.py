@@ -128,28 +128,42 @@ class EagerTensor(Tensor):
         return value.copy() if isinstance(value, np.ndarray) else value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        array = np.array(self._value, copy=True)
-        return array if dtype is None else array.astype(dtype)
+        if copy or dtype is not None:
+            return np.array(self._value, dtype=dtype, copy=True)
+        view = self._value.view()  # TF hands NumPy the tensor's own buffer, read-only
+        view.flags.writeable = False
+        return view
 
     def __len__(self) -> int:
         if self._value.ndim == 0:
             raise TypeError("Scalar tensor has no `len()`")
         return self._value.shape[0]
 
+    # As in TF, the scalar protocols convert the NumPy value (a NumPy scalar for rank 0), so NumPy
+    # decides what each rank and dtype gives and raises.
     def __bool__(self) -> bool:
-        return bool(self._value)
+        return bool(self._value.size > 0 and self._value)  # an empty tensor is False
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self._numpy())
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self._numpy())
 
     def __index__(self) -> int:
-        return self._value.__index__()
+        return self._numpy().__index__()
 
     def __complex__(self) -> complex:
-        return complex(self._value)
+        return complex(self._numpy())
+
+    def __format__(self, spec: str) -> str:
+        return format(self._numpy(), spec)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        # TF registers its NumPy-API `around` as Tensor.__round__; without NumPy behaviour enabled it
+        # fails looking up `astype`
+        raise AttributeError("EagerTensor object has no attribute 'astype'. If you are looking for numpy-related "
+                             "methods, please run tf.experimental.numpy.experimental_enable_numpy_behavior()")
 
     def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
@@ -157,8 +171,14 @@ class EagerTensor(Tensor):
     def ref(self) -> "_Reference":
         return _Reference(self)
 
-    def __format__(self, spec: str) -> str:
-        return format(self._numpy(), spec) if self._value.ndim == 0 else str(self)
+    def __copy__(self) -> EagerTensor:
+        return self  # immutable: a copy is the tensor itself
+
+    def __deepcopy__(self, memo: dict) -> EagerTensor:
+        return self
+
+    def __reduce__(self) -> tuple:
+        return convert_to_tensor, (self._numpy(),)  # unpickled, a new tensor with its own tape identity
 
     def __repr__(self) -> str:
         return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (self.shape, self.dtype.name, numpy_text(self, True))
@@ -245,11 +265,15 @@ def _default_python_dtype(array: np.ndarray) -> DType:
     return _dtypes.string
 
 
+# TF's converter takes Python bools as numbers of these dtypes only (observed in TF 2.21)
+_BOOL_CONVERTS_TO = frozenset({"int32", "int64", "uint64", "float16", "float32", "float64", "complex128"})
+
+
 def _python_value_fits(array: np.ndarray, dtype: DType) -> bool:
-    """TF refuses lossy conversions of Python values (2.5 -> int32, 1j -> float32, True -> float)."""
+    """TF refuses lossy conversions of Python values (2.5 -> int32, 1j -> float32, 1 -> bool)."""
     kind = array.dtype.kind
-    if dtype.is_bool:
-        return kind == "b"
+    if kind == "b":
+        return dtype.is_bool or dtype.name in _BOOL_CONVERTS_TO
     if dtype.is_integer:
         if kind not in "iu":
             return False
@@ -283,7 +307,7 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
     if dtype is None:
         dtype = _default_python_dtype(array) if python_value else _dtypes.as_dtype(array.dtype)
     elif python_value and not _python_value_fits(array, dtype):
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.kernel_name}")
     if dtype == _dtypes.string:
         return _as_string_array(array), dtype
     return np.array(array, dtype=dtype.as_numpy_dtype), dtype

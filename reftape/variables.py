@@ -7,6 +7,7 @@ the backward pass uses the value captured at read time (catalog entries 31 and 3
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
 
@@ -78,7 +79,7 @@ class ResourceVariable(Variable):
         return self._value.shape
 
     def _accessed_value(self) -> np.ndarray:
-        """The current value, read as TF reads it for numpy(), repr(), bool(), float() and int(): an
+        """The current value, read as TF reads it for numpy(), repr(), float(), int() and complex(): an
         access, which starts tapes watching accessed variables watching this one."""
         _recording.variable_accessed(self)
         return self._value
@@ -132,16 +133,15 @@ class ResourceVariable(Variable):
     __str__ = __repr__
 
     def __hash__(self) -> int:
-        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {self})")
 
     def ref(self) -> Any:
         return _VariableReference(self)
 
-    def __len__(self) -> int:
-        return len(self.read_value())
-
+    # No __len__, __index__ or __format__: as in TF, len() and operator.index() fail on a Variable
+    # and format() is object's (str() for an empty spec, TypeError otherwise).
     def __bool__(self) -> bool:
-        return bool(self._accessed_value())
+        return bool(self.read_value())
 
     def __float__(self) -> float:
         return float(self._accessed_value())
@@ -149,11 +149,21 @@ class ResourceVariable(Variable):
     def __int__(self) -> int:
         return int(self._accessed_value())
 
-    def __index__(self) -> int:
-        return self._value.__index__()
+    def __complex__(self) -> complex:
+        return complex(self._accessed_value())
 
-    def __format__(self, spec: str) -> str:
-        return format(self.numpy(), spec) if self._value.ndim == 0 else repr(self)
+    def __copy__(self) -> ResourceVariable:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> ResourceVariable:
+        return ResourceVariable(self.read_value(), **self._copied_attributes())
+
+    def __reduce__(self) -> tuple:
+        return functools.partial(ResourceVariable, initial_value=self.numpy(), **self._copied_attributes()), ()
+
+    def _copied_attributes(self) -> dict[str, Any]:
+        """What a deep copy or an unpickled variable keeps: a new variable with the same name."""
+        return {"trainable": self._trainable, "name": self._name.removesuffix(":0"), "dtype": self._dtype}
 
 
 class _VariableReference:
