@@ -1,9 +1,10 @@
 """Python operators on tensors and variables, dispatching to the same functions as the API.
 
-TF converts the other operand to this tensor's dtype where it is a Python or NumPy value, and
-compares elementwise (`==` gives a bool tensor, or one bool where the shapes do not broadcast; a
-tensor against None is simply unequal). A Variable's operators run the tensor's on the value they
-read first, except `==` and `!=`, which TF defines on Variables without the None shortcut.
+As in TF: the other operand of a reflected operator (`2.5 * x`) converts strictly to this tensor's
+dtype first; `==` gives a bool tensor, or one bool where the shapes do not broadcast, and a tensor
+against None is simply unequal; `&`, `|`, `^` and `~` are logical on bools and bitwise otherwise.
+A Variable's operators run the tensor's on the value they read first, except `==` and `!=`, which
+TF defines on Variables without the None shortcut.
 """
 
 from __future__ import annotations
@@ -17,8 +18,16 @@ from .variables import ResourceVariable
 
 def _binary(fn, reflected: bool = False):
     if reflected:
-        return lambda self, other: fn(other, self)
+        return lambda self, other: fn(F.convert_to_tensor(other, dtype=self.dtype), self)
     return lambda self, other: fn(self, other)
+
+
+def _logical_or_bitwise(logical, bitwise):
+    return lambda x, y: (logical if x.dtype.is_bool else bitwise)(x, y)
+
+
+def _invert(x: EagerTensor) -> EagerTensor:
+    return F.logical_not(x) if x.dtype.is_bool else F.invert(x)
 
 
 def _tensor_equality(op: str, none_result: bool):
@@ -39,6 +48,10 @@ def _iterate(self: Any):
     return (self[i] for i in range(self.shape[0]))
 
 
+_AND = _logical_or_bitwise(F.logical_and, F.bitwise_and)
+_OR = _logical_or_bitwise(F.logical_or, F.bitwise_or)
+_XOR = _logical_or_bitwise(F.logical_xor, F.bitwise_xor)
+
 OPERATORS = {
     "__add__": _binary(F.add), "__radd__": _binary(F.add, True),
     "__sub__": _binary(F.subtract), "__rsub__": _binary(F.subtract, True),
@@ -50,9 +63,10 @@ OPERATORS = {
     "__matmul__": _binary(F.matmul), "__rmatmul__": _binary(F.matmul, True),
     "__lt__": _binary(F.less), "__le__": _binary(F.less_equal),
     "__gt__": _binary(F.greater), "__ge__": _binary(F.greater_equal),
-    "__and__": _binary(F.logical_and), "__rand__": _binary(F.logical_and, True),
-    "__or__": _binary(F.logical_or), "__ror__": _binary(F.logical_or, True),
-    "__neg__": F.negative, "__abs__": F.abs, "__invert__": F.logical_not,
+    "__and__": _binary(_AND), "__rand__": _binary(_AND, True),
+    "__or__": _binary(_OR), "__ror__": _binary(_OR, True),
+    "__xor__": _binary(_XOR), "__rxor__": _binary(_XOR, True),
+    "__neg__": F.negative, "__abs__": F.abs, "__invert__": _invert,
     "__getitem__": F.getitem, "__iter__": _iterate,
 }
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop
+from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
 from .recording import active_recordings
 from .tensor import EagerTensor
 
@@ -735,6 +735,10 @@ for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.
 defop("LogicalAnd", np.logical_and, None, dtypes=BOOL)
 defop("LogicalOr", np.logical_or, None, dtypes=BOOL)
 defop("LogicalNot", np.logical_not, None, dtypes=BOOL)
+defop("Invert", np.invert, None, dtypes=INTEGER)
+defop("BitwiseAnd", np.bitwise_and, None, dtypes=INTEGER)
+defop("BitwiseOr", np.bitwise_or, None, dtypes=INTEGER)
+defop("BitwiseXor", np.bitwise_xor, None, dtypes=INTEGER)
 defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL,
       out_dtype=lambda dt, a: a["output_type"])
 defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL,

@@ -49,6 +49,8 @@ class Variable:
 
 
 class ResourceVariable(Variable):
+    __array_priority__ = 100  # NumPy operands defer to the variable's operators, as for tensors
+
     def __init__(self, initial_value: Any = None, trainable: bool | None = None, validate_shape: bool = True,
                  caching_device: Any = None, name: str | None = None, variable_def: Any = None,
                  dtype: Any = None, import_scope: Any = None, constraint: Any = None,

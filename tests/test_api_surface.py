@@ -42,6 +42,15 @@ EXPRESSIONS = [
  "tf.constant([1.0, 2.0]) == None", "list(tf.constant([1, 2]))", "tf.constant('abc')", "tf.is_tensor(tf.constant(1))", "tf.rank(tf.ones([2, 3]))",
  "tf.size(tf.ones([2, 3]))", "tf.shape(tf.ones([2, 3]))", "tf.math.is_finite([1.0, np.inf])", "tf.math.real(tf.constant(1 + 2j))",
  "tf.complex(1.0, 2.0)", "tf.math.imag(tf.constant([1 + 2j], tf.complex64))", "tf.math.conj(tf.constant(1 + 2j))",
+ # how op arguments convert: strictly in generated op wrappers, with a dtype hint in add and the divisions
+ "tf.math.equal(tf.constant(1), 2.5)", "tf.maximum(tf.constant([1]), 2.5)", "tf.maximum(1, tf.constant([2.5]))",
+ "tf.concat([tf.constant([1]), [2.5]], 0)", "tf.where([True], tf.constant([1]), [2.5])", "tf.add(tf.constant([1]), 2.5)",
+ "tf.divide(tf.constant([1]), 2.5)", "tf.divide(1, tf.constant([1.5]))", "tf.math.divide_no_nan(tf.constant([1, 2]), tf.constant([2, 0]))",
+ "tf.math.divide_no_nan(tf.constant([1.0]), tf.constant([1.0], tf.float64))", "tf.convert_to_tensor(True, tf.float32)",
+ "tf.convert_to_tensor([True, False], tf.int64)", "tf.convert_to_tensor(True, tf.int8)", "tf.convert_to_tensor(1, tf.bool)",
+ "tf.bitwise.bitwise_and(tf.constant([12]), 10)", "tf.bitwise.bitwise_xor(tf.constant([12], tf.int64), 10)",
+ "tf.bitwise.invert(tf.constant([5], tf.uint8))", "tf.bitwise.bitwise_or(tf.constant([1.0]), 2.0)",
+ "tf.math.logical_xor([True, False], [True, True])",
 ]
 
 

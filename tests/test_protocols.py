@@ -6,6 +6,10 @@ TensorFlow and once to the backend under test; results and exception classes mus
 must messages, but for TF's qualified class name and the few protocols marked below. A Variable is
 also looked at inside a GradientTape: what the tape watches afterwards must agree too (reading the
 value is an access).
+
+Not compared: bytes() of a tensor of rank 1 or more, which TF's C type answers through the buffer
+protocol (a Python class can offer it only from Python 3.12), and the class of iter(tensor) (TF's
+`_TensorIterator`, a generator here: both yield the same rows).
 """
 
 from __future__ import annotations
@@ -74,6 +78,34 @@ PROTOCOLS = {
     "!= tensor of another shape": lambda tf, x: x != tf.constant([1, 2, 3], x.dtype),
     "< number": lambda tf, x: x < 2,
     "< None": lambda tf, x: x < None,
+    "x + 2.5": lambda tf, x: x + 2.5,
+    "2.5 + x": lambda tf, x: 2.5 + x,
+    "x - 2.5": lambda tf, x: x - 2.5,
+    "2.5 - x": lambda tf, x: 2.5 - x,
+    "x * 2.5": lambda tf, x: x * 2.5,
+    "2.5 * x": lambda tf, x: 2.5 * x,
+    "x * True": lambda tf, x: x * True,
+    "x / 2": lambda tf, x: x / 2,
+    "x / 2.5": lambda tf, x: x / 2.5,
+    "2.5 / x": lambda tf, x: 2.5 / x,
+    "x / float64 tensor": lambda tf, x: x / tf.constant(2.0, tf.float64),
+    "x // 2.5": lambda tf, x: x // 2.5,
+    "x % 2.5": lambda tf, x: x % 2.5,
+    "x ** 2.5": lambda tf, x: x ** 2.5,
+    "2.5 ** x": lambda tf, x: 2.5 ** x,
+    "x @ x": lambda tf, x: x @ x,
+    "np.float64 * x": lambda tf, x: np.float64(2.5) * x,
+    "x + np.array": lambda tf, x: x + np.array(2.5),
+    "-x": lambda tf, x: -x,
+    "+x": lambda tf, x: +x,
+    "~x": lambda tf, x: ~x,
+    "x & 1": lambda tf, x: x & 1,
+    "1 & x": lambda tf, x: 1 & x,
+    "x | 1": lambda tf, x: x | 1,
+    "x ^ 1": lambda tf, x: x ^ 1,
+    "1 ^ x": lambda tf, x: 1 ^ x,
+    "x & True": lambda tf, x: x & True,
+    "x > 2.5": lambda tf, x: x > 2.5,
     "np.asarray": lambda tf, x: (lambda a: (a, a.flags.writeable))(np.asarray(x)),
     "np.array": lambda tf, x: (lambda a: (a, a.flags.writeable))(np.array(x)),
     "np.asarray as float64": lambda tf, x: np.asarray(x, np.float64),
