@@ -51,7 +51,8 @@ def _matching(values: Sequence[Any], strict: bool = False) -> list[EagerTensor]:
     for value in values:
         if _is_tensor_like(value):
             converted.append(convert_to_tensor(value))
-        elif isinstance(value, (np.ndarray, np.generic)) and dtype is not None:
+        elif isinstance(value, (np.ndarray, np.generic)) and dtype is not None and (strict or dtype != _dtypes.string):
+            # NumPy values are cast; numbers to strings only where TF insists (and then fails)
             converted.append(_convert(np.asarray(value).astype(dtype.as_numpy_dtype)))
         elif strict:
             converted.append(convert_to_tensor(value, dtype=dtype))

@@ -128,8 +128,8 @@ class EagerTensor(Tensor):
         return value.copy() if isinstance(value, np.ndarray) else value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if copy or dtype is not None:
-            return np.array(self._value, dtype=dtype, copy=True)
+        if copy or dtype is not None and np.dtype(dtype) != self._value.dtype:
+            return np.array(self._value, dtype=dtype)
         view = self._value.view()  # TF hands NumPy the tensor's own buffer, read-only
         view.flags.writeable = False
         return view
@@ -158,12 +158,6 @@ class EagerTensor(Tensor):
 
     def __format__(self, spec: str) -> str:
         return format(self._numpy(), spec)
-
-    def __round__(self, ndigits: int | None = None) -> Any:
-        # TF registers its NumPy-API `around` as Tensor.__round__; without NumPy behaviour enabled it
-        # fails looking up `astype`
-        raise AttributeError("EagerTensor object has no attribute 'astype'. If you are looking for numpy-related "
-                             "methods, please run tf.experimental.numpy.experimental_enable_numpy_behavior()")
 
     def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
@@ -270,15 +264,15 @@ _BOOL_CONVERTS_TO = frozenset({"int32", "int64", "uint64", "float16", "float32",
 
 
 def _python_value_fits(array: np.ndarray, dtype: DType) -> bool:
-    """TF refuses lossy conversions of Python values (2.5 -> int32, 1j -> float32, 1 -> bool)."""
+    """TF refuses lossy conversions of Python values (2.5 -> int32, 1j -> float32, 1 -> bool), but
+    takes integers of int64's range into narrower integer types modulo their width (300 -> int8 44)."""
     kind = array.dtype.kind
+    if array.size == 0:
+        return True
     if kind == "b":
         return dtype.is_bool or dtype.name in _BOOL_CONVERTS_TO
     if dtype.is_integer:
-        if kind not in "iu":
-            return False
-        info = np.iinfo(dtype.as_numpy_dtype)
-        return array.size == 0 or (array.min() >= info.min and array.max() <= info.max)
+        return kind == "i"  # NumPy gives Python integers beyond int64's range another kind
     if dtype.is_floating:
         return kind in "iuf"
     if dtype.is_complex:
@@ -291,6 +285,10 @@ def _as_string_array(array: np.ndarray) -> np.ndarray:
     return encode(array) if array.size else array.astype(object)
 
 
+def _unsupported_numpy_element(element: Any) -> ValueError:
+    return ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type {type(element).__name__}).")
+
+
 def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | None = None) -> tuple[np.ndarray, DType]:
     """Converts a non-tensor value to an array and its DType under TF's inference rules."""
     if value is None:
@@ -300,17 +298,24 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         array = np.asarray(value)
     except (ValueError, TypeError) as err:
         raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.") from err
-    if array.dtype == object and not python_value:
-        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
+    if array.dtype == object and not python_value:  # only NumPy arrays of strings (as from numpy()) convert
+        others = [v for v in array.flat if not isinstance(v, (bytes, str))]
+        if others and isinstance(value, np.ndarray):
+            raise _unsupported_numpy_element(others[0])
+        if others:
+            raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
     if dtype is None and python_value and dtype_hint is not None and _python_value_fits(array, dtype_hint):
         dtype = dtype_hint
     if dtype is None:
-        dtype = _default_python_dtype(array) if python_value else _dtypes.as_dtype(array.dtype)
+        dtype = _default_python_dtype(array) if python_value or array.dtype == object else _dtypes.as_dtype(array.dtype)
     elif python_value and not _python_value_fits(array, dtype):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.kernel_name}")
     if dtype == _dtypes.string:
+        if not python_value and array.dtype.kind not in "OSU":  # TF makes strings of strings only
+            raise _unsupported_numpy_element(array.flat[0].item())
         return _as_string_array(array), dtype
-    return np.array(array, dtype=dtype.as_numpy_dtype), dtype
+    with np.errstate(over="ignore"):  # a value beyond the dtype's range is inf, as in TF, without NumPy's warning
+        return np.array(array, dtype=dtype.as_numpy_dtype), dtype
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> EagerTensor:

@@ -81,8 +81,8 @@ class ResourceVariable(Variable):
         return self._value.shape
 
     def _accessed_value(self) -> np.ndarray:
-        """The current value, read as TF reads it for numpy(), repr(), float(), int() and complex(): an
-        access, which starts tapes watching accessed variables watching this one."""
+        """The current value, read as TF reads it for numpy() and repr(): an access, which starts
+        tapes watching accessed variables watching this one."""
         _recording.variable_accessed(self)
         return self._value
 
@@ -94,7 +94,7 @@ class ResourceVariable(Variable):
         return self.numpy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.array(self._accessed_value(), dtype=dtype, copy=True)
+        return np.asarray(self.numpy(), dtype=dtype)  # a copy: numpy() copies
 
     def read_value(self) -> EagerTensor:
         """Reads the current value; recorded on tapes that watch this variable."""
@@ -146,13 +146,13 @@ class ResourceVariable(Variable):
         return bool(self.read_value())
 
     def __float__(self) -> float:
-        return float(self._accessed_value())
+        return float(self.numpy())
 
     def __int__(self) -> int:
-        return int(self._accessed_value())
+        return int(self.numpy())
 
     def __complex__(self) -> complex:
-        return complex(self._accessed_value())
+        return complex(self.numpy())
 
     def __copy__(self) -> ResourceVariable:
         return self

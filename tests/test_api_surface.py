@@ -51,6 +51,17 @@ EXPRESSIONS = [
  "tf.bitwise.bitwise_and(tf.constant([12]), 10)", "tf.bitwise.bitwise_xor(tf.constant([12], tf.int64), 10)",
  "tf.bitwise.invert(tf.constant([5], tf.uint8))", "tf.bitwise.bitwise_or(tf.constant([1.0]), 2.0)",
  "tf.math.logical_xor([True, False], [True, True])",
+ "tf.constant([], tf.int32)", "tf.constant([[]], tf.string)", "tf.constant([], tf.bool)", "tf.convert_to_tensor(300, tf.int8)",
+ "tf.convert_to_tensor(-1, tf.uint8)", "tf.convert_to_tensor(2**40, tf.int32)", "tf.constant([1]) + 2**40",
+ "tf.convert_to_tensor(1e40, tf.float16)",
+ "tf.constant(np.array([b'a', b'b'], dtype=object))", "tf.constant(np.array([1.5], dtype=object))",
+ "tf.convert_to_tensor(np.float64(2.5), tf.string)",
+ # kernels TF registers for some dtypes only
+ "tf.ones([1, 1], tf.int8) @ tf.ones([1, 1], tf.int8)", "tf.ones([1, 1], tf.uint8) @ tf.ones([1, 1], tf.uint8)",
+ "tf.ones([1, 1, 1], tf.int16) @ tf.ones([1, 1, 1], tf.int16)", "tf.ones([1, 1, 1], tf.int8) @ tf.ones([1, 1, 1], tf.int8)",
+ "tf.constant(1 + 2j) // 2", "tf.abs(tf.constant([7], tf.uint8))", "tf.negative(tf.constant([7], tf.uint8))",
+ "tf.round(tf.constant(1 + 2j, tf.complex64))", "tf.math.less(tf.constant(True), True)", "tf.math.greater(tf.constant('a'), 'b')",
+ "tf.constant(True) * 2", "tf.constant([True]) * tf.constant([2])",
 ]
 
 

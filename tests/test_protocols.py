@@ -1,7 +1,8 @@
 """Python protocols of tensors and Variables against live TensorFlow.
 
 Each protocol (len, operator.index, int, format, iteration, copy, pickle, ==, np.asarray, ...) runs
-on a float32 and an int32 EagerTensor or Variable of ranks 0, 1 and 2, once with `tf` bound to
+on a float32 and an int32 EagerTensor or Variable of ranks 0, 1 and 2 and a few of other dtypes
+(bool, complex64, string, uint8, an empty float16), once with `tf` bound to
 TensorFlow and once to the backend under test; results and exception classes must agree, and so
 must messages, but for TF's qualified class name and the few protocols marked below. A Variable is
 also looked at inside a GradientTape: what the tape watches afterwards must agree too (reading the
@@ -26,7 +27,10 @@ from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.compare import compare_values
 
 VALUES = {("float32", 0): 2.5, ("float32", 1): [1.5, -2.5], ("float32", 2): [[1.5, 2.5], [3.5, 4.5]],
-          ("int32", 0): 3, ("int32", 1): [1, -2], ("int32", 2): [[1, 2], [3, 4]]}
+          ("int32", 0): 3, ("int32", 1): [1, -2], ("int32", 2): [[1, 2], [3, 4]],
+          # other kinds of values: kernels registered for some dtypes only, conversions, empty tensors
+          ("bool", 1): [True, False], ("complex64", 0): 1 + 2j, ("string", 1): ["a", "b"], ("uint8", 2): [[7, 8]],
+          ("float16", 1): []}
 
 PROTOCOLS = {
     "len": lambda tf, x: len(x),
@@ -158,8 +162,10 @@ def looks(tf, kind: str, protocol: str) -> dict[str, dict]:
     return found
 
 
-# TF's Variable.__array__ takes no `copy` argument, which NumPy 2 warns about
+# TF's Variable.__array__ takes no `copy` argument, which NumPy 2 warns about; int() and float() of a
+# complex number warn on both sides, as NumPy does
 @pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 @pytest.mark.parametrize("kind", ["EagerTensor", "Variable"])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_protocol_matches_tensorflow(protocol, kind, tf, candidate):
