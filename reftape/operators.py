@@ -1,9 +1,10 @@
 """Python operators on tensors and variables, dispatching to the same functions as the API.
 
 As in TF: the other operand of a reflected operator (`2.5 * x`) converts strictly to this tensor's
-dtype first; `==` gives a bool tensor, or one bool where the shapes do not broadcast, and a tensor
-against None is simply unequal; `&`, `|`, `^` and `~` are logical on bools and bitwise otherwise;
-`*` multiplies bools as integers.
+dtype first, and a forward one that fails lets the other operand's reflected operator try; `==`
+gives a bool tensor, or one bool where the shapes do not broadcast, and a tensor against None is
+simply unequal; `&`, `|`, `^` and `~` are logical on bools and bitwise otherwise; `*` multiplies
+bools as integers.
 A Variable's operators run the tensor's on the value they read first, except `==` and `!=`, which
 TF defines on Variables without the None shortcut.
 """
@@ -18,10 +19,29 @@ from .tensor import EagerTensor
 from .variables import ResourceVariable
 
 
-def _binary(fn, reflected: bool = False):
-    if reflected:
-        return lambda self, other: fn(F.convert_to_tensor(other, dtype=self.dtype), self)
-    return lambda self, other: fn(self, other)
+def _binary(name: str, fn) -> dict[str, Any]:
+    """`__name__` and `__rname__` as TF's operator wrappers define them. The reflected one converts
+    the other operand strictly to this tensor's dtype first. Where the forward one fails (TypeError,
+    ValueError), the other operand's own reflected operator gets its chance (a class that knows
+    tensors); if it declines or fails too, the first error stands."""
+    def forward(self: EagerTensor, other: Any) -> Any:
+        try:
+            return fn(self, other)
+        except (TypeError, ValueError) as error:
+            if not hasattr(type(other), f"__r{name}__"):
+                raise
+            try:
+                result = getattr(other, f"__r{name}__")(self)
+            except (TypeError, ValueError):
+                raise error from None
+            if result is NotImplemented:
+                raise
+            return result
+
+    def reflected(self: EagerTensor, other: Any) -> Any:
+        return fn(F.convert_to_tensor(other, dtype=self.dtype), self)
+
+    return {f"__{name}__": forward, f"__r{name}__": reflected}
 
 
 def _multiply(x: Any, y: Any) -> EagerTensor:
@@ -72,19 +92,11 @@ _OR = _logical_or_bitwise(F.logical_or, F.bitwise_or)
 _XOR = _logical_or_bitwise(F.logical_xor, F.bitwise_xor)
 
 OPERATORS = {
-    "__add__": _binary(F.add), "__radd__": _binary(F.add, True),
-    "__sub__": _binary(F.subtract), "__rsub__": _binary(F.subtract, True),
-    "__mul__": _binary(_multiply), "__rmul__": _binary(_multiply, True),
-    "__truediv__": _binary(F.divide), "__rtruediv__": _binary(F.divide, True),
-    "__floordiv__": _binary(F.floordiv), "__rfloordiv__": _binary(F.floordiv, True),
-    "__mod__": _binary(F.floormod), "__rmod__": _binary(F.floormod, True),
-    "__pow__": _binary(F.pow), "__rpow__": _binary(F.pow, True),
-    "__matmul__": _binary(F.matmul), "__rmatmul__": _binary(F.matmul, True),
-    "__lt__": _binary(F.less), "__le__": _binary(F.less_equal),
-    "__gt__": _binary(F.greater), "__ge__": _binary(F.greater_equal),
-    "__and__": _binary(_AND), "__rand__": _binary(_AND, True),
-    "__or__": _binary(_OR), "__ror__": _binary(_OR, True),
-    "__xor__": _binary(_XOR), "__rxor__": _binary(_XOR, True),
+    **_binary("add", F.add), **_binary("sub", F.subtract), **_binary("mul", _multiply),
+    **_binary("truediv", F.divide), **_binary("floordiv", F.floordiv), **_binary("mod", F.floormod),
+    **_binary("pow", F.pow), **_binary("matmul", F.matmul),
+    **_binary("and", _AND), **_binary("or", _OR), **_binary("xor", _XOR),
+    "__lt__": F.less, "__le__": F.less_equal, "__gt__": F.greater, "__ge__": F.greater_equal,
     "__neg__": F.negative, "__abs__": F.abs, "__invert__": _invert,
     "__getitem__": F.getitem, "__iter__": _iterate,
 }

@@ -244,6 +244,30 @@ def _is_python_value(value: Any) -> bool:
     return isinstance(value, _PYTHON_SCALARS) and not isinstance(value, np.generic)  # np.float64 is a float
 
 
+def _python_scalars(value: Any) -> Iterator[Any]:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _python_scalars(item)
+    else:
+        yield value
+
+
+def _scalar_kind(scalar: Any) -> str:
+    return "bool" if isinstance(scalar, bool) else "string" if isinstance(scalar, (str, bytes)) else "number"
+
+
+def _check_python_scalars(value: Any, dtype: DType | None) -> None:
+    """TF's converter refuses sequences mixing bools, numbers and strings (bools pass as numbers of
+    some dtypes) and integers beyond int64's range, but as floats."""
+    scalars = list(_python_scalars(value))
+    kinds = {_scalar_kind(s) for s in scalars}
+    if len(kinds) > 1 and not (kinds == {"bool", "number"} and dtype is not None and dtype.name in _BOOL_CONVERTS_TO):
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    if not (dtype is not None and dtype.is_floating) and any(
+            type(s) is int and not -2**63 <= s < 2**63 for s in scalars):
+        raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
+
+
 def _default_python_dtype(array: np.ndarray) -> DType:
     kind = array.dtype.kind
     if kind == "f":
@@ -274,7 +298,7 @@ def _python_value_fits(array: np.ndarray, dtype: DType) -> bool:
     if dtype.is_integer:
         return kind == "i"  # NumPy gives Python integers beyond int64's range another kind
     if dtype.is_floating:
-        return kind in "iuf"
+        return kind in "iuf" or kind == "O" and all(type(s) is int for s in array.flat)  # ints beyond int64's range
     if dtype.is_complex:
         return kind in "iufc"
     return dtype == _dtypes.string and kind in "USO"
@@ -297,6 +321,8 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as err:
+        if python_value:
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
         raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.") from err
     if array.dtype == object and not python_value:  # only NumPy arrays of strings (as from numpy()) convert
         others = [v for v in array.flat if not isinstance(v, (bytes, str))]
@@ -306,6 +332,8 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
             raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
     if dtype is None and python_value and dtype_hint is not None and _python_value_fits(array, dtype_hint):
         dtype = dtype_hint
+    if python_value:
+        _check_python_scalars(value, dtype)
     if dtype is None:
         dtype = _default_python_dtype(array) if python_value or array.dtype == object else _dtypes.as_dtype(array.dtype)
     elif python_value and not _python_value_fits(array, dtype):

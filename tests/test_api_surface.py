@@ -56,6 +56,9 @@ EXPRESSIONS = [
  "tf.convert_to_tensor(1e40, tf.float16)",
  "tf.constant(np.array([b'a', b'b'], dtype=object))", "tf.constant(np.array([1.5], dtype=object))",
  "tf.convert_to_tensor(np.float64(2.5), tf.string)",
+ "tf.constant(2**63)", "tf.constant(2**64)", "tf.constant(-2**63 - 1, tf.float32)", "tf.constant(2**63, tf.int64)",
+ "tf.constant(1) + 2**63", "tf.constant(1.0) + 2**64", "tf.constant([1, 'a'])", "tf.constant([True, 1])",
+ "tf.constant([True, 2], tf.int32)", "tf.constant([True, 2], tf.int8)", "tf.constant([[1], [2, 3]])",
  # kernels TF registers for some dtypes only
  "tf.ones([1, 1], tf.int8) @ tf.ones([1, 1], tf.int8)", "tf.ones([1, 1], tf.uint8) @ tf.ones([1, 1], tf.uint8)",
  "tf.ones([1, 1, 1], tf.int16) @ tf.ones([1, 1, 1], tf.int16)", "tf.ones([1, 1, 1], tf.int8) @ tf.ones([1, 1, 1], tf.int8)",

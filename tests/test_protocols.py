@@ -32,6 +32,19 @@ VALUES = {("float32", 0): 2.5, ("float32", 1): [1.5, -2.5], ("float32", 2): [[1.
           ("bool", 1): [True, False], ("complex64", 0): 1 + 2j, ("string", 1): ["a", "b"], ("uint8", 2): [[7, 8]],
           ("float16", 1): []}
 
+class Reflecting:
+    """An operand that knows tensors: its reflected operators answer where a tensor's fail."""
+
+    def __radd__(self, other):
+        return "reflected +"
+
+    def __rmatmul__(self, other):
+        return NotImplemented
+
+    def __repr__(self) -> str:  # error messages show it
+        return "Reflecting()"
+
+
 PROTOCOLS = {
     "len": lambda tf, x: len(x),
     "operator.index": lambda tf, x: operator.index(x),
@@ -110,6 +123,8 @@ PROTOCOLS = {
     "1 ^ x": lambda tf, x: 1 ^ x,
     "x & True": lambda tf, x: x & True,
     "x > 2.5": lambda tf, x: x > 2.5,
+    "x + an operand that knows tensors": lambda tf, x: x + Reflecting(),
+    "x @ an operand that declines": lambda tf, x: x @ Reflecting(),
     "np.asarray": lambda tf, x: (lambda a: (a, a.flags.writeable))(np.asarray(x)),
     "np.array": lambda tf, x: (lambda a: (a, a.flags.writeable))(np.array(x)),
     "np.asarray as float64": lambda tf, x: np.asarray(x, np.float64),
