@@ -253,7 +253,9 @@ def _python_scalars(value: Any) -> Iterator[Any]:
 
 
 def _scalar_kind(scalar: Any) -> str:
-    return "bool" if isinstance(scalar, bool) else "string" if isinstance(scalar, (str, bytes)) else "number"
+    if isinstance(scalar, bool):
+        return "bool"
+    return "string" if isinstance(scalar, (str, bytes)) else "number"
 
 
 def _check_python_scalars(value: Any, dtype: DType | None) -> None:
@@ -309,6 +311,10 @@ def _as_string_array(array: np.ndarray) -> np.ndarray:
     return encode(array) if array.size else array.astype(object)
 
 
+def _unsupported_value(value: Any) -> ValueError:
+    return ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
+
+
 def _unsupported_numpy_element(element: Any) -> ValueError:
     return ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type {type(element).__name__}).")
 
@@ -316,20 +322,18 @@ def _unsupported_numpy_element(element: Any) -> ValueError:
 def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | None = None) -> tuple[np.ndarray, DType]:
     """Converts a non-tensor value to an array and its DType under TF's inference rules."""
     if value is None:
-        raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.")
+        raise _unsupported_value(value)
     python_value = _is_python_value(value)
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as err:
         if python_value:
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
-        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.") from err
+        raise _unsupported_value(value) from err
     if array.dtype == object and not python_value:  # only NumPy arrays of strings (as from numpy()) convert
         others = [v for v in array.flat if not isinstance(v, (bytes, str))]
-        if others and isinstance(value, np.ndarray):
-            raise _unsupported_numpy_element(others[0])
         if others:
-            raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
+            raise _unsupported_numpy_element(others[0]) if isinstance(value, np.ndarray) else _unsupported_value(value)
     if dtype is None and python_value and dtype_hint is not None and _python_value_fits(array, dtype_hint):
         dtype = dtype_hint
     if python_value:
