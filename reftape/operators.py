@@ -44,9 +44,9 @@ def _binary(name: str, fn) -> dict[str, Any]:
     return {f"__{name}__": forward, f"__r{name}__": reflected}
 
 
-def _multiply(x: Any, y: Any) -> EagerTensor:
+def _multiply(x: EagerTensor, y: Any) -> EagerTensor:
     """`*`: with a bool tensor on either side, the int32 product of both, cast back to bool."""
-    if any(isinstance(v, EagerTensor) and v.dtype.is_bool for v in (x, y)):
+    if x.dtype.is_bool or isinstance(y, EagerTensor) and y.dtype.is_bool:
         return F.cast(F.multiply(F.cast(x, _dtypes.int32), F.cast(y, _dtypes.int32)), _dtypes.bool)
     return F.multiply(x, y)
 

@@ -244,29 +244,33 @@ def _is_python_value(value: Any) -> bool:
     return isinstance(value, _PYTHON_SCALARS) and not isinstance(value, np.generic)  # np.float64 is a float
 
 
-def _python_scalars(value: Any) -> Iterator[Any]:
+def _scalar_kinds(value: Any, kinds: set[str]) -> set[str]:
+    """The kinds of the Python scalars in `value` (a scalar or nested lists): bool, number, string,
+    and "beyond int64" for integers outside int64's range."""
     if isinstance(value, (list, tuple)):
         for item in value:
-            yield from _python_scalars(item)
+            _scalar_kinds(item, kinds)
+    elif value.__class__ is bool:
+        kinds.add("bool")
+    elif isinstance(value, (str, bytes)):
+        kinds.add("string")
     else:
-        yield value
-
-
-def _scalar_kind(scalar: Any) -> str:
-    if isinstance(scalar, bool):
-        return "bool"
-    return "string" if isinstance(scalar, (str, bytes)) else "number"
+        kinds.add("number")
+        if value.__class__ is int and not -2**63 <= value < 2**63:
+            kinds.add("beyond int64")
+    return kinds
 
 
 def _check_python_scalars(value: Any, dtype: DType | None) -> None:
     """TF's converter refuses sequences mixing bools, numbers and strings (bools pass as numbers of
     some dtypes) and integers beyond int64's range, but as floats."""
-    scalars = list(_python_scalars(value))
-    kinds = {_scalar_kind(s) for s in scalars}
-    if len(kinds) > 1 and not (kinds == {"bool", "number"} and dtype is not None and dtype.name in _BOOL_CONVERTS_TO):
+    if value.__class__ is float or value.__class__ is int and -2**63 <= value < 2**63:
+        return  # one number: nothing to refuse (the common case, cheaply)
+    kinds = _scalar_kinds(value, set())
+    mixed = kinds - {"beyond int64"}
+    if len(mixed) > 1 and not (mixed == {"bool", "number"} and dtype is not None and dtype.name in _BOOL_CONVERTS_TO):
         raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
-    if not (dtype is not None and dtype.is_floating) and any(
-            type(s) is int and not -2**63 <= s < 2**63 for s in scalars):
+    if "beyond int64" in kinds and not (dtype is not None and dtype.is_floating):
         raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
 
 
@@ -346,8 +350,7 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         if not python_value and array.dtype.kind not in "OSU":  # TF makes strings of strings only
             raise _unsupported_numpy_element(array.flat[0].item())
         return _as_string_array(array), dtype
-    with np.errstate(over="ignore"):  # a value beyond the dtype's range is inf, as in TF, without NumPy's warning
-        return np.array(array, dtype=dtype.as_numpy_dtype), dtype
+    return np.array(array, dtype=dtype.as_numpy_dtype), dtype
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> EagerTensor:
