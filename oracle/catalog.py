@@ -283,6 +283,8 @@ NOT_OPS = frozenset({
     "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
+    "math.logical_xor",
+    "bitwise.bitwise_and", "bitwise.bitwise_or", "bitwise.bitwise_xor", "bitwise.invert",  # integers only
     "random.normal", "random.uniform", "random.set_seed",
 })
 

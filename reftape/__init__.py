@@ -22,6 +22,6 @@ from .tape import GradientTape, UnconnectedGradients, custom_gradient
 from .tensor import IndexedSlices, Tensor, TensorShape
 from .variables import Variable
 
-from . import linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
+from . import bitwise, linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
 
 __version__ = "0.1.0"

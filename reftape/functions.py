@@ -36,9 +36,11 @@ def _is_tensor_like(value: Any) -> bool:
     return isinstance(value, (Tensor, Variable))
 
 
-def _matching(values: Sequence[Any]) -> list[EagerTensor]:
+def _matching(values: Sequence[Any], strict: bool = False) -> list[EagerTensor]:
     """Converts op arguments the way TF's eager op wrappers do: Python and NumPy values take the
-    dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op)."""
+    dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op).
+    A Python value that does not fit that dtype is a TypeError where TF converts strictly (`strict`:
+    its generated op wrappers), and keeps its own dtype where TF only hints the dtype."""
     for value in values:
         if value.__class__ is not EagerTensor:
             break
@@ -50,8 +52,11 @@ def _matching(values: Sequence[Any]) -> list[EagerTensor]:
     for value in values:
         if _is_tensor_like(value):
             converted.append(convert_to_tensor(value))
-        elif isinstance(value, (np.ndarray, np.generic)) and dtype is not None:
+        elif isinstance(value, (np.ndarray, np.generic)) and dtype is not None and (strict or dtype != _dtypes.string):
+            # NumPy values are cast; numbers to strings only where TF insists (and then fails)
             converted.append(_convert(quiet_astype(np.asarray(value), dtype.as_numpy_dtype)))
+        elif strict:
+            converted.append(convert_to_tensor(value, dtype=dtype))
         else:
             converted.append(convert_to_tensor(value, dtype_hint=dtype))
         if dtype is None:
@@ -66,7 +71,7 @@ def _unary(op: str, x: Any, **attrs: Any) -> EagerTensor:
 def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
     if x.__class__ is EagerTensor and y.__class__ is EagerTensor:  # nothing to convert
         return execute(op, [x, y], **attrs)
-    return execute(op, _matching([x, y]), **attrs)
+    return execute(op, _matching([x, y], strict=True), **attrs)
 
 
 def _axes(axis: Any) -> tuple | None:
@@ -84,7 +89,10 @@ def _axes(axis: Any) -> tuple | None:
 
 
 def add(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("AddV2", x, y)
+    """TF's add (as `+`) only hints the dtype to a Python operand: `int32 + 2.5` fails in the op."""
+    if x.__class__ is EagerTensor and y.__class__ is EagerTensor:  # nothing to convert
+        return execute("AddV2", [x, y])
+    return execute("AddV2", _matching([x, y]))
 
 
 def subtract(x: Any, y: Any, name: str | None = None) -> EagerTensor:
@@ -95,14 +103,29 @@ def multiply(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _binary("Mul", x, y)
 
 
+# The float type integers are divided in (None: divided as they are); other dtypes cannot be
+_TRUE_DIVISION_TYPE = {_dtypes.int8: _dtypes.float32, _dtypes.uint8: _dtypes.float32, _dtypes.int16: _dtypes.float32,
+                       _dtypes.int32: _dtypes.float64, _dtypes.int64: _dtypes.float64,
+                       **{dtype: None for dtype in (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64,
+                                                    _dtypes.complex64, _dtypes.complex128)}}
+
+
+def _true_division(op: str, x: EagerTensor, y: EagerTensor, caller: str) -> EagerTensor:
+    if x.dtype != y.dtype:
+        raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
+    if x.dtype not in _TRUE_DIVISION_TYPE:
+        raise TypeError(f"Invalid dtype {x.dtype!r} in {caller}. Expected one of "
+                        f"{{{', '.join(map(repr, _TRUE_DIVISION_TYPE))}}}.")
+    target = _TRUE_DIVISION_TYPE[x.dtype]
+    if target is not None:
+        x, y = cast(x, target), cast(y, target)
+    return execute(op, [x, y])
+
+
 def divide(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    """`x / y` (TF's truediv): integer operands are cast to a float type first."""
-    x, y = _matching([x, y])
-    if x.dtype.is_integer or x.dtype.is_bool:
-        target = _dtypes.float32 if x.dtype in (_dtypes.int8, _dtypes.int16, _dtypes.uint8) else _dtypes.float64
-        if x.dtype == y.dtype:
-            x, y = cast(x, target), cast(y, target)
-    return execute("RealDiv", [x, y])
+    """`x / y`: operands of one dtype (TF only hints the dtype to a Python operand); integers are
+    divided as floats."""
+    return _true_division("RealDiv", *_matching([x, y]), "__truediv__")
 
 
 truediv = divide
@@ -166,6 +189,7 @@ stop_gradient = _unary_function("StopGradient", "Returns the input; blocks gradi
 is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
 is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
 logical_not = _unary_function("LogicalNot", "Elementwise not.")
+invert = _unary_function("Invert", "Elementwise bitwise not.")
 
 
 def round(x: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
@@ -209,7 +233,7 @@ def squared_difference(x: Any, y: Any, name: str | None = None) -> EagerTensor:
 
 
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("DivNoNan", x, y)
+    return _true_division("DivNoNan", *_matching([x, y]), "tf.math.divide_no_nan")
 
 
 def xlogy(x: Any, y: Any, name: str | None = None) -> EagerTensor:
@@ -231,22 +255,40 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
     return tensors[0] if len(tensors) == 1 else execute("AddN", tensors)
 
 
-def _comparison(op: str) -> Any:
-    def compare(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+def _binary_function(op: str) -> Any:
+    def function(x: Any, y: Any, name: str | None = None) -> EagerTensor:
         return _binary(op, x, y)
 
-    compare.__name__ = op
-    return compare
+    function.__name__ = op
+    return function
 
 
-equal = _comparison("Equal")
-not_equal = _comparison("NotEqual")
-less = _comparison("Less")
-less_equal = _comparison("LessEqual")
-greater = _comparison("Greater")
-greater_equal = _comparison("GreaterEqual")
-logical_and = _comparison("LogicalAnd")
-logical_or = _comparison("LogicalOr")
+equal = _binary_function("Equal")
+not_equal = _binary_function("NotEqual")
+less = _binary_function("Less")
+less_equal = _binary_function("LessEqual")
+greater = _binary_function("Greater")
+greater_equal = _binary_function("GreaterEqual")
+logical_and = _binary_function("LogicalAnd")
+logical_or = _binary_function("LogicalOr")
+bitwise_and = _binary_function("BitwiseAnd")
+bitwise_or = _binary_function("BitwiseOr")
+bitwise_xor = _binary_function("BitwiseXor")
+
+
+def logical_xor(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+
+
+def operator_equality(op: str, x: Any, y: Any) -> EagerTensor:
+    """`Equal` or `NotEqual` as the `==` and `!=` operators run it (TF's incompatible_shape_error=False):
+    operands whose shapes do not broadcast are simply unequal, one bool."""
+    x, y = _matching([x, y], strict=True)
+    try:
+        np.broadcast_shapes(x._value.shape, y._value.shape)
+    except ValueError:
+        return constant(op == "NotEqual")
+    return execute(op, [x, y])
 
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
@@ -407,7 +449,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> EagerTenso
 
 
 def concat(values: Sequence[Any], axis: int, name: str | None = None) -> EagerTensor:
-    tensors = _matching(list(values))
+    tensors = _matching(list(values), strict=True)
     return tensors[0] if len(tensors) == 1 else execute("ConcatV2", tensors, axis=int(axis))
 
 
@@ -416,7 +458,7 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Eage
         if axis == 0:
             return convert_to_tensor([])
         raise IndexError(f"{type(values).__name__} index out of range")
-    return execute("Pack", _matching(list(values)), axis=int(axis))
+    return execute("Pack", _matching(list(values), strict=True), axis=int(axis))
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None = None) -> list[EagerTensor]:
@@ -470,7 +512,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     condition = convert_to_tensor(condition)
     if x is None and y is None:
         return constant(np.argwhere(condition._value).astype(np.int64))
-    x, y = _matching([x, y])
+    x, y = _matching([x, y], strict=True)
     return execute("SelectV2", [x, y], condition=condition._value.astype(bool))
 
 

@@ -18,11 +18,12 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop
+from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
 from .recording import active_recordings
 from .tensor import EagerTensor
 
 BOOL = frozenset({_dtypes.bool})
+SIGNED = NUMERIC - {_dtypes.uint8}  # TF registers no negation or absolute value for unsigned types
 ALL_NUMERIC_OR_BOOL = NUMERIC | BOOL
 
 # ---------------------------------------------------------------------------------------------
@@ -621,7 +622,7 @@ defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
-defop("FloorDiv", _floordiv, _none_gradient, dtypes=REAL)
+defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL)
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
@@ -638,8 +639,8 @@ defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_d
       out_dtype=lambda dt, a: _dtypes.complex64 if dt == _dtypes.float32 else _dtypes.complex128)
 
 # Elementwise unary math
-defop("Neg", np.negative, lambda g, ans, x, **_: -g, dtypes=NUMERIC, moves_data=True, sparse_upstream=True)
-defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=REAL, moves_data=True)
+defop("Neg", np.negative, lambda g, ans, x, **_: -g, dtypes=SIGNED, moves_data=True, sparse_upstream=True)
+defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=SIGNED - COMPLEX, moves_data=True)
 defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
                                                                   F.complex(ans, F.zeros_like(ans))),
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
@@ -672,7 +673,7 @@ defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_l
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Floor", np.floor, _none_gradient, dtypes=FLOAT, keeps_normal=True)
 defop("Ceil", np.ceil, _none_gradient, dtypes=FLOAT, keeps_normal=True)
-defop("Round", np.round, _none_gradient, dtypes=NUMERIC, keeps_normal=True)  # half to even, like TF
+defop("Round", np.round, _none_gradient, dtypes=NUMERIC, kernels=REAL, keeps_normal=True)  # half to even, like TF
 defop("Rint", np.rint, _none_gradient, dtypes=FLOAT, keeps_normal=True, kernels=frozenset({_dtypes.float32, _dtypes.float64}))
 defop("Conj", np.conj, lambda g, ans, x, **_: F.conj(g), dtypes=NUMERIC | frozenset({_dtypes.string}), moves_data=True)
 defop("Real", np.real, lambda g, ans, x, **_: F.complex(g, F.zeros_like(g)), dtypes=COMPLEX,
@@ -736,12 +737,18 @@ defop("SoftmaxCrossEntropyWithLogits", _softmax_xent, _softmax_xent_vjp, dtypes=
       num_outputs=lambda attrs: 2, fills_missing_upstream=False)
 
 # Comparisons and logic (not differentiable)
-for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.less), ("LessEqual", np.less_equal),
-                   ("Greater", np.greater), ("GreaterEqual", np.greater_equal)]:
+for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal)]:
     defop(_name, _fn, None, out_dtype=lambda dt, a: _dtypes.bool)
+for _name, _fn in [("Less", np.less), ("LessEqual", np.less_equal), ("Greater", np.greater),
+                   ("GreaterEqual", np.greater_equal)]:
+    defop(_name, _fn, None, dtypes=REAL, out_dtype=lambda dt, a: _dtypes.bool)
 defop("LogicalAnd", np.logical_and, None, dtypes=BOOL)
 defop("LogicalOr", np.logical_or, None, dtypes=BOOL)
 defop("LogicalNot", np.logical_not, None, dtypes=BOOL)
+defop("Invert", np.invert, None, dtypes=INTEGER)
+defop("BitwiseAnd", np.bitwise_and, None, dtypes=INTEGER)
+defop("BitwiseOr", np.bitwise_or, None, dtypes=INTEGER)
+defop("BitwiseXor", np.bitwise_xor, None, dtypes=INTEGER)
 defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL,
       out_dtype=lambda dt, a: a["output_type"])
 defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL,
@@ -785,6 +792,9 @@ defop("StridedSlice", lambda x, key: np.array(x[key]),
 defop("StridedSliceGrad", _strided_slice_grad, lambda g, ans, dy, shape, key, **_: F.strided_slice(g, key), moves_data=True)
 
 # Linear algebra
-defop("MatMul", _matmul2d, _matmul_vjp, dtypes=NUMERIC)
-defop("BatchMatMulV2", _batch_matmul, _batch_matmul_vjp, dtypes=NUMERIC)
+# TF declares no 8- or 16-bit integer products but uint8 (and int16 batched), and has no CPU kernel for uint8
+defop("MatMul", _matmul2d, _matmul_vjp, dtypes=NUMERIC - {_dtypes.int8, _dtypes.int16},
+      kernels=NUMERIC - {_dtypes.int8, _dtypes.int16, _dtypes.uint8})
+defop("BatchMatMulV2", _batch_matmul, _batch_matmul_vjp, dtypes=NUMERIC - {_dtypes.int8},
+      kernels=NUMERIC - {_dtypes.int8, _dtypes.uint8})
 defop("Einsum", lambda *xs, equation: np.einsum(equation, *xs), _einsum_vjp, dtypes=NUMERIC)

@@ -129,28 +129,36 @@ class EagerTensor(Tensor):
         return value.copy() if isinstance(value, np.ndarray) else value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        array = np.array(self._value, copy=True)
-        return array if dtype is None else array.astype(dtype)
+        if copy or dtype is not None and np.dtype(dtype) != self._value.dtype:
+            return np.array(self._value, dtype=dtype)
+        view = self._value.view()  # TF hands NumPy the tensor's own buffer, read-only
+        view.flags.writeable = False
+        return view
 
     def __len__(self) -> int:
         if self._value.ndim == 0:
             raise TypeError("Scalar tensor has no `len()`")
         return self._value.shape[0]
 
+    # As in TF, the scalar protocols convert the NumPy value (a NumPy scalar for rank 0), so NumPy
+    # decides what each rank and dtype gives and raises.
     def __bool__(self) -> bool:
-        return bool(self._value)
+        return bool(self._value.size > 0 and self._value)  # an empty tensor is False
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self._numpy())
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self._numpy())
 
     def __index__(self) -> int:
-        return self._value.__index__()
+        return self._numpy().__index__()
 
     def __complex__(self) -> complex:
-        return complex(self._value)
+        return complex(self._numpy())
+
+    def __format__(self, spec: str) -> str:
+        return format(self._numpy(), spec)
 
     def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
@@ -158,8 +166,14 @@ class EagerTensor(Tensor):
     def ref(self) -> "_Reference":
         return _Reference(self)
 
-    def __format__(self, spec: str) -> str:
-        return format(self._numpy(), spec) if self._value.ndim == 0 else str(self)
+    def __copy__(self) -> EagerTensor:
+        return self  # immutable: a copy is the tensor itself
+
+    def __deepcopy__(self, memo: dict) -> EagerTensor:
+        return self
+
+    def __reduce__(self) -> tuple:
+        return convert_to_tensor, (self._numpy(),)  # unpickled, a new tensor with its own tape identity
 
     def __repr__(self) -> str:
         return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (self.shape, self.dtype.name, numpy_text(self, True))
@@ -231,6 +245,36 @@ def _is_python_value(value: Any) -> bool:
     return isinstance(value, _PYTHON_SCALARS) and not isinstance(value, np.generic)  # np.float64 is a float
 
 
+def _scalar_kinds(value: Any, kinds: set[str]) -> set[str]:
+    """The kinds of the Python scalars in `value` (a scalar or nested lists): bool, number, string,
+    and "beyond int64" for integers outside int64's range."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _scalar_kinds(item, kinds)
+    elif value.__class__ is bool:
+        kinds.add("bool")
+    elif isinstance(value, (str, bytes)):
+        kinds.add("string")
+    else:
+        kinds.add("number")
+        if value.__class__ is int and not -2**63 <= value < 2**63:
+            kinds.add("beyond int64")
+    return kinds
+
+
+def _check_python_scalars(value: Any, dtype: DType | None) -> None:
+    """TF's converter refuses sequences mixing bools, numbers and strings (bools pass as numbers of
+    some dtypes) and integers beyond int64's range, but as floats."""
+    if value.__class__ is float or value.__class__ is int and -2**63 <= value < 2**63:
+        return  # one number: nothing to refuse (the common case, cheaply)
+    kinds = _scalar_kinds(value, set())
+    mixed = kinds - {"beyond int64"}
+    if len(mixed) > 1 and not (mixed == {"bool", "number"} and dtype is not None and dtype.name in _BOOL_CONVERTS_TO):
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    if "beyond int64" in kinds and not (dtype is not None and dtype.is_floating):
+        raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
+
+
 def _default_python_dtype(array: np.ndarray) -> DType:
     kind = array.dtype.kind
     if kind == "f":
@@ -246,18 +290,22 @@ def _default_python_dtype(array: np.ndarray) -> DType:
     return _dtypes.string
 
 
+# TF's converter takes Python bools as numbers of these dtypes only (observed in TF 2.21)
+_BOOL_CONVERTS_TO = frozenset({"int32", "int64", "uint64", "float16", "float32", "float64", "complex128"})
+
+
 def _python_value_fits(array: np.ndarray, dtype: DType) -> bool:
-    """TF refuses lossy conversions of Python values (2.5 -> int32, 1j -> float32, True -> float)."""
+    """TF refuses lossy conversions of Python values (2.5 -> int32, 1j -> float32, 1 -> bool), but
+    takes integers of int64's range into narrower integer types modulo their width (300 -> int8 44)."""
     kind = array.dtype.kind
-    if dtype.is_bool:
-        return kind == "b"
+    if array.size == 0:
+        return True
+    if kind == "b":
+        return dtype.is_bool or dtype.name in _BOOL_CONVERTS_TO
     if dtype.is_integer:
-        if kind not in "iu":
-            return False
-        info = np.iinfo(dtype.as_numpy_dtype)
-        return array.size == 0 or (array.min() >= info.min and array.max() <= info.max)
+        return kind == "i"  # NumPy gives Python integers beyond int64's range another kind
     if dtype.is_floating:
-        return kind in "iuf"
+        return kind in "iuf" or kind == "O" and all(type(s) is int for s in array.flat)  # ints beyond int64's range
     if dtype.is_complex:
         return kind in "iufc"
     return dtype == _dtypes.string and kind in "USO"
@@ -268,24 +316,40 @@ def _as_string_array(array: np.ndarray) -> np.ndarray:
     return encode(array) if array.size else array.astype(object)
 
 
+def _unsupported_value(value: Any) -> ValueError:
+    return ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
+
+
+def _unsupported_numpy_element(element: Any) -> ValueError:
+    return ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type {type(element).__name__}).")
+
+
 def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | None = None) -> tuple[np.ndarray, DType]:
     """Converts a non-tensor value to an array and its DType under TF's inference rules."""
     if value is None:
-        raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.")
+        raise _unsupported_value(value)
     python_value = _is_python_value(value)
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as err:
-        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.") from err
-    if array.dtype == object and not python_value:
-        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)!r}) to a Tensor.")
+        if python_value:
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+        raise _unsupported_value(value) from err
+    if array.dtype == object and not python_value:  # only NumPy arrays of strings (as from numpy()) convert
+        others = [v for v in array.flat if not isinstance(v, (bytes, str))]
+        if others:
+            raise _unsupported_numpy_element(others[0]) if isinstance(value, np.ndarray) else _unsupported_value(value)
     if dtype is None and python_value and dtype_hint is not None and _python_value_fits(array, dtype_hint):
         dtype = dtype_hint
+    if python_value:
+        _check_python_scalars(value, dtype)
     if dtype is None:
-        dtype = _default_python_dtype(array) if python_value else _dtypes.as_dtype(array.dtype)
+        dtype = _default_python_dtype(array) if python_value or array.dtype == object else _dtypes.as_dtype(array.dtype)
     elif python_value and not _python_value_fits(array, dtype):
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.kernel_name}")
     if dtype == _dtypes.string:
+        if not python_value and array.dtype.kind not in "OSU":  # TF makes strings of strings only
+            raise _unsupported_numpy_element(array.flat[0].item())
         return _as_string_array(array), dtype
     return quiet_astype(array, dtype.as_numpy_dtype), dtype
 

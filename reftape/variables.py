@@ -7,6 +7,7 @@ the backward pass uses the value captured at read time (catalog entries 31 and 3
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
 
@@ -48,6 +49,8 @@ class Variable:
 
 
 class ResourceVariable(Variable):
+    __array_priority__ = 100  # NumPy operands defer to the variable's operators, as for tensors
+
     def __init__(self, initial_value: Any = None, trainable: bool | None = None, validate_shape: bool = True,
                  caching_device: Any = None, name: str | None = None, variable_def: Any = None,
                  dtype: Any = None, import_scope: Any = None, constraint: Any = None,
@@ -78,8 +81,8 @@ class ResourceVariable(Variable):
         return self._value.shape
 
     def _accessed_value(self) -> np.ndarray:
-        """The current value, read as TF reads it for numpy(), repr(), bool(), float() and int(): an
-        access, which starts tapes watching accessed variables watching this one."""
+        """The current value, read as TF reads it for numpy() and repr(): an access, which starts
+        tapes watching accessed variables watching this one."""
         _recording.variable_accessed(self)
         return self._value
 
@@ -91,7 +94,7 @@ class ResourceVariable(Variable):
         return self.numpy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.array(self._accessed_value(), dtype=dtype, copy=True)
+        return np.asarray(self.numpy(), dtype=dtype)  # a copy: numpy() copies
 
     def read_value(self) -> EagerTensor:
         """Reads the current value; recorded on tapes that watch this variable."""
@@ -132,28 +135,37 @@ class ResourceVariable(Variable):
     __str__ = __repr__
 
     def __hash__(self) -> int:
-        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {self})")
 
     def ref(self) -> Any:
         return _VariableReference(self)
 
-    def __len__(self) -> int:
-        return len(self.read_value())
-
+    # No __len__, __index__ or __format__: as in TF, len() and operator.index() fail on a Variable
+    # and format() is object's (str() for an empty spec, TypeError otherwise).
     def __bool__(self) -> bool:
-        return bool(self._accessed_value())
+        return bool(self.read_value())
 
     def __float__(self) -> float:
-        return float(self._accessed_value())
+        return float(self.numpy())
 
     def __int__(self) -> int:
-        return int(self._accessed_value())
+        return int(self.numpy())
 
-    def __index__(self) -> int:
-        return self._value.__index__()
+    def __complex__(self) -> complex:
+        return complex(self.numpy())
 
-    def __format__(self, spec: str) -> str:
-        return format(self.numpy(), spec) if self._value.ndim == 0 else repr(self)
+    def __copy__(self) -> ResourceVariable:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> ResourceVariable:
+        return ResourceVariable(self.read_value(), **self._copied_attributes())
+
+    def __reduce__(self) -> tuple:
+        return functools.partial(ResourceVariable, initial_value=self.numpy(), **self._copied_attributes()), ()
+
+    def _copied_attributes(self) -> dict[str, Any]:
+        """What a deep copy or an unpickled variable keeps: a new variable with the same name."""
+        return {"trainable": self._trainable, "name": self._name.removesuffix(":0"), "dtype": self._dtype}
 
 
 class _VariableReference:

@@ -44,6 +44,28 @@ EXPRESSIONS = [
  "tf.complex(1.0, 2.0)", "tf.math.imag(tf.constant([1 + 2j], tf.complex64))", "tf.math.conj(tf.constant(1 + 2j))",
  "tf.add_n([])", "tf.concat([], 0)", "tf.stack([])", "tf.stack((), axis=1)", "tf.stack([], axis=-1)",
  "tf.einsum('ij,jk->ik', tf.ones([2, 2]))", "tf.einsum('ij->ji', tf.ones([2, 2]), tf.ones([2, 2]))",
+ # how op arguments convert: strictly in generated op wrappers, with a dtype hint in add and the divisions
+ "tf.math.equal(tf.constant(1), 2.5)", "tf.maximum(tf.constant([1]), 2.5)", "tf.maximum(1, tf.constant([2.5]))",
+ "tf.concat([tf.constant([1]), [2.5]], 0)", "tf.where([True], tf.constant([1]), [2.5])", "tf.add(tf.constant([1]), 2.5)",
+ "tf.divide(tf.constant([1]), 2.5)", "tf.divide(1, tf.constant([1.5]))", "tf.math.divide_no_nan(tf.constant([1, 2]), tf.constant([2, 0]))",
+ "tf.math.divide_no_nan(tf.constant([1.0]), tf.constant([1.0], tf.float64))", "tf.convert_to_tensor(True, tf.float32)",
+ "tf.convert_to_tensor([True, False], tf.int64)", "tf.convert_to_tensor(True, tf.int8)", "tf.convert_to_tensor(1, tf.bool)",
+ "tf.bitwise.bitwise_and(tf.constant([12]), 10)", "tf.bitwise.bitwise_xor(tf.constant([12], tf.int64), 10)",
+ "tf.bitwise.invert(tf.constant([5], tf.uint8))", "tf.bitwise.bitwise_or(tf.constant([1.0]), 2.0)",
+ "tf.math.logical_xor([True, False], [True, True])",
+ "tf.constant([], tf.int32)", "tf.constant([[]], tf.string)", "tf.constant([], tf.bool)", "tf.convert_to_tensor(300, tf.int8)",
+ "tf.convert_to_tensor(-1, tf.uint8)", "tf.convert_to_tensor(2**40, tf.int32)", "tf.constant([1]) + 2**40",
+ "tf.constant(np.array([b'a', b'b'], dtype=object))", "tf.constant(np.array([1.5], dtype=object))",
+ "tf.convert_to_tensor(np.float64(2.5), tf.string)",
+ "tf.constant(2**63)", "tf.constant(2**64)", "tf.constant(-2**63 - 1, tf.float32)", "tf.constant(2**63, tf.int64)",
+ "tf.constant(1) + 2**63", "tf.constant(1.0) + 2**64", "tf.constant([1, 'a'])", "tf.constant([True, 1])",
+ "tf.constant([True, 2], tf.int32)", "tf.constant([True, 2], tf.int8)", "tf.constant([[1], [2, 3]])",
+ # kernels TF registers for some dtypes only
+ "tf.ones([1, 1], tf.int8) @ tf.ones([1, 1], tf.int8)", "tf.ones([1, 1], tf.uint8) @ tf.ones([1, 1], tf.uint8)",
+ "tf.ones([1, 1, 1], tf.int16) @ tf.ones([1, 1, 1], tf.int16)", "tf.ones([1, 1, 1], tf.int8) @ tf.ones([1, 1, 1], tf.int8)",
+ "tf.constant(1 + 2j) // 2", "tf.abs(tf.constant([7], tf.uint8))", "tf.negative(tf.constant([7], tf.uint8))",
+ "tf.round(tf.constant(1 + 2j, tf.complex64))", "tf.math.less(tf.constant(True), True)", "tf.math.greater(tf.constant('a'), 'b')",
+ "tf.constant(True) * 2", "tf.constant([True]) * tf.constant([2])",
 ]
 
 

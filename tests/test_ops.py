@@ -216,7 +216,7 @@ def test_reductions_over_no_axes_match_tensorflow_bit_for_bit(path, tf, candidat
     assert expected == actual
 
 
-PUBLIC_NAMESPACES = ("math", "nn", "linalg", "random", "dtypes", "errors")
+PUBLIC_NAMESPACES = ("math", "nn", "linalg", "random", "bitwise", "dtypes", "errors")
 
 
 def _public_names(rt):
