@@ -203,6 +203,34 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
     assert not found, "\n".join(d.summary() for d in found)
 
 
+# Ops whose TF kernels read some subnormal inputs as they are (glibc in the scalar loop of a tensor's
+# last size % packet elements, or in every element where Eigen has no packet version; selects).
+SUBNORMAL_READING_OPS = ["math.log", "math.log1p", "math.expm1", "sin", "math.sin", "math.tan", "math.sinh",
+                         "math.asinh", "math.atan", "nn.elu", "math.sign", "math.floormod", "complex"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("path", SUBNORMAL_READING_OPS)
+def test_subnormals_read_as_tf_reads_them(path, dtype, tf, candidate):
+    """Forward values at subnormal and zero inputs bit for bit (signed zeros and subnormals included),
+    all values and gradients under the tolerance, on a tensor of 11 elements: 8 in TF's vector loop
+    (packets of 8 float32 or 4 float64), 3 in its scalar loop, subnormals of both signs (the smallest
+    too) in each."""
+    tiny, smallest = np.finfo(dtype).tiny, np.finfo(dtype).smallest_subnormal
+    x = np.array([tiny / 4, -tiny / 4, smallest, 1.0, -0.0, 0.5, -smallest, tiny * 0.99,
+                  2.0, -tiny / 3, smallest * 5], dtype)
+    spec = CATALOG[path]
+    inputs = [x] + [np.array([1.5, -0.75, 2.0, 1.0, -3.0, 0.5, 1.25, -1.0, 0.75, -2.5, 3.0], dtype)] * (spec.arity - 1)
+    case = Case(spec, attribute_variants(spec)[0])
+    for ordered in (inputs, inputs[::-1]) if path == "complex" else (inputs,):
+        expected, actual = run_case(tf, case, ordered, 0), run_case(candidate, case, ordered, 0)
+        tiny_or_zero = np.flatnonzero(np.abs(x) < tiny)
+        forward = [[outcome["items"][0]["items"][0]["data"][i] for i in tiny_or_zero] for outcome in (expected, actual)]
+        assert forward[1] == forward[0]
+        found = compare_values(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
+        assert not found, "\n".join(d.summary() for d in found)
+
+
 NO_AXIS_REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min",
                       "math.reduce_euclidean_norm", "math.reduce_logsumexp"]
 
