@@ -169,14 +169,74 @@ def _tiny_unchanged(positions):
     return rule
 
 
+# glibc normalises a subnormal argument by a product that denormals-are-zero flushes to zero, and reads
+# the argument as 2^-150 (float32) or 2^-1075 (float64) in magnitude, keeping its sign bit
+_GLIBC_SUBNORMAL_EXPONENT = {np.dtype(np.float32): -150, np.dtype(np.float64): -1075}
+_LOGF_OF_SUBNORMAL = np.float32(-150 * math.log(2))  # -103.97208
+
+
 def _glibc_logf(result, x):
-    """glibc's logf scales a subnormal by 2^23 to normalise it, which denormals-are-zero turns into 0:
-    every positive subnormal then gives log(2^-150) and a negative one NaN (from its sign bit). Its
-    float64 log gives -inf, as the vector loop does."""
+    """float32 log in the scalar loop: log(2^-150) for a positive subnormal, NaN for a negative one.
+    glibc's float64 log gives -inf there, as the vector loop does."""
     if x.dtype != np.float32:
         return result
     at = _subnormal(x) & _scalar_loop(*_VECTORIZED)(x)
-    return np.where(at, np.where(x > 0, np.float32(-150 * math.log(2)), np.float32(np.nan)), result)
+    return np.where(at, np.where(x > 0, _LOGF_OF_SUBNORMAL, np.float32(np.nan)), result)
+
+
+def _glibc_xlogy(result, x, y):
+    """float32 xlogy in the scalar loop: x times log as `_glibc_logf` reads a subnormal y (an x read
+    as zero gives zero)."""
+    if y.dtype != np.float32:
+        return result
+    x, y = np.broadcast_arrays(x, y)
+    at = _subnormal(y) & _scalar_loop(*_VECTORIZED)(y) & (np.abs(x) >= np.finfo(x.dtype).tiny)
+    return np.where(at, x * np.where(y > 0, _LOGF_OF_SUBNORMAL, np.float32(np.nan)), result)
+
+
+def _glibc_pow(result, x, y):
+    """pow in the scalar loop: a subnormal base read as +-2^-150 (float32) or +-2^-1075 (float64), a
+    subnormal exponent as it is (so a negative base to it is NaN, not 1)."""
+    x, y = np.broadcast_arrays(x, y)
+    at = (_subnormal(x) | _subnormal(y)) & _scalar_loop(*_VECTORIZED)(x)
+    if not at.any():
+        return result
+    exponent = _GLIBC_SUBNORMAL_EXPONENT[x.dtype]
+    wide_x, wide_y = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):  # overflow to inf and NaN for negative bases are the answers
+        read_base = np.power(np.copysign(0.5, wide_x), wide_y) * np.exp2((exponent + 1) * wide_y)
+        values = np.where(_subnormal(x), read_base, np.power(np.where(_subnormal(y), wide_x, 0), wide_y))
+        return np.where(at, values.astype(result.dtype), result)
+
+
+# atan2 of arguments both read as zero, at least one of them subnormal, in Eigen's packet atan2: the
+# angle of |y| = |x| (its pi/4 as the packet code rounds it), in the quadrant of the sign bits
+_PACKET_QUARTER_PI = {np.dtype(np.float32): np.float32(0.7853981256484985), np.dtype(np.float64): 0.7853981633974484}
+
+
+def _atan2_of_subnormals(result, y, x):
+    """atan2 where an argument is subnormal. Vector loop: both arguments read as zero give +-pi/4 or
+    +-3pi/4 (the quadrant of their sign bits). Scalar loop (glibc), for a subnormal y: over a zero x
+    +-pi/2 (y's sign); over a subnormal x NaN in float32, +-pi/2 in float64; over a finite negative x
+    -pi in float64 whatever y's sign; and a float32 y of normal magnitude over a negative subnormal x
+    gives pi/2 one ulp below its rounding."""
+    y, x = np.broadcast_arrays(y, x)
+    dtype = result.dtype
+    tiny = np.finfo(dtype).tiny
+    loop = _scalar_loop(*_VECTORIZED)(y)
+    read_as_zeros = (np.abs(y) < tiny) & (np.abs(x) < tiny) & (_subnormal(y) | _subnormal(x))
+    quarter = _PACKET_QUARTER_PI[dtype]
+    diagonal = np.copysign(np.where(np.signbit(x), dtype.type(3 * np.pi / 4), quarter), y).astype(dtype)
+    result = np.where(read_as_zeros & ~loop, diagonal, result)
+    tiny_y, tiny_x = _subnormal(y) & loop, _subnormal(x) & loop
+    half_pi = np.copysign(dtype.type(np.pi / 2), y)
+    if dtype == np.float32:
+        over_tiny_x = np.copysign(np.nextafter(np.float32(np.pi / 2), np.float32(0)), y)
+        result = np.where(tiny_x & np.isfinite(y) & (np.abs(y) >= tiny) & (x < 0), over_tiny_x, result)
+        read = np.where(tiny_x, np.float32(np.nan), np.where(x == 0, half_pi, result))
+    else:
+        read = np.where(tiny_x | (x == 0), half_pi, np.where(np.isfinite(x) & (x < 0), -np.pi, result))
+    return np.where(tiny_y, read, result)
 
 
 def _sign_in_vector_loop(result, x):
@@ -683,15 +743,15 @@ defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
-defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
+defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC, subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
       _squared_difference_vjp, dtypes=NUMERIC)
 defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
-defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT)
+defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
-defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT)
+defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT, subnormal_rule=_atan2_of_subnormals)
 defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
 defop("Complex", _complex, _complex_vjp, moves_data=True, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),

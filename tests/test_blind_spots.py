@@ -293,6 +293,14 @@ for _dtype, _tiny in (("float32", [1e-39, 1.4e-45, -1e-39, 2.0]), ("float64", [1
             variable("x", _tiny, _dtype), Tape("t", [Op("y", _path, ["x"])]), Call("g", "t", "gradient", "y", "x")],
             ("y",))
 
+    for _path, _other in (("pow", [-0.75, 1.5, -0.75, 2.0]), ("math.atan2", [-0.75, 0.0, -2.0, 1.5]),
+                          ("math.xlogy", [1.5, -0.75, 2.0, 1.0])):
+        _inputs = ["c", "x"] if _path == "math.xlogy" else ["x", "c"]
+        program(f"subnormal/{_dtype}/{_path}", [
+            variable("x", _tiny, _dtype), constant("c", _other, _dtype),
+            Tape("t", [Watch("t", ["c"]), Op("y", _path, _inputs)]), Call("g", "t", "gradient", "y", listed("x", "c"))],
+            ("y",))
+
 # -- A persistent tape records its own gradient computation; watches while no tape records --------
 
 program("persistent/gradient_inside_the_block_is_recorded", [

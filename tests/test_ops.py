@@ -204,29 +204,35 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
 
 
 # Ops whose TF kernels read some subnormal inputs as they are (glibc in the scalar loop of a tensor's
-# last size % packet elements, or in every element where Eigen has no packet version; selects).
-SUBNORMAL_READING_OPS = ["math.log", "math.log1p", "math.expm1", "sin", "math.sin", "math.tan", "math.sinh",
-                         "math.asinh", "math.atan", "nn.elu", "math.sign", "math.floormod", "complex"]
+# last size % packet elements, or in every element where Eigen has no packet version; selects), and
+# the input positions that hold the subnormals. xlogy's x is left out: TF's vector loop gives -0.0 for
+# a negative x read as zero, its scalar loop 0.0, a sign below every tolerance that reftape does not
+# follow (reported, not fixed).
+SUBNORMAL_READING_OPS = {"math.log": (0,), "math.log1p": (0,), "math.expm1": (0,), "sin": (0,), "math.sin": (0,),
+                         "math.tan": (0,), "math.sinh": (0,), "math.asinh": (0,), "math.atan": (0,), "nn.elu": (0,),
+                         "math.sign": (0,), "math.floormod": (0,), "complex": (0, 1), "pow": (0, 1),
+                         "math.xlogy": (1,), "math.atan2": (0, 1)}
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("path", SUBNORMAL_READING_OPS)
+@pytest.mark.parametrize("path", sorted(SUBNORMAL_READING_OPS))
 def test_subnormals_read_as_tf_reads_them(path, dtype, tf, candidate):
     """Forward values at subnormal and zero inputs bit for bit (signed zeros and subnormals included),
-    all values and gradients under the tolerance, on a tensor of 11 elements: 8 in TF's vector loop
+    all values and gradients under the tolerance, on tensors of 11 elements: 8 in TF's vector loop
     (packets of 8 float32 or 4 float64), 3 in its scalar loop, subnormals of both signs (the smallest
     too) in each."""
     tiny, smallest = np.finfo(dtype).tiny, np.finfo(dtype).smallest_subnormal
     x = np.array([tiny / 4, -tiny / 4, smallest, 1.0, -0.0, 0.5, -smallest, tiny * 0.99,
                   2.0, -tiny / 3, smallest * 5], dtype)
+    other = np.array([1.5, 0.0, 2.0, 1.0, -3.0, 0.5, 1.25, -1.0, 0.75, 0.0, 3.0], dtype)  # zeros under subnormals
     spec = CATALOG[path]
-    inputs = [x] + [np.array([1.5, -0.75, 2.0, 1.0, -3.0, 0.5, 1.25, -1.0, 0.75, -2.5, 3.0], dtype)] * (spec.arity - 1)
     case = Case(spec, attribute_variants(spec)[0])
-    for ordered in (inputs, inputs[::-1]) if path == "complex" else (inputs,):
-        expected, actual = run_case(tf, case, ordered, 0), run_case(candidate, case, ordered, 0)
-        tiny_or_zero = np.flatnonzero(np.abs(x) < tiny)
+    for position in SUBNORMAL_READING_OPS[path]:
+        inputs = [x if i == position else other for i in range(spec.arity)]
+        expected, actual = run_case(tf, case, inputs, 0), run_case(candidate, case, inputs, 0)
+        tiny_or_zero = np.flatnonzero(np.abs(x) < tiny)  # the elements that differ when subnormals are zeros
         forward = [[outcome["items"][0]["items"][0]["data"][i] for i in tiny_or_zero] for outcome in (expected, actual)]
-        assert forward[1] == forward[0]
+        assert forward[1] == forward[0], f"input {position}"
         found = compare_values(expected, actual, tolerance_for=_tolerance(case), signed_zeros=True)
         assert not found, "\n".join(d.summary() for d in found)
 
