@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop
+from .primitives import COMPLEX, FLOAT, INEXACT, NUMERIC, REAL, defop, flush_subnormals
 from .recording import active_recordings
 from .tensor import EagerTensor
 
@@ -135,7 +135,6 @@ def _exp_minus_one(x, dtype):
 # test the bits of tiny arguments: sin, tan, atan, log1p... return them unchanged. Some functions have
 # no packet version for some dtypes (the scalar loop then computes every element).
 _PACKET = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
-_VECTORIZED = (np.float32, np.float64)
 
 
 def _subnormal(x: np.ndarray) -> np.ndarray:
@@ -154,8 +153,11 @@ def _scalar_loop(*vectorized):
     return positions
 
 
+_scalar_remainder = _scalar_loop(np.float32, np.float64)  # of the functions with packets for both dtypes
+
+
 def _vector_loop(x: np.ndarray) -> np.ndarray:
-    return ~_scalar_loop(*_VECTORIZED)(x)
+    return ~_scalar_remainder(x)
 
 
 def _everywhere(x: np.ndarray) -> np.ndarray:
@@ -180,7 +182,7 @@ def _glibc_logf(result, x):
     glibc's float64 log gives -inf there, as the vector loop does."""
     if x.dtype != np.float32:
         return result
-    at = _subnormal(x) & _scalar_loop(*_VECTORIZED)(x)
+    at = _subnormal(x) & _scalar_remainder(x)
     return np.where(at, np.where(x > 0, _LOGF_OF_SUBNORMAL, np.float32(np.nan)), result)
 
 
@@ -190,15 +192,15 @@ def _glibc_xlogy(result, x, y):
     if y.dtype != np.float32:
         return result
     x, y = np.broadcast_arrays(x, y)
-    at = _subnormal(y) & _scalar_loop(*_VECTORIZED)(y) & (np.abs(x) >= np.finfo(x.dtype).tiny)
+    at = _subnormal(y) & _scalar_remainder(y) & (np.abs(x) >= np.finfo(x.dtype).tiny)
     return np.where(at, x * np.where(y > 0, _LOGF_OF_SUBNORMAL, np.float32(np.nan)), result)
 
 
 def _glibc_pow(result, x, y):
     """pow in the scalar loop: a subnormal base read as +-2^-150 (float32) or +-2^-1075 (float64), a
-    subnormal exponent as it is (so a negative base to it is NaN, not 1)."""
+    subnormal exponent as it is (so a negative base to it is NaN, not 1); subnormal results flushed."""
     x, y = np.broadcast_arrays(x, y)
-    at = (_subnormal(x) | _subnormal(y)) & _scalar_loop(*_VECTORIZED)(x)
+    at = (_subnormal(x) | _subnormal(y)) & _scalar_remainder(x)
     if not at.any():
         return result
     exponent = _GLIBC_SUBNORMAL_EXPONENT[x.dtype]
@@ -206,7 +208,7 @@ def _glibc_pow(result, x, y):
     with np.errstate(all="ignore"):  # overflow to inf and NaN for negative bases are the answers
         read_base = np.power(np.copysign(0.5, wide_x), wide_y) * np.exp2((exponent + 1) * wide_y)
         values = np.where(_subnormal(x), read_base, np.power(np.where(_subnormal(y), wide_x, 0), wide_y))
-        return np.where(at, values.astype(result.dtype), result)
+        return np.where(at, flush_subnormals(values.astype(result.dtype)), result)  # flush-to-zero still applies
 
 
 # atan2 of arguments both read as zero, at least one of them subnormal, in Eigen's packet atan2: the
@@ -223,7 +225,7 @@ def _atan2_of_subnormals(result, y, x):
     y, x = np.broadcast_arrays(y, x)
     dtype = result.dtype
     tiny = np.finfo(dtype).tiny
-    loop = _scalar_loop(*_VECTORIZED)(y)
+    loop = _scalar_remainder(y)
     read_as_zeros = (np.abs(y) < tiny) & (np.abs(x) < tiny) & (_subnormal(y) | _subnormal(x))
     quarter = _PACKET_QUARTER_PI[dtype]
     diagonal = np.copysign(np.where(np.signbit(x), dtype.type(3 * np.pi / 4), quarter), y).astype(dtype)
@@ -769,7 +771,7 @@ defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=IN
 defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
 defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
-      subnormal_rule=_tiny_unchanged(_scalar_loop(*_VECTORIZED)))
+      subnormal_rule=_tiny_unchanged(_scalar_remainder))
 # Eigen's packet expm1 returns x where exp(x) rounds to 1; glibc's, under denormals-are-zero, gives zero
 defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_vector_loop))
@@ -792,7 +794,7 @@ defop("Tanh", _tanh, lambda g, ans, x, **_: F.execute("TanhGrad", [_conj(ans), g
 defop("Asinh", np.arcsinh, lambda g, ans, x, **_: F.divide(g, F.cosh(_conj(ans))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_everywhere))
 defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
-      dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_loop(*_VECTORIZED)))
+      dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(2 / np.sqrt(np.pi), g)),
                                                      F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
