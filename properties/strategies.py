@@ -27,7 +27,7 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   spans and used after them; an op's output is now and then watched after the tape recorded it;
   outputs of ops without a gradient (stop_gradient, round, comparisons) are offered as sources;
   `watched_variables()` follows Variables watched or assigned newest first; half-precision inputs
-  of composite ops come near the dtype's largest values;
+  of composite ops come near the dtype's largest values; float32 and float64 leaves hold subnormals now and then;
 - what KNOWN_DIVERGENCES.md explains is avoided, not drawn and excused: softmax cross entropy's
   labels are never a source for a tape that may have recorded a gradient computation (entry 1).
 """
@@ -63,6 +63,9 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     "pos": ((0.1, 3.0), (1.0,)),
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
+# Below the smallest normal (the smallest subnormal among them): TF's kernels read them as zero in their
+# vector loops and as they are in their scalar loops and selects (reftape/ops_table.py)
+SUBNORMALS = {"float32": (1e-39, -1e-39, 1.4e-45), "float64": (1e-310, -1e-310, 5e-324)}
 LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's largest finite value, and
            "bfloat16": (3.3895314e38, -3.0e38, 1.0e38, 2.0e19)}  # values whose squares overflow
 MAX_ELEMENTS = 48                      # ops that grow tensors take inputs that keep outputs this small
@@ -159,6 +162,8 @@ def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "an
     if domain == "any" and not dtype.startswith("complex"):
         pool += [x for x in EXTREMES if rng.random() < 0.25]
         pool += [x for x in LARGEST.get(dtype, ()) if rng.random() < 0.05]
+    if domain in ("any", "positive", "unit") and dtype in SUBNORMALS:
+        pool += [x for x in SUBNORMALS[dtype] if (x > 0 or domain != "positive") and rng.random() < 0.15]
     pool += [math.nan] * allow_nan + [math.inf, -math.inf] * allow_infinity
     if pool:
         special = rng.random(size) < 0.2

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
+from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop, flush_subnormals
 from .recording import active_recordings
 from .tensor import EagerTensor
 
@@ -135,6 +135,136 @@ def _exp_minus_one(x, dtype):
     """exp(x) - 1 as TF's Elu and Selu kernels compute it: exp rounded to the tensor's dtype, then
     minus one. Not expm1: tiny |x| keep only exp's rounding, and float16 subnormals give 0."""
     return _rounded(np.exp(x.astype(np.float64)), dtype, x) - 1  # exp correctly rounded
+
+
+# Subnormal inputs where TF does not read them as zero. Eigen computes float32 in packets of 8 and
+# float64 in packets of 4 (TF 2.21's AVX build), with denormals-are-zero; the last size % packet
+# elements of a tensor go through a scalar loop that calls the C library (glibc), whose functions
+# test the bits of tiny arguments: sin, tan, atan, log1p... return them unchanged. Some functions have
+# no packet version for some dtypes (the scalar loop then computes every element).
+_PACKET = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def _subnormal(x: np.ndarray) -> np.ndarray:
+    return (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny)
+
+
+def _scalar_loop(*vectorized):
+    """The elements TF's scalar loop computes (all of them for dtypes without a packet version)."""
+    vectorized = frozenset(np.dtype(d) for d in vectorized)
+
+    def positions(x: np.ndarray) -> np.ndarray:
+        if x.dtype not in vectorized:
+            return np.ones(x.shape, bool)
+        flat = np.arange(x.size)
+        return (flat >= x.size - x.size % _PACKET[x.dtype]).reshape(x.shape)
+    return positions
+
+
+_scalar_remainder = _scalar_loop(np.float32, np.float64)  # of the functions with packets for both dtypes
+
+
+def _vector_loop(x: np.ndarray) -> np.ndarray:
+    return ~_scalar_remainder(x)
+
+
+def _everywhere(x: np.ndarray) -> np.ndarray:
+    return np.ones(x.shape, bool)
+
+
+def _tiny_unchanged(positions):
+    """A subnormal rule: at `positions`, TF returns a subnormal input unchanged."""
+    def rule(result, x):
+        return np.where(_subnormal(x) & positions(x), x, result)
+    return rule
+
+
+# glibc normalises a subnormal argument by a product that denormals-are-zero flushes to zero, and reads
+# the argument as 2^-150 (float32) or 2^-1075 (float64) in magnitude, keeping its sign bit
+_GLIBC_SUBNORMAL_EXPONENT = {np.dtype(np.float32): -150, np.dtype(np.float64): -1075}
+_LOGF_OF_SUBNORMAL = np.float32(-150 * math.log(2))  # -103.97208
+
+
+def _glibc_logf(result, x):
+    """float32 log in the scalar loop: log(2^-150) for a positive subnormal, NaN for a negative one.
+    glibc's float64 log gives -inf there, as the vector loop does."""
+    if x.dtype != np.float32:
+        return result
+    at = _subnormal(x) & _scalar_remainder(x)
+    return np.where(at, np.where(x > 0, _LOGF_OF_SUBNORMAL, np.float32(np.nan)), result)
+
+
+def _glibc_xlogy(result, x, y):
+    """float32 xlogy in the scalar loop: x times log as `_glibc_logf` reads a subnormal y (an x read
+    as zero gives zero)."""
+    if y.dtype != np.float32:
+        return result
+    x, y = np.broadcast_arrays(x, y)
+    at = _subnormal(y) & _scalar_remainder(y) & (np.abs(x) >= np.finfo(x.dtype).tiny)
+    return np.where(at, x * np.where(y > 0, _LOGF_OF_SUBNORMAL, np.float32(np.nan)), result)
+
+
+def _glibc_pow(result, x, y):
+    """pow in the scalar loop: a subnormal base read as +-2^-150 (float32) or +-2^-1075 (float64), a
+    subnormal exponent as it is (so a negative base to it is NaN, not 1); subnormal results flushed."""
+    x, y = np.broadcast_arrays(x, y)
+    at = (_subnormal(x) | _subnormal(y)) & _scalar_remainder(x)
+    if not at.any():
+        return result
+    exponent = _GLIBC_SUBNORMAL_EXPONENT[x.dtype]
+    wide_x, wide_y = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):  # overflow to inf and NaN for negative bases are the answers
+        read_base = np.power(np.copysign(0.5, wide_x), wide_y) * np.exp2((exponent + 1) * wide_y)
+        values = np.where(_subnormal(x), read_base, np.power(np.where(_subnormal(y), wide_x, 0), wide_y))
+        return np.where(at, flush_subnormals(values.astype(result.dtype)), result)  # flush-to-zero still applies
+
+
+# atan2 of arguments both read as zero, at least one of them subnormal, in Eigen's packet atan2: the
+# angle of |y| = |x| (its pi/4 as the packet code rounds it), in the quadrant of the sign bits
+_PACKET_QUARTER_PI = {np.dtype(np.float32): np.float32(0.7853981256484985), np.dtype(np.float64): 0.7853981633974484}
+
+
+def _atan2_of_subnormals(result, y, x):
+    """atan2 where an argument is subnormal. Vector loop: both arguments read as zero give +-pi/4 or
+    +-3pi/4 (the quadrant of their sign bits). Scalar loop (glibc), for a subnormal y: over a zero x
+    +-pi/2 (y's sign); over a subnormal x NaN in float32, +-pi/2 in float64; over a finite negative x
+    -pi in float64 whatever y's sign; and a float32 y of normal magnitude over a negative subnormal x
+    gives pi/2 one ulp below its rounding."""
+    y, x = np.broadcast_arrays(y, x)
+    dtype = result.dtype
+    tiny = np.finfo(dtype).tiny
+    loop = _scalar_remainder(y)
+    read_as_zeros = (np.abs(y) < tiny) & (np.abs(x) < tiny) & (_subnormal(y) | _subnormal(x))
+    quarter = _PACKET_QUARTER_PI[dtype]
+    diagonal = np.copysign(np.where(np.signbit(x), dtype.type(3 * np.pi / 4), quarter), y).astype(dtype)
+    result = np.where(read_as_zeros & ~loop, diagonal, result)
+    tiny_y, tiny_x = _subnormal(y) & loop, _subnormal(x) & loop
+    half_pi = np.copysign(dtype.type(np.pi / 2), y)
+    if dtype == np.float32:
+        over_tiny_x = np.copysign(np.nextafter(np.float32(np.pi / 2), np.float32(0)), y)
+        result = np.where(tiny_x & np.isfinite(y) & (np.abs(y) >= tiny) & (x < 0), over_tiny_x, result)
+        read = np.where(tiny_x, np.float32(np.nan), np.where(x == 0, half_pi, result))
+    else:
+        read = np.where(tiny_x | (x == 0), half_pi, np.where(np.isfinite(x) & (x < 0), -np.pi, result))
+    return np.where(tiny_y, read, result)
+
+
+def _sign_in_vector_loop(result, x):
+    """Eigen's packet sign returns |x| for an input it reads as zero."""
+    return np.where(_subnormal(x) & _vector_loop(x), np.abs(x), result)
+
+
+def _fmod_of_tiny(result, x, y):
+    """fmod returns a subnormal x unchanged (glibc computes it from the bits) and floormod's sign fix-up
+    reads it as zero: x itself, for a divisor of normal magnitude."""
+    return np.where(_subnormal(x) & (np.abs(y) >= np.finfo(y.dtype).tiny), x, result)
+
+
+def _complex(re, im):
+    """The parts set directly: `re + 1j * im` would turn a real part -0.0 into 0.0."""
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), np.result_type(re.dtype, np.complex64))
+    out.real, out.imag = re, im
+    return out
 
 
 def _floordiv(x, y):
@@ -623,19 +753,19 @@ defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
-defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL)
-defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC)
+defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
+defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC, subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
       _squared_difference_vjp, dtypes=NUMERIC)
 defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
-defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT)
+defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
-defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT)
+defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT, subnormal_rule=_atan2_of_subnormals)
 defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
-defop("Complex", lambda re, im: re + 1j * im, _complex_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
+defop("Complex", _complex, _complex_vjp, moves_data=True, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
       out_dtype=lambda dt, a: _dtypes.complex64 if dt == _dtypes.float32 else _dtypes.complex128)
 
 # Elementwise unary math
@@ -645,11 +775,15 @@ defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.
                                                                   F.complex(ans, F.zeros_like(ans))),
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
 defop("Sign", lambda x: np.sign(x) if not np.iscomplexobj(x) else np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x))),
-      lambda g, ans, x, **_: F.zeros_like(x), dtypes=NUMERIC)
+      lambda g, ans, x, **_: F.zeros_like(x), dtypes=NUMERIC, subnormal_rule=_sign_in_vector_loop)
 defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
-defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT)
-defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT)
-defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT)
+defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
+      subnormal_rule=_glibc_logf)
+defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_scalar_remainder))
+# Eigen's packet expm1 returns x where exp(x) rounds to 1; glibc's, under denormals-are-zero, gives zero
+defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_vector_loop))
 defop("Sqrt", np.sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
 defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
 # Square is the plain product x * x: for complex, a*a - b*b overflows to NaN, as in TF.
@@ -657,15 +791,19 @@ defop("Square", lambda x: x * x, lambda g, ans, x, **_: F.multiply(g, F.multiply
       dtypes=NUMERIC)
 defop("Reciprocal", _reciprocal,
       lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=NUMERIC)
-defop("Sin", np.sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT)
+defop("Sin", np.sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_scalar_loop(np.float32)))
 defop("Cos", np.cos, lambda g, ans, x, **_: F.multiply(F.negative(g), F.sin(_conj(x))), dtypes=INEXACT)
-defop("Tan", np.tan, lambda g, ans, x, **_: F.multiply(F.square(F.reciprocal(F.cos(_conj(x)))), g), dtypes=INEXACT)
-defop("Sinh", np.sinh, lambda g, ans, x, **_: F.multiply(g, F.cosh(_conj(x))), dtypes=INEXACT)
+defop("Tan", np.tan, lambda g, ans, x, **_: F.multiply(F.square(F.reciprocal(F.cos(_conj(x)))), g), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_everywhere))
+defop("Sinh", np.sinh, lambda g, ans, x, **_: F.multiply(g, F.cosh(_conj(x))), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_everywhere))
 defop("Cosh", np.cosh, lambda g, ans, x, **_: F.multiply(g, F.sinh(_conj(x))), dtypes=INEXACT)
 defop("Tanh", _tanh, lambda g, ans, x, **_: F.execute("TanhGrad", [_conj(ans), g]), dtypes=INEXACT)
-defop("Asinh", np.arcsinh, lambda g, ans, x, **_: F.divide(g, F.cosh(_conj(ans))), dtypes=INEXACT)
+defop("Asinh", np.arcsinh, lambda g, ans, x, **_: F.divide(g, F.cosh(_conj(ans))), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_everywhere))
 defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
-      dtypes=INEXACT)
+      dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(2 / np.sqrt(np.pi), g)),
                                                      F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
@@ -719,8 +857,9 @@ defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered
 defop("Relu", _relu, lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]), dtypes=REAL, keeps_normal=True)
 defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
       lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL, keeps_normal=True)
+# Elu selects x itself where x < 0 fails, which it does for every subnormal read as zero
 defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]),
-      dtypes=FLOAT)
+      dtypes=FLOAT, subnormal_rule=_tiny_unchanged(_everywhere))
 defop("Selu", lambda x, T: np.where(x < 0, _rounded(1.7580993408473768, T, x) * _exp_minus_one(x, T),
                                     _rounded(1.0507009873554805, T, x) * x),
       lambda g, ans, x, T, **_: F.execute("SeluGrad", [g, ans], T=T), dtypes=FLOAT)

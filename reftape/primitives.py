@@ -51,6 +51,10 @@ class Primitive:
     # Outputs are input values, zeros or whole numbers: from flushed inputs, no subnormal can come out,
     # so the outputs need no check.
     keeps_normal: bool = False
+    # Where TF's kernel reads subnormal inputs as they are instead of as zero (C library calls in its
+    # scalar loop, selects that return an input): `rule(result, *raw_inputs)` corrects the result
+    # computed from flushed inputs. Called only for float32 and float64 inputs that hold subnormals.
+    subnormal_rule: Callable[..., np.ndarray] | None = None
     quiet_forward: Callable[..., Any] | None = field(init=False, repr=False, compare=False)
     # The NumPy dtypes of the dtypes that are allowed and have a kernel (None: any): NumPy dtypes hash
     # in C, reftape's DTypes in Python, and `execute` asks once per op.
@@ -102,6 +106,7 @@ def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
                 f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
 
 
+_REAL_FLUSHED = frozenset({_dtypes.float32._numpy_dtype, _dtypes.float64._numpy_dtype})
 _NOT_FLOAT = INTEGER | {_dtypes.bool}
 
 
@@ -172,6 +177,10 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
     flushes = subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
+    if primitive.subnormal_rule is not None and dtype._numpy_dtype in _REAL_FLUSHED and any(
+            array is not t._value for array, t in zip(arrays, inputs)):  # an input held subnormals
+        result = primitive.subnormal_rule(flush_subnormals(_as_dtype(result, out_dtype)), *(t._value for t in inputs))
+        flushes = subnormal_free = False
     if moves_data:  # moving values known to hold no subnormals yields none
         flushes = False
         subnormal_free = subnormal_free and _all_subnormal_free(inputs)

@@ -285,6 +285,21 @@ for _dtype in ("float16", "bfloat16"):
             variable("x", [-6e-8, -1e-5, -0.01, -0.3, -3.0, 2.0], _dtype), Tape("t", [Op("y", _path, ["x"])]),
             Call("g", "t", "gradient", "y", "x")], ("y",))
 
+# -- float32 and float64 subnormals in short tensors (TF's scalar loop reads them through glibc) --
+
+for _dtype, _tiny in (("float32", [1e-39, 1.4e-45, -1e-39, 2.0]), ("float64", [1e-310, 5e-324, -1e-310, 2.0])):
+    for _path in ("math.log", "math.sin", "math.expm1", "nn.elu", "math.atan"):
+        program(f"subnormal/{_dtype}/{_path}", [
+            variable("x", _tiny, _dtype), Tape("t", [Op("y", _path, ["x"])]), Call("g", "t", "gradient", "y", "x")],
+            ("y",))
+
+    for _path, _other in (("pow", [-0.75, 1.5, -0.75, 2.0]), ("math.atan2", [-0.75, 0.0, -2.0, 1.5]),
+                          ("math.xlogy", [1.5, -0.75, 2.0, 1.0])):
+        _inputs = ["c", "x"] if _path == "math.xlogy" else ["x", "c"]
+        program(f"subnormal/{_dtype}/{_path}", [
+            variable("x", _tiny, _dtype), constant("c", _other, _dtype),
+            Tape("t", [Watch("t", ["c"]), Op("y", _path, _inputs)]), Call("g", "t", "gradient", "y", listed("x", "c"))],
+            ("y",))
 
 # -- A persistent tape records its own gradient computation; watches while no tape records --------
 
@@ -465,6 +480,15 @@ def test_jacobians_of_empty_targets(backend):
 def test_elu_of_half_subnormals_is_zero(backend):
     y = value(outcome("subnormal/float16/nn.elu", backend).values["y"])
     assert y[:2].tolist() == [0.0, 0.0] and y.dtype == np.float16  # exp rounds to 1.0 before the minus one
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_log_of_a_subnormal_in_the_scalar_loop_is_log_of_two_to_the_minus_150(backend):
+    y = value(outcome("subnormal/float32/math.log", backend).values["y"])
+    assert y[:2].tolist() == [np.float32(-150 * np.log(2))] * 2 and np.isnan(y[2])   # -103.97208, not -inf
+    assert np.isneginf(value(outcome("subnormal/float64/math.log", backend).values["y"])[:2]).all()
+    kept = value(outcome("subnormal/float32/math.sin", backend).values["y"])
+    assert kept[:3].tolist() == np.float32([1e-39, 1.4e-45, -1e-39]).tolist()          # sin(x) is x
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -59,3 +59,13 @@ def test_a_comparison_of_identical_inputs_is_never_excused():
                        Op("below", "math.less_equal", ["x", "x"])], ["below"])
     finding = evaluate(program, "wrong_comparison_backend", judge=False)
     assert finding is not None and [d.known for d in finding.discrepancies] == [None]
+
+
+def test_complex_parts_read_as_zero_are_explained_by_entry_2():
+    """tf.complex of subnormal floats builds a pole like 0j, which TF's kernels and reftape treat
+    differently (KNOWN_DIVERGENCES 2): the log's inf/NaN pattern differs and only entry 2 explains it."""
+    program = Program([Leaf("re", "constant", np.full(4, 1e-39, np.float32), "float32"),
+                       Leaf("im", "constant", np.zeros(4, np.float32), "float32"),
+                       Op("z", "complex", ["re", "im"]), Op("y", "math.log", ["z"])], ["y"])
+    finding = evaluate(program, "reftape", judge=False)
+    assert finding is not None and [(d.kind, d.known) for d in finding.discrepancies] == [("nan-inf-pattern", 2)]

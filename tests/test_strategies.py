@@ -318,6 +318,22 @@ def test_half_precision_composites_see_large_inputs():
     assert large >= 8
 
 
+def test_float32_and_float64_leaves_hold_subnormals():
+    """Subnormals of both signs (the smallest too) reach ops in float32 and float64 programs: TF reads
+    them as zero in its vector loops and as they are in its scalar loops."""
+    sample = _sample(programs(dtypes=("float32", "float64")), 60)
+    found = set()
+    for p in sample:
+        for leaf in p.leaves().values():
+            value = np.asarray(leaf.value)
+            if value.dtype.kind == "f" and value.dtype.itemsize >= 4:
+                below = value[(value != 0) & (np.abs(value) < np.finfo(value.dtype).tiny)]
+                found |= {(value.dtype.name, "smallest" if abs(v) == np.finfo(value.dtype).smallest_subnormal
+                           else "negative" if v < 0 else "positive") for v in below}
+    print(f"subnormal kinds drawn: {sorted(found)}")
+    assert found == {(d, k) for d in ("float32", "float64") for k in ("positive", "negative", "smallest")}
+
+
 def test_special_points_reach_the_ops():
     """Exact ties under max/min, zeros under reduce_prod/cumprod, non-positive bases under pow."""
     wanted = [p for p in CATALOG if p.split(".")[-1] in ("reduce_max", "reduce_prod", "cumprod", "pow")]
