@@ -24,14 +24,14 @@ class _QuietStates:
 
     def __init__(self, make_state: Callable[..., Any]) -> None:
         self._make_state = make_state
-        self._last: tuple = (None, None)
+        self.last: tuple = (None, None)
 
     def of(self, outer: Any) -> Any:
         """The quiet state for `outer`, which must be the current state."""
-        last_outer, quiet = self._last
+        last_outer, quiet = self.last
         if outer is not last_outer:
             quiet = self._make_state(all="ignore")  # reads the outer state, which is the current one
-            self._last = (outer, quiet)  # one tuple: threads always read a matching pair
+            self.last = (outer, quiet)  # one tuple: threads always read a matching pair
         return quiet
 
 
@@ -55,12 +55,13 @@ def without_fp_warnings(function: Callable[..., Any]) -> Callable[..., Any]:
                 return function(*args, **kwargs)
         return quiet_by_block
 
-    get_state, set_state, reset_state, quiet_state = (_ERROR_STATE.get, _ERROR_STATE.set, _ERROR_STATE.reset,
-                                                      _QUIET_STATES.of)
+    get_state, set_state, reset_state = _ERROR_STATE.get, _ERROR_STATE.set, _ERROR_STATE.reset
 
     @functools.wraps(function)
     def quiet(*args: Any, **kwargs: Any) -> Any:
-        token = set_state(quiet_state(get_state()))
+        outer = get_state()
+        last_outer, state = _QUIET_STATES.last  # `_QuietStates.of`, inlined: this runs for every kernel
+        token = set_state(state if outer is last_outer else _QUIET_STATES.of(outer))
         try:
             return function(*args, **kwargs)
         finally:

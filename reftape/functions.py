@@ -154,7 +154,7 @@ def abs(x: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's na
 
 def _unary_function(op: str, doc: str) -> Any:
     def function(x: Any, name: str | None = None) -> EagerTensor:
-        return _unary(op, x)
+        return execute(op, [x if x.__class__ is EagerTensor else convert_to_tensor(x)])
 
     function.__doc__ = doc
     return function
@@ -480,11 +480,22 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
                                        f"split_dim {axis} (size = {value.shape[axis]}) and num_split {parts} [Op:Split]")
         sizes = (value.shape[axis] // parts,) * parts
     else:
-        sizes = tuple(int(s) for s in np.asarray(num_or_size_splits).reshape(-1))
-        if -1 in sizes:
-            known = builtins.sum(s for s in sizes if s != -1)
-            sizes = tuple(value.shape[axis] - known if s == -1 else s for s in sizes)
+        sizes = _split_sizes(tuple(int(s) for s in np.asarray(num_or_size_splits).reshape(-1)), value.shape[axis])
     return list(execute("SplitV", [value], size_splits=sizes, axis=axis))
+
+
+def _split_sizes(sizes: tuple, dimension: int) -> tuple:
+    """SplitV's sizes with its one -1 resolved, checked as TF's kernel checks them."""
+    from .errors import InvalidArgumentError
+
+    if sizes.count(-1) > 1:
+        raise InvalidArgumentError("There can only be one -1 in the input. [Op:SplitV] name: split")
+    known = builtins.sum(s for s in sizes if s != -1)
+    if known > dimension if -1 in sizes else known != dimension:
+        raise InvalidArgumentError(
+            "Determined shape must either match input shape along split_dim exactly if fully specified, or be less "
+            f"than the size of the input along split_dim if not fully specified.  Got: {known} [Op:SplitV] name: split")
+    return tuple(dimension - known if s == -1 else s for s in sizes)
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> EagerTensor:  # noqa: A002

@@ -20,7 +20,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from . import nest
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, as_traced
 from .fp_errors import quiet_kernels, user_code
 from .primitives import REGISTRY
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
@@ -401,15 +401,20 @@ class GradientTape:
         rows: list[list] = [[] for _ in sources]
         connected = [False] * len(sources)
         first_op = next(Recording._op_ids)
-        for i in range(count):
-            for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
-                connected[k] = connected[k] or grad is not None
-                rows[k].append(grad)
-        traced = [grad for row in rows for grad in row]
-        if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
-            seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
-            traced = backward(recording, [target], sources, [seed])
-            connected = [grad is not None for grad in traced]
+        try:
+            for i in range(count):
+                for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
+                    connected[k] = connected[k] or grad is not None
+                    rows[k].append(grad)
+            traced = [grad for row in rows for grad in row]
+            if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
+                seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
+                traced = backward(recording, [target], sources, [seed])
+                connected = [grad is not None for grad in traced]
+        except Exception as error:
+            if vectorized:  # TF's loop body is traced by AutoGraph, which re-raises in its own way
+                raise as_traced(error) from None
+            raise
         if vectorized:
             _check_vectorized_loop_is_differentiable(first_op, traced)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]

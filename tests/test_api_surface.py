@@ -44,6 +44,8 @@ EXPRESSIONS = [
  "tf.complex(1.0, 2.0)", "tf.math.imag(tf.constant([1 + 2j], tf.complex64))", "tf.math.conj(tf.constant(1 + 2j))",
  "tf.add_n([])", "tf.concat([], 0)", "tf.stack([])", "tf.stack((), axis=1)", "tf.stack([], axis=-1)",
  "tf.einsum('ij,jk->ik', tf.ones([2, 2]))", "tf.einsum('ij->ji', tf.ones([2, 2]), tf.ones([2, 2]))",
+ "tf.split(tf.range(11), [1, 3])", "tf.split(tf.range(11), [-1, -1])", "tf.split(tf.range(11), [12, -1])",
+ "tf.split(tf.range(11), [11, -1])",
  # how op arguments convert: strictly in generated op wrappers, with a dtype hint in add and the divisions
  "tf.math.equal(tf.constant(1), 2.5)", "tf.maximum(tf.constant([1]), 2.5)", "tf.maximum(1, tf.constant([2.5]))",
  "tf.concat([tf.constant([1]), [2.5]], 0)", "tf.where([True], tf.constant([1]), [2.5])", "tf.add(tf.constant([1]), 2.5)",

@@ -334,3 +334,41 @@ def test_custom_gradient_functions_run_under_the_callers_numpy_error_state(tf, c
     although reftape's backward pass turns NumPy's errors off for its own kernels."""
     assert numpy_error_in_custom_gradient(tf) == "FloatingPointError"
     assert numpy_error_in_custom_gradient(candidate) == "FloatingPointError"
+
+
+def raised_by_vectorized_jacobians(tf, error: Exception) -> list[str]:
+    """Exception classes from the vectorized jacobian and batch_jacobian when a custom gradient
+    function raises `error`, and from the vectorized jacobian through an op without a gradient."""
+    @tf.custom_gradient
+    def identity(x):
+        def grad(upstream):
+            raise error
+        return tf.identity(x), grad
+
+    def raised(call) -> str:
+        try:
+            call()
+        except Exception as caught:  # noqa: BLE001 - the class is the outcome
+            return type(caught).__name__
+        return "no error"
+
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = identity(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            s = tf.nn.softsign(x)
+        z = inner.gradient(s, x) + y                      # SoftsignGrad, recorded: it has no gradient
+    return [raised(lambda: tape.jacobian(y, x)), raised(lambda: tape.batch_jacobian(y, x)),
+            raised(lambda: tape.jacobian(z, x))]
+
+
+@pytest.mark.parametrize("error", [ZeroDivisionError("z"), ValueError("v"), LookupError("l"), IndexError("i")],
+                         ids=lambda e: type(e).__name__)
+def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
+    """TF traces the vectorized loop with AutoGraph: an exception from its body comes back as its own
+    class only where AutoGraph can rebuild it (ValueError, TypeError, ...), as StagingError otherwise."""
+    expected = raised_by_vectorized_jacobians(tf, error)
+    assert expected[2] == "StagingError" and "no error" not in expected
+    assert raised_by_vectorized_jacobians(candidate, error) == expected
