@@ -36,25 +36,3 @@ OutOfRangeError = _error("OutOfRangeError", 11)
 UnimplementedError = _error("UnimplementedError", 12)
 InternalError = _error("InternalError", 13)
 
-
-# -- How TF's vectorized jacobian loop re-raises ---------------------------------------------------
-# TF traces (batch_)jacobian's vectorized loop with AutoGraph, which re-raises an exception from the
-# loop body as its own class only where it knows how to rebuild it with a new message.
-
-class StagingError(Exception):
-    """AutoGraph's class for an exception from traced code that it cannot rebuild as its own class."""
-
-
-_REBUILT_AS_THEMSELVES = (AssertionError, AttributeError, NameError, NotImplementedError, RuntimeError, StopIteration,
-                          TypeError, UnboundLocalError, ValueError)
-
-
-def as_traced(error: Exception) -> Exception:
-    """`error`, raised inside a traced loop, as AutoGraph re-raises it."""
-    kind = type(error)
-    if isinstance(error, (OpError, StagingError, KeyError)):  # KeyError: as TF 2.21's jacobian was seen to raise
-        return error
-    message = f"in user code:\n\n\n    {kind.__name__}: {error}\n"
-    if kind in _REBUILT_AS_THEMSELVES or kind.__init__ is Exception.__init__:
-        return kind(message)
-    return StagingError(message)

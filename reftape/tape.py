@@ -20,7 +20,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from . import nest
-from .errors import InvalidArgumentError, as_traced
+from .errors import InvalidArgumentError, OpError
 from .fp_errors import quiet_kernels, user_code
 from .primitives import REGISTRY
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
@@ -413,11 +413,33 @@ class GradientTape:
                 connected = [grad is not None for grad in traced]
         except Exception as error:
             if vectorized:  # TF's loop body is traced by AutoGraph, which re-raises in its own way
-                raise as_traced(error) from None
+                raise _as_traced(error) from None
             raise
         if vectorized:
             _check_vectorized_loop_is_differentiable(first_op, traced)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
+
+
+# TF traces (batch_)jacobian's vectorized loop with AutoGraph, which re-raises an exception from the
+# loop body as its own class only where it knows how to rebuild it with a new message.
+
+class StagingError(Exception):
+    """AutoGraph's class for an exception from traced code that it cannot rebuild as its own class."""
+
+
+_REBUILT_AS_THEMSELVES = (AssertionError, AttributeError, NameError, NotImplementedError, RuntimeError, StopIteration,
+                          TypeError, UnboundLocalError, ValueError)
+
+
+def _as_traced(error: Exception) -> Exception:
+    """`error`, raised inside a traced loop, as AutoGraph re-raises it."""
+    kind = type(error)
+    if isinstance(error, (OpError, StagingError, KeyError)):  # KeyError: as TF 2.21's jacobian was seen to raise
+        return error
+    message = f"in user code:\n\n\n    {kind.__name__}: {error}\n"
+    if kind in _REBUILT_AS_THEMSELVES or kind.__init__ is Exception.__init__:
+        return kind(message)
+    return StagingError(message)
 
 
 def _check_vectorized_loop_is_differentiable(first_op: int, gradients: list) -> None:
