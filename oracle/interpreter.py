@@ -23,7 +23,7 @@ import numpy as np
 from .catalog import resolve
 from .outcome import Outcome, describe, describe_error, environment_fingerprint
 from .program import Program
-from .validation import ProgramError, validate
+from .validation import ProgramError
 
 from .tensorflow import load_tensorflow
 
@@ -79,11 +79,26 @@ def missing_names(program: Program, backend: ModuleType) -> list[str]:
 
 def run(program: Program, backend: str | ModuleType, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Outcome:
     """Runs `program` on `backend`; returns its Outcome (never raises)."""
-    name = backend if isinstance(backend, str) else backend.__name__
+    return run_each(program, [backend], time_limit)[0]
+
+
+def run_each(program: Program, backends: list, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[Outcome]:
+    """Runs `program` on each backend in turn, validated and turned into source once for all of them;
+    their Outcomes (never raises)."""
     try:
-        validate(program)
+        source = program.body_source()  # validates the program first: only validated fields reach the source
     except ProgramError as error:  # never run: an invalid program is the harness's input error, not a result
-        return Outcome(name, error={"kind": "harness", "message": f"invalid program: {error}"})
+        return [Outcome(_backend_name(b), error={"kind": "harness", "message": f"invalid program: {error}"})
+                for b in backends]
+    return [_run_source(source, program, backend, time_limit) for backend in backends]
+
+
+def _backend_name(backend: str | ModuleType) -> str:
+    return backend if isinstance(backend, str) else backend.__name__
+
+
+def _run_source(source: str, program: Program, backend: str | ModuleType, time_limit: float | None) -> Outcome:
+    name = _backend_name(backend)
     try:
         module = load_backend(backend) if isinstance(backend, str) else backend
     except Exception as error:  # noqa: BLE001 - an unloadable backend is a harness failure, not a result
@@ -96,7 +111,7 @@ def run(program: Program, backend: str | ModuleType, time_limit: float | None = 
     scope = {"tf": module, "np": np, "collections": collections, "describe": describe, "describe_error": describe_error,
              "_outcome": {"values": outcome.values, "calls": outcome.calls, "error": None}}
     try:
-        code = compile_program(program.body_source())
+        code = compile_program(source)
     except SyntaxError as error:
         outcome.error = {"kind": "harness", "message": f"generated code does not compile: {error}"}
         return outcome

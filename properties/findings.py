@@ -157,10 +157,10 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
     Raises HarnessError when either side could not run the program for reasons of the harness (a
     backend that cannot be imported, generated code that does not compile): that is never an
     agreement. `judge=False` skips the referee (for the many evaluations minimisation makes)."""
-    from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
+    from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run_each
 
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
-    expected, actual = run(program, reference, limit), run(program, candidate, limit)
+    expected, actual = run_each(program, [reference, candidate], limit)
     failures = [f for f in (_harness_failure(expected, reference=True), _harness_failure(actual)) if f]
     if failures:
         raise HarnessError("; ".join(failures))
