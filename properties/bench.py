@@ -283,21 +283,48 @@ def matmul_chain(tf: Any, start: np.ndarray, weight: np.ndarray, matmuls: int) -
     return tape.gradient(total, x).numpy()
 
 
+def _minor_page_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def _matmul_chain_child(name: str, side: int, matmuls: int) -> dict:
+    """The best of three timed chains, and the page faults of one (each costs a first touch of 4 KiB:
+    an allocator that returns freed arrays to the kernel pays for every large array again)."""
     tf = _library(name)
     rng = np.random.default_rng(SEED)
     start = rng.standard_normal((side, side)).astype(np.float32)
     weight = (rng.standard_normal((side, side)) / np.sqrt(side)).astype(np.float32)
     matmul_chain(tf, start, weight, 1)
-    return {"seconds": min(_seconds(lambda: matmul_chain(tf, start, weight, matmuls)) for _ in range(3))}
+    faults = _minor_page_faults()
+    seconds = [_seconds(lambda: matmul_chain(tf, start, weight, matmuls)) for _ in range(3)]
+    return {"seconds": min(seconds), "page_faults": (_minor_page_faults() - faults) / len(seconds)}
 
 
 def large_tensor_figures(work: Workload) -> dict[str, float]:
-    seconds = {name: _in_fresh_process("matmul_chain", name, work.matrix_side, work.matmuls)["seconds"]
-               for name in ("tensorflow", "reftape")}
-    return {"large_tensor_tensorflow_ms": 1000 * seconds["tensorflow"],
-            "large_tensor_reftape_ms": 1000 * seconds["reftape"],
-            "large_tensor_ratio": seconds["reftape"] / seconds["tensorflow"]}
+    measured = {name: _in_fresh_process("matmul_chain", name, work.matrix_side, work.matmuls)
+                for name in ("tensorflow", "reftape")}
+    figures = {}
+    for name, child in measured.items():
+        figures[f"large_tensor_{name}_ms"] = 1000 * child["seconds"]
+        figures[f"large_tensor_{name}_page_faults"] = child["page_faults"]
+    figures["large_tensor_ratio"] = measured["reftape"]["seconds"] / measured["tensorflow"]["seconds"]
+    return figures
+
+
+def blas_note() -> str:
+    """Which BLAS NumPy runs, with which kernel: the large-tensor figure is mostly NumPy's matmul."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "NumPy's BLAS: unknown (install reftape[bench] for threadpoolctl)"
+    libraries = [f"{i['internal_api']} {i['version']}, {i.get('architecture') or 'unknown'} kernel"
+                 for i in threadpool_info() if i["user_api"] == "blas"]
+    note = f"NumPy's BLAS: {'; '.join(libraries) or 'none found'}"
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    if forced:
+        note += (f" (forced by OPENBLAS_CORETYPE={forced}: unset it, and OPENBLAS_L2_SIZE, to measure "
+                 "this processor's own kernel)")
+    return note
 
 
 def deep_chain(tf: Any, ops: int) -> float:
@@ -427,7 +454,8 @@ def table(figures: dict[str, float]) -> str:
     width = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["  ".join(cell.ljust(width[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
     details = ", ".join(f"{k} {v:.3g}" for k, v in figures.items() if k not in TARGETS)
-    return "\n".join(lines[:1] + ["  ".join("-" * w for w in width)] + lines[1:] + ["", f"measured: {details}"])
+    return "\n".join(lines[:1] + ["  ".join("-" * w for w in width)] + lines[1:]
+                     + ["", f"measured: {details}", blas_note()])
 
 
 def main(argv: list[str] | None = None) -> int:

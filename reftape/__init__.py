@@ -5,6 +5,8 @@ values, Nones, dtypes, shapes, returned structures and exception classes. reftap
 TensorFlow.
 """
 
+from . import allocator as _allocator
+
 from . import dtypes, errors, nest
 from . import ops_table as _ops_table  # noqa: F401 - populates the primitive registry
 from . import operators as _operators  # noqa: F401 - attaches Python operators
@@ -23,5 +25,7 @@ from .tensor import IndexedSlices, Tensor, TensorShape
 from .variables import Variable
 
 from . import bitwise, linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
+
+_allocator.keep_freed_memory()
 
 __version__ = "0.1.0"

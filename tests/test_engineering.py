@@ -2,6 +2,7 @@
 
 import ast
 import gc
+import os
 import subprocess
 import sys
 import weakref
@@ -142,3 +143,30 @@ def test_upward_import_finder_sees_a_planted_function_level_import(tmp_path):
     (tmp_path / "oracle" / "program.py").write_text("import reftape_properties.findings\n")
     assert _upward_imports(tmp_path) == ["oracle/program.py imports reftape_properties.findings",
                                          "properties/fuzz.py imports reftape_reports"]
+
+
+_CHAIN_PAGE_FAULTS = """
+import resource, numpy as np, reftape as tf
+from reftape_properties.bench import matmul_chain
+rng = np.random.default_rng(0)
+start, weight = (rng.standard_normal((512, 512)).astype(np.float32) for _ in range(2))
+matmul_chain(tf, start, weight, 2)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+matmul_chain(tf, start, weight, 2)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt and minor fault counts")
+def test_large_arrays_reuse_freed_memory_instead_of_page_faulting():
+    """reftape/allocator.py: a second chain of 512x512 ops reuses the memory the first freed. With
+    glibc's own limits (REFTAPE_SYSTEM_MALLOC=1) every large array faults its pages in again."""
+    def faults(**environment: str) -> int:
+        done = subprocess.run([sys.executable, "-c", _CHAIN_PAGE_FAULTS], capture_output=True, text=True,
+                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1", **environment}, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return int(done.stdout.split()[-1])
+
+    kept, system = faults(), faults(REFTAPE_SYSTEM_MALLOC="1")
+    assert system > 2000, system  # the fault this guards against: ~256 per fresh 1 MiB array
+    assert kept < system / 4, (kept, system)
