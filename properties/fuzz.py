@@ -188,15 +188,24 @@ def _batch_seed(campaign: Campaign, worker: int, batch: int) -> int:
     return digest * n + k - 1
 
 
+@dataclass(frozen=True)
+class Counters:
+    """What the workers share with the parent: examples begun (the budget counts them before they
+    run) and when the latest one finished, on the machine's monotonic clock."""
+
+    examples: Any
+    last_finished: Any
+
+
 class _Worker:
     """One process of a campaign: its backend, its share of the budget and what it has found."""
 
-    def __init__(self, campaign: Campaign, index: int, events: Any, stop: Any, examples: Any) -> None:
+    def __init__(self, campaign: Campaign, index: int, events: Any, stop: Any, counters: Counters) -> None:
         from reftape_oracle.tensorflow import load_tensorflow
 
         from .recording import read_findings
 
-        self.campaign, self.index, self.events, self.stop, self.examples = campaign, index, events, stop, examples
+        self.campaign, self.index, self.events, self.stop, self.counters = campaign, index, events, stop, counters
         self.report = Path(campaign.report)
         with _quiet_stderr():  # TensorFlow's C++ start-up lines, once per worker
             load_tensorflow()  # once per process: every program after the first finds TensorFlow warm
@@ -209,7 +218,7 @@ class _Worker:
 
     def exhausted(self) -> bool:
         limit = self.campaign.max_examples
-        return self.stop.is_set() or (limit is not None and self.examples.value >= limit)
+        return self.stop.is_set() or (limit is not None and self.counters.examples.value >= limit)
 
     def run(self) -> None:
         batch = 0
@@ -255,10 +264,11 @@ class _Worker:
             return
         if self.exhausted():
             return
-        with self.examples.get_lock():
-            self.examples.value += 1
+        with self.counters.examples.get_lock():
+            self.counters.examples.value += 1
         record_coverage(program)
         finding = evaluate(program, self.backend, time_limit=TIME_LIMIT)
+        self.counters.last_finished.value = time.monotonic()
         if finding is None:
             return
         finding.context["campaign"] = {"seed": self.campaign.seed, "worker": self.index, "batch": batch}
@@ -303,7 +313,7 @@ class _Worker:
         return record
 
 
-def _work(campaign: Campaign, index: int, events: Any, stop: Any, examples: Any) -> None:
+def _work(campaign: Campaign, index: int, events: Any, stop: Any, counters: Counters) -> None:
     """A worker process's entry point: interrupts reach it through `stop`, never as KeyboardInterrupt."""
     import traceback
 
@@ -315,8 +325,8 @@ def _work(campaign: Campaign, index: int, events: Any, stop: Any, examples: Any)
     os.environ["REFTAPE_REPORT_DIR"] = campaign.report  # where record_coverage appends
     set_hypothesis_home_dir(Path(campaign.report) / "hypothesis")  # not .hypothesis/ in the current directory
     try:
-        worker = _Worker(campaign, index, events, stop, examples)
-        events.put(("ready", index, None))
+        worker = _Worker(campaign, index, events, stop, counters)
+        events.put(("ready", index, time.monotonic()))
         worker.run()
     except HarnessError as error:
         events.put(("harness", str(error), None))
@@ -348,15 +358,17 @@ class Progress:
 
     @property
     def rate(self) -> float:
-        """Examples per second from the first worker ready (TensorFlow loaded) to the last example."""
+        """Examples per second from the first worker ready (TensorFlow loaded) to the end of the last
+        example, both as the workers timed them (the parent looks only every 0.2 s)."""
         if self.first_ready is None or self.last_example is None:
             return 0.0
         elapsed = self.last_example - self.first_ready
         return self.examples / elapsed if elapsed > 0 else 0.0
 
-    def count(self, examples: int) -> None:
-        if examples != self.examples:
-            self.examples, self.last_example = examples, time.monotonic()
+    def count(self, counters: Counters) -> None:
+        self.examples = counters.examples.value
+        if counters.last_finished.value:
+            self.last_example = counters.last_finished.value
 
     def line(self) -> str:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.findings.items())) or "none"
@@ -365,13 +377,13 @@ class Progress:
                 + (f" ({self.replayed} replayed)" if self.replayed else "") + (f"; suspects: {suspects}" if suspects else ""))
 
     def absorb(self, event: tuple) -> None:
-        what, detail, known = event
+        what, detail, value = event
         if what == "ready" and self.first_ready is None:
-            self.first_ready = time.monotonic()
+            self.first_ready = value  # the worker's clock: CLOCK_MONOTONIC is the machine's, not the process's
         elif what in ("finding", "replayed"):
             self.findings[detail] = self.findings.get(detail, 0) + 1
-            self.known += bool(known)
-            self.unexplained += not known
+            self.known += bool(value)
+            self.unexplained += not value
             self.replayed += what == "replayed"
         elif what == "explained":
             self.suspects[detail] = self.suspects.get(detail, 0) + 1
@@ -491,8 +503,8 @@ def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
 
     previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     context = multiprocessing.get_context("spawn")  # never fork a process that may hold TensorFlow
-    events, stop, examples = context.Queue(), context.Event(), context.Value("q", 0)
-    processes = [context.Process(target=_work, args=(campaign, i, events, stop, examples), daemon=True)
+    events, stop, counters = context.Queue(), context.Event(), Counters(context.Value("q", 0), context.Value("d", 0.0))
+    processes = [context.Process(target=_work, args=(campaign, i, events, stop, counters), daemon=True)
                  for i in range(campaign.workers)]
     with _one_blas_thread():
         for process in processes:
@@ -507,11 +519,11 @@ def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
                 break
             time.sleep(0.2)
             _drain(events, progress, done)
-            progress.count(examples.value)
+            progress.count(counters)
             display.show(progress)
         _stop_workers(processes, stop)
         _drain(events, progress, done)
-        progress.count(examples.value)
+        progress.count(counters)
         display.show(progress, final=True)
     finally:
         display.close()

@@ -104,9 +104,12 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
         return
     if len(active) == 1:  # the common case, cheaper: the one recording's view is every tape's
         producer = active[0].producer
-        needs = tuple([t._id in producer and _dtypes._is_trainable(t.dtype) for t in inputs])
+        needs = tuple([t._id in producer and t.dtype._trainable for t in inputs])
         if True in needs:
-            active[0].record(OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs))
+            op_id = next(Recording._op_ids)
+            active[0].ops[op_id] = OpRecord(primitive, tuple(inputs), outputs, attrs, needs)
+            for output in outputs:
+                producer[output._id] = op_id
         return
     recordings = [r for r in active if any(map(r.tracks, inputs))]
     if not recordings:
