@@ -299,7 +299,22 @@ def _floormod(x, y):
 def _pow(x, y):
     if x.dtype.kind in "iu" and np.any(y < 0):
         raise ValueError("Integers to negative integer powers are not allowed")
+    if x.dtype.kind == "c":
+        return _complex_pow(x, y)
     return np.power(x, y)
+
+
+def _complex_pow(x, y):
+    """TF's complex pow is glibc's cpow, exp(y * log(x)), at every element. NumPy calls cpow too but
+    takes shortcuts for a zero base and for integral real exponents below 100 (zero included), where
+    cpow's infinities and NaNs differ: 0j ** 0j is nan+nanj, 0j ** -2 is inf+nanj, inf ** 1 is inf+nanj,
+    x ** 0 is 1-0j for some x. Those elements are computed as cpow computes them."""
+    result = np.power(x, y)
+    x, y = np.broadcast_arrays(x, y)
+    shortcut = (x == 0) | ((y.imag == 0) & (np.abs(y.real) < 100) & (y.real == np.round(y.real)))
+    if shortcut.any():
+        result = np.where(shortcut, np.exp(y * np.log(x)), result)
+    return result
 
 
 def _reduction_axes(x, axis):

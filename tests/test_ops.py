@@ -290,3 +290,26 @@ def test_every_name_reftape_exports_exists_in_tensorflow(tf, rt):
         except AttributeError:
             missing.append(path)
     assert missing == []
+
+
+_COMPLEX_POW_POINTS = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0), 1 + 0j, -1 + 0j, 2 + 0j,
+                       -2.5 + 0j, 0.5j, -0.5j, 2 + 0.5j, 0.5 + 1j, -2 - 0.6j, 3j, complex(np.inf, 0.0),
+                       complex(-np.inf, 0.0), complex(0.0, np.inf), complex(np.nan, 0.0), 1e-3 + 0j, -3 + 0j, 97 + 0j]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_pow_is_cpow_at_every_element(dtype, tf, candidate):
+    """TF's complex pow is glibc's cpow, exp(y * log(x)), everywhere: 0j ** 0j is nan+nanj, 0j ** -2 is
+    inf+nanj, inf ** 1 is inf+nanj (NumPy's shortcuts for zero bases and integral exponents give 1, nan+nanj
+    and inf+0j). Every pair of the points, in a vector (both loops) and one at a time, bit for bit."""
+    import itertools
+
+    pairs = np.array(list(itertools.product(_COMPLEX_POW_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(0)
+    bases = (rng.uniform(-4, 4, 200) + 1j * rng.uniform(-4, 4, 200)).astype(dtype)
+    exponents = rng.integers(-120, 120, 200).astype(dtype)   # integral: NumPy multiplies repeatedly below 100
+    x, y = np.concatenate([pairs[0], bases]), np.concatenate([pairs[1], exponents])
+    for chunk in (x.size, 1):
+        found = [[describe(ns.pow(ns.constant(x[i:i + chunk]), ns.constant(y[i:i + chunk])), ns)
+                  for i in range(0, x.size, chunk)] for ns in (tf, candidate)]
+        assert found[0] == found[1]
