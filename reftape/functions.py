@@ -183,12 +183,39 @@ erfc = _unary_function("Erfc", "Complementary error function.")
 floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")
 ceil = _unary_function("Ceil", "Ceiling; not differentiable (gradient None).")
 rint = _unary_function("Rint", "Round half to even; not differentiable.")
-conj = _unary_function("Conj", "Complex conjugate (identity for real tensors).")
 identity = _unary_function("Identity", "Returns the input; the gradient passes through.")
 stop_gradient = _unary_function("StopGradient", "Returns the input; blocks gradients (None).")
 is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
 is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
-logical_not = _unary_function("LogicalNot", "Elementwise not.")
+
+
+def _bool_operand(x: Any) -> EagerTensor:
+    """The logical ops convert Python values as bools (TypeError for 1 or 0.5); tensors of another dtype
+    reach the kernel, which refuses them."""
+    return x if isinstance(x, (EagerTensor, Variable, np.ndarray, np.generic)) else convert_to_tensor(x, dtype=_dtypes.bool)
+
+
+def logical_not(x: Any, name: str | None = None) -> EagerTensor:
+    """Elementwise not."""
+    return _unary("LogicalNot", _bool_operand(x))
+
+
+def logical_and(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("LogicalAnd", _bool_operand(x), _bool_operand(y))
+
+
+def logical_or(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    return _binary("LogicalOr", _bool_operand(x), _bool_operand(y))
+
+
+def conj(x: Any, name: str | None = None) -> EagerTensor:
+    """Complex conjugate; real and integer tensors are returned as they are, others refused."""
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return execute("Conj", [x])
+    if x.dtype.is_floating or x.dtype.is_integer:
+        return x
+    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}")
 invert = _unary_function("Invert", "Elementwise bitwise not.")
 
 
@@ -204,7 +231,11 @@ def conj_if_complex(x: EagerTensor) -> EagerTensor:
 
 def real(x: Any, name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(x)
-    return execute("Real", [x]) if x.dtype.is_complex else x
+    if x.dtype.is_complex:
+        return execute("Real", [x])
+    if x.dtype.is_floating or x.dtype.is_integer:
+        return x
+    raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")
 
 
 def imag(x: Any, name: str | None = None) -> EagerTensor:
@@ -269,8 +300,6 @@ less = _binary_function("Less")
 less_equal = _binary_function("LessEqual")
 greater = _binary_function("Greater")
 greater_equal = _binary_function("GreaterEqual")
-logical_and = _binary_function("LogicalAnd")
-logical_or = _binary_function("LogicalOr")
 bitwise_and = _binary_function("BitwiseAnd")
 bitwise_or = _binary_function("BitwiseOr")
 bitwise_xor = _binary_function("BitwiseXor")
@@ -408,10 +437,14 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
 
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
+    if axis is None:
+        convert_to_tensor(axis)  # TF converts the axis: ValueError
     return _unary("Cumsum", x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
 
 
 def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
+    if axis is None:
+        convert_to_tensor(axis)  # TF converts the axis: ValueError
     return _unary("Cumprod", x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
 
 
@@ -736,7 +769,16 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> E
 def _softmax_along(op: str, logits: Any, axis: Any) -> EagerTensor:
     logits = convert_to_tensor(logits)
     axis = -1 if axis is None else int(axis)
-    if axis % builtins.max(logits.ndim, 1) == logits.ndim - 1:
+    if op == "Softmax" and logits.dtype in (_dtypes.float32, _dtypes.bfloat16) and not 1 <= logits.ndim <= 5:
+        from .errors import AbortedError  # TF's oneDNN softmax kernel (float32, bfloat16) takes ranks 1 to 5
+
+        raise AbortedError("Input dims must be <= 5 and >=1 [Op:Softmax] name: ")
+    if axis != -1 and not -logits.ndim <= axis < logits.ndim:
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"`dim` must be in the range [{-logits.ndim}, {logits.ndim}) where {logits.ndim} is the "
+                                   f"number of dimensions in the input. Received: dim={axis}")
+    if logits.ndim == 0 or axis % logits.ndim == logits.ndim - 1:  # a scalar: the kernel refuses it
         return execute(op, [logits])
     perm = list(np.arange(logits.ndim))
     perm[axis], perm[-1] = perm[-1], perm[axis]

@@ -275,6 +275,8 @@ def _arg_extreme(x: np.ndarray, axis: int, smallest: bool) -> np.ndarray:
     """TF's ArgMin/ArgMax, a strict comparison against a running best that starts at index 0 with the
     value +inf (-inf for ArgMax): NaN never wins, and where nothing beats the start (all NaN, or only
     NaN and +inf) the answer is 0. NumPy's argmin/argmax would return the first NaN instead."""
+    if x.ndim == 0:
+        raise ValueError(f"Expected dimension in the range [0, 0), but got {axis}")
     pick = np.argmin if smallest else np.argmax
     if x.dtype.kind not in "fV":  # integers hold no NaN; "V" is bfloat16
         return pick(x, axis=axis)
@@ -299,7 +301,22 @@ def _floormod(x, y):
 def _pow(x, y):
     if x.dtype.kind in "iu" and np.any(y < 0):
         raise ValueError("Integers to negative integer powers are not allowed")
+    if x.dtype.kind == "c":
+        return _complex_pow(x, y)
     return np.power(x, y)
+
+
+def _complex_pow(x, y):
+    """TF's complex pow is glibc's cpow, exp(y * log(x)), at every element. NumPy calls cpow too but
+    takes shortcuts for a zero base and for integral real exponents below 100 (zero included), where
+    cpow's infinities and NaNs differ: 0j ** 0j is nan+nanj, 0j ** -2 is inf+nanj, inf ** 1 is inf+nanj,
+    x ** 0 is 1-0j for some x. Those elements are computed as cpow computes them."""
+    result = np.power(x, y)
+    x, y = np.broadcast_arrays(x, y)
+    shortcut = (x == 0) | ((y.imag == 0) & (np.abs(y.real) < 100) & (y.real == np.round(y.real)))
+    if shortcut.any():
+        result = np.where(shortcut, np.exp(y * np.log(x)), result)
+    return result
 
 
 def _reduction_axes(x, axis):
@@ -358,6 +375,8 @@ def _highest(dtype):
 
 def _scan(fn, identity):
     def forward(x, axis, exclusive, reverse):
+        if x.ndim == 0:
+            raise ValueError(f"ScanOp: Expected scan axis in the range [0, 0), but got {axis}")
         if reverse:
             x = np.flip(x, axis)
         out = fn(x, axis=axis)
@@ -408,13 +427,24 @@ def _batch_matmul(x, y, adj_x, adj_y):
     return np.matmul(_adjoint(x) if adj_x else x, _adjoint(y) if adj_y else y)
 
 
+def _nothing_to_normalise(x):
+    """TF's softmax kernels: a scalar is refused, an empty tensor returned as it is."""
+    if x.ndim == 0:
+        raise ValueError("logits must have >= 1 dimension, got []")
+    return x.copy()
+
+
 def _softmax(x):
+    if x.ndim == 0 or x.size == 0:
+        return _nothing_to_normalise(x)
     shifted = x - np.max(x, axis=-1, keepdims=True)
     e = np.exp(shifted)
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
 def _log_softmax(x):
+    if x.ndim == 0 or x.size == 0:
+        return _nothing_to_normalise(x)
     shifted = x - np.max(x, axis=-1, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 
@@ -739,8 +769,9 @@ defop("ReadVariableOp", lambda handle, value, dtype: value.copy(), lambda g, ans
       moves_data=True, out_dtype=lambda dt, a: a["dtype"])
 defop("Identity", lambda x: x, lambda g, ans, x, **_: g, sparse_upstream=True, moves_data=True)
 defop("StopGradient", lambda x: x, None, moves_data=True)
-defop("ZerosLike", np.zeros_like, _none_gradient, moves_data=True)
-defop("OnesLike", np.ones_like, _none_gradient, moves_data=True)
+defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x), _none_gradient,
+      moves_data=True)  # strings: empty ones
+defop("OnesLike", np.ones_like, _none_gradient, moves_data=True, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("Cast", lambda x, dtype: x.real if np.iscomplexobj(x) and not dtype.is_complex else x,
       lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
       out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True)
@@ -775,7 +806,7 @@ defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.
                                                                   F.complex(ans, F.zeros_like(ans))),
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
 defop("Sign", lambda x: np.sign(x) if not np.iscomplexobj(x) else np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x))),
-      lambda g, ans, x, **_: F.zeros_like(x), dtypes=NUMERIC, subnormal_rule=_sign_in_vector_loop)
+      lambda g, ans, x, **_: F.zeros_like(x), dtypes=SIGNED, subnormal_rule=_sign_in_vector_loop)
 defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
 defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
@@ -790,7 +821,7 @@ defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("Rsqrt
 defop("Square", lambda x: x * x, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
       dtypes=NUMERIC)
 defop("Reciprocal", _reciprocal,
-      lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=NUMERIC)
+      lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=SIGNED, kernels=INEXACT)
 defop("Sin", np.sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_scalar_loop(np.float32)))
 defop("Cos", np.cos, lambda g, ans, x, **_: F.multiply(F.negative(g), F.sin(_conj(x))), dtypes=INEXACT)
@@ -888,9 +919,9 @@ defop("Invert", np.invert, None, dtypes=INTEGER)
 defop("BitwiseAnd", np.bitwise_and, None, dtypes=INTEGER)
 defop("BitwiseOr", np.bitwise_or, None, dtypes=INTEGER)
 defop("BitwiseXor", np.bitwise_xor, None, dtypes=INTEGER)
-defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL,
+defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL | BOOL,
       out_dtype=lambda dt, a: a["output_type"])
-defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL,
+defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL | BOOL,
       out_dtype=lambda dt, a: a["output_type"])
 
 # Reductions and scans

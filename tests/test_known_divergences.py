@@ -69,3 +69,23 @@ def test_complex_parts_read_as_zero_are_explained_by_entry_2():
                        Op("z", "complex", ["re", "im"]), Op("y", "math.log", ["z"])], ["y"])
     finding = evaluate(program, "reftape", judge=False)
     assert finding is not None and [(d.kind, d.known) for d in finding.discrepancies] == [("nan-inf-pattern", 2)]
+
+
+def test_a_complex_pow_pattern_is_not_excused_but_its_gradient_is():
+    """Complex pow's forward is TF's cpow in reftape (entry 2 no longer covers it): a planted pow that
+    gives NumPy's 1 for 0j ** 0j is not explained, while the gradient at a zero base, which parts through
+    TF's scalar-loop complex multiplication, still is."""
+    from reftape_properties.compare import Discrepancy
+    from reftape_properties.known import Evidence, explained_by
+
+    def one(value):
+        return {"kind": "tensor", "dtype": "complex64", "shape": [1], "data": [[value.real.hex(), value.imag.hex()]]}
+
+    program = Program([Leaf("x", "constant", np.zeros(1, np.complex64), "complex64"), Op("y", "pow", ["x", "x"])], ["y"])
+    outcome = run(program, "tensorflow")
+    evidence = Evidence(program, outcome, outcome, "reftape")
+    nan = complex(float("nan"), float("nan"))
+    forward = Discrepancy("nan-inf-pattern", "values/y", one(nan), one(1 + 0j), dtype="complex64")
+    assert explained_by(forward, evidence) is None
+    assert explained_by(Discrepancy("nan-inf-pattern", "calls/g[0]", one(complex(float("inf"), float("nan"))), one(nan),
+                                    dtype="complex64"), evidence).number == 2

@@ -290,3 +290,90 @@ def test_every_name_reftape_exports_exists_in_tensorflow(tf, rt):
         except AttributeError:
             missing.append(path)
     assert missing == []
+
+
+_COMPLEX_POW_POINTS = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0), 1 + 0j, -1 + 0j, 2 + 0j,
+                       -2.5 + 0j, 0.5j, -0.5j, 2 + 0.5j, 0.5 + 1j, -2 - 0.6j, 3j, complex(np.inf, 0.0),
+                       complex(-np.inf, 0.0), complex(0.0, np.inf), complex(np.nan, 0.0), 1e-3 + 0j, -3 + 0j, 97 + 0j]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_pow_is_cpow_at_every_element(dtype, tf, candidate):
+    """TF's complex pow is glibc's cpow, exp(y * log(x)), everywhere: 0j ** 0j is nan+nanj, 0j ** -2 is
+    inf+nanj, inf ** 1 is inf+nanj (NumPy's shortcuts for zero bases and integral exponents give 1, nan+nanj
+    and inf+0j). Every pair of the points, in a vector (both loops) and one at a time, bit for bit."""
+    import itertools
+
+    pairs = np.array(list(itertools.product(_COMPLEX_POW_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(0)
+    bases = (rng.uniform(-4, 4, 200) + 1j * rng.uniform(-4, 4, 200)).astype(dtype)
+    exponents = rng.integers(-120, 120, 200).astype(dtype)   # integral: NumPy multiplies repeatedly below 100
+    x, y = np.concatenate([pairs[0], bases]), np.concatenate([pairs[1], exponents])
+    for chunk in (x.size, 1):
+        found = [[describe(ns.pow(ns.constant(x[i:i + chunk]), ns.constant(y[i:i + chunk])), ns)
+                  for i in range(0, x.size, chunk)] for ns in (tf, candidate)]
+        assert found[0] == found[1]
+
+
+# Edges of the public functions, each a snippet run on TF and on the backend: dtypes TF's kernels refuse,
+# scalars and empty tensors, axes out of range. Results, and exception classes, must agree.
+EDGE_SNIPPETS = [
+    "tf.sign(tf.constant([1, 2], tf.uint8))",                 # Sign has no uint8: InvalidArgumentError
+    "tf.math.reciprocal(tf.constant([1, 2]))",                # int32 allowed, no CPU kernel: NotFoundError
+    "tf.math.reciprocal(tf.constant([1, 2], tf.uint8))",
+    "tf.math.real(tf.constant([True]))",                      # TypeError
+    "tf.math.real(tf.constant(['a']))",
+    "tf.math.real(tf.constant([1, 2]))",
+    "tf.math.conj(tf.constant([True]))",                      # TypeError
+    "tf.math.conj(tf.Variable([True]))",
+    "tf.norm(tf.constant([True, False]))",
+    "tf.zeros_like(tf.constant(['a', 'b']))",                 # empty strings
+    "tf.ones_like(tf.constant(['a']))",                       # InvalidArgumentError
+    "tf.logical_not(3)",                                      # TypeError: converted as a bool
+    "tf.logical_and(1, True)",
+    "tf.logical_or(True, 0.5)",
+    "tf.math.logical_xor(True, 1)",
+    "tf.logical_not(tf.constant([1]))",
+    "tf.nn.softmax(3)",                                       # the dtype is checked first
+    "tf.nn.softmax(tf.constant(2.0))",                        # oneDNN float32 kernel: AbortedError
+    "tf.nn.softmax(tf.ones([1] * 6))",
+    "tf.nn.softmax(tf.ones([1] * 6, tf.bfloat16))",
+    "tf.nn.softmax(tf.ones([1] * 6, tf.float64))",
+    "tf.nn.softmax(tf.constant(2.0, tf.float64))",            # InvalidArgumentError
+    "tf.nn.log_softmax(tf.constant(2.0))",
+    "tf.nn.log_softmax(tf.constant(2.0, tf.float16))",
+    "tf.nn.softmax(tf.zeros([2, 0]))",                        # empty: returned as it is
+    "tf.nn.log_softmax(tf.zeros([0], tf.float64))",
+    "tf.nn.softmax(tf.ones([2, 3]), axis=2)",                 # InvalidArgumentError
+    "tf.nn.log_softmax(tf.ones([2, 3]), axis=-3)",
+    "tf.math.cumsum(tf.constant(2.0))",                       # InvalidArgumentError
+    "tf.math.cumprod(tf.constant(2))",
+    "tf.math.cumsum(tf.constant([1.0, 2.0]), axis=None)",     # ValueError
+    "tf.argmax(tf.constant(2.0))",                            # InvalidArgumentError
+    "tf.argmin(tf.constant(2))",
+    "tf.argmax(tf.constant([False, True]))",                  # bool allowed
+    "tf.argmin(tf.constant([True, False]))",
+]
+
+
+def _snippet(ns, code: str) -> dict:
+    try:
+        return describe(eval(code, {"tf": ns, "np": np}), ns)
+    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
+        return describe_error(error, ns)
+
+
+@pytest.mark.parametrize("code", EDGE_SNIPPETS)
+def test_function_edge_matches_tensorflow(code, tf, candidate):
+    found = compare_values(_snippet(tf, code), _snippet(candidate, code), messages=False)
+    assert not found, "\n".join(d.summary() for d in found)
+
+
+def test_softmax_of_an_empty_tensor_has_an_empty_gradient(tf, candidate):
+    def run(ns):
+        x = ns.zeros([2, 0])
+        with ns.GradientTape() as tape:
+            tape.watch(x)
+            y = ns.nn.softmax(x)
+        return describe([y, tape.gradient(y, x)], ns)
+    assert run(tf) == run(candidate)

@@ -2,7 +2,7 @@
 
 Each protocol (len, operator.index, int, format, iteration, copy, pickle, ==, np.asarray, ...) runs
 on a float32 and an int32 EagerTensor or Variable of ranks 0, 1 and 2 and a few of other dtypes
-(bool, complex64, string, uint8, an empty float16), once with `tf` bound to
+(bool of ranks 0 and 1, int64 rank 0, float64 rank 2, complex64, string, uint8, an empty float16), once with `tf` bound to
 TensorFlow and once to the backend under test; results and exception classes must agree, and so
 must messages, but for TF's qualified class name and the few protocols marked below. A Variable is
 also looked at inside a GradientTape: what the tape watches afterwards must agree too (reading the
@@ -30,7 +30,7 @@ VALUES = {("float32", 0): 2.5, ("float32", 1): [1.5, -2.5], ("float32", 2): [[1.
           ("int32", 0): 3, ("int32", 1): [1, -2], ("int32", 2): [[1, 2], [3, 4]],
           # other kinds of values: kernels registered for some dtypes only, conversions, empty tensors
           ("bool", 1): [True, False], ("complex64", 0): 1 + 2j, ("string", 1): ["a", "b"], ("uint8", 2): [[7, 8]],
-          ("float16", 1): []}
+          ("float16", 1): [], ("int64", 0): 3, ("float64", 2): [[1.5, -2.5]], ("bool", 0): True}
 
 class Reflecting:
     """An operand that knows tensors: its reflected operators answer where a tensor's fail."""
