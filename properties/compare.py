@@ -13,7 +13,8 @@ for. Snippets (`compare_values`) compare exception messages; programs (`compare`
 reftape words some errors shorter than TF (without TF's advice paragraphs). For outcomes of a
 program: forward values with the forward tolerance, call results (gradients, jacobians) with the
 gradient tolerance, both widened by the summation factor of the largest reduction or product in the
-program, as documented there.
+program, with an absolute floor scaled by the magnitudes each value was computed from, as documented
+there.
 """
 
 from __future__ import annotations
@@ -77,17 +78,46 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
         found += _compare(expected.error, actual.error, "error", _Policy(None, signed_zeros, messages))
     if any(o.error and o.error["kind"] in ("timeout", "missing") for o in (expected, actual)):
         return found  # what one side never ran is not a further discrepancy
+    magnitudes = input_magnitudes(program, expected) if program is not None else {}
+    everything = max(magnitudes.values(), default=1.0)
     for section, gradient in (("values", False), ("calls", True)):
         e_items, a_items = getattr(expected, section), getattr(actual, section)
-        def tolerance_for(dtype: np.dtype, gradient: bool = gradient) -> Tolerance:
-            return Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms, computed_through=floor)
         for name in list(e_items) + [n for n in a_items if n not in e_items]:
             where = f"{section}/{name}"
             if name not in a_items or name not in e_items:
                 found.append(Discrepancy("structure", where, e_items.get(name), a_items.get(name)))
-            else:
-                found += _compare(e_items[name], a_items[name], where, _Policy(tolerance_for, signed_zeros, messages))
+                continue
+            magnitude = everything if gradient else magnitudes.get(name, everything)
+
+            def tolerance_for(dtype: np.dtype, gradient: bool = gradient, magnitude: float = magnitude) -> Tolerance:
+                return Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms, computed_through=floor,
+                                           magnitude=magnitude)
+            found += _compare(e_items[name], a_items[name], where, _Policy(tolerance_for, signed_zeros, messages))
     return found
+
+
+def input_magnitudes(program: Program, reference: Outcome) -> dict[str, float]:
+    """For each leaf and op of `program`, the largest finite magnitude among its value (as the reference
+    reported it) and the values it was computed from, through the op inputs the program names (an input
+    the program computes otherwise, such as a gradient, counts as the largest value reported)."""
+    magnitudes = {name: _largest_magnitude(leaf.value) for name, leaf in program.leaves().items()}
+    for name, described in reference.values.items():
+        if described.get("kind") in _ARRAYS and _is_floating_name(described["dtype"]):
+            magnitudes[name] = max(magnitudes.get(name, 0.0), _largest_magnitude(decode_array(described)))
+    unknown = max(magnitudes.values(), default=0.0)  # what an input the program computes otherwise may hold
+    for op in program.ops():  # in program order: inputs come first
+        inputs = [magnitudes.get(name.split("[")[0], unknown) for name in op.inputs]
+        magnitudes[op.name] = max([magnitudes.get(op.name, 0.0)] + inputs)
+    return magnitudes
+
+
+def _largest_magnitude(value: Any) -> float:
+    array = np.asarray(value)
+    if array.size == 0 or not (array.dtype.kind in "fc" or is_floating(array.dtype)):
+        return 0.0
+    finite = np.abs(array.astype(np.complex128 if array.dtype.kind == "c" else np.float64))
+    finite = finite[np.isfinite(finite)]
+    return float(finite.max()) if finite.size else 0.0
 
 
 def compare_values(expected: Any, actual: Any, where: str = "", *, tolerance_for: TolerancePolicy | None =

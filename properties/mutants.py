@@ -227,7 +227,7 @@ MUTANTS: tuple[Mutant, ...] = (
           "every target is seeded with the first output gradient"),
     _tape("last-contribution-wins", "accumulation", "tape.py", "total = aggregate(contributions)",
           "total = contributions[-1]", "a tensor used twice keeps only its last gradient contribution"),
-    _tape("intermediate-source-dropped", "accumulation", "tape.py", "keep=t._id in source_ids)", "keep=False)",
+    _tape("intermediate-source-dropped", "accumulation", "tape.py", "keep = tensor_id in source_ids", "keep = False",
           "the gradient of a source that is also an intermediate is consumed by the backward pass"),
     _tape("seeds-of-unheld-targets-kept", "accumulation", "tape.py",
           "if tensor_id in consumed:\n                grads.pop(tensor_id, None)",
@@ -300,8 +300,8 @@ MUTANTS: tuple[Mutant, ...] = (
           "flat_targets = [convert_to_tensor(t) for t in nest.flatten(target)]",
           "a Variable target is read into a fresh tensor instead of standing for its handle, so gradient(v, v) is None"),
     _tape("zeros-like-not-recorded", "recorded-without-gradient", "ops_table.py",
-          'defop("ZerosLike", np.zeros_like, _none_gradient, moves_data=True)',
-          'defop("ZerosLike", np.zeros_like, None, moves_data=True)',
+          'defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x), _none_gradient,',
+          'defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x), None,',
           "zeros_like is never recorded (like stop_gradient), so its output is off the tape (TF records it)"),
 )
 

@@ -11,8 +11,12 @@ Reasoning, in one place:
   sqrt(n) for random-signed terms but can reach n in the worst case; the summation order differs
   between TF and NumPy. Their tolerance is widened by `log2(n) + 1`, the growth of pairwise
   summation error, which is what both libraries implement for long sums.
-- An absolute floor of `eps * scale` handles values that cancel to (almost) zero, where scale is
-  the largest magnitude among the compared values (never below 1 ulp of 1.0).
+- An absolute floor of `eps * scale` handles values that cancel to (almost) zero. Rounding errors
+  are relative to the magnitudes an op computes with, not to its result: `floormod(x, 1.0)` or
+  `x - y` keeps the absolute error of an `x` of 8.3 in a result of 0.7. So scale is the largest
+  magnitude among the compared values and the values they were computed from (`magnitude`: for a
+  program's op, its leaves and reported intermediates; for gradients, every value of the program;
+  never below 1).
 - A result is no more precise than the least precise dtype it was computed through: a float16
   softmax cast to float64 carries float16 rounding. Comparisons of a program's values therefore use
   the epsilon of the least precise floating dtype among its leaves when that exceeds the compared
@@ -62,13 +66,14 @@ def summation_factor(terms: int) -> float:
 class Tolerance:
     relative: float
     absolute_scale: float
+    magnitude: float = 1.0  # the smallest scale of the absolute floor: what the values were computed from
 
     @classmethod
     def for_dtype(cls, dtype: np.dtype, *, gradient: bool = False, summed_terms: int = 1,
-                  computed_through: np.dtype | None = None) -> Tolerance:
+                  computed_through: np.dtype | None = None, magnitude: float = 1.0) -> Tolerance:
         eps = max(epsilon(dtype), epsilon(computed_through) if computed_through is not None else 0.0)
         factor = ULPS_PER_OP * (GRADIENT_FACTOR if gradient else 1) * summation_factor(summed_terms)
-        return cls(relative=factor * eps, absolute_scale=factor * eps)
+        return cls(relative=factor * eps, absolute_scale=factor * eps, magnitude=max(magnitude, 1.0))
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ def _compare_finite(e: np.ndarray, a: np.ndarray, tolerance: Tolerance, dtype: n
     if not finite.any():
         return None
     e, a = e[finite], a[finite]
-    scale = max(float(np.max(np.abs(e))), 1.0)
+    scale = max(float(np.max(np.abs(e))), tolerance.magnitude)
     error = np.abs(a - e)
     allowed = tolerance.relative * np.abs(e) + tolerance.absolute_scale * scale
     if np.all(error <= allowed):

@@ -76,16 +76,6 @@ def defop(name: str, forward: Callable[..., Any], vjp: Callable[..., Any] | None
     return primitive
 
 
-def _check_dtypes(primitive: Primitive, inputs: list) -> DType:
-    first = inputs[0].dtype
-    for tensor in inputs[1:]:
-        if tensor.dtype is not first:  # DTypes are singletons: this loop only finds the mismatch
-            _check_same_dtypes(primitive, inputs)
-    if primitive.accepted is not None and first._numpy_dtype not in primitive.accepted:
-        _reject(primitive, first)
-    return first
-
-
 def _reject(primitive: Primitive, dtype: DType) -> None:
     """Raises TF's error for a dtype the op does not allow, or allows without a CPU kernel."""
     if primitive.dtypes is not None and dtype not in primitive.dtypes:
@@ -164,7 +154,14 @@ def _all_subnormal_free(inputs: list) -> bool:
 def execute(name: str, inputs: list, **attrs: Any) -> Any:
     """Runs primitive `name` on input tensors with attributes; records it; returns its output(s)."""
     primitive = REGISTRY[name]
-    dtype = _check_dtypes(primitive, inputs) if inputs else None
+    dtype = None
+    if inputs:
+        dtype = inputs[0].dtype
+        for tensor in inputs:
+            if tensor.dtype is not dtype:  # DTypes are singletons: this loop only finds the mismatch
+                _check_same_dtypes(primitive, inputs)
+        if primitive.accepted is not None and dtype._numpy_dtype not in primitive.accepted:
+            _reject(primitive, dtype)
     moves_data = primitive.moves_data
     if moves_data.__class__ is not bool:
         moves_data = moves_data(attrs)
@@ -187,7 +184,9 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     elif primitive.keeps_normal:  # its inputs were flushed above
         flushes = False
     if primitive.num_outputs is None:
-        outputs = (_output(result, out_dtype, flushes, subnormal_free),)
+        np_dtype = out_dtype._numpy_dtype  # NumPy's native dtypes are singletons: identity settles most
+        array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, out_dtype)
+        outputs = (EagerTensor(flush_subnormals(array) if flushes else array, out_dtype, subnormal_free),)
     else:
         outputs = tuple([_output(r, out_dtype, flushes, subnormal_free) for r in result])
     if primitive.vjp is not None and inputs:

@@ -98,15 +98,22 @@ def _backward_pass(recording: Recording, targets: list, sources: list, output_gr
     ops, producer = recording.ops, recording.producer
     for op_id in reachable:
         op = ops[op_id]
-        upstream = [_take(grads, t._id, keep=t._id in source_ids) for t in op.outputs]
-        if upstream[0] is None and all(g is None for g in upstream):
-            continue
+        if len(op.outputs) == 1:  # the common case, without a list of one upstream gradient to build
+            upstream = _take(grads, op.outputs[0]._id, source_ids)
+            if upstream is None:
+                continue
+            upstream = [upstream]
+        else:
+            upstream = [_take(grads, t._id, source_ids) for t in op.outputs]
+            if all(g is None for g in upstream):
+                continue
         for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
-            if grad is not None and tensor._id in producer and _dtypes._is_trainable(tensor.dtype):  # tracked
-                if tensor._id in grads:
-                    grads[tensor._id].append(grad)
-                else:
+            if grad is not None and tensor._id in producer and tensor.dtype._trainable:  # tracked
+                contributions = grads.get(tensor._id)
+                if contributions is None:
                     grads[tensor._id] = [grad]
+                else:
+                    contributions.append(grad)
     _drop_consumed_seeds(recording, reachable, sources, grads)
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
 
@@ -140,7 +147,9 @@ def input_gradients(op: OpRecord, upstream: list) -> list | tuple:
     return grads if isinstance(grads, (list, tuple)) else (grads,)
 
 
-def _take(grads: dict, tensor_id: int, keep: bool) -> Any:
+def _take(grads: dict, tensor_id: int, source_ids: set) -> Any:
+    """A tensor's summed gradient, removed from `grads` unless the tensor is a source (read later)."""
+    keep = tensor_id in source_ids
     contributions = grads.get(tensor_id) if keep else grads.pop(tensor_id, None)
     if not contributions:
         return None
