@@ -51,7 +51,7 @@ DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128"
 UNCONNECTED = (("none", "default"), ("none", "string"), ("zero", "string"), ("none", "enum"), ("zero", "enum"))
 METHODS = ("gradient", "jacobian", "batch_jacobian")
 STRUCTURES = ("single", "list", "tuple", "dict", "nested", "namedtuple")
-DICT_KEYS = ("w", "b", "a", "z", "m", "c", "x", "e", "q", "d", "y", "h")  # more than a call has sources
+DICT_KEYS = ("w", "b", "a", "z", "m", "c", "x", "e", "q", "d", "y", "h")  # more than most calls have sources or targets
 
 DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hitting
     "any": ((-3.0, 3.0), (0.0, -0.0, 1.0, -1.0)),
@@ -596,6 +596,7 @@ def _structure(b: _Builder, names: list[str], kind: str) -> Any:
     if kind == "tuple":
         return {"tuple": names}
     keys = [str(k) for k in b.rng.permutation(DICT_KEYS)]  # inserted in unsorted order (mostly)
+    keys += [f"k{i}" for i in range(len(names) - len(keys))]  # a call with more targets than DICT_KEYS
     if kind == "dict":
         return {"dict": [[keys[i], n] for i, n in enumerate(names)]}
     if kind == "namedtuple":  # a class of its own per call, fields in unsorted order
