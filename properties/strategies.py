@@ -22,7 +22,9 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   in the leaves it consumes; operands are often the same tensor or of the same shape (fast paths),
   and shapes have size-1 dimensions;
 - gradient calls sit inside a tape's `with` block as well as after it; dict and namedtuple sources
-  are inserted in unsorted key order; leaves of another dtype (integers, a float of another
+  and targets are inserted in unsorted key order, output gradients come in the targets' structure
+  (dicts reinserted in another order) or as a flat list in TF's flattening order (which pairs them),
+  a target or a source is now and then listed twice, and jacobians take sources of every structure; leaves of another dtype (integers, a float of another
   precision) are consumed by casts and offered as sources; leaves are watched inside stop_recording
   spans and used after them; an op's output is now and then watched after the tape recorded it;
   outputs of ops without a gradient (stop_gradient, round, comparisons) are offered as sources;
