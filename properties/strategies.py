@@ -835,7 +835,8 @@ def _variables(b: _Builder) -> list[_Tensor]:
 
 def _custom_gradient(b: _Builder) -> None:
     """`@tf.custom_gradient` f(a[, c]) = sin(a) * (c or a captured Variable or a), with a gradient
-    that is right (cos) or deliberately not (the upstream alone), applied to a tensor or a Variable;
+    that is right (cos) or deliberately not (the upstream alone), now and then None for c (which TF
+    then calls unconnected through f), applied to a tensor or a Variable;
     a captured trainable Variable comes with the `variables` keyword, positional or keyword-only."""
     x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or b.tensors)
     name = b.fresh("f")
@@ -851,7 +852,7 @@ def _custom_gradient(b: _Builder) -> None:
     backward = [Op(local("cos"), "cos", [local("a")]), Op(local("da"), "multiply", [upstream, local("cos")]),
                 Op(local("ga"), "multiply", [local("da"), other] if honest else [upstream, other]),
                 Op(local("gc"), "multiply", [upstream, local("s")])]
-    grads = [local("ga")] + ([local("gc")] if len(params) == 2 else [])
+    grads = [local("ga")] + ([local("gc") if b.chance(0.75) else None] if len(params) == 2 else [])  # None: unconnected
     mode = b.pick(("positional", "keyword")) if capture is not None and capture.trainable else "none"
     definition = CustomGradient(name, [local(p) for p in params], forward, local("y"), backward, grads, mode,
                                 [local("gc")] if mode != "none" else [], upstream)

@@ -204,7 +204,7 @@ def test_structures_the_issue_asks_for_occur(sample):
 
 
 def test_blind_spot_classes_occur(sample):
-    """Custom gradients (capturing variables too), assigns and reads, Variable targets, targets that
+    """Custom gradients (capturing variables too, returning None for an input), assigns and reads, Variable targets, targets that
     are also sources, comparisons as sources, jacobians over empty dimensions, namedtuple sources and
     watched_variables()."""
     statements = [s for p in sample for s in walk(p.statements)]
@@ -212,6 +212,8 @@ def test_blind_spot_classes_occur(sample):
     found = {
         "custom_gradient": sum(isinstance(s, Apply) for s in statements),
         "captured variables": sum(isinstance(s, CustomGradient) and s.variables != "none" for s in statements),
+        "custom gradient returning None": sum(isinstance(s, CustomGradient) and None in s.input_grads
+                                              for s in statements),
         "assign": sum(isinstance(s, Assign) for s in statements),
         "read_value": sum(isinstance(s, ReadValue) for s in statements),
         "variable target": sum(any(leaves.get(n) is not None and leaves[n].kind == "variable"
