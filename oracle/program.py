@@ -290,6 +290,37 @@ def structure_references(structure: Structure | None) -> list[str]:
     return [name for child in structure_children(structure) for name in structure_references(child)]
 
 
+def flat_references(structure: Structure | None) -> list[str]:
+    """The references in the order `tf.nest.flatten` gives them: a dict's values in sorted key order
+    (TF pairs targets with output_gradients in this order, whatever their structures)."""
+    if structure is None:
+        return []
+    if isinstance(structure, str):
+        return [structure]
+    (kind, items), = structure.items()
+    children = [s for _, s in sorted(items, key=lambda item: item[0])] if kind == "dict" else structure_children(structure)
+    return [name for child in children for name in flat_references(child)]
+
+
+def pack_references(structure: Structure, names: list[str]) -> Structure:
+    """`structure` with its references replaced by `names`, taken in `tf.nest.flatten`'s order (as
+    `tf.nest.pack_sequence_as` does: dicts keep their own order)."""
+    remaining = iter(names)
+
+    def pack(item: Structure) -> Structure:
+        if isinstance(item, str):
+            return next(remaining)
+        (kind, items), = item.items()
+        if kind == "dict":
+            packed = {key: pack(child) for key, child in sorted(items, key=lambda entry: entry[0])}
+            return {kind: [[key, packed[key]] for key, _ in items]}
+        if kind == "namedtuple":
+            return {kind: [items[0], [[key, pack(child)] for key, child in items[1]]]}
+        return {kind: [pack(child) for child in items]}
+
+    return pack(structure)
+
+
 def map_references(structure: Structure, change: Any) -> Structure:
     """`structure` with each reference `r` replaced by `change(r)`."""
     if isinstance(structure, str):

@@ -7,13 +7,14 @@ verdict when the finding has a decided one (an `undecided` finding may shrink in
 referee can judge: custom gradients, for one, are beyond it). The steps, tried greedily until none applies or the time budget
 is spent:
 - keep only what the first divergence needs (the ancestors of its node, or of its call);
-- remove a statement nothing uses; unwrap a tape nothing names (or that is nested: its calls go to
+- remove a statement nothing uses (a watch is no use: a leaf only watched goes, its watches with it); unwrap a tape nothing names (or that is nested: its calls go to
   the enclosing tape), unwrap or drop a stop_recording span, drop a reset or a watch;
 - bypass an op or a custom gradient's application (its uses read one of its inputs instead);
 - replace an op by a leaf holding its value computed on the reference side: a constant, or a
   variable that becomes the only source of the calls that depend on it;
 - tape options to their defaults (persistent False, watch_accessed_variables True); calls to a plain
-  `gradient` without output_gradients or unconnected_gradients; one source, one target.
+  `gradient` without output_gradients or unconnected_gradients; one source, one target; a structure
+  less one of its sources, or of its targets (with the output gradient TF pairs with it).
 Every program returned has failed the test: when nothing smaller fails, the original comes back.
 """
 
@@ -25,8 +26,8 @@ from typing import Any, Callable, Iterator
 
 from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
-from reftape_oracle.program import (Apply, Assign, Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch,
-                                    WatchedVariables, map_references, walk)
+from reftape_oracle.program import (Apply, Assign, Call, Leaf, Op, Program, Reset, StopRecording, Structure, Tape,
+                                    Watch, WatchedVariables, flat_references, map_references, walk)
 
 from .divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope,
                          structure_names, substitute)
@@ -140,11 +141,12 @@ def _filter(statements: list, keep: Callable[[Any], bool]) -> list:
 
 def _uses(program: Program, name: str, exclude: Any = None) -> bool:
     """Whether any statement but `exclude` (or the outputs, or a custom gradient's functions) reads
-    value `name` or names tape `name`."""
+    value `name` or names tape `name`. A watch is no use of a value: a leaf nothing else reads goes
+    with its watches (`_tidy`), even where one watch also names a leaf the finding needs."""
     for s in walk(program.statements):
         if s is exclude:
             continue
-        if name in inputs_of(s) or isinstance(s, Watch) and name in map(base, s.names):
+        if name in inputs_of(s):
             return True
         if isinstance(s, TAPE_USES) and s.tape == name:
             return True
@@ -279,9 +281,47 @@ def _simpler_calls(call: Call) -> Iterator[Call]:
     if not isinstance(call.sources, str):
         for source in dict.fromkeys(structure_names(call.sources)):
             yield replace(call, sources=source)
+        for sources in _without_one(call.sources):
+            yield replace(call, sources=sources)
     if not isinstance(call.target, str) and call.output_gradients is None:
         for target in dict.fromkeys(structure_names(call.target)):
             yield replace(call, target=target)
+        for target in _without_one(call.target):
+            yield replace(call, target=target)
+    elif not isinstance(call.target, str):
+        yield from _without_one_target(call)
+
+
+def _without_one(structure: Structure) -> Iterator[Structure]:
+    """`structure` less one of its references, at any depth, from a list, tuple or dict (a namedtuple
+    keeps its fields: a typename has the same fields wherever the program uses it)."""
+    if isinstance(structure, str):
+        return
+    (kind, items), = structure.items()
+    entries = items[1] if kind == "namedtuple" else items
+    keyed = kind in ("dict", "namedtuple")
+    for i, entry in enumerate(entries):
+        child = entry[1] if keyed else entry
+        if isinstance(child, str) and kind != "namedtuple":
+            smaller = [entries[:i] + entries[i + 1:]]
+        else:
+            smaller = [entries[:i] + [[entry[0], c] if keyed else c] + entries[i + 1:] for c in _without_one(child)]
+        for rest in smaller:
+            yield {kind: [items[0], rest]} if kind == "namedtuple" else {kind: rest}
+
+
+def _without_one_target(call: Call) -> Iterator[Call]:
+    """The call less one target and the output gradient TF pairs with it (the same position in TF's
+    flattening of each), as flat lists."""
+    targets, weights = flat_references(call.target), flat_references(call.output_gradients)
+    for position in range(len(targets)):
+        yield replace(call, target=_listed(targets, position), output_gradients=_listed(weights, position))
+
+
+def _listed(names: list[str], position: int) -> Structure:
+    """`names` less the one at `position` (when there is one): one name alone, several as a list."""
+    rest = names[:position] + names[position + 1:]
+    return rest[0] if len(rest) == 1 else {"list": rest}
 
 
 def _tidy(program: Program) -> Program:

@@ -11,8 +11,10 @@ Families and classes (from issue 7):
   in more precision than TF's kernel, which overflows in the input's dtype);
 - `tape`: tape-option, nesting, stop-recording, reset, output-gradients, accumulation,
   source-structure, jacobian, custom-gradient, stop-gradient, integer-dtype, variable,
-  gradient-target (a Variable as a target, a target that is also a source), recorded-without-gradient
-  (ops TF records with a None gradient, whose outputs are on the tape).
+  gradient-target (a Variable as a target, a target that is also a source, a target listed twice),
+  target-structure (how a structured target flattens, which decides the output gradient each target
+  is paired with), recorded-without-gradient (ops TF records with a None gradient, whose outputs are
+  on the tape).
 
 `equivalent` says why a mutant cannot be detected (it computes the same thing as reftape for every
 program), where that is shown; such a mutant must survive every detector, which makes it the control
@@ -28,7 +30,7 @@ VJP_CLASSES = ("sign-or-scale", "wrong-tensor", "missing-conjugate", "broadcast-
                "special-point", "dtype-leak", "second-order", "accumulation", "large-magnitude")
 TAPE_CLASSES = ("tape-option", "nesting", "stop-recording", "reset", "output-gradients", "accumulation",
                 "source-structure", "jacobian", "custom-gradient", "stop-gradient", "integer-dtype", "variable",
-                "gradient-target", "recorded-without-gradient")
+                "gradient-target", "target-structure", "recorded-without-gradient")
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,12 @@ MUTANTS: tuple[Mutant, ...] = (
           "seed = output_gradients[i] if i < len(output_gradients) else None",
           "seed = output_gradients[0] if output_gradients else None",
           "every target is seeded with the first output gradient"),
+    _tape("output-gradients-dict-insertion-order", "output-gradients", "tape.py",
+          "seeds = [None if g is None else g for g in nest.flatten(output_gradients)]",
+          "seeds = [None if g is None else g for g in (list(output_gradients.values())\n"
+          "                     if isinstance(output_gradients, dict) else nest.flatten(output_gradients))]",
+          "output_gradients given as a dict flatten in insertion order instead of TF's sorted key order, "
+          "so each seeds another target than TF pairs it with"),
     _tape("last-contribution-wins", "accumulation", "tape.py", "total = aggregate(contributions)",
           "total = contributions[-1]", "a tensor used twice keeps only its last gradient contribution"),
     _tape("intermediate-source-dropped", "accumulation", "tape.py", "keep = tensor_id in source_ids", "keep = False",
@@ -238,12 +246,38 @@ MUTANTS: tuple[Mutant, ...] = (
     _tape("dict-repacked-sorted", "source-structure", "nest.py", "return type(item)((k, packed[k]) for k in item)",
           "return type(item)((k, packed[k]) for k in sorted(item))",
           "returned dicts come back in sorted key order instead of the sources' own order"),
+    _tape("duplicate-source-once", "source-structure", "tape.py",
+          "return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]",
+          "return [aggregate(grads.pop(s._id)) if grads.get(s._id) else None for s in sources]",
+          "a source listed twice gets its gradient at its first position only (None at the second)"),
     _tape("namedtuple-becomes-tuple", "source-structure", "nest.py",
           "return type(item)(*[rebuild(x) for x in item])", "return tuple(rebuild(x) for x in item)",
           "gradients for namedtuple sources come back as a plain tuple"),
     _tape("watch-cuts-intermediate", "source-structure", "recording.py", "self.producer.setdefault(tensor._id, -1)",
           "self.producer[tensor._id] = -1", "watching an already recorded tensor cuts the gradient path through it"),
+    # --- Tape: structured targets
+    _tape("namedtuple-target-by-field-name", "target-structure", "tape.py",
+          "flat_targets = [_handle_or_self(t) for t in nest.flatten(target)]",
+          "flat_targets = [_handle_or_self(t) for t in nest.flatten(\n"
+          "            target._asdict() if hasattr(target, \"_fields\") else target)]",
+          "a namedtuple target flattens like a dict, in sorted field order instead of its field order, "
+          "so its output gradients seed the wrong fields"),
+    _tape("targets-flattened-one-level", "target-structure", "tape.py",
+          "flat_targets = [_handle_or_self(t) for t in nest.flatten(target)]",
+          "flat_targets = [_handle_or_self(t) for t in (\n"
+          "            list(target) if isinstance(target, (list, tuple)) else nest.flatten(target))]",
+          "a list or tuple of targets is flattened one level only: a nested structure inside it is rejected"),
+    _tape("duplicate-target-once", "gradient-target", "tape.py",
+          "grads.setdefault(target._id, []).append(_ones_like(target) if seed is None else seed)",
+          "grads[target._id] = [_ones_like(target) if seed is None else seed]",
+          "a target listed twice counts once, with its last output gradient (TF sums both)"),
     # --- Tape: jacobian and batch_jacobian
+    _tape("jacobian-dict-sources-insertion-order", "jacobian", "tape.py",
+          "        recording = self._check_usable()\n        flat_sources = nest.flatten(sources)",
+          "        recording = self._check_usable()\n        flat_sources = (list(sources.values()) if isinstance(\n"
+          "            sources, dict) else nest.flatten(sources))",
+          "jacobian flattens dict sources in insertion order but packs the results in sorted key order, "
+          "so each Jacobian lands under another source's key"),
     _tape("jacobian-zeros-target-dtype", "jacobian", "tape.py",
           "F.zeros(tuple(target.shape) + tuple(source.shape), source.dtype)",
           "F.zeros(tuple(target.shape) + tuple(source.shape), target.dtype)",
@@ -271,6 +305,10 @@ MUTANTS: tuple[Mutant, ...] = (
     _tape("custom-gradient-variable-grads-dropped", "custom-gradient", "tape.py",
           "return flat_grads + list(variable_grads)", "return flat_grads + [None] * len(variable_grads)",
           "custom_gradient drops the gradients it returns for captured variables"),
+    _tape("custom-gradient-none-becomes-zeros", "custom-gradient", "tape.py",
+          "return flat_grads + list(variable_grads)",
+          "return [F.zeros_like(x) if g is None else g for g, x in zip(flat_grads, inputs)] + list(variable_grads)",
+          "a None gradient a custom gradient returns for an input becomes zeros (TF: None, the input unconnected)"),
     _tape("custom-gradient-untrainable-captured", "custom-gradient", "tape.py",
           "if v.trainable and all(v is not arg for arg in flat_args)]", "if all(v is not arg for arg in flat_args)]",
           "custom_gradient passes non-trainable variables to grad_fn"),

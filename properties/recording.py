@@ -76,7 +76,8 @@ def features(program: Program) -> dict:
             options.add("watched_variables")
         elif isinstance(s, Call):
             options |= {f"method={s.method}", f"unconnected={s.unconnected}/{s.unconnected_form}",
-                        f"output_gradients={s.output_gradients is not None}", f"sources={_kind(s.sources)}"}
+                        f"output_gradients={s.output_gradients is not None}", f"sources={_kind(s.sources)}",
+                        f"targets={_kind(s.target)}"}
             if s.method != "gradient":
                 options.add(f"use_pfor={s.use_pfor}")
         elif hasattr(s, "path"):

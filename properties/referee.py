@@ -50,7 +50,7 @@ import numpy as np
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import (Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, structure_children,
-                                    structure_references, walk)
+                                    flat_references, structure_references, walk)
 from .compare import Discrepancy
 from .tolerance import Tolerance, is_floating
 
@@ -205,7 +205,8 @@ class _Targets:
     def __init__(self, program: Program, call: Call, source: str) -> None:
         if not all(isinstance(s, MODELLED) for s in walk(program.statements)):
             raise Unjudgeable("the referee does not model custom gradients and variable updates")
-        self._names, self._weights = structure_references(call.target), structure_references(call.output_gradients)
+        # paired in TF's order, whatever the two structures
+        self._names, self._weights = flat_references(call.target), flat_references(call.output_gradients)
         leaves = program.leaves()
         needed = _needed(program, self._names + self._weights + [source])
         watched, recorded = _tape_state(program, call)

@@ -22,7 +22,9 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   in the leaves it consumes; operands are often the same tensor or of the same shape (fast paths),
   and shapes have size-1 dimensions;
 - gradient calls sit inside a tape's `with` block as well as after it; dict and namedtuple sources
-  are inserted in unsorted key order; leaves of another dtype (integers, a float of another
+  and targets are inserted in unsorted key order, output gradients come in the targets' structure
+  (dicts reinserted in another order) or as a flat list in TF's flattening order (which pairs them),
+  a target or a source is now and then listed twice, and jacobians take sources of every structure; leaves of another dtype (integers, a float of another
   precision) are consumed by casts and offered as sources; leaves are watched inside stop_recording
   spans and used after them; an op's output is now and then watched after the tape recorded it;
   outputs of ops without a gradient (stop_gradient, round, comparisons) are offered as sources;
@@ -43,14 +45,15 @@ from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
-                                    StopRecording, Tape, Watch, WatchedVariables)
+                                    StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
+                                    pack_references)
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.
 DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
 UNCONNECTED = (("none", "default"), ("none", "string"), ("zero", "string"), ("none", "enum"), ("zero", "enum"))
 METHODS = ("gradient", "jacobian", "batch_jacobian")
 STRUCTURES = ("single", "list", "tuple", "dict", "nested", "namedtuple")
-DICT_KEYS = ("w", "b", "a", "z", "m", "c", "x", "e", "q", "d", "y", "h")  # more than a call has sources
+DICT_KEYS = ("w", "b", "a", "z", "m", "c", "x", "e", "q", "d", "y", "h")  # more than most calls have sources or targets
 
 DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hitting
     "any": ((-3.0, 3.0), (0.0, -0.0, 1.0, -1.0)),
@@ -595,11 +598,14 @@ def _structure(b: _Builder, names: list[str], kind: str) -> Any:
     if kind == "tuple":
         return {"tuple": names}
     keys = [str(k) for k in b.rng.permutation(DICT_KEYS)]  # inserted in unsorted order (mostly)
+    keys += [f"k{i}" for i in range(len(names) - len(keys))]  # a call with more targets than DICT_KEYS
     if kind == "dict":
         return {"dict": [[keys[i], n] for i, n in enumerate(names)]}
     if kind == "namedtuple":  # a class of its own per call, fields in unsorted order
         return {"namedtuple": [b.fresh("Pair"), [[keys[i], n] for i, n in enumerate(names)]]}
-    return {"dict": [[keys[0], names[0]], [keys[1], {"list": [{"tuple": [n]} for n in names[1:]]}]]}
+    if b.chance(0.5):  # a dict holding a list of tuples
+        return {"dict": [[keys[0], names[0]], [keys[1], {"list": [{"tuple": [n]} for n in names[1:]]}]]}
+    return {"list": [names[0], {"tuple": [{"dict": [[keys[i], n]]} for i, n in enumerate(names[1:])]}]}
 
 
 def _reaching(b: _Builder, targets: list[_Tensor]) -> list[_Tensor]:
@@ -656,9 +662,48 @@ def _root_leaf(b: _Builder, targets: list[_Tensor]) -> _Tensor | None:
     return max(leaves, key=lambda leaf: (sum(leaf in t.reaches for t in on_the_way), -leaf.serial))
 
 
-def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
-    """Upstream gradients for `targets`: random values, zeros, negatives, ones, or values with some
-    elements zero (a zero upstream where the op sits at a special point), one leaf each."""
+def _target_structure(b: _Builder, targets: list[_Tensor]) -> tuple[Structure, list[_Tensor]]:
+    """The targets as one name, or as a structure of any kind (dicts and namedtuples in unsorted key
+    order, nested), with the targets in the order TF flattens that structure (and pairs them with
+    output_gradients): sometimes a target listed twice, which TF seeds twice."""
+    if len(targets) > 1 and b.chance(0.08):
+        targets = targets + [b.pick(targets)]
+    if len(targets) == 1 and not b.chance(0.15):
+        return targets[0].name, targets
+    structure = _structure(b, [t.name for t in targets], b.pick(STRUCTURES[1:]))
+    by_name = {t.name: t for t in targets}
+    return structure, [by_name[name] for name in flat_references(structure)]
+
+
+def _weights_structure(b: _Builder, target: Structure, names: list[str]) -> Structure:
+    """Output gradients `names` (in TF's flattening order of `target`) as TF pairs them with `target`:
+    in its structure (dict entries now and then inserted in another order: TF pairs them by key), or
+    as a flat list."""
+    if isinstance(target, str):
+        return names[0]
+    style = b.rng.random()
+    if style < 0.35:
+        return {"list": names}
+    weights = pack_references(target, names)
+    return _reordered(b, weights) if style < 0.55 else weights
+
+
+def _reordered(b: _Builder, structure: Structure) -> Structure:
+    """`structure` with each dict's entries inserted in a random order (the same keys and values)."""
+    if isinstance(structure, str):
+        return structure
+    (kind, items), = structure.items()
+    if kind == "dict":
+        return {kind: [[key, _reordered(b, child)] for key, child in (items[i] for i in b.rng.permutation(len(items)))]}
+    if kind == "namedtuple":
+        return {kind: [items[0], [[key, _reordered(b, child)] for key, child in items[1]]]}
+    return {kind: [_reordered(b, child) for child in items]}
+
+
+def _output_gradients(b: _Builder, target: Structure, targets: list[_Tensor]) -> Structure:
+    """Upstream gradients for `targets` (flattened as TF flattens `target`): random values, zeros,
+    negatives, ones, or values with some elements zero (a zero upstream where the op sits at a
+    special point), one leaf each, in a structure TF pairs with `target`'s."""
     names = []
     for t in targets:
         value = _array(b.rng, t.dtype, t.shape)
@@ -676,7 +721,7 @@ def _output_gradients(b: _Builder, targets: list[_Tensor]) -> Any:
                 special = np.isin(leaf.value, CATALOG[t.path].specials_for(t.inputs.index(leaf)))
                 value = np.where(special, 0, value).astype(value.dtype)
         names.append(b.leaf(t.shape, dtype=t.dtype, kind="constant", value=value).name)
-    return names[0] if len(targets) == 1 else {"list": names}
+    return _weights_structure(b, target, names)
 
 
 def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
@@ -698,6 +743,8 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, so
         sources = _sources(b, targets, b.pick((1, 1, 2, 3)))
         if b.chance(0.12):  # a target that is also a source
             sources.append(b.pick([t for t in targets if t not in sources] or targets))
+        if b.chance(0.05):  # a source listed twice: TF gives its gradient at both places
+            sources.append(b.pick(sources))
         if b.booleans and b.chance(0.05):  # a comparison's output: recorded, without a gradient
             sources.append(_Tensor(b.pick(b.booleans), (), "bool", 0))
         if _variables(b) and b.chance(0.12):  # a Variable among the targets
@@ -709,8 +756,8 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, so
             held_not = b.pick(unheld) if unheld else b.leaf(b.base, kind="constant", watched=False)
             targets, sources = targets + [held_not], sources + [held_not]
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
-    target = targets[0].name if len(targets) == 1 else {"list": [t.name for t in targets]}
-    weights = _output_gradients(b, targets) if b.chance(0.6) else None
+    target, flat = _target_structure(b, targets)
+    weights = _output_gradients(b, target, flat) if b.chance(0.6) else None
     return Call(name, tape, "gradient", target, structure, weights, unconnected, form), sources
 
 
@@ -729,7 +776,7 @@ def _jacobian_call(b: _Builder, tape: str, targets: list[_Tensor]) -> Call:
     if _variables(b) and b.chance(0.08):  # a Variable as the target, usually also a source
         target = b.pick(_variables(b))
     sources = _sources(b, [target], b.pick((1, 1, 2))) if target.reaches else [target]
-    structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES[:2]))
+    structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     return Call(name, tape, "jacobian", target.name, structure, None, unconnected, form, use_pfor=use_pfor)
 
 
@@ -788,7 +835,8 @@ def _variables(b: _Builder) -> list[_Tensor]:
 
 def _custom_gradient(b: _Builder) -> None:
     """`@tf.custom_gradient` f(a[, c]) = sin(a) * (c or a captured Variable or a), with a gradient
-    that is right (cos) or deliberately not (the upstream alone), applied to a tensor or a Variable;
+    that is right (cos) or deliberately not (the upstream alone), now and then None for c (which TF
+    then calls unconnected through f), applied to a tensor or a Variable;
     a captured trainable Variable comes with the `variables` keyword, positional or keyword-only."""
     x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or b.tensors)
     name = b.fresh("f")
@@ -804,7 +852,7 @@ def _custom_gradient(b: _Builder) -> None:
     backward = [Op(local("cos"), "cos", [local("a")]), Op(local("da"), "multiply", [upstream, local("cos")]),
                 Op(local("ga"), "multiply", [local("da"), other] if honest else [upstream, other]),
                 Op(local("gc"), "multiply", [upstream, local("s")])]
-    grads = [local("ga")] + ([local("gc")] if len(params) == 2 else [])
+    grads = [local("ga")] + ([local("gc") if b.chance(0.75) else None] if len(params) == 2 else [])  # None: unconnected
     mode = b.pick(("positional", "keyword")) if capture is not None and capture.trainable else "none"
     definition = CustomGradient(name, [local(p) for p in params], forward, local("y"), backward, grads, mode,
                                 [local("gc")] if mode != "none" else [], upstream)

@@ -385,3 +385,34 @@ def test_a_known_divergence_explains_a_discrepancy_of_its_own_program(number):
     known = next(k for k in KNOWN if k.number == number)
     finding = evaluate(known.program, "reftape", judge=False)
     assert finding is not None and number in {d.known for d in finding.discrepancies}
+
+
+def test_minimisation_drops_a_leaf_nothing_needs_from_a_structure_the_finding_needs():
+    """A source listed twice gets None at its second place: one source alone does not show it, so the
+    structure stays, less the unconnected source `u`, which then goes with its watch."""
+    program = Program([
+        Leaf("x", "constant", f32(0.3, 0.7, -1.1), "float32"),
+        Leaf("u", "constant", f32(1.0, 2.0, 3.0), "float32"),
+        Leaf("k", "constant", f32(2.0, 3.0, -0.5), "float32"),
+        Tape("t", body=[Watch("t", ["x", "u"]), Op("a", "sin", ["x"]), Op("b", "multiply", ["a", "k"]),
+                        Op("s", "reduce_sum", ["b"])]),
+        Call("g", "t", "gradient", "s", {"list": ["x", "u", "x"]})], outputs=["s"])
+    finding = evaluate(program, "duplicate_source_backend", judge=False)
+    minimal = minimize(finding)
+    assert set(minimal.program.leaves()) == {"x"}
+    (call,) = [s for s in minimal.program.statements if isinstance(s, Call)]
+    assert call.sources == {"list": ["x", "x"]}
+    assert evaluate(minimal.program, "duplicate_source_backend", judge=False) is not None
+
+
+def test_minimisation_candidates_drop_a_leaf_only_watched_and_a_target_with_its_output_gradient():
+    from reftape_properties.minimize import _removals, _simpler_calls
+
+    program = Program([Leaf("x", "constant", f32(1.0), "float32"), Leaf("u", "constant", f32(2.0), "float32"),
+                       Tape("t", body=[Watch("t", ["x", "u"]), Op("y", "sin", ["x"])]),
+                       Call("g", "t", "gradient", "y", "x")])
+    assert any("u" not in p.leaves() and "x" in p.leaves() for p in _removals(program))
+    call = Call("g", "t", "gradient", {"dict": [["b", "p"], ["a", "q"]]}, "x",
+                output_gradients={"dict": [["a", "wq"], ["b", "wp"]]})
+    smaller = [(c.target, c.output_gradients) for c in _simpler_calls(call) if c.output_gradients is not None]
+    assert smaller == [("p", "wp"), ("q", "wq")]  # TF pairs by sorted key: a with a, b with b

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from reftape_oracle import run
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Op, ReadValue, StopRecording, Tape, Watch,
-                                    WatchedVariables, structure_references, walk)
+                                    WatchedVariables, flat_references, structure_references, walk)
 from reftape_properties.recording import coverage_summary, features
 from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
                                    values)
@@ -204,7 +204,7 @@ def test_structures_the_issue_asks_for_occur(sample):
 
 
 def test_blind_spot_classes_occur(sample):
-    """Custom gradients (capturing variables too), assigns and reads, Variable targets, targets that
+    """Custom gradients (capturing variables too, returning None for an input), assigns and reads, Variable targets, targets that
     are also sources, comparisons as sources, jacobians over empty dimensions, namedtuple sources and
     watched_variables()."""
     statements = [s for p in sample for s in walk(p.statements)]
@@ -212,6 +212,8 @@ def test_blind_spot_classes_occur(sample):
     found = {
         "custom_gradient": sum(isinstance(s, Apply) for s in statements),
         "captured variables": sum(isinstance(s, CustomGradient) and s.variables != "none" for s in statements),
+        "custom gradient returning None": sum(isinstance(s, CustomGradient) and None in s.input_grads
+                                              for s in statements),
         "assign": sum(isinstance(s, Assign) for s in statements),
         "read_value": sum(isinstance(s, ReadValue) for s in statements),
         "variable target": sum(any(leaves.get(n) is not None and leaves[n].kind == "variable"
@@ -246,6 +248,56 @@ def _tape_classes(sample) -> dict:
             found["source without a gradient"] += any(n in ops and CATALOG[ops[n].path].gradient != "gradient"
                                                       for n in sources)
     return found
+
+
+def _kinds(structure) -> set:
+    """The container kinds in a structure, at any depth."""
+    if structure is None or isinstance(structure, str):
+        return set()
+    (kind, items), = structure.items()
+    children = [c for _, c in items[1]] if kind == "namedtuple" else [c for _, c in items] if kind == "dict" else items
+    return {kind}.union(*map(_kinds, children))
+
+
+def _unsorted_dicts(structure) -> bool:
+    """A dict or namedtuple in the structure whose keys are not in sorted order (TF flattens dicts by key)."""
+    if structure is None or isinstance(structure, str):
+        return False
+    (kind, items), = structure.items()
+    entries = items[1] if kind == "namedtuple" else items if kind == "dict" else [(None, c) for c in items]
+    keys = [k for k, _ in entries if k is not None]
+    return keys != sorted(keys) or any(_unsorted_dicts(c) for _, c in entries)
+
+
+def test_structured_targets_and_output_gradients_occur(sample):
+    """Targets of every structure (unsorted dicts and namedtuples, nested inside a list too) with output
+    gradients TF pairs with them: as many as the targets, in their structure or another (a dict in
+    another insertion order, a flat list); a target or a source listed twice; jacobians with dict and
+    namedtuple sources."""
+    calls = [s for p in sample for s in walk(p.statements) if isinstance(s, Call)]
+    weighted = [c for c in calls if c.output_gradients is not None and not isinstance(c.target, str)]
+    assert all(len(flat_references(c.output_gradients)) == len(flat_references(c.target)) for c in weighted)
+    found = {
+        "unsorted dict or namedtuple target with weights": sum(_unsorted_dicts(c.target) for c in weighted),
+        "dict weights": sum("dict" in _kinds(c.output_gradients) for c in weighted),
+        "namedtuple weights": sum("namedtuple" in _kinds(c.output_gradients) for c in weighted),
+        "flat weights for a dict target": sum(_kinds(c.output_gradients) == {"list"} and "dict" in _kinds(c.target)
+                                              for c in weighted),
+        "dict weights in unsorted key order": sum("dict" in _kinds(c.output_gradients)
+                                                  and _unsorted_dicts(c.output_gradients) for c in weighted),
+        "container nested in a list target": sum(isinstance(c.target, dict) and "list" in c.target
+                                                 and any(not isinstance(x, str) for x in c.target["list"])
+                                                 for c in calls),
+        "target listed twice": sum(len(set(flat_references(c.target))) < len(flat_references(c.target))
+                                   for c in calls),
+        "source listed twice": sum(len(set(structure_references(c.sources))) < len(structure_references(c.sources))
+                                   for c in calls),
+        "jacobian with dict or namedtuple sources": sum(c.method == "jacobian" and bool({"dict", "namedtuple"}
+                                                                                        & _kinds(c.sources))
+                                                        for c in calls),
+    }
+    print(found)
+    assert all(count >= 3 for count in found.values()), found
 
 
 def _continued_on_the_same_tape(program) -> bool:
@@ -375,7 +427,8 @@ def test_reaches_every_dtype_and_option_value():
                 | {f"method={m}" for m in METHODS} | {f"unconnected={u}/{f}" for u, f in UNCONNECTED}
                 | {f"output_gradients={b}" for b in (True, False)} | {"stop_recording", "reset", "watched_variables"}
                 | {f"nesting={n}" for n in (1, 2, 3)} | {f"use_pfor={b}" for b in (True, False)}
-                | {f"sources={k}" for k in ("single", "list", "tuple", "dict", "nested", "namedtuple")})
+                | {f"{part}={k}" for part in ("sources", "targets")
+                   for k in ("single", "list", "tuple", "dict", "nested", "namedtuple")})
     assert expected - options == set()
     # Every op x dtype pair is exercised deterministically by tests/test_ops.py (recorded in coverage).
 
