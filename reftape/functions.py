@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dtypes
+from .errors import InvalidArgumentError
 from .fp_errors import quiet_astype
 from .primitives import execute
 from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
@@ -81,7 +82,11 @@ def _axes(axis: Any) -> tuple | None:
         return axis
     if _is_tensor_like(axis):
         axis = np.asarray(axis)
-    return tuple(int(a) for a in np.atleast_1d(axis))
+    elif isinstance(axis, float):  # TF converts a Python number to an int32 tensor, a list as it is
+        raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
+    elif isinstance(axis, (list, tuple)) and np.asarray(axis).dtype.kind == "f" and np.size(axis):
+        raise InvalidArgumentError("Value for attr 'Tidx' of float is not in the list of allowed values: int32, int64")
+    return tuple(int(a) for a in np.ravel(axis))  # any rank, as TF's reduction indices
 
 
 # ---------------------------------------------------------------------------------------------

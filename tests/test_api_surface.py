@@ -88,6 +88,10 @@ EXPRESSIONS = [
  "tf.as_dtype(3)", "tf.as_dtype(2.0)", "tf.as_dtype(True)", "tf.as_dtype(None)", "tf.as_dtype(int)", "tf.as_dtype(float)",
  "tf.as_dtype(complex)", "tf.as_dtype(object)", "tf.as_dtype(b'float32')", "tf.as_dtype(np.array([1.0]))",
  "tf.as_dtype(np.dtype('U3'))", "tf.as_dtype(np.int64)", "tf.float32 == 1", "tf.zeros([1], None)",
+ # reduction axes: a Python float fails to convert, a list of floats in the op; NumPy floats and any rank pass
+ "tf.reduce_sum(tf.ones([2, 3]), axis=1.0)", "tf.reduce_sum(tf.ones([2, 3]), axis=[1.0])", "tf.reduce_sum(tf.ones([2, 3]), axis=[[1]])",
+ "tf.reduce_max(tf.ones([2, 3]), axis=np.array([[1, 0]]))", "tf.reduce_mean(tf.ones([2, 3]), axis=np.float32(1))",
+ "tf.reduce_sum(tf.ones([2, 3]), axis=[])",
 ]
 
 
