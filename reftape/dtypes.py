@@ -109,27 +109,32 @@ _ALL = (float16, bfloat16, float32, float64, complex64, complex128,
               int8, int16, int32, int64, uint8, bool, string, resource)
 _BY_NAME = {d.name: d for d in _ALL} | {"half": float16, "double": float64}
 _BY_NUMPY = {_np.dtype(d.as_numpy_dtype): d for d in _ALL if d.is_numpy_compatible and d is not string}
-_BY_PYTHON = {float: float64, int: int64, complex: complex128, _builtins.bool: bool, str: string}
-
+# TF's lookup table of everything but NumPy dtypes: names, the Python types it knows (not int, complex
+# or str: as_dtype(int) is a TypeError), NumPy scalar types and the DataType enum's numbers (so that
+# as_dtype(3) is int32 and, as the keys are hashed, as_dtype(2.0) float64 and as_dtype(True) float32).
+_BY_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 7: string, 8: complex64, 9: int64, 10: bool,
+            14: bfloat16, 18: complex128, 19: float16, 20: resource}
+_BY_NUMPY_TYPE = {d.as_numpy_dtype: d for d in _ALL if d.is_numpy_compatible and d is not string} | {
+    _np.object_: string, _np.bytes_: string, _np.str_: string, _np.longlong: int64}
+_BY_ANY = {**_BY_ENUM, **_BY_NAME, float: float32, _builtins.bool: bool, object: string, **_BY_NUMPY_TYPE}
 
 
 def as_dtype(type_value: _Any) -> DType:
-    """Converts a DType, its name, a NumPy dtype or a Python type to a DType."""
+    """Converts a DType, its name, a NumPy dtype or type, a DataType number, float, bool, object, or
+    anything with a NumPy `dtype` to a DType, in TF's order of lookups."""
     if isinstance(type_value, DType):
         return type_value
-    if isinstance(type_value, str) and type_value in _BY_NAME:
-        return _BY_NAME[type_value]
-    if isinstance(type_value, type) and type_value in _BY_PYTHON:
-        return _BY_PYTHON[type_value]
+    if isinstance(type_value, _np.dtype) and type_value.type in _BY_NUMPY_TYPE:
+        return _BY_NUMPY_TYPE[type_value.type]
     try:
-        np_dtype = _np.dtype(type_value)
-    except TypeError:
-        np_dtype = None
-    if np_dtype is not None:
-        if np_dtype.kind in ("U", "S", "O"):
-            return string
-        if np_dtype in _BY_NUMPY:
-            return _BY_NUMPY[np_dtype]
+        return _BY_ANY[type_value]
+    except (KeyError, TypeError):
+        pass
+    if hasattr(type_value, "dtype"):
+        try:
+            return _BY_NUMPY_TYPE[_np.dtype(type_value.dtype).type]
+        except (KeyError, TypeError):
+            pass
     raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
 
 

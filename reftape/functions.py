@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dtypes
+from .errors import InvalidArgumentError
 from .fp_errors import quiet_astype
 from .primitives import execute
 from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
@@ -81,7 +82,11 @@ def _axes(axis: Any) -> tuple | None:
         return axis
     if _is_tensor_like(axis):
         axis = np.asarray(axis)
-    return tuple(int(a) for a in np.atleast_1d(axis))
+    elif isinstance(axis, float):  # TF converts a Python number to an int32 tensor, a list as it is
+        raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
+    elif isinstance(axis, (list, tuple)) and np.asarray(axis).dtype.kind == "f" and np.size(axis):
+        raise InvalidArgumentError("Value for attr 'Tidx' of float is not in the list of allowed values: int32, int64")
+    return tuple(int(a) for a in np.ravel(axis))  # any rank, as TF's reduction indices
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,14 +113,16 @@ _TRUE_DIVISION_TYPE = {_dtypes.int8: _dtypes.float32, _dtypes.uint8: _dtypes.flo
                        _dtypes.int32: _dtypes.float64, _dtypes.int64: _dtypes.float64,
                        **{dtype: None for dtype in (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64,
                                                     _dtypes.complex64, _dtypes.complex128)}}
+# TF's list, in its order (it names unsigned types reftape does not have)
+_TRUE_DIVISION_NAMES = ("{tf.uint8, tf.int8, tf.uint16, tf.int16, tf.uint32, tf.int32, tf.uint64, tf.int64, tf.bfloat16, "
+                        "tf.float16, tf.float32, tf.float64, tf.complex64, tf.complex128}")
 
 
 def _true_division(op: str, x: EagerTensor, y: EagerTensor, caller: str) -> EagerTensor:
     if x.dtype != y.dtype:
         raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
     if x.dtype not in _TRUE_DIVISION_TYPE:
-        raise TypeError(f"Invalid dtype {x.dtype!r} in {caller}. Expected one of "
-                        f"{{{', '.join(map(repr, _TRUE_DIVISION_TYPE))}}}.")
+        raise TypeError(f"Invalid dtype {x.dtype!r} in {caller}. Expected one of {_TRUE_DIVISION_NAMES}.")
     target = _TRUE_DIVISION_TYPE[x.dtype]
     if target is not None:
         x, y = cast(x, target), cast(y, target)
@@ -190,9 +197,16 @@ is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
 
 
 def _bool_operand(x: Any) -> EagerTensor:
-    """The logical ops convert Python values as bools (TypeError for 1 or 0.5); tensors of another dtype
-    reach the kernel, which refuses them."""
-    return x if isinstance(x, (EagerTensor, Variable, np.ndarray, np.generic)) else convert_to_tensor(x, dtype=_dtypes.bool)
+    """The logical ops convert Python values as bools (TypeError for 1 or 0.5) and NumPy values by their
+    truth (nonzero, NaN included; non-empty strings); tensors of another dtype reach the kernel, which
+    refuses them."""
+    if isinstance(x, (EagerTensor, Variable)):
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        array = np.asarray(x)
+        truth = np.vectorize(bool, otypes=[bool])(array) if array.dtype.kind in "OSU" else array.astype(bool)
+        return convert_to_tensor(truth)
+    return convert_to_tensor(x, dtype=_dtypes.bool)
 
 
 def logical_not(x: Any, name: str | None = None) -> EagerTensor:

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
+from .errors import UnimplementedError
 from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop, flush_subnormals
 from .recording import active_recordings
 from .tensor import EagerTensor
@@ -268,7 +269,24 @@ def _complex(re, im):
 
 
 def _floordiv(x, y):
-    return np.floor_divide(x, y) if x.dtype.kind in "iu" else np.floor(x / y)
+    if x.dtype.kind in "iu":
+        _check_integer_divisor(y)
+        return np.floor_divide(x, y)
+    return np.floor(x / y)
+
+
+def _cast(x, dtype):
+    """Values for Cast (the conversion itself happens on output); strings cast only to strings."""
+    if (x.dtype == object) != (dtype is _dtypes.string):
+        raise UnimplementedError(f"Cast {_dtypes.as_dtype(x.dtype).kernel_name} to {dtype.kernel_name} is not "
+                                 "supported [Op:Cast] name: ")
+    return x.real if np.iscomplexobj(x) and not dtype.is_complex else x
+
+
+def _check_integer_divisor(y):
+    """TF's integer FloorDiv and FloorMod kernels refuse a zero divisor (InvalidArgumentError)."""
+    if not np.all(y):
+        raise ValueError("Integer division by zero")
 
 
 def _arg_extreme(x: np.ndarray, axis: int, smallest: bool) -> np.ndarray:
@@ -293,6 +311,7 @@ def _arg_extreme(x: np.ndarray, axis: int, smallest: bool) -> np.ndarray:
 def _floormod(x, y):
     """TF's kernel: the exact fmod, moved into y's sign (for floats) when the signs differ."""
     if x.dtype.kind in "iu":
+        _check_integer_divisor(y)
         return np.mod(x, y)
     truncated = np.fmod(x, y)
     return np.where((truncated != 0) & ((y < 0) != (truncated < 0)), truncated + y, truncated)
@@ -772,20 +791,20 @@ defop("StopGradient", lambda x: x, None, moves_data=True)
 defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x), _none_gradient,
       moves_data=True)  # strings: empty ones
 defop("OnesLike", np.ones_like, _none_gradient, moves_data=True, dtypes=ALL_NUMERIC_OR_BOOL)
-defop("Cast", lambda x, dtype: x.real if np.iscomplexobj(x) and not dtype.is_complex else x,
+defop("Cast", _cast,
       lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
       out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True)
 defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, ans, *inputs),
       num_outputs=lambda attrs: None)
 
 # Elementwise arithmetic
-defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC, sparse_upstream=True)
+defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC | frozenset({_dtypes.string}), sparse_upstream=True)  # strings concatenate
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
-defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC, subnormal_rule=_glibc_pow)
+defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC - frozenset({_dtypes.uint8}), subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),

@@ -54,9 +54,11 @@ def _value_dtype(tensor: Any) -> Any:
     return getattr(tensor, "_zeros_dtype", tensor.dtype)
 
 
-def _ones_like(target: Any) -> EagerTensor:
-    """The default seed of a target: a tensor or a variable's handle."""
+def _ones_like(target: Any) -> EagerTensor | None:
+    """The default seed of a target: a tensor or a variable's handle; none for strings (TF's ones)."""
     dtype = _value_dtype(target)
+    if dtype is _dtypes.string:
+        return None
     return EagerTensor(np.ones(tuple(target.shape), dtype.as_numpy_dtype), dtype)
 
 
@@ -91,7 +93,9 @@ def _backward_pass(recording: Recording, targets: list, sources: list, output_gr
     grads: dict[int, list] = {}
     for i, target in enumerate(targets):
         seed = output_gradients[i] if i < len(output_gradients) else None
-        grads.setdefault(target._id, []).append(_ones_like(target) if seed is None else seed)
+        seed = _ones_like(target) if seed is None else seed
+        if seed is not None:
+            grads.setdefault(target._id, []).append(seed)
 
     source_ids = {s._id for s in sources}
     reachable = _reachable_ops(recording, grads)
@@ -287,15 +291,17 @@ class GradientTape:
                             "or CompositeTensors to be differentiated, but received None.")
         flat_targets = [_handle_or_self(t) for t in nest.flatten(target)]
         for t in flat_targets:
-            _check_target(t)
+            _check_dtype_like(t)
         flat_raw = nest.flatten(sources)
         flat_sources = [_handle_or_self(s) for s in flat_raw]
         for s in flat_sources:
-            _check_source(s)
+            _check_dtype_like(s)
+        _check_ids(flat_targets, flat_sources)
         seeds = []
         if output_gradients is not None:
-            seeds = [None if g is None else g for g in nest.flatten(output_gradients)]
-            seeds = [_as_upstream(g) for g in seeds]
+            seeds = [None if g is None else _as_upstream(g) for g in nest.flatten(output_gradients)]
+            if any(g is None for g in seeds[:len(flat_targets)]):
+                _as_upstream(None)  # TF hands a None seed to the target's gradient function, which fails on it
         policy = _unconnected_policy(unconnected_gradients)
         flat_grads = backward(recording, flat_targets, flat_sources, seeds)
         self._release_if_one_shot()
@@ -318,10 +324,12 @@ class GradientTape:
             raise
         if not experimental_use_pfor:
             self._require_persistent("jacobian", " with ")
+            _check_loop_iterations(parallel_iterations)
             if target.shape.num_elements() == 0:
                 return _empty_loop_jacobian(target, sources)
         self._stop_if_one_shot()
-        rows = self._rows(recording, target, [_handle_or_self(s) for s in flat_sources], None, experimental_use_pfor)
+        rows = _vectorizing("jacobian", experimental_use_pfor, self._rows, recording, target,
+                            [_handle_or_self(s) for s in flat_sources], None, experimental_use_pfor, parallel_iterations)
         self._release_if_one_shot()
         output = []
         for source, row_grads in zip(flat_sources, rows):
@@ -355,16 +363,18 @@ class GradientTape:
             if experimental_use_pfor:
                 raise ValueError("Encountered an exception while vectorizing the batch_jacobian computation. "
                                  "Vectorization can be disabled by setting experimental_use_pfor to False.") from err
-            self._require_persistent("batch_jacobian", "  with ")
+            self._require_persistent("batch_jacobian", "  with")
             raise
         batch = target_shape[0]
         new_shape = (batch,) + tuple(target_shape[1:]) + tuple(source_shape[1:])
         if not experimental_use_pfor:
-            self._require_persistent("batch_jacobian", "  with ")
+            self._require_persistent("batch_jacobian", "  with")
+            _check_loop_iterations(parallel_iterations)
             if target_shape.num_elements() == 0:  # TF's loop of no iterations gives float32 zeros
                 return F.zeros(new_shape, _dtypes.float32)
         self._stop_if_one_shot()
-        rows = self._rows(recording, target, [_handle_or_self(source)], 0, experimental_use_pfor)[0]
+        rows = _vectorizing("batch_jacobian", experimental_use_pfor, self._rows, recording, target,
+                            [_handle_or_self(source)], 0, experimental_use_pfor, parallel_iterations)[0]
         self._release_if_one_shot()
         if rows is None and policy is UnconnectedGradients.NONE:
             return F.zeros(new_shape, target.dtype)  # TF fills in zeros of the target's dtype
@@ -393,7 +403,7 @@ class GradientTape:
                                f"with eager execution enabled and{joiner} experimental_use_pfor set to False.")
 
     def _rows(self, recording: Recording, target: EagerTensor, sources: list, axis: int | None,
-              vectorized: bool) -> list:
+              vectorized: bool, parallel_iterations: Any = None) -> list:
         """Per-source lists of gradients of one target element (or one column of every batch row,
         when `axis` is 0) each, seeded by one-hot upstream gradients; None for an unconnected source.
         `vectorized` mirrors TF's pfor loop, which a recording tape must be able to differentiate."""
@@ -411,6 +421,8 @@ class GradientTape:
         connected = [False] * len(sources)
         first_op = next(Recording._op_ids)
         try:
+            for source in sources:  # as each iteration's gradient call checks them
+                _check_dtype_like(source)
             for i in range(count):
                 for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
                     connected[k] = connected[k] or grad is not None
@@ -420,6 +432,8 @@ class GradientTape:
                 seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
                 traced = backward(recording, [target], sources, [seed])
                 connected = [grad is not None for grad in traced]
+            if vectorized:
+                _check_pfor_iterations(parallel_iterations, count)
         except Exception as error:
             if vectorized:  # TF's loop body is traced by AutoGraph, which re-raises in its own way
                 raise _as_traced(error) from None
@@ -427,6 +441,39 @@ class GradientTape:
         if vectorized:
             _check_vectorized_loop_is_differentiable(first_op, traced)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
+
+
+def _vectorizing(what: str, vectorized: bool, rows: Any, *args: Any) -> list:
+    """TF's (batch_)jacobian re-raises a ValueError from its vectorized loop as its own."""
+    if not vectorized:
+        return rows(*args)
+    try:
+        return rows(*args)
+    except ValueError as err:
+        raise ValueError(f"Encountered an exception while vectorizing the {what} computation. Vectorization can be "
+                         "disabled by setting experimental_use_pfor to False.") from err
+
+
+def _check_loop_iterations(parallel_iterations: Any) -> None:
+    """The unvectorized loop (TF's while_loop) checks its parallel_iterations first."""
+    if parallel_iterations is not None and parallel_iterations < 1:
+        raise TypeError("'parallel_iterations' must be a positive integer.")
+
+
+def _check_pfor_iterations(parallel_iterations: Any, iterations: int) -> None:
+    """The vectorized loop checks parallel_iterations after tracing its body; fewer iterations than it
+    asks for ignore it, otherwise it divides the iterations by it (as an int32)."""
+    if parallel_iterations is None:
+        return
+    if parallel_iterations < 1:
+        raise ValueError("Argument `parallel_iterations` must be None or a positive integer. "
+                         f"Received: {parallel_iterations}.")
+    if parallel_iterations == 1:
+        raise ValueError("Found `parallel_iterations == 1`. Use `for_loop` instead.")
+    if iterations >= parallel_iterations and not isinstance(parallel_iterations, (int, np.integer)):
+        raise TypeError(f"Expected int32 passed to parameter 'y' of op 'FloorDiv', got {parallel_iterations!r} of type "
+                        f"'{type(parallel_iterations).__name__}' instead. Error: Expected int32, but got "
+                        f"{parallel_iterations!r} of type '{type(parallel_iterations).__name__}'.")
 
 
 # TF traces (batch_)jacobian's vectorized loop with AutoGraph, which re-raises an exception from the
@@ -502,18 +549,27 @@ def _dense_or_zeros(grad: Any, source: Any) -> EagerTensor:
     return zeros_for(source) if grad is None else F.convert_to_tensor(grad)
 
 
-def _check_target(target: Any) -> None:
-    if target is None:
-        raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
-    if not hasattr(target, "dtype"):
-        raise AttributeError(f"'{type(target).__name__}' object has no attribute 'dtype'")
+def _check_dtype_like(value: Any) -> None:
+    """TF asks each target, then each source, whether its dtype is trainable: anything that is not a
+    tensor must then convert to a dtype (None, strings that name none, lists: TypeError)."""
+    if not hasattr(value, "_id"):
+        _dtypes.as_dtype(value)
 
 
-def _check_source(source: Any) -> None:
-    if source is None:
-        raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
-    if not hasattr(source, "_id"):
-        raise AttributeError(f"'{type(source).__name__}' object has no attribute '_id'")
+def _check_ids(targets: list, sources: list) -> None:
+    """What TF's C tape raises for objects that are not tensors: an integer lacks a `dtype`; others lack
+    an `_id`, sources' first, unless a target and a source both lack one (they then share the id it
+    stands for, and the target's `dtype` is read as a source's)."""
+    for value in sources + targets:
+        if isinstance(value, int):
+            value.dtype  # noqa: B018 - raises Python's AttributeError
+    bad_source = next((s for s in sources if not hasattr(s, "_id")), None)
+    bad_target = next((t for t in targets if not hasattr(t, "_id")), None)
+    if bad_source is not None and bad_target is not None:
+        bad_target.dtype  # noqa: B018
+    for value in (bad_source, bad_target):
+        if value is not None:
+            value._id  # noqa: B018
 
 
 def _static_shape_read(target: Any) -> Any:
@@ -524,7 +580,7 @@ def _static_shape_read(target: Any) -> Any:
 
 
 def _fill_unconnected(grad: Any, source: Any, policy: UnconnectedGradients) -> Any:
-    if grad is None and policy is UnconnectedGradients.ZERO:
+    if grad is None and policy is UnconnectedGradients.ZERO and source.dtype is not _dtypes.string:  # TF: no zeros
         # TF fills a source with a ZerosLike op, which recording tapes see (a gradient of these zeros
         # taken by an outer tape is zeros, not None); a variable is read for it, so a tape that
         # watches accessed variables watches it and records its zeros too.

@@ -68,6 +68,30 @@ EXPRESSIONS = [
  "tf.constant(1 + 2j) // 2", "tf.abs(tf.constant([7], tf.uint8))", "tf.negative(tf.constant([7], tf.uint8))",
  "tf.round(tf.constant(1 + 2j, tf.complex64))", "tf.math.less(tf.constant(True), True)", "tf.math.greater(tf.constant('a'), 'b')",
  "tf.constant(True) * 2", "tf.constant([True]) * tf.constant([2])",
+ # integer division by zero fails in FloorDiv and FloorMod (truediv divides floats); Pow has no uint8
+ "tf.constant([1], tf.int32) // tf.constant([0], tf.int32)", "tf.constant([7, 1], tf.int64) // tf.constant([2, 0], tf.int64)",
+ "tf.math.floordiv(tf.constant([1], tf.uint8), tf.constant([0], tf.uint8))", "tf.constant([1], tf.int32) % tf.constant([0], tf.int32)",
+ "tf.math.floormod(tf.constant([5], tf.uint8), tf.constant([0], tf.uint8))", "tf.constant([1], tf.int32) / tf.constant([0], tf.int32)",
+ "tf.constant(np.zeros([0], np.int32)) // tf.constant(np.zeros([0], np.int32))",
+ "tf.pow(tf.constant([2, 3], tf.uint8), tf.constant([8, 2], tf.uint8))", "tf.constant([True]) / tf.constant([True])",
+ # AddV2 concatenates strings
+ "tf.add(tf.constant(['a']), tf.constant(['b']))", "tf.constant(['a', 'c']) + 'b'", "tf.constant(['a']) + tf.constant([1])",
+ # the logical ops take NumPy values by their truth
+ "tf.logical_not(np.float64(2.0))", "tf.logical_not(np.array([1, 2], np.int16))", "tf.logical_not(np.float32(0.0))",
+ "tf.logical_not(np.array([0.5, np.nan, -0.0]))", "tf.logical_not(np.array(['a', '']))", "tf.logical_not(np.array([], np.float32))",
+ "tf.logical_or(np.array([[1.5]], np.float16), np.array([0, 0], np.int64))", "tf.math.logical_xor(np.array([2.0]), np.array([0.0]))",
+ # Cast to or from strings is unimplemented (silu casts beta to the features' dtype)
+ "tf.cast(tf.constant(1.0), tf.string)", "tf.cast(tf.constant(['1']), tf.int32)", "tf.cast(tf.constant([True]), tf.string)",
+ "tf.cast(tf.constant(['a']), tf.string)", "tf.nn.silu(tf.constant(['a']))", "tf.nn.silu(tf.constant(['a']), beta=2)",
+ "tf.math.imag(tf.constant(['a']))",
+ # as_dtype looks up TF's table: DataType numbers, float, bool and object, anything with a NumPy dtype
+ "tf.as_dtype(3)", "tf.as_dtype(2.0)", "tf.as_dtype(True)", "tf.as_dtype(None)", "tf.as_dtype(int)", "tf.as_dtype(float)",
+ "tf.as_dtype(complex)", "tf.as_dtype(object)", "tf.as_dtype(b'float32')", "tf.as_dtype(np.array([1.0]))",
+ "tf.as_dtype(np.dtype('U3'))", "tf.as_dtype(np.int64)", "tf.float32 == 1", "tf.zeros([1], None)",
+ # reduction axes: a Python float fails to convert, a list of floats in the op; NumPy floats and any rank pass
+ "tf.reduce_sum(tf.ones([2, 3]), axis=1.0)", "tf.reduce_sum(tf.ones([2, 3]), axis=[1.0])", "tf.reduce_sum(tf.ones([2, 3]), axis=[[1]])",
+ "tf.reduce_max(tf.ones([2, 3]), axis=np.array([[1, 0]]))", "tf.reduce_mean(tf.ones([2, 3]), axis=np.float32(1))",
+ "tf.reduce_sum(tf.ones([2, 3]), axis=[])",
 ]
 
 

@@ -372,3 +372,60 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
     expected = raised_by_vectorized_jacobians(tf, error)
     assert expected[2] == "StagingError" and "no error" not in expected
     assert raised_by_vectorized_jacobians(candidate, error) == expected
+
+
+# Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
+TAPE_SNIPPETS = {
+    # output_gradients are flattened: entries past the targets are ignored, None for a target fails
+    "output_gradients_nested_list": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as t:\n    z = x * 2; w = x * 3\n"
+                                    "r = t.gradient([z, w], x, output_gradients=[[1.0, 3.0], None])",
+    "output_gradients_none_for_a_target": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as t:\n    z = x * 2; w = x * 3\n"
+                                          "r = t.gradient([z, w], x, output_gradients=[None, tf.constant([1.0, 5.0])])",
+    # TF seeds a string target with nothing
+    "string_target_is_its_own_source": "x = tf.constant(['a'])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                       "r = t.gradient(x, x)",
+    "string_target_is_its_own_source_zero": "x = tf.constant(['a'])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                            "r = t.gradient(x, x, unconnected_gradients='zero')",
+    # targets and sources that are not tensors: TypeError where no dtype matches, else the C tape's AttributeError
+    **{f"non_tensor/{target}/{sources}": "x = tf.Variable(1.0)\nwith tf.GradientTape() as t:\n    y = x * 2\n"
+                                         f"r = t.gradient({target}, {sources})"
+       for target, sources in [("2.0", "x"), ("y", "2.0"), ("2.0", "3.0"), ("[y, 2.0]", "[x]"), ("[y, 'abc']", "[x]"),
+                               ("[y]", "[x, 'abc']"), ("[y, 3]", "[x]"), ("[y]", "[x, 3]"), ("y", "np.float32(1)"),
+                               ("2.0", "None"), ("2.5", "x"), ("y", "[x, None]")]},
+    # jacobian's sources are checked inside the traced loop
+    **{f"jacobian_source_none/pfor={pfor}": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape(persistent=True) as t:\n"
+                                            f"    z = x * x\nr = t.jacobian(z, [x, None], experimental_use_pfor={pfor})"
+       for pfor in (True, False)},
+    "batch_jacobian_loop_needs_persistent": "x = tf.Variable([[1.0, 2.0]])\nwith tf.GradientTape() as t:\n    z = x * x\n"
+                                            "r = t.batch_jacobian(z, x, experimental_use_pfor=False)",
+    # a ValueError from the vectorized loop's body is re-raised as jacobian's own
+    "jacobian_custom_gradient_wrong_count": "@tf.custom_gradient\ndef f(x, z):\n    return x * z, lambda dy: dy\n"
+                                            "x = tf.Variable([2.0, 1.0]); z = tf.Variable([2.0, 1.0])\n"
+                                            "with tf.GradientTape(persistent=True) as t:\n    y = f(x, z)\nr = t.jacobian(y, x)",
+    # parallel_iterations: the loop checks it first, the vectorized loop after tracing its body
+    **{f"parallel_iterations/{method}/{size}/{pi}/pfor={pfor}":
+       f"x = tf.Variable(tf.ones([1, {size}]))\nwith tf.GradientTape(persistent=True) as t:\n    z = x * x\n"
+       f"r = t.{method}(z, x, parallel_iterations={pi}, experimental_use_pfor={pfor})"
+       for method in ("jacobian", "batch_jacobian") for size in (0, 3)
+       for pi in ("1", "2", "3", "4", "0", "-1", "1.5", "4.5", "True", "'2'") for pfor in (True, False)},
+}
+
+
+def _run_snippet(source, ns):
+    from reftape_oracle.outcome import describe, describe_error
+    scope = {"tf": ns, "np": np}
+    try:
+        exec(source, scope)  # noqa: S102 - the snippets above
+        return describe(scope["r"], ns)
+    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
+        return describe_error(error, ns)
+
+
+@pytest.mark.parametrize("name", TAPE_SNIPPETS)
+def test_tape_snippet_matches_tensorflow(name, tf, candidate):
+    from reftape_properties.compare import compare_values
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _run_snippet(TAPE_SNIPPETS[name], tf)
+        found = compare_values(expected, _run_snippet(TAPE_SNIPPETS[name], candidate))
+    assert not found, "\n".join(d.summary() for d in found)
