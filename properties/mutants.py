@@ -192,7 +192,7 @@ MUTANTS: tuple[Mutant, ...] = (
     _tape("watch-accessed-ignored", "tape-option", "recording.py", "if recording.watch_accessed_variables:", "if True:",
           "watch_accessed_variables=False still watches every variable read"),
     _tape("zero-policy-ignored", "tape-option", "tape.py",
-          "if grad is None and policy is UnconnectedGradients.ZERO:", "if grad is None and policy is None:",
+          "if grad is None and policy is UnconnectedGradients.ZERO and", "if grad is None and policy is None and",
           "unconnected_gradients=ZERO returns None like NONE"),
     _tape("zeros-take-handle-dtype", "tape-option", "tape.py", 'return getattr(tensor, "_zeros_dtype", tensor.dtype)',
           "return tensor.dtype", "zeros for an unconnected Variable source take its handle's dtype"),
@@ -221,15 +221,15 @@ MUTANTS: tuple[Mutant, ...] = (
           "self._pop_tape()\n        self._tape = None\n        self._push_tape()", "pass",
           "reset() discards nothing"),
     # --- Tape: output_gradients, accumulation, sources
-    _tape("output-gradients-ignored", "output-gradients", "tape.py", "seeds = [_as_upstream(g) for g in seeds]",
-          "seeds = []", "output_gradients are ignored (ones are used)"),
+    _tape("output-gradients-ignored", "output-gradients", "tape.py",
+          "seeds = [None if g is None else _as_upstream(g) for g in nest.flatten(output_gradients)]", "seeds = []", "output_gradients are ignored (ones are used)"),
     _tape("output-gradients-first-only", "output-gradients", "tape.py",
           "seed = output_gradients[i] if i < len(output_gradients) else None",
           "seed = output_gradients[0] if output_gradients else None",
           "every target is seeded with the first output gradient"),
     _tape("output-gradients-dict-insertion-order", "output-gradients", "tape.py",
-          "seeds = [None if g is None else g for g in nest.flatten(output_gradients)]",
-          "seeds = [None if g is None else g for g in (list(output_gradients.values())\n"
+          "seeds = [None if g is None else _as_upstream(g) for g in nest.flatten(output_gradients)]",
+          "seeds = [None if g is None else _as_upstream(g) for g in (list(output_gradients.values())\n"
           "                     if isinstance(output_gradients, dict) else nest.flatten(output_gradients))]",
           "output_gradients given as a dict flatten in insertion order instead of TF's sorted key order, "
           "so each seeds another target than TF pairs it with"),
@@ -268,8 +268,8 @@ MUTANTS: tuple[Mutant, ...] = (
           "            list(target) if isinstance(target, (list, tuple)) else nest.flatten(target))]",
           "a list or tuple of targets is flattened one level only: a nested structure inside it is rejected"),
     _tape("duplicate-target-once", "gradient-target", "tape.py",
-          "grads.setdefault(target._id, []).append(_ones_like(target) if seed is None else seed)",
-          "grads[target._id] = [_ones_like(target) if seed is None else seed]",
+          "grads.setdefault(target._id, []).append(seed)",
+          "grads[target._id] = [seed]",
           "a target listed twice counts once, with its last output gradient (TF sums both)"),
     # --- Tape: jacobian and batch_jacobian
     _tape("jacobian-dict-sources-insertion-order", "jacobian", "tape.py",

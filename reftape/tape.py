@@ -551,9 +551,10 @@ def _dense_or_zeros(grad: Any, source: Any) -> EagerTensor:
 
 def _check_dtype_like(value: Any) -> None:
     """TF asks each target, then each source, whether its dtype is trainable: anything that is not a
-    tensor must then convert to a dtype (None, strings that name none, lists: TypeError)."""
+    tensor must then convert to a dtype (None, strings that name none, lists: TypeError). IndexedSlices
+    are TF types with a dtype: they pass, and fail later for want of a tape id."""
     if not hasattr(value, "_id"):
-        _dtypes.as_dtype(value)
+        _dtypes.as_dtype(value.dtype if isinstance(value, IndexedSlices) else value)
 
 
 def _check_ids(targets: list, sources: list) -> None:
