@@ -146,6 +146,16 @@ def floormod(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _binary("FloorMod", x, y)
 
 
+def truncatediv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """x / y rounded toward zero (TF exports it at the top level only); no gradient (None)."""
+    return _binary("TruncateDiv", x, y)
+
+
+def truncatemod(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """C's remainder, with the sign of x (top level only); TF registers no gradient for it."""
+    return _binary("TruncateMod", x, y)
+
+
 def pow(x: Any, y: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
     return _binary("Pow", x, y)
 
@@ -364,6 +374,16 @@ def _reduction(op: str, input_tensor: Any, axis: Any, keepdims: bool) -> EagerTe
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     return _reduction("Sum", input_tensor, axis, keepdims)
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    """Logical or over axes; the input converts as a bool, like the logical ops' operands."""
+    return execute("Any", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    """Logical and over axes; the input converts as a bool, like the logical ops' operands."""
+    return execute("All", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:

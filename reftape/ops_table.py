@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .errors import UnimplementedError
+from .errors import InternalError, UnimplementedError
 from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop, flush_subnormals
 from .recording import active_recordings
 from .tensor import EagerTensor
@@ -273,6 +273,24 @@ def _floordiv(x, y):
         _check_integer_divisor(y)
         return np.floor_divide(x, y)
     return np.floor(x / y)
+
+
+def _truncated(op: str, integers, floats):
+    """TruncateDiv and TruncateMod: C's quotient and remainder (rounded toward zero). An integer zero
+    divisor fails in TF's binary-op functor with an InternalError, not FloorDiv's InvalidArgumentError."""
+    def forward(x, y):
+        if x.dtype.kind in "iu":
+            if not np.all(y):
+                raise InternalError("Unexpected error in binary operator (only integer div and mod ops should have "
+                                    f"these errors) [Op:{op}] name: ")
+            return integers(x, y)
+        return floats(x, y)
+    return forward
+
+
+def _truncated_quotient(x, y):
+    q = np.floor_divide(x, y)
+    return np.where((q * y != x) & ((x < 0) != (y < 0)), q + 1, q).astype(x.dtype)
 
 
 def _cast(x, dtype):
@@ -851,6 +869,10 @@ defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
+defop("TruncateDiv", _truncated("TruncateDiv", _truncated_quotient, lambda x, y: np.trunc(x / y)), _none_gradient,
+      dtypes=NUMERIC, kernels=REAL)
+defop("TruncateMod", _truncated("TruncateMod", np.fmod, np.fmod), _unregistered("TruncateMod"),
+      dtypes=frozenset({_dtypes.int32, _dtypes.int64}) | FLOAT, kernels=frozenset({_dtypes.int32, _dtypes.int64}) | (FLOAT - {_dtypes.bfloat16}))
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC - frozenset({_dtypes.uint8}), subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
@@ -997,6 +1019,8 @@ defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL, move
       keeps_normal=True)
 defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing,
       keeps_normal=True)
+defop("Any", _reduce(np.any), None, dtypes=BOOL, moves_data=_reduces_nothing)
+defop("All", _reduce(np.all), None, dtypes=BOOL, moves_data=_reduces_nothing)
 defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
 defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),

@@ -115,6 +115,28 @@ EXPRESSIONS = [
  "tf.gather(tf.reshape(tf.range(24), [2, 3, 4]), [1], axis=1.0)",
  "tf.gather(tf.constant(1.0), 0)", "tf.gather(tf.zeros([0, 3]), tf.zeros([0, 2], tf.int32), batch_dims=1)",
  "tf.gather([['a', 'b'], ['c', 'd']], [[1], [0]], batch_dims=1)",
+ # reduce_any and reduce_all take bools (NumPy values by their truth, Python lists as bools); truncatediv and
+ # truncatemod round toward zero, fail on an integer zero divisor with InternalError, and exist at the top level only
+ "tf.reduce_any(tf.constant([[True, False], [False, False]]), axis=1)", "tf.math.reduce_any(tf.constant([[True]]), axis=[0, 1])",
+ "tf.reduce_all(tf.constant([[True, False], [True, True]]), axis=0, keepdims=True)", "tf.math.reduce_all(tf.constant(True))",
+ "tf.reduce_any(tf.constant([], tf.bool))", "tf.reduce_all(tf.constant([], tf.bool))", "tf.reduce_any([True, False])",
+ "tf.reduce_all([1, 0])", "tf.reduce_any(tf.constant([1.0]))", "tf.reduce_any(tf.constant([1]))", "tf.reduce_any(tf.constant(['a']))",
+ "tf.reduce_all(tf.constant([True]), axis=1)", "tf.reduce_any(tf.constant([True]), axis=1.0)", "tf.reduce_any(np.array([1.0, 0.0]))",
+ "tf.reduce_all(tf.constant([True, False]), axis=[])", "tf.reduce_any([[True]], axis=-1)",
+ "tf.truncatediv(tf.constant([7, -7, 7, -7]), tf.constant([2, 2, -2, -2]))",
+ "tf.truncatemod(tf.constant([7, -7, 7, -7]), tf.constant([2, 2, -2, -2]))",
+ "tf.truncatediv(tf.constant([7.5, -7.5]), tf.constant([2.0, 2.0]))",
+ "tf.truncatemod(tf.constant([7.5, -7.5, 7.5, -7.5]), tf.constant([2.0, 2.0, -2.0, -2.0]))",
+ "tf.truncatediv(tf.constant([1], tf.int32), tf.constant([0], tf.int32))", "tf.truncatemod(tf.constant([1], tf.int64), tf.constant([0], tf.int64))",
+ "tf.truncatediv(tf.constant([1], tf.uint8), tf.constant([0], tf.uint8))", "tf.truncatediv(tf.constant([7], tf.uint8), tf.constant([2], tf.uint8))",
+ "tf.truncatediv(tf.constant([-7], tf.int8), tf.constant([2], tf.int8))", "tf.truncatediv(tf.constant([7], tf.int64), tf.constant([-2], tf.int64))",
+ "tf.truncatemod(tf.constant([7], tf.int8), tf.constant([-2], tf.int8))", "tf.truncatemod(tf.constant([7.5], tf.bfloat16), tf.constant([2.0], tf.bfloat16))",
+ "tf.truncatediv(tf.constant([7.5], tf.bfloat16), tf.constant([2.0], tf.bfloat16))",
+ "tf.truncatediv(tf.constant([1.0, -1.0, 0.0], tf.float64), tf.constant([0.0, 0.0, 0.0], tf.float64))",
+ "tf.truncatemod(tf.constant([1.0, 0.0]), tf.constant([0.0, 0.0]))", "tf.truncatediv(tf.constant([1+2j]), tf.constant([1+1j]))",
+ "tf.truncatemod(tf.constant([1+2j]), tf.constant([1+1j]))", "tf.truncatediv(tf.constant([True]), tf.constant([True]))",
+ "tf.truncatediv(tf.constant([7]), 2.5)", "tf.truncatediv(7, 2)", "tf.truncatemod(tf.constant([7.0]), 2)",
+ "tf.truncatediv(tf.constant([[7], [8]]), tf.constant([2, 3]))",
 ]
 
 

@@ -409,6 +409,13 @@ TAPE_SNIPPETS = {
                                ("[1, 0, 1]", "axis=-3"), ("[1, 0, 1]", "axis=0"), ("[1, 0]", "axis=0, batch_dims=1"),
                                ("[[[0, 2], [1, 1], [3, 0]], [[1, 1], [0, 0], [2, 2]]]", "batch_dims=2"),
                                ("[[0, 2], [1, 1]]", "batch_dims=2"), ("[[0, 2], [1, 1]]", "batch_dims=-3")]},
+    # truncatediv's gradient is None for both operands, truncatemod has none registered (LookupError)
+    **{f"truncated_gradient/{op}/{unconnected}": "x = tf.constant([7.5, -3.0]); y = tf.constant([2.0, 2.0])\n"
+                                                 f"with tf.GradientTape() as t:\n    t.watch([x, y]); z = tf.{op}(x, y)\n"
+                                                 f"r = t.gradient(z, [x, y], unconnected_gradients='{unconnected}')"
+       for op in ("truncatediv", "truncatemod") for unconnected in ("none", "zero")},
+    "reduce_any_cast_gradient": "x = tf.constant([7.5, -3.0])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                "    z = tf.cast(tf.reduce_any(x > 0.0), tf.float32) * x\nr = t.gradient(z, x)",
     "gather_batch_dims_second_order": "p = tf.constant(np.arange(24.0, dtype=np.float32).reshape(2, 3, 4))\n"
                                       "with tf.GradientTape() as t2:\n    t2.watch(p)\n"
                                       "    with tf.GradientTape() as t1:\n        t1.watch(p)\n"
