@@ -284,6 +284,8 @@ NOT_OPS = frozenset({
     "nn.swish",  # an alias of nn.silu
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
     "math.logical_xor",
+    "reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all",  # bool only
+    "truncatediv", "truncatemod",  # TF exports them at the top level only; tests/test_api_surface.py pins them
     "bitwise.bitwise_and", "bitwise.bitwise_or", "bitwise.bitwise_xor", "bitwise.invert",  # integers only
     "random.normal", "random.uniform", "random.set_seed",
 })

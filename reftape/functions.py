@@ -146,6 +146,16 @@ def floormod(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _binary("FloorMod", x, y)
 
 
+def truncatediv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """x / y rounded toward zero (TF exports it at the top level only); no gradient (None)."""
+    return _binary("TruncateDiv", x, y)
+
+
+def truncatemod(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """C's remainder, with the sign of x (top level only); TF registers no gradient for it."""
+    return _binary("TruncateMod", x, y)
+
+
 def pow(x: Any, y: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
     return _binary("Pow", x, y)
 
@@ -366,6 +376,16 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
     return _reduction("Sum", input_tensor, axis, keepdims)
 
 
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    """Logical or over axes; the input converts as a bool, like the logical ops' operands."""
+    return execute("Any", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
+    """Logical and over axes; the input converts as a bool, like the logical ops' operands."""
+    return execute("All", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+
+
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(input_tensor)
     return execute("Mean", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
@@ -555,14 +575,29 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> EagerTensor
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
            name: str | None = None) -> EagerTensor:
-    """Gathers slices along `axis`; the gradient is IndexedSlices for axis 0 (catalog entry 35)."""
+    """Gathers slices along `axis` (by default `batch_dims`), per batch of the leading `batch_dims`
+    dimensions. As in TF, an axis of 0 drops batch_dims, and then the gradient is IndexedSlices
+    (catalog entry 35); the axis and batch_dims reach the kernel as given, negative ones included."""
     params = convert_to_tensor(params)
     index_array = convert_to_tensor(indices)._value
     if index_array.dtype.kind not in "iu":
         raise TypeError(f"Value passed to parameter 'indices' has DataType {index_array.dtype} not in list of "
                         "allowed values: int16, int32, int64")
-    axis = 0 if axis is None else int(axis)
-    return execute("GatherV2", [params], indices=index_array, axis=axis % builtins.max(params.ndim, 1))
+    axis = _gather_axis(batch_dims if axis is None else axis)
+    return execute("GatherV2", [params], indices=index_array, axis=axis,
+                   batch_dims=0 if axis == 0 else int(batch_dims))
+
+
+def _gather_axis(axis: Any) -> int:
+    """GatherV2's axis input: a scalar int32 or int64 tensor (TF converts a bool or float and then refuses it)."""
+    value = np.asarray(axis._value if isinstance(axis, EagerTensor) else axis)
+    if value.dtype.kind not in "iu":
+        name = {"b": "bool", "f": "float"}.get(value.dtype.kind, value.dtype.name)
+        raise InvalidArgumentError(f"Value for attr 'Taxis' of {name} is not in the list of allowed values: "
+                                   "int32, int64")
+    if value.ndim:
+        raise InvalidArgumentError("axis must be scalar [Op:GatherV2] name: ")
+    return int(value)
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> EagerTensor:

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .errors import UnimplementedError
+from .errors import InternalError, UnimplementedError
 from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop, flush_subnormals
 from .recording import active_recordings
 from .tensor import EagerTensor
@@ -275,6 +275,24 @@ def _floordiv(x, y):
     return np.floor(x / y)
 
 
+def _truncated(op: str, integers, floats):
+    """TruncateDiv and TruncateMod: C's quotient and remainder (rounded toward zero). An integer zero
+    divisor fails in TF's binary-op functor with an InternalError, not FloorDiv's InvalidArgumentError."""
+    def forward(x, y):
+        if x.dtype.kind in "iu":
+            if not np.all(y):
+                raise InternalError("Unexpected error in binary operator (only integer div and mod ops should have "
+                                    f"these errors) [Op:{op}] name: ")
+            return integers(x, y)
+        return floats(x, y)
+    return forward
+
+
+def _truncated_quotient(x, y):
+    q = np.floor_divide(x, y)
+    return np.where((q * y != x) & ((x < 0) != (y < 0)), q + 1, q).astype(x.dtype)
+
+
 def _cast(x, dtype):
     """Values for Cast (the conversion itself happens on output); strings cast only to strings."""
     if (x.dtype == object) != (dtype is _dtypes.string):
@@ -414,11 +432,45 @@ def _squeeze(x, axis):
     return np.squeeze(x, axis=axis)
 
 
-def _gather(params, indices, axis):
-    if np.any(indices < 0) or np.any(indices >= params.shape[axis]):
-        bad = indices[(indices < 0) | (indices >= params.shape[axis])].reshape(-1)[0]
-        raise ValueError(f"indices = {bad} is not in [0, {params.shape[axis]})")
-    return np.take(params, indices, axis=axis)
+def _gather(params, indices, axis, batch_dims):
+    """TF's GatherV2 kernel: `axis` and `batch_dims` as given (negative ones counted from the end of
+    params and of indices), checked in the kernel's order; each of the leading `batch_dims` dimensions
+    of params pairs with the same dimension of indices."""
+    rank = params.ndim
+    if rank == 0:
+        raise ValueError("params must be at least 1 dimensional")
+    least = -axis if axis < 0 else axis + 1
+    if rank < least:
+        raise ValueError(f"Shape must be at least rank {least} but is rank {rank}")
+    axis = axis + rank if axis < 0 else axis
+    if batch_dims != 0:
+        if not -indices.ndim <= batch_dims <= indices.ndim:
+            raise ValueError(f"Expected batch_dims in the range [{-indices.ndim}, {indices.ndim}], but got {batch_dims}")
+        batch_dims = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+        if batch_dims >= rank:
+            raise ValueError(f"batch_dims ({batch_dims}) must be less than rank(params) ({rank}).")
+        if axis < batch_dims:
+            raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}).")
+        for i in range(batch_dims):
+            if params.shape[i] != indices.shape[i]:
+                raise ValueError(f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: "
+                                 f"{indices.shape[i]}")
+    limit = params.shape[axis]
+    bad = (indices < 0) | (indices >= limit)
+    if np.any(bad):
+        where = np.unravel_index(int(np.flatnonzero(bad)[0]), indices.shape)
+        position = f"[{','.join(str(int(i)) for i in where)}]" if indices.ndim else ""
+        raise ValueError(f"indices{position} = {indices[where]} is not in [0, {limit})")
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
+    count = int(np.prod(params.shape[:batch_dims]))
+    flat_params = params.reshape((count,) + params.shape[batch_dims:])
+    flat_indices = indices.reshape((count,) + indices.shape[batch_dims:])
+    out = np.empty((count,) + out_shape[batch_dims:], params.dtype)
+    for k in range(count):
+        out[k] = np.take(flat_params[k], flat_indices[k], axis=axis - batch_dims)
+    return out.reshape(out_shape)
 
 
 def _segment_sum(values, indices, num_segments):
@@ -670,17 +722,30 @@ def _tile_vjp(g, ans, x, multiples, **_):
     return F.reduce_sum(F.reshape(g, split_shape), tuple(range(0, len(split_shape), 2)))
 
 
-def _gather_vjp(g, ans, params, indices, axis, **_):
+def _gather_vjp(g, ans, params, indices, axis, batch_dims, **_):
+    """TF's GatherV2 gradient: IndexedSlices where the axis was given as 0 (a negative axis naming the
+    first dimension is not 0); otherwise dense: the gathered axis moved behind the batch dimensions,
+    the batch dimensions flattened into the segment ids (each batch's indices offset by its position
+    times the axis' size), segment sums, and the layout restored."""
     shape = _shape(params)
-    flat_indices = F.constant(indices.reshape(-1))
     if axis == 0:
+        flat_indices = F.constant(indices.reshape(-1))
         values = F.reshape(g, (flat_indices.shape[0],) + shape[1:])
         return F.IndexedSlices(values, flat_indices, F.constant(list(shape), _dtypes.int32))
+    axis = axis + len(shape) if axis < 0 else axis
+    batch_dims = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
     values = F.reshape(g, shape[:axis] + (-1,) + shape[axis + 1:])
-    perm = [axis] + list(range(axis)) + list(range(axis + 1, len(shape)))
-    summed = F.execute("UnsortedSegmentSum", [F.transpose(values, perm)], indices=indices.reshape(-1),
-                       num_segments=shape[axis])
-    return F.transpose(summed, list(np.argsort(perm)))
+    perm = list(range(batch_dims)) + [axis] + list(range(batch_dims, axis)) + list(range(axis + 1, len(shape)))
+    moved = F.transpose(values, perm)
+    moved_shape = tuple(shape[p] for p in perm)
+    batch_shape, size = moved_shape[:batch_dims], shape[axis]
+    count = int(np.prod(batch_shape, dtype=np.int64))
+    offsets = (np.arange(count, dtype=indices.dtype) * size).reshape(batch_shape + (1,) * (indices.ndim - batch_dims))
+    segment_ids = (indices + offsets).reshape(-1)
+    summed = F.execute("UnsortedSegmentSum", [F.reshape(moved, (-1,) + moved_shape[batch_dims + 1:])],
+                       indices=segment_ids, num_segments=count * size)
+    restored = F.transpose(F.reshape(summed, moved_shape), list(np.argsort(perm)))
+    return F.reshape(restored, shape)
 
 
 def _select_vjp(g, ans, x, y, condition, **_):
@@ -804,6 +869,10 @@ defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
+defop("TruncateDiv", _truncated("TruncateDiv", _truncated_quotient, lambda x, y: np.trunc(x / y)), _none_gradient,
+      dtypes=NUMERIC, kernels=REAL)
+defop("TruncateMod", _truncated("TruncateMod", np.fmod, np.fmod), _unregistered("TruncateMod"),
+      dtypes=frozenset({_dtypes.int32, _dtypes.int64}) | FLOAT, kernels=frozenset({_dtypes.int32, _dtypes.int64}) | (FLOAT - {_dtypes.bfloat16}))
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC - frozenset({_dtypes.uint8}), subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
@@ -950,6 +1019,8 @@ defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL, move
       keeps_normal=True)
 defop("Min", _reduce(np.min, _highest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing,
       keeps_normal=True)
+defop("Any", _reduce(np.any), None, dtypes=BOOL, moves_data=_reduces_nothing)
+defop("All", _reduce(np.all), None, dtypes=BOOL, moves_data=_reduces_nothing)
 defop("Prod", _reduce(np.prod), _prod_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
 defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),

@@ -381,6 +381,46 @@ TAPE_SNIPPETS = {
                                     "r = t.gradient([z, w], x, output_gradients=[[1.0, 3.0], None])",
     "output_gradients_none_for_a_target": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as t:\n    z = x * 2; w = x * 3\n"
                                           "r = t.gradient([z, w], x, output_gradients=[None, tf.constant([1.0, 5.0])])",
+    # a single target: its flattened output_gradients' first entry is its seed, None included (TF fails on it)
+    "output_gradients_none_then_value_single_target": "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                                      "    y = x * x\nr = t.gradient(y, x, output_gradients=[None, 1.0])",
+    "output_gradients_value_then_none_single_target": "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                                      "    y = x * x\nr = t.gradient(y, x, output_gradients=[2.0, None])",
+    "output_gradients_nested_none_single_target": "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                                  "    y = x * x\nr = t.gradient(y, x, output_gradients=[[None], 1.0])",
+    "output_gradients_shorter_than_targets": "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                             "    z = x * 3.0; w = x * x\nr = t.gradient([z, w], x, output_gradients=[2.0])",
+    "output_gradients_empty_list": "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                   "    z = x * 3.0; w = x * x\nr = t.gradient([z, w], x, output_gradients=[])",
+    "output_gradients_empty_inner_list": "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                         "    z = x * 3.0; w = x * x\nr = t.gradient([z, w], x, output_gradients=[[], 2.0])",
+    "output_gradients_dict_in_another_order": "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                              "    z = x * 3.0; w = x * x\n"
+                                              "r = t.gradient({'a': z, 'b': w}, x, output_gradients={'b': 2.0, 'a': None})",
+    # gather's gradient: IndexedSlices only where the axis was given as 0; batch_dims and other axes dense
+    **{f"gather_gradient/{kwargs}": "p = tf.constant(np.arange(24.0, dtype=np.float32).reshape(2, 3, 4))\n"
+                                    f"i = tf.constant({indices})\nwith tf.GradientTape() as t:\n    t.watch(p)\n"
+                                    f"    y = tf.gather(p, i, {kwargs})\n"
+                                    "r = t.gradient(y, p, output_gradients=tf.reshape(tf.range(tf.size(y), dtype=tf.float32), "
+                                    "tf.shape(y)))"
+       for indices, kwargs in [("[[0, 2], [1, 1]]", "batch_dims=1"), ("[[0, 2], [1, 1]]", "batch_dims=1, axis=2"),
+                               ("[[0, 2], [1, 1]]", "batch_dims=-1"), ("[[0, 2], [1, 1]]", "batch_dims=-2"),
+                               ("[[0, 2], [1, 1]]", "batch_dims=1, axis=-1"), ("[[0, 2], [1, 1]]", "axis=-2"),
+                               ("[1, 0, 1]", "axis=-3"), ("[1, 0, 1]", "axis=0"), ("[1, 0]", "axis=0, batch_dims=1"),
+                               ("[[[0, 2], [1, 1], [3, 0]], [[1, 1], [0, 0], [2, 2]]]", "batch_dims=2"),
+                               ("[[0, 2], [1, 1]]", "batch_dims=2"), ("[[0, 2], [1, 1]]", "batch_dims=-3")]},
+    # truncatediv's gradient is None for both operands, truncatemod has none registered (LookupError)
+    **{f"truncated_gradient/{op}/{unconnected}": "x = tf.constant([7.5, -3.0]); y = tf.constant([2.0, 2.0])\n"
+                                                 f"with tf.GradientTape() as t:\n    t.watch([x, y]); z = tf.{op}(x, y)\n"
+                                                 f"r = t.gradient(z, [x, y], unconnected_gradients='{unconnected}')"
+       for op in ("truncatediv", "truncatemod") for unconnected in ("none", "zero")},
+    "reduce_any_cast_gradient": "x = tf.constant([7.5, -3.0])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                "    z = tf.cast(tf.reduce_any(x > 0.0), tf.float32) * x\nr = t.gradient(z, x)",
+    "gather_batch_dims_second_order": "p = tf.constant(np.arange(24.0, dtype=np.float32).reshape(2, 3, 4))\n"
+                                      "with tf.GradientTape() as t2:\n    t2.watch(p)\n"
+                                      "    with tf.GradientTape() as t1:\n        t1.watch(p)\n"
+                                      "        y = tf.gather(p, tf.constant([[0, 2], [1, 1]]), batch_dims=1, axis=2)\n"
+                                      "    d = t1.gradient(y * y, p)\n    s = tf.reduce_sum(d * d)\nr = t2.gradient(s, p)",
     # TF seeds a string target with nothing
     "string_target_is_its_own_source": "x = tf.constant(['a'])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
                                        "r = t.gradient(x, x)",
