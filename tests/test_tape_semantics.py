@@ -376,6 +376,9 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
 
 # Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
 TAPE_SNIPPETS = {
+    # an IndexedSlices target has a dtype (TF's trainability check passes) but no tape id
+    "indexed_slices_target": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as t:\n    y = tf.gather(x, [1])\n"
+                             "s = t.gradient(y, x)\nwith tf.GradientTape() as t2:\n    w = x * 2.0\nr = t2.gradient(s, x)",
     # output_gradients are flattened: entries past the targets are ignored, None for a target fails
     "output_gradients_nested_list": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as t:\n    z = x * 2; w = x * 3\n"
                                     "r = t.gradient([z, w], x, output_gradients=[[1.0, 3.0], None])",
