@@ -19,6 +19,8 @@ there.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -78,21 +80,23 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
         found += _compare(expected.error, actual.error, "error", _Policy(None, signed_zeros, messages))
     if any(o.error and o.error["kind"] in ("timeout", "missing") for o in (expected, actual)):
         return found  # what one side never ran is not a further discrepancy
-    magnitudes = input_magnitudes(program, expected) if program is not None else {}
-    everything = max(magnitudes.values(), default=1.0)
+    magnitudes = functools.cache(lambda: input_magnitudes(program, expected) if program is not None else {})
     for section, gradient in (("values", False), ("calls", True)):
         e_items, a_items = getattr(expected, section), getattr(actual, section)
+
+        def tolerance_for(dtype: np.dtype, gradient: bool = gradient) -> Tolerance:
+            return Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms, computed_through=floor)
         for name in list(e_items) + [n for n in a_items if n not in e_items]:
             where = f"{section}/{name}"
             if name not in a_items or name not in e_items:
                 found.append(Discrepancy("structure", where, e_items.get(name), a_items.get(name)))
                 continue
-            magnitude = everything if gradient else magnitudes.get(name, everything)
 
-            def tolerance_for(dtype: np.dtype, gradient: bool = gradient, magnitude: float = magnitude) -> Tolerance:
-                return Tolerance.for_dtype(dtype, gradient=gradient, summed_terms=terms, computed_through=floor,
-                                           magnitude=magnitude)
-            found += _compare(e_items[name], a_items[name], where, _Policy(tolerance_for, signed_zeros, messages))
+            def magnitude(name: str = name, gradient: bool = gradient) -> float:
+                everything = max(magnitudes().values(), default=1.0)
+                return everything if gradient else magnitudes().get(name, everything)
+            policy = _Policy(tolerance_for, signed_zeros, messages, magnitude)
+            found += _compare(e_items[name], a_items[name], where, policy)
     return found
 
 
@@ -133,6 +137,9 @@ class _Policy:
     tolerance_for: TolerancePolicy | None
     signed_zeros: bool
     messages: bool
+    # The magnitude the compared value was computed from (tolerance.py), asked only of a value that
+    # differs by more than the floor at magnitude 1 allows: it reads every reported value.
+    magnitude: Callable[[], float] | None = None
 
 
 def _compare(e: Any, a: Any, where: str, policy: _Policy) -> list[Discrepancy]:
@@ -158,7 +165,7 @@ def _compare(e: Any, a: Any, where: str, policy: _Policy) -> list[Discrepancy]:
     if ek == "scalar":
         return _compare_scalar(e, a, where, policy.signed_zeros)
     if ek in _ARRAYS:
-        return _compare_array(e, a, where, policy.tolerance_for, policy.signed_zeros)
+        return _compare_array(e, a, where, policy)
     return [] if e == a else [Discrepancy("value", where, e, a)]   # none, objects by their repr
 
 
@@ -193,8 +200,8 @@ def _compare_scalar(e: dict, a: dict, where: str, signed_zeros: bool) -> list[Di
     return [] if same else [Discrepancy("value", where, e, a, dtype=e["type"])]
 
 
-def _compare_array(e: dict, a: dict, where: str, tolerance_for: TolerancePolicy | None,
-                   signed_zeros: bool) -> list[Discrepancy]:
+def _compare_array(e: dict, a: dict, where: str, policy: _Policy) -> list[Discrepancy]:
+    tolerance_for, signed_zeros = policy.tolerance_for, policy.signed_zeros
     if e["dtype"] != a["dtype"]:
         return [Discrepancy("dtype", where, e, a)]
     if e["shape"] != a["shape"]:
@@ -209,6 +216,9 @@ def _compare_array(e: dict, a: dict, where: str, tolerance_for: TolerancePolicy 
             Discrepancy("value", where, e, a, dtype=e["dtype"])]
     tolerance = tolerance_for(expected.dtype)
     mismatch = compare_arrays(expected, actual, tolerance)
+    if mismatch is not None and mismatch.reason == "values differ" and policy.magnitude is not None:
+        tolerance = dataclasses.replace(tolerance, magnitude=max(policy.magnitude(), tolerance.magnitude))
+        mismatch = compare_arrays(expected, actual, tolerance)
     if mismatch is None:
         return [] if _zero_signs_agree(expected, actual, signed_zeros) else [
             Discrepancy("value", where, e, a, 0.0, 0.0, _tolerance_fields(tolerance), e["dtype"])]
