@@ -165,8 +165,9 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     moves_data = primitive.moves_data
     if moves_data.__class__ is not bool:
         moves_data = moves_data(attrs)
-    arrays = [t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data)
-              for t in inputs]
+    arrays = []
+    for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11
+        arrays.append(t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data))
     try:
         # data movement computes nothing that could raise a floating-point warning
         result = (primitive.forward if moves_data or kernel_state.quiet else primitive.quiet_forward)(*arrays, **attrs)

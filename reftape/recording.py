@@ -104,7 +104,9 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
         return
     if len(active) == 1:  # the common case, cheaper: the one recording's view is every tape's
         producer = active[0].producer
-        needs = tuple([t._id in producer and t.dtype._trainable for t in inputs])
+        needs = ()
+        for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11
+            needs += (t._id in producer and t.dtype._trainable,)
         if True in needs:
             op_id = next(Recording._op_ids)
             active[0].ops[op_id] = OpRecord(primitive, tuple(inputs), outputs, attrs, needs)
