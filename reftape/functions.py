@@ -13,7 +13,8 @@ from . import dtypes as _dtypes
 from .errors import InvalidArgumentError
 from .fp_errors import quiet_astype
 from .primitives import execute
-from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
+from .tensor import (CONVERSION_HOOKS, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
+                     convert_to_tensor as _convert)
 from .variables import Variable
 
 newaxis = None
@@ -28,9 +29,21 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     if dtype is None and value.__class__ is EagerTensor:  # what conversion would conclude, cheaply
         return value
     if isinstance(value, IndexedSlices):
-        value = execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
-                        num_segments=int(value.dense_shape._value[0]))
+        value = _densified(value)
     return _convert(value, dtype, dtype_hint)
+
+
+def _densified(value: IndexedSlices) -> EagerTensor:
+    """IndexedSlices as the dense tensor TF converts them to (wherever a tensor is expected: op
+    arguments, Variable assignments), summing repeated indices; without a dense_shape, TF's ValueError."""
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices for argument `value` without dense_shape: "
+                         f"{value!r}")
+    return execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
+                   num_segments=int(value.dense_shape._value[0]))
+
+
+CONVERSION_HOOKS[IndexedSlices] = _densified
 
 
 def _is_tensor_like(value: Any) -> bool:

@@ -474,9 +474,24 @@ def _gather(params, indices, axis, batch_dims):
 
 
 def _segment_sum(values, indices, num_segments):
+    """TF's UnsortedSegmentSum: rows of a negative segment id are dropped."""
     out = np.zeros((num_segments,) + values.shape[indices.ndim:], values.dtype)
-    np.add.at(out, indices, values)
+    kept = indices >= 0
+    if kept.all():
+        np.add.at(out, indices, values)
+    else:
+        np.add.at(out, indices[kept], values[kept])
     return out
+
+
+def _segment_sum_vjp(g, ans, values, indices, num_segments, **_):
+    """The upstream rows each value was summed into; zeros for the dropped ones (negative ids)."""
+    kept = indices >= 0
+    if kept.all():
+        return F.gather(g, indices)
+    rows = F.gather(g, np.where(kept, indices, 0))
+    mask = F.reshape(F.constant(kept), kept.shape + (1,) * (len(_shape(rows)) - kept.ndim))
+    return F.where(F.broadcast_to(mask, _shape(rows)), rows, F.zeros_like(rows))
 
 
 def _strided_slice_grad(dy, shape, key):
@@ -1044,8 +1059,7 @@ defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_sp
 defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
 defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)
-defop("UnsortedSegmentSum", _segment_sum,
-      lambda g, ans, values, indices, num_segments, **_: F.gather(g, indices), dtypes=NUMERIC)
+defop("UnsortedSegmentSum", _segment_sum, _segment_sum_vjp, dtypes=NUMERIC)
 defop("SelectV2", lambda x, y, condition: np.where(condition, x, y), _select_vjp, moves_data=True)
 defop("StridedSlice", lambda x, key: np.array(x[key]),
       lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), moves_data=True)

@@ -137,6 +137,17 @@ EXPRESSIONS = [
  "tf.truncatemod(tf.constant([1+2j]), tf.constant([1+1j]))", "tf.truncatediv(tf.constant([True]), tf.constant([True]))",
  "tf.truncatediv(tf.constant([7]), 2.5)", "tf.truncatediv(7, 2)", "tf.truncatemod(tf.constant([7.0]), 2)",
  "tf.truncatediv(tf.constant([[7], [8]]), tf.constant([2, 3]))",
+ # IndexedSlices convert to dense tensors wherever a tensor is expected: Variable updates, conversions (a negative
+ # index is dropped, no dense_shape or another dtype is a ValueError)
+ "tf.Variable([1.0, 2.0, 3.0]).assign(tf.IndexedSlices(tf.constant([5.0, 6.0]), tf.constant([2, 2]), tf.constant([3]))).numpy()",
+ "tf.Variable([[1.0], [2.0]]).assign_sub(tf.IndexedSlices(tf.constant([[5.0]]), tf.constant([1], tf.int64), tf.constant([2, 1], tf.int64))).numpy()",
+ "tf.Variable([1.0, 2.0]).assign_add(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0]))).numpy()",
+ "tf.Variable([1.0, 2.0]).assign_add(tf.IndexedSlices(tf.constant([5.0], tf.float64), tf.constant([0]), tf.constant([2]))).numpy()",
+ "tf.convert_to_tensor(tf.IndexedSlices(tf.constant([5.0, 6.0]), tf.constant([2, 2])))",
+ "tf.convert_to_tensor(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0]), tf.constant([2])), tf.float64)",
+ "tf.convert_to_tensor(tf.IndexedSlices(tf.constant([[5.0], [6.0]]), tf.constant([-1, 0]), tf.constant([3, 1])))",
+ "tf.IndexedSlices(tf.constant([[5.0], [6.0]]), tf.constant([-1, 0]), tf.constant([3, 1])) * 2.0",
+ "str(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0])))", "str(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0]), tf.constant([1])))",
 ]
 
 

@@ -445,6 +445,11 @@ TAPE_SNIPPETS = {
     "jacobian_custom_gradient_wrong_count": "@tf.custom_gradient\ndef f(x, z):\n    return x * z, lambda dy: dy\n"
                                             "x = tf.Variable([2.0, 1.0]); z = tf.Variable([2.0, 1.0])\n"
                                             "with tf.GradientTape(persistent=True) as t:\n    y = f(x, z)\nr = t.jacobian(y, x)",
+    # densified IndexedSlices drop the rows of negative indices, and their gradient is zero there
+    "indexed_slices_negative_index_densified": "v = tf.constant([[5.0], [6.0], [7.0]])\nwith tf.GradientTape() as t:\n"
+                                               "    t.watch(v)\n    d = tf.convert_to_tensor(tf.IndexedSlices(v * 1.0, "
+                                               "tf.constant([-1, 0, 0]), tf.constant([3, 1])))\n"
+                                               "    y = d * tf.constant([[1.0], [2.0], [3.0]])\nr = (d, t.gradient(y, v))",
     # custom_gradient: a method binds its instance (self is no input); keyword arguments are neither inputs nor
     # captured variables; variable gradients are concatenated to a list as given (a tuple fails)
     "custom_gradient_method": "class M:\n    k = 3.0\n    @tf.custom_gradient\n    def f(self, x):\n"
