@@ -304,6 +304,16 @@ def divide_no_nan(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _true_division("DivNoNan", *_matching([x, y]), "tf.math.divide_no_nan")
 
 
+def multiply_no_nan(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """x * y, and 0 where y is zero (whatever x is). TF converts y to x's dtype."""
+    x = convert_to_tensor(x)
+    try:
+        y = convert_to_tensor(y, dtype=x.dtype)
+    except ValueError as err:  # TF names the argument it was converting
+        raise ValueError(f"y: {err}") from None
+    return execute("MulNoNan", [x, y])
+
+
 def xlogy(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _binary("Xlogy", x, y)
 

@@ -649,6 +649,14 @@ def _div_no_nan_vjp(g, ans, x, y, **_):
     return _reduce_pair(x, y, F.divide_no_nan(g, cy), gy)
 
 
+def _mul_no_nan_vjp(g, ans, x, y, **_):
+    """TF's MulNoNan gradient: mul_no_nan(g, y) and mul_no_nan(x, g), conjugating nothing."""
+    gx, gy = F.multiply_no_nan(g, y), F.multiply_no_nan(x, g)
+    if _same_shapes(x, y, g):
+        return gx, gy
+    return _reduce_pair(x, y, gx, gy)
+
+
 def _xlogy_vjp(g, ans, x, y, **_):
     not_zero_x = F.cast(F.not_equal(x, F.cast(0.0, x.dtype)), x.dtype)
     return _reduce_pair(x, y, F.multiply(F.xlogy(not_zero_x, y), g), F.multiply(F.xdivy(x, y), g))
@@ -893,6 +901,7 @@ defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
       _squared_difference_vjp, dtypes=NUMERIC)
+defop("MulNoNan", lambda x, y: np.where(y == 0, 0, x * y), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
 defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
