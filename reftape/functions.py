@@ -28,9 +28,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     """`tf.convert_to_tensor`; IndexedSlices are densified (a recorded, differentiable op)."""
     if dtype is None and value.__class__ is EagerTensor:  # what conversion would conclude, cheaply
         return value
-    if isinstance(value, IndexedSlices):
-        value = _densified(value)
-    return _convert(value, dtype, dtype_hint)
+    return _convert(value, dtype, dtype_hint)  # IndexedSlices: dtype checked, then densified by the hook below
 
 
 def _densified(value: IndexedSlices) -> EagerTensor:
