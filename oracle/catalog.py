@@ -169,6 +169,8 @@ _ENTRIES = [
     _binary("math.squared_difference", dtypes=FLOATS_AND_COMPLEX, analytic=False),
     _binary("math.divide_no_nan", ("any", "nonzero"), rule="same", dtypes=FLOATS_AND_COMPLEX,
             specials=((1.0, 0.0),), analytic=False),
+    _binary("math.multiply_no_nan", rule="same", dtypes=FLOATS_AND_COMPLEX, specials=((1.0, 0.0), (INF, 0.0), (NAN, 0.0)),
+            analytic=False),
     _binary("math.xlogy", ("any", "positive"), rule="same", dtypes=FLOATS_AND_COMPLEX,
             specials=((0.0, 0.0), (0.0, 2.0)), analytic=False),
     _binary("math.pow", ("positive", "any"), rule="same"),

@@ -13,7 +13,8 @@ from . import dtypes as _dtypes
 from .errors import InvalidArgumentError
 from .fp_errors import quiet_astype
 from .primitives import execute
-from .tensor import EagerTensor, IndexedSlices, Tensor, TensorShape, constant, convert_to_tensor as _convert
+from .tensor import (CONVERSION_HOOKS, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
+                     convert_to_tensor as _convert)
 from .variables import Variable
 
 newaxis = None
@@ -27,10 +28,20 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     """`tf.convert_to_tensor`; IndexedSlices are densified (a recorded, differentiable op)."""
     if dtype is None and value.__class__ is EagerTensor:  # what conversion would conclude, cheaply
         return value
-    if isinstance(value, IndexedSlices):
-        value = execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
-                        num_segments=int(value.dense_shape._value[0]))
-    return _convert(value, dtype, dtype_hint)
+    return _convert(value, dtype, dtype_hint)  # IndexedSlices: dtype checked, then densified by the hook below
+
+
+def _densified(value: IndexedSlices) -> EagerTensor:
+    """IndexedSlices as the dense tensor TF converts them to (wherever a tensor is expected: op
+    arguments, Variable assignments), summing repeated indices; without a dense_shape, TF's ValueError."""
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices for argument `value` without dense_shape: "
+                         f"{value!r}")
+    return execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
+                   num_segments=int(value.dense_shape._value[0]))
+
+
+CONVERSION_HOOKS[IndexedSlices] = _densified
 
 
 def _is_tensor_like(value: Any) -> bool:
@@ -289,6 +300,16 @@ def squared_difference(x: Any, y: Any, name: str | None = None) -> EagerTensor:
 
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _true_division("DivNoNan", *_matching([x, y]), "tf.math.divide_no_nan")
+
+
+def multiply_no_nan(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """x * y, and 0 where y is zero (whatever x is). TF converts y to x's dtype."""
+    x = convert_to_tensor(x)
+    try:
+        y = convert_to_tensor(y, dtype=x.dtype)
+    except ValueError as err:  # TF names the argument it was converting
+        raise ValueError(f"y: {err}") from None
+    return execute("MulNoNan", [x, y])
 
 
 def xlogy(x: Any, y: Any, name: str | None = None) -> EagerTensor:

@@ -3,7 +3,7 @@
 from .functions import (abs, add, add_n, argmax, argmin, asinh, atan, atan2, ceil, conj, cos, cosh, cumprod, cumsum,
                         divide, divide_no_nan, equal, erf, erfc, exp, expm1, floor, floordiv, floormod, greater,
                         greater_equal, imag, is_finite, is_nan, l2_normalize, less, less_equal, log, log1p, log_sigmoid,
-                        logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative, not_equal,
+                        logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, multiply_no_nan, negative, not_equal,
                         pow, real, reciprocal, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
                         reduce_euclidean_norm, reduce_std, reduce_sum, reduce_variance, rint, round, rsqrt, sigmoid, sign, sin, sinh,
                         softplus, sqrt, square, squared_difference, subtract, tan, tanh, truediv, xdivy, xlogy)

@@ -474,9 +474,24 @@ def _gather(params, indices, axis, batch_dims):
 
 
 def _segment_sum(values, indices, num_segments):
+    """TF's UnsortedSegmentSum: rows of a negative segment id are dropped."""
     out = np.zeros((num_segments,) + values.shape[indices.ndim:], values.dtype)
-    np.add.at(out, indices, values)
+    kept = indices >= 0
+    if kept.all():
+        np.add.at(out, indices, values)
+    else:
+        np.add.at(out, indices[kept], values[kept])
     return out
+
+
+def _segment_sum_vjp(g, ans, values, indices, num_segments, **_):
+    """The upstream rows each value was summed into; zeros for the dropped ones (negative ids)."""
+    kept = indices >= 0
+    if kept.all():
+        return F.gather(g, indices)
+    rows = F.gather(g, np.where(kept, indices, 0))
+    mask = F.reshape(F.constant(kept), kept.shape + (1,) * (len(_shape(rows)) - kept.ndim))
+    return F.where(F.broadcast_to(mask, _shape(rows)), rows, F.zeros_like(rows))
 
 
 def _strided_slice_grad(dy, shape, key):
@@ -632,6 +647,14 @@ def _div_no_nan_vjp(g, ans, x, y, **_):
     cx, cy = _conj(x), _conj(y)
     gy = F.multiply(g, F.divide_no_nan(F.divide_no_nan(F.negative(cx), cy), cy))
     return _reduce_pair(x, y, F.divide_no_nan(g, cy), gy)
+
+
+def _mul_no_nan_vjp(g, ans, x, y, **_):
+    """TF's MulNoNan gradient: mul_no_nan(g, y) and mul_no_nan(x, g), conjugating nothing."""
+    gx, gy = F.multiply_no_nan(g, y), F.multiply_no_nan(x, g)
+    if _same_shapes(x, y, g):
+        return gx, gy
+    return _reduce_pair(x, y, gx, gy)
 
 
 def _xlogy_vjp(g, ans, x, y, **_):
@@ -878,6 +901,7 @@ defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
       _squared_difference_vjp, dtypes=NUMERIC)
+defop("MulNoNan", lambda x, y: np.where(y == 0, 0, x * y), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
 defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
@@ -1044,8 +1068,7 @@ defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_sp
 defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
 defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)
-defop("UnsortedSegmentSum", _segment_sum,
-      lambda g, ans, values, indices, num_segments, **_: F.gather(g, indices), dtypes=NUMERIC)
+defop("UnsortedSegmentSum", _segment_sum, _segment_sum_vjp, dtypes=NUMERIC)
 defop("SelectV2", lambda x, y, condition: np.where(condition, x, y), _select_vjp, moves_data=True)
 defop("StridedSlice", lambda x, key: np.array(x[key]),
       lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), moves_data=True)

@@ -598,11 +598,22 @@ def custom_gradient(f: Any = None) -> Any:
     if f is None:
         return custom_gradient
 
-    @functools.wraps(f)
-    def decorated(*args: Any, **kwargs: Any) -> Any:
-        return _call_with_custom_gradient(f, args, kwargs)
+    return _CustomGradientFunction(f)
 
-    return decorated
+
+class _CustomGradientFunction:
+    """What `custom_gradient` returns: a callable that, looked up on an instance, binds `f` to it (as
+    TF's decorator does), so that a method's `self` is not one of the function's inputs."""
+
+    def __init__(self, f: Any) -> None:
+        self._f = f
+        functools.update_wrapper(self, f)
+
+    def __get__(self, instance: Any, owner: Any) -> Any:
+        return self if instance is None else _CustomGradientFunction(self._f.__get__(instance, owner))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _call_with_custom_gradient(self._f, args, kwargs)
 
 
 def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
@@ -610,8 +621,10 @@ def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
     with accessed:
         result, grad_fn = f(*args, **kwargs)
     flat_args = nest.flatten(args)
-    # The captured variables: those read inside `f` that are not themselves arguments.
-    variables = [v for v in accessed.variables if v.trainable and all(v is not arg for arg in flat_args)]
+    # The captured variables: those read inside `f` that are not themselves arguments. Keyword
+    # arguments are neither inputs nor captured variables: they get no gradient.
+    passed = flat_args + nest.flatten(kwargs)
+    variables = [v for v in accessed.variables if v.trainable and all(v is not arg for arg in passed)]
     accepts_variables = "variables" in inspect.signature(grad_fn).parameters or any(
         p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
     if variables and not accepts_variables:
@@ -633,7 +646,7 @@ def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
         if len(flat_grads) != arg_count:
             raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, "
                              f"but returned {len(flat_grads)} instead.")
-        return flat_grads + list(variable_grads)
+        return flat_grads + variable_grads  # a tuple of variable gradients is TF's TypeError too
 
     record_operation(REGISTRY["CustomGradient"], inputs, flat_result, {"grad_fn": grad_of_inputs, "name": f.__name__})
     return nest.pack_sequence_as(result, flat_result)

@@ -225,8 +225,8 @@ class IndexedSlices:
         return TensorShape(self._dense_shape._value)
 
     def __repr__(self) -> str:
-        return "IndexedSlices(indices=%s, values=%s, dense_shape=%s)" % (
-            self._indices, self._values, self._dense_shape)
+        shown = "" if self._dense_shape is None else ", dense_shape=%s" % (self._dense_shape,)
+        return "IndexedSlices(indices=%s, values=%s%s)" % (self._indices, self._values, shown)
 
     def __neg__(self) -> IndexedSlices:
         return IndexedSlices(-self._values, self._indices, self._dense_shape)
@@ -383,6 +383,9 @@ CONVERSION_HOOKS: dict[type, Any] = {}
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> EagerTensor:
     """`tf.convert_to_tensor`: tensors pass through, variables are read, values are converted."""
     dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    if isinstance(value, IndexedSlices) and dtype is not None and dtype != value.dtype:
+        raise ValueError(f"Incompatible tensor conversion requested to `dtype` {dtype.name} for IndexedSlices ({value}) "
+                         f"with dtype {value.dtype.name}")
     for cls, hook in CONVERSION_HOOKS.items():
         if isinstance(value, cls):
             value = hook(value)

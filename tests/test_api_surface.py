@@ -137,6 +137,23 @@ EXPRESSIONS = [
  "tf.truncatemod(tf.constant([1+2j]), tf.constant([1+1j]))", "tf.truncatediv(tf.constant([True]), tf.constant([True]))",
  "tf.truncatediv(tf.constant([7]), 2.5)", "tf.truncatediv(7, 2)", "tf.truncatemod(tf.constant([7.0]), 2)",
  "tf.truncatediv(tf.constant([[7], [8]]), tf.constant([2, 3]))",
+ # multiply_no_nan: 0 wherever y is +-0 (x inf or NaN too), y converted to x's dtype, no integer kernel
+ "tf.math.multiply_no_nan(tf.constant([np.inf, np.nan, 2.0, 1.0, -1.0]), tf.constant([0.0, -0.0, 3.0, np.nan, -0.0]))",
+ "tf.math.multiply_no_nan(tf.constant([1, 2]), tf.constant([0, 3]))", "tf.math.multiply_no_nan(tf.constant([1.0]), 2)",
+ "tf.math.multiply_no_nan(tf.constant([1.0]), tf.constant([2.0], tf.float64))", "tf.math.multiply_no_nan(2, tf.constant([1.0]))",
+ "tf.math.multiply_no_nan([1.5, 2.0], [0.0, 2.0])", "tf.math.multiply_no_nan(tf.constant([1+2j, np.inf]), tf.constant([0j, 0j]))",
+ "tf.math.multiply_no_nan(tf.ones([2, 0]), tf.ones([1]))",
+ # IndexedSlices convert to dense tensors wherever a tensor is expected: Variable updates, conversions (a negative
+ # index is dropped, no dense_shape or another dtype is a ValueError)
+ "tf.Variable([1.0, 2.0, 3.0]).assign(tf.IndexedSlices(tf.constant([5.0, 6.0]), tf.constant([2, 2]), tf.constant([3]))).numpy()",
+ "tf.Variable([[1.0], [2.0]]).assign_sub(tf.IndexedSlices(tf.constant([[5.0]]), tf.constant([1], tf.int64), tf.constant([2, 1], tf.int64))).numpy()",
+ "tf.Variable([1.0, 2.0]).assign_add(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0]))).numpy()",
+ "tf.Variable([1.0, 2.0]).assign_add(tf.IndexedSlices(tf.constant([5.0], tf.float64), tf.constant([0]), tf.constant([2]))).numpy()",
+ "tf.convert_to_tensor(tf.IndexedSlices(tf.constant([5.0, 6.0]), tf.constant([2, 2])))",
+ "tf.convert_to_tensor(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0]), tf.constant([2])), tf.float64)",
+ "tf.convert_to_tensor(tf.IndexedSlices(tf.constant([[5.0], [6.0]]), tf.constant([-1, 0]), tf.constant([3, 1])))",
+ "tf.IndexedSlices(tf.constant([[5.0], [6.0]]), tf.constant([-1, 0]), tf.constant([3, 1])) * 2.0",
+ "str(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0])))", "str(tf.IndexedSlices(tf.constant([5.0]), tf.constant([0]), tf.constant([1])))",
 ]
 
 

@@ -445,6 +445,37 @@ TAPE_SNIPPETS = {
     "jacobian_custom_gradient_wrong_count": "@tf.custom_gradient\ndef f(x, z):\n    return x * z, lambda dy: dy\n"
                                             "x = tf.Variable([2.0, 1.0]); z = tf.Variable([2.0, 1.0])\n"
                                             "with tf.GradientTape(persistent=True) as t:\n    y = f(x, z)\nr = t.jacobian(y, x)",
+    # densified IndexedSlices drop the rows of negative indices, and their gradient is zero there
+    "indexed_slices_negative_index_densified": "v = tf.constant([[5.0], [6.0], [7.0]])\nwith tf.GradientTape() as t:\n"
+                                               "    t.watch(v)\n    d = tf.convert_to_tensor(tf.IndexedSlices(v * 1.0, "
+                                               "tf.constant([-1, 0, 0]), tf.constant([3, 1])))\n"
+                                               "    y = d * tf.constant([[1.0], [2.0], [3.0]])\nr = (d, t.gradient(y, v))",
+    # custom_gradient: a method binds its instance (self is no input); keyword arguments are neither inputs nor
+    # captured variables; variable gradients are concatenated to a list as given (a tuple fails)
+    "custom_gradient_method": "class M:\n    k = 3.0\n    @tf.custom_gradient\n    def f(self, x):\n"
+                              "        return x * self.k, lambda dy: dy * self.k * 2.0\n"
+                              "x = tf.constant(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = M().f(x)\n"
+                              "r = (y, t.gradient(y, x))",
+    "custom_gradient_keyword_variable": "v = tf.Variable(2.0)\n@tf.custom_gradient\ndef f(x, w=None):\n"
+                                        "    return x * w, lambda dy: dy * 2.0\n"
+                                        "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                        "    y = f(x, w=v)\nr = t.gradient(y, [x, v])",
+    "custom_gradient_keyword_variable_in_a_dict": "v = tf.Variable(2.0); u = tf.Variable(5.0)\n@tf.custom_gradient\n"
+                                                  "def f(x, w=None):\n    def g(dy, variables):\n"
+                                                  "        return dy * 2.0, [dy * 7.0 for _ in variables]\n"
+                                                  "    return x * w['a'] * u, g\n"
+                                                  "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                                  "    y = f(x, w={'a': v})\nr = t.gradient(y, [x, v, u])",
+    "custom_gradient_keyword_variable_counted_as_input": "v = tf.Variable(2.0)\n@tf.custom_gradient\ndef f(x, w=None):\n"
+                                                         "    return x * w, lambda dy, variables=None: (dy, [dy])\n"
+                                                         "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n"
+                                                         "    t.watch(x)\n    y = f(x, w=v)\nr = t.gradient(y, [x, v])",
+    **{f"custom_gradient_variable_gradients_as/{kind}": "v = tf.Variable(2.0)\n@tf.custom_gradient\ndef f(x):\n"
+                                                        f"    return x * v, lambda dy, variables: (dy * 2.0, {grads})\n"
+                                                        "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n"
+                                                        "    t.watch(x)\n    y = f(x)\nr = t.gradient(y, [x, v])"
+       for kind, grads in [("list", "[dy * 5.0]"), ("tuple", "(dy * 5.0,)"), ("list_of_none", "[None]"),
+                           ("too_many", "[dy, dy]")]},
     # parallel_iterations: the loop checks it first, the vectorized loop after tracing its body
     **{f"parallel_iterations/{method}/{size}/{pi}/pfor={pfor}":
        f"x = tf.Variable(tf.ones([1, {size}]))\nwith tf.GradientTape(persistent=True) as t:\n    z = x * x\n"
