@@ -98,7 +98,7 @@ def _backward_pass(recording: Recording, targets: list, sources: list, output_gr
             grads.setdefault(target._id, []).append(seed)
 
     source_ids = {s._id for s in sources}
-    reachable = _reachable_ops(recording, grads)
+    reachable = _backward_order(recording, [t._id for t in targets])
     ops, producer = recording.ops, recording.producer
     for op_id in reachable:
         op = ops[op_id]
@@ -161,6 +161,101 @@ def _take(grads: dict, tensor_id: int, source_ids: set) -> Any:
     if keep:
         grads[tensor_id] = [total]
     return total
+
+
+# The bucket counts a libstdc++ unordered_map goes through as it grows one element at a time: it
+# rehashes to the next when an insertion would take its size past the current one.
+_BUCKET_COUNTS = (13, 29, 59, 127, 257, 541, 1109, 2357, 5087, 10273, 20753, 42043, 85229, 172933, 351061,
+                  712697, 1447153, 2938679, 5967347)
+
+
+def _unordered_map_order(keys: list[int]) -> list[int]:
+    """The iteration order of a libstdc++ std::unordered_map<int64_t, ...> (identity hash, bucket =
+    key modulo the bucket count) after inserting `keys` in turn: one list of nodes where a bucket's
+    nodes are contiguous; a key joins the front of its bucket's run, or the front of the list when its
+    bucket is empty; a rehash reinserts the nodes in list order by the same rule."""
+    level, buckets = 0, _BUCKET_COUNTS[0]
+    runs: list[int] = []  # buckets, last is first in the list
+    members: dict[int, list[int]] = {}  # a bucket's keys, last is first
+    for count, key in enumerate(keys, 1):
+        if count > buckets:
+            level += 1
+            buckets = _BUCKET_COUNTS[level]
+            nodes = [k for b in reversed(runs) for k in reversed(members[b])]
+            runs, members = [], {}
+            for k in nodes:
+                run = members.get(k % buckets)
+                if run is None:
+                    members[k % buckets] = [k]
+                    runs.append(k % buckets)
+                else:
+                    run.append(k)
+        run = members.get(key % buckets)
+        if run is None:
+            members[key % buckets] = [key]
+            runs.append(key % buckets)
+        else:
+            run.append(key)
+    return [k for b in reversed(runs) for k in reversed(members[b])]
+
+
+def _tf_initial_order(recording: Recording, target_ids: Iterable[int], initial: list[int]) -> list[int]:
+    """The order in which TF runs the ops it starts from, when there are several (targets' producers
+    that no other op of the pass reads): TF copies the ops the targets depend on into a fresh
+    std::unordered_map keyed by the tape's own op numbers (0, 1, ... in recording order), in the order
+    of its depth-first search from the targets (a stack, last target first; an op's inputs pushed
+    the first time the search reads them), lists the starting ops in that map's iteration order and
+    runs them last first."""
+    producer, ops = recording.producer, recording.ops
+    tape_number = {op_id: n for n, op_id in enumerate(ops)}
+    inserted: list[int] = []
+    visited: set[int] = set()
+    read: set[int] = set()
+    stack = list(target_ids)
+    while stack:
+        op_id = producer.get(stack.pop(), -1)
+        if op_id < 0 or op_id in visited:
+            continue
+        visited.add(op_id)
+        inserted.append(tape_number[op_id])
+        for t in ops[op_id].inputs:
+            if t._id not in read:
+                read.add(t._id)
+                if t._id in producer:
+                    stack.append(t._id)
+    by_number = {tape_number[op_id]: op_id for op_id in initial}
+    return [by_number[n] for n in reversed(_unordered_map_order(inserted)) if n in by_number]
+
+
+def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int]:
+    """The recorded ops the tensors of `tensor_ids` depend on, in the order TF's eager backward pass
+    runs their gradients: an op once every read of its outputs by these ops has been processed, first
+    ready first run, from the ops none of them reads. Gradient contributions arrive, and are summed
+    or concatenated (IndexedSlices), in this order; several starting ops in the order of TF's hash map
+    of ops (`_tf_initial_order`)."""
+    producer, ops = recording.producer, recording.ops
+    found = list(dict.fromkeys(op_id for op_id in map(producer.get, tensor_ids) if op_id is not None and op_id >= 0))
+    reads: dict[int, int] = {}  # op -> reads of its outputs by the ops found
+    seen = set(found)
+    for op_id in found:  # grows as the search finds ops, each once
+        for tensor in ops[op_id].inputs:
+            read = producer.get(tensor._id, -1)
+            if read >= 0:
+                reads[read] = reads.get(read, 0) + 1
+                if read not in seen:
+                    seen.add(read)
+                    found.append(read)
+    order = [op_id for op_id in found if op_id not in reads]
+    if len(order) > 1:
+        order = _tf_initial_order(recording, tensor_ids, order)
+    for op_id in order:  # grows as ops become ready
+        for tensor in ops[op_id].inputs:
+            read = producer.get(tensor._id, -1)
+            if read >= 0:
+                reads[read] -= 1
+                if not reads[read]:
+                    order.append(read)
+    return order
 
 
 def _reachable_ops(recording: Recording, tensor_ids: Iterable[int]) -> list[int]:
@@ -413,16 +508,17 @@ class GradientTape:
         else:
             count = int(np.prod(shape[1:]))
             one_hot = lambda j: _one_hot(shape, target.dtype, (slice(None),) + np.unravel_index(j, shape[1:]))  # noqa: E731
-        if not recording.tracks(target):
-            # TF differentiates gather(reshape(target), i), recorded only where the tape tracks the
-            # target: an untracked target is connected to nothing, not even to itself.
-            return [None] * len(sources)
         rows: list[list] = [[] for _ in sources]
         connected = [False] * len(sources)
         first_op = next(Recording._op_ids)
         try:
-            for source in sources:  # as each iteration's gradient call checks them
+            for source in sources:  # as each iteration's gradient call checks them, tracked target or not
                 _check_dtype_like(source)
+            _check_ids([target], sources)
+            if not recording.tracks(target):
+                # TF differentiates gather(reshape(target), i), recorded only where the tape tracks the
+                # target: an untracked target is connected to nothing, not even to itself.
+                return [None] * len(sources)
             for i in range(count):
                 for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
                     connected[k] = connected[k] or grad is not None

@@ -376,6 +376,26 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
 
 # Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
 TAPE_SNIPPETS = {
+    # the jacobian loop's gradient calls check their sources even where the target is not tracked
+    **{f"untracked_target_indexed_slices_source/pfor={pfor}":
+       "with tf.GradientTape(persistent=True) as t:\n    v = tf.Variable([-1.0])\n    s = t.gradient(tf.gather(v, [0, 0]), v)\n"
+       f"    y = tf.expand_dims(s, axis=1)\nr = t.jacobian(y, {{'x': s}}, experimental_use_pfor={pfor})"
+       for pfor in (False, True)},
+    # TF runs the backward pass from the targets' producers, an op once every read of its outputs has run
+    # (first ready first run): contributions arrive, and IndexedSlices concatenate, in that order
+    "backward_order/two_gathers": "x = tf.Variable([1.0, 2.0, 3.0])\nwith tf.GradientTape() as t:\n"
+                                  "    y = tf.reduce_sum(tf.gather(x, [2])) + tf.reduce_sum(tf.gather(x, [[0]])[0])\n"
+                                  "r = t.gradient(y, x)",
+    "backward_order/diamond_and_fan_out": "x = tf.constant(np.arange(8.0, dtype=np.float32))\nwith tf.GradientTape() as t:\n"
+                                          "    t.watch(x); a = tf.gather(x, [1, 2]) * 2.0; b = tf.gather(x, [3, 4])\n"
+                                          "    c = a * b + tf.gather(x, [5, 6]); d = tf.identity(a) + c + a\n"
+                                          "    p, q = tf.unstack(d); y = q * tf.gather(x, [7, 0]) + p\nr = t.gradient(y, [x, c])",
+    # several targets: TF starts from their producers in the order of a hash map of op numbers (KNOWN_DIVERGENCES 8)
+    **{f"backward_order/{n}_targets/{order}": "x = tf.constant(np.arange(40.0, dtype=np.float32))\n"
+                                              "with tf.GradientTape() as t:\n    t.watch(x)\n"
+                                              f"    ys = [tf.gather(x, [i]) for i in range({n})]\n"
+                                              f"r = t.gradient(ys{'[::-1]' if order == 'reversed' else ''}, x)"
+       for n in (3, 13, 14, 15, 31) for order in ("created", "reversed")},
     # an IndexedSlices target has a dtype (TF's trainability check passes) but no tape id
     "indexed_slices_target": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as t:\n    y = tf.gather(x, [1])\n"
                              "s = t.gradient(y, x)\nwith tf.GradientTape() as t2:\n    w = x * 2.0\nr = t2.gradient(s, x)",
