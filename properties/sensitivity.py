@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cli import EXIT_FINDINGS, EXIT_OK, UsageError, parser, run_command
+from .findings import HarnessError
 from .mutants import MUTANTS, Mutant, select
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,8 +89,23 @@ def plant(mutant: Mutant, directory: Path) -> str:
     name = module_name(mutant)
     package = directory / name
     shutil.copytree(Path(reftape.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    mutant.apply_to_package(package)
+    try:
+        mutant.apply_to_package(package)
+    except ValueError as error:  # reftape changed under the run (checked for every mutant at the start)
+        raise HarnessError(f"{error}: reftape changed during the run") from None
     return name
+
+
+def check_mutants_apply(mutants: list[Mutant]) -> None:
+    """A usage error, before anything runs, for a mutant whose original text is not in reftape once."""
+    import reftape
+
+    package = Path(reftape.__file__).parent
+    for mutant in mutants:
+        try:
+            mutant.apply((package / mutant.file).read_text())
+        except ValueError as error:
+            raise UsageError(f"{error}: update it in properties/mutants.py") from None
 
 
 _running: set[subprocess.Popen] = set()
@@ -167,8 +183,6 @@ def measure(mutant: Mutant, detectors: list[str], timeout: float, memo: Path | N
 
 def check_baseline(detectors: list[str], timeout: float, memo: Path) -> None:
     """Each detector passes on the unmutated reftape (and fills the memo); HarnessError otherwise."""
-    from .findings import HarnessError
-
     for detector in detectors:
         with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
             status, seconds, detail = run_detector(detector, "reftape", Path(scratch), timeout, memo)
@@ -309,6 +323,7 @@ def _main(argv: list[str] | None = None) -> int:
         for m in mutants:
             print(f"{m.id:42} {m.family:4} {m.cls:19} {m.description}")
         return EXIT_OK
+    check_mutants_apply(mutants)
     print(f"reftape-sensitivity: {len(mutants)} of {len(MUTANTS)} mutants, detectors {', '.join(detectors)}, "
           f"{args.jobs} job(s), timeout {args.timeout:.0f} s per run", flush=True)
     start = time.monotonic()

@@ -52,6 +52,19 @@ def test_applying_a_mutant_that_no_longer_matches_fails_loudly():
         MUTANTS[0].apply("")
 
 
+def test_a_mutant_reftape_outgrew_is_a_usage_error_before_anything_runs(monkeypatch, capsys):
+    import dataclasses
+
+    from reftape_properties import sensitivity
+
+    stale = dataclasses.replace(MUTANTS[0], id="stale", original="text reftape no longer has")
+    monkeypatch.setattr(sensitivity, "select", lambda pattern: [stale])
+    assert main(["--mutants", "stale"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"reftape-sensitivity: error: mutant stale: its original text occurs 0 times in "
+                   f"reftape/{stale.file}: update it in properties/mutants.py"]
+
+
 def test_bad_usage_is_one_line_and_exit_2(capsys):
     assert main(["--mutants", "no-such-mutant"]) == 2
     assert main(["--detectors", "nonsense"]) == 2
