@@ -390,7 +390,7 @@ TAPE_SNIPPETS = {
                                           "    t.watch(x); a = tf.gather(x, [1, 2]) * 2.0; b = tf.gather(x, [3, 4])\n"
                                           "    c = a * b + tf.gather(x, [5, 6]); d = tf.identity(a) + c + a\n"
                                           "    p, q = tf.unstack(d); y = q * tf.gather(x, [7, 0]) + p\nr = t.gradient(y, [x, c])",
-    # several targets: TF starts from their producers in the order of a hash map of op numbers (KNOWN_DIVERGENCES 8)
+    # several targets: TF starts from their producers in the order of a hash map of op numbers
     **{f"backward_order/{n}_targets/{order}": "x = tf.constant(np.arange(40.0, dtype=np.float32))\n"
                                               "with tf.GradientTape() as t:\n    t.watch(x)\n"
                                               f"    ys = [tf.gather(x, [i]) for i in range({n})]\n"
@@ -523,3 +523,23 @@ def test_tape_snippet_matches_tensorflow(name, tf, candidate):
         expected = _run_snippet(TAPE_SNIPPETS[name], tf)
         found = compare_values(expected, _run_snippet(TAPE_SNIPPETS[name], candidate))
     assert not found, "\n".join(d.summary() for d in found)
+
+
+# KNOWN_DIVERGENCES.md, "Outside the program language": TF's outcome, and reftape's different one
+KNOWN_OUTSIDE_PROGRAMS = {
+    "none_output_gradient_through_identity": (
+        "x = tf.constant([1.0, 2.0])\nwith tf.GradientTape() as t:\n    t.watch(x)\n    z, w = x * 3.0, tf.identity(x)\n"
+        "r = t.gradient([z, w], x, output_gradients=[tf.ones(2), None])"),
+}
+
+
+@pytest.mark.parametrize("name", KNOWN_OUTSIDE_PROGRAMS)
+def test_known_divergence_outside_programs_still_reproduces(name, tf):
+    import reftape
+    from reftape_properties.compare import compare_values
+
+    code = KNOWN_OUTSIDE_PROGRAMS[name]
+    expected, actual = _run_snippet(code, tf), _run_snippet(code, reftape)
+    assert expected["kind"] != "exception", expected
+    assert compare_values(expected, actual), f"{name} no longer diverges: remove it from KNOWN_DIVERGENCES.md"
+
