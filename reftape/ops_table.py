@@ -713,6 +713,19 @@ def _divide(x, y):
     return np.divide(x, y)
 
 
+def _shift(left: bool):
+    """LeftShift and RightShift: the shift clamped to [0, bits - 1] (TF avoids C's undefined shifts);
+    left shifts as unsigned ones (bits shifted out are lost, the sign bit included), right shifts
+    arithmetic for signed types."""
+    def forward(x, y):
+        amount = np.clip(y, 0, x.dtype.itemsize * 8 - 1)
+        if not left:
+            return np.right_shift(x, amount.astype(x.dtype))
+        unsigned = np.dtype(f"u{x.dtype.itemsize}")
+        return np.left_shift(x.astype(unsigned), amount.astype(unsigned)).astype(x.dtype)
+    return forward
+
+
 def _reciprocal(x):
     if x.dtype.kind == "c":  # TF's kernel: 1 / x, the complex division (1 / 0j: nan+nanj, inf+nanj at the end)
         return _complex_divide(np.ones_like(x), x)
@@ -811,6 +824,12 @@ def _mul_no_nan_vjp(g, ans, x, y, **_):
 def _xlogy_vjp(g, ans, x, y, **_):
     not_zero_x = F.cast(F.not_equal(x, F.cast(0.0, x.dtype)), x.dtype)
     return _reduce_pair(x, y, F.multiply(F.xlogy(not_zero_x, y), g), F.multiply(F.xdivy(x, y), g))
+
+
+def _xlog1py_vjp(g, ans, x, y, **_):
+    """TF's Xlog1py gradient: xlog1py(x != 0, y) and xdivy(x, y + 1), each times the upstream."""
+    not_zero_x = F.cast(F.not_equal(x, F.cast(0.0, x.dtype)), x.dtype)
+    return _reduce_pair(x, y, F.multiply(F.xlog1py(not_zero_x, y), g), F.multiply(F.xdivy(x, F.add(y, 1.0)), g))
 
 
 def _xdivy_vjp(g, ans, x, y, **_):
@@ -1040,7 +1059,7 @@ defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, a
 defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC | frozenset({_dtypes.string}), sparse_upstream=True)  # strings concatenate
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
-defop("RealDiv", _divide, _realdiv_vjp, dtypes=NUMERIC)
+defop("RealDiv", _divide, _realdiv_vjp, dtypes=NUMERIC, kernels=INEXACT)  # integers: divide casts them first
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
 defop("TruncateDiv", _truncated("TruncateDiv", _truncated_quotient, lambda x, y: np.trunc(x / y)), _none_gradient,
@@ -1056,6 +1075,7 @@ defop("MulNoNan", lambda x, y: np.where(y == 0, 0, x * y), _mul_no_nan_vjp, dtyp
 defop("DivNoNan", _div_no_nan, _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", _xdivy, _xdivy_vjp, dtypes=INEXACT)
+defop("Xlog1py", lambda x, y: np.where(x == 0, 0, x * np.log1p(y)), _xlog1py_vjp, dtypes=INEXACT)
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT, subnormal_rule=_atan2_of_subnormals)
 defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
@@ -1182,6 +1202,8 @@ defop("Invert", np.invert, None, dtypes=INTEGER)
 defop("BitwiseAnd", np.bitwise_and, None, dtypes=INTEGER)
 defop("BitwiseOr", np.bitwise_or, None, dtypes=INTEGER)
 defop("BitwiseXor", np.bitwise_xor, None, dtypes=INTEGER)
+defop("LeftShift", _shift(left=True), None, dtypes=INTEGER)
+defop("RightShift", _shift(left=False), None, dtypes=INTEGER)
 defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL | BOOL,
       out_dtype=lambda dt, a: a["output_type"])
 defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL | BOOL,
