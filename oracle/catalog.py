@@ -197,6 +197,9 @@ _ENTRIES = [
     _unary("math.rint", gradient="none", analytic=False),
     _unary("math.erfc"),
     _binary("math.xdivy", ("any", "nonzero"), rule="same", analytic=False),
+    _binary("math.xlog1py", ("any", "positive"), rule="same", dtypes=FLOATS_AND_COMPLEX,
+            specials=((0.0, 0.0), (0.0, -1.0)), analytic=False),  # no x * log1p(-1): complex programs stay finite
+    _binary("realdiv", ("any", "nonzero"), dtypes=FLOATS_AND_COMPLEX, specials=((1.0, 0.0), (0.0, 0.0))),
     _binary("math.floordiv", ("any", "nonzero"), rule="same", gradient="none", analytic=False),
     _binary("math.floormod", ("any", "nonzero"), rule="same", analytic=False),
     _binary("math.truediv", ("any", "nonzero")),
@@ -289,6 +292,7 @@ NOT_OPS = frozenset({
     "reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all",  # bool only
     "truncatediv", "truncatemod",  # TF exports them at the top level only; tests/test_api_surface.py pins them
     "bitwise.bitwise_and", "bitwise.bitwise_or", "bitwise.bitwise_xor", "bitwise.invert",  # integers only
+    "bitwise.left_shift", "bitwise.right_shift",
     "random.normal", "random.uniform", "random.set_seed",
 })
 

@@ -17,7 +17,7 @@ from .functions import (abs, add, add_n, argmax, argmin, broadcast_to, cast, cli
                         eye, fill, floor, function, gather, greater, greater_equal, identity, is_tensor, less,
                         less_equal, linspace, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,
                         negative, newaxis, norm, not_equal, ones, ones_like, pow, range, rank, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
-                        reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, round,
+                        realdiv, reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, round,
                         shape, sigmoid, sign, sin, sinh, size, split, sqrt, square, squeeze, stack, stop_gradient,
                         subtract, tan, tanh, tile, transpose, truediv, truncatediv, truncatemod, unstack, where, zeros, zeros_like)
 from .tape import GradientTape, UnconnectedGradients, custom_gradient

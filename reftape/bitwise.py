@@ -1,5 +1,5 @@
 """`tf.bitwise`."""
 
-from .functions import bitwise_and, bitwise_or, bitwise_xor, invert
+from .functions import bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift
 
-__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert"]
+__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"]

@@ -320,6 +320,16 @@ def xdivy(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _binary("Xdivy", x, y)
 
 
+def xlog1py(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """x * log1p(y), and 0 where x is 0."""
+    return _binary("Xlog1py", x, y)
+
+
+def realdiv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """`tf.realdiv`, the RealDiv op itself: operands converted strictly, integers not cast (no kernel)."""
+    return _binary("RealDiv", x, y)
+
+
 def atan2(y: Any, x: Any, name: str | None = None) -> EagerTensor:
     return _binary("Atan2", y, x)
 
@@ -348,6 +358,8 @@ greater_equal = _binary_function("GreaterEqual")
 bitwise_and = _binary_function("BitwiseAnd")
 bitwise_or = _binary_function("BitwiseOr")
 bitwise_xor = _binary_function("BitwiseXor")
+left_shift = _binary_function("LeftShift")
+right_shift = _binary_function("RightShift")
 
 
 def logical_xor(x: Any, y: Any, name: str | None = None) -> EagerTensor:

@@ -562,9 +562,173 @@ def _add_n(*xs):
     return functools.reduce(np.add, xs[1:], xs[0]) if len(xs) > 1 else xs[0].copy()
 
 
+# Complex division as TF 2.21's CPU kernels compute it (Eigen, AVX build, flush-to-zero and
+# denormals-are-zero on). The vector loop, over the first size - size % P elements of the flattened
+# (broadcast) result, P = 4 complex64 or 2 complex128 per packet, scales the divisor by its larger part:
+# m = max(|c|, |d|), c' = c / m, d' = d / m, ((a c' + b d') / (c'^2 + d'^2)) / m for the real part,
+# ((b c' - a d') / (c'^2 + d'^2)) / m for the imaginary one; 3.5 / 0j is nan+nanj there. The scalar loop
+# (the last size % P elements) divides std::complex values: Smith's algorithm in the parts' own precision,
+# then C99 Annex G's recovery of the infinities and zeros a NaN+NaNi result stands for (3.5 / 0j is
+# inf+nanj there, 1 / (inf+0j) is 0j). Every intermediate is flushed to zero below the smallest normal.
+_COMPLEX_PACKET = {np.dtype(np.complex64): 4, np.dtype(np.complex128): 2}
+
+
+def _ftz(v: np.ndarray) -> np.ndarray:
+    return np.where(np.abs(v) < np.finfo(v.dtype).tiny, np.copysign(v.dtype.type(0), v), v)
+
+
+def _by_loop(vector, scalar, *arrays):
+    """An elementwise complex kernel as TF's CPU executor runs it: `vector` (Eigen's packet code) on the
+    first size - size % P elements of the flattened broadcast result, `scalar` on the rest. Both take
+    and return flat arrays."""
+    arrays = np.broadcast_arrays(*arrays)
+    out = np.empty(arrays[0].shape, np.result_type(*arrays))
+    flat, arrays = out.reshape(-1), [a.reshape(-1) for a in arrays]
+    size = flat.size
+    split = size - size % _COMPLEX_PACKET[out.dtype]
+    with np.errstate(all="ignore"):
+        if split:
+            flat[:split] = vector(*[a[:split] for a in arrays])
+        if split < size:
+            flat[split:] = scalar(*[a[split:] for a in arrays])
+    return out
+
+
+def _complex_divide(x, y):
+    """x / y for complex arrays (TF's RealDiv on complex64 and complex128), vector loop and scalar loop."""
+    return _by_loop(_packet_divide, _scalar_divide, x, y)
+
+
+def _packet_divide(x, y):
+    """Eigen's pdiv_complex: the divisor scaled by max(|c|, |d|); a c' - b (-d') and a (-d') + b c' is
+    its complex product with conj(y'), in that order."""
+    a, b, c, d = _ftz(x.real), _ftz(x.imag), _ftz(y.real), _ftz(y.imag)
+    m = np.maximum(np.abs(c), np.abs(d))
+    cs, ds = _ftz(c / m), _ftz(d / m)
+    den = _ftz(_ftz(cs * cs) + _ftz(ds * ds))
+    re = _ftz(_ftz(a * cs) - _ftz(b * -ds))
+    im = _ftz(_ftz(a * -ds) + _ftz(b * cs))
+    return _complex(_ftz(_ftz(re / den) / m), _ftz(_ftz(im / den) / m))
+
+
+def _scalar_divide(x, y):
+    """Smith's algorithm (Eigen's complex_divide_stable: the ratio of the smaller part of the divisor to
+    the larger, ties scaled by the real part), then C99's recovery where both parts came out NaN."""
+    a, b, c, d = _ftz(x.real), _ftz(x.imag), _ftz(y.real), _ftz(y.imag)
+    one = np.ones_like(c)
+    by_real = np.abs(d) <= np.abs(c)
+    r_scale = np.where(by_real, one, _ftz(c / d))
+    i_scale = np.where(by_real, _ftz(d / c), one)
+    den = _ftz(_ftz(c * r_scale) + _ftz(d * i_scale))
+    re = _ftz(_ftz(_ftz(a * r_scale) + _ftz(b * i_scale)) / den)
+    im = _ftz(_ftz(_ftz(b * r_scale) - _ftz(a * i_scale)) / den)
+    lost = np.isnan(re) & np.isnan(im)
+    if lost.any():  # C99 Annex G, G.5.1: nonzero / zero, infinite / finite, finite / infinite
+        inf, zero = c.dtype.type(np.inf), c.dtype.type(0)
+        by_zero = lost & (c == 0) & (d == 0) & ~(np.isnan(a) & np.isnan(b))
+        signed_inf = np.copysign(inf, c)
+        re, im = np.where(by_zero, signed_inf * a, re), np.where(by_zero, signed_inf * b, im)
+        infinite = lost & ~by_zero & (np.isinf(a) | np.isinf(b)) & np.isfinite(c) & np.isfinite(d)
+        a1, b1 = np.copysign(np.isinf(a).astype(c.dtype), a), np.copysign(np.isinf(b).astype(c.dtype), b)
+        re = np.where(infinite, inf * _ftz(_ftz(a1 * c) + _ftz(b1 * d)), re)
+        im = np.where(infinite, inf * _ftz(_ftz(b1 * c) - _ftz(a1 * d)), im)
+        over_infinite = lost & ~by_zero & ~infinite & (np.isinf(c) | np.isinf(d)) & np.isfinite(a) & np.isfinite(b)
+        c1, d1 = np.copysign(np.isinf(c).astype(c.dtype), c), np.copysign(np.isinf(d).astype(c.dtype), d)
+        re = np.where(over_infinite, zero * _ftz(_ftz(a * c1) + _ftz(b * d1)), re)
+        im = np.where(over_infinite, zero * _ftz(_ftz(b * c1) - _ftz(a * d1)), im)
+    return _complex(re, im)
+
+
+def _packet_multiply(x, y):
+    """Eigen's complex packet product (AVX): a c - b d and a d + b c, no recovery of infinities."""
+    a, b, c, d = _ftz(x.real), _ftz(x.imag), _ftz(y.real), _ftz(y.imag)
+    return _complex(_ftz(_ftz(a * c) - _ftz(b * d)), _ftz(_ftz(a * d) + _ftz(b * c)))
+
+
+def _scalar_multiply(x, y):
+    """std::complex's product as clang compiles it: a c - b d and a d + b c, then, where both parts came
+    out NaN, C99 Annex G's recovery (libgcc's __mulsc3/__muldc3): an infinite factor is boxed to +-1 and
+    the other's NaNs set to zero, as are all NaNs after an overflowed partial product."""
+    a, b, c, d = _ftz(x.real), _ftz(x.imag), _ftz(y.real), _ftz(y.imag)
+    ac, bd, ad, bc = _ftz(a * c), _ftz(b * d), _ftz(a * d), _ftz(b * c)
+    re, im = _ftz(ac - bd), _ftz(ad + bc)
+    lost = np.isnan(re) & np.isnan(im)
+    if lost.any():
+        zero, one = c.dtype.type(0), c.dtype.type(1)
+        box = lambda v: np.copysign(np.where(np.isinf(v), one, zero), v)  # noqa: E731
+        unnan = lambda v, at: np.where(at & np.isnan(v), np.copysign(zero, v), v)  # noqa: E731
+        x_inf, y_inf = lost & (np.isinf(a) | np.isinf(b)), lost & (np.isinf(c) | np.isinf(d))
+        a, b = np.where(x_inf, box(a), a), np.where(x_inf, box(b), b)
+        c, d = unnan(c, x_inf), unnan(d, x_inf)
+        c, d = np.where(y_inf, box(c), c), np.where(y_inf, box(d), d)
+        a, b = unnan(a, y_inf), unnan(b, y_inf)
+        overflowed = lost & ~x_inf & ~y_inf & (np.isinf(ac) | np.isinf(bd) | np.isinf(ad) | np.isinf(bc))
+        a, b, c, d = (unnan(v, overflowed) for v in (a, b, c, d))
+        recalc = x_inf | y_inf | overflowed
+        inf = c.dtype.type(np.inf)
+        re = np.where(recalc, inf * _ftz(_ftz(a * c) - _ftz(b * d)), re)
+        im = np.where(recalc, inf * _ftz(_ftz(a * d) + _ftz(b * c)), im)
+    return _complex(re, im)
+
+
+def _div_no_nan(x, y):
+    """DivNoNan: 0 where y is +-0. Complex: also +0 where x * conj(y) is zero (flushed), even where
+    |y|^2 underflows; the division as RealDiv's."""
+    if x.dtype in _COMPLEX_PACKET:
+        x, y = np.broadcast_arrays(x, y)
+        zero = (y == 0) | (_packet_multiply(x, np.conj(y)) == 0)
+        return np.where(zero, x.dtype.type(0), _complex_divide(x, y))
+    return np.where(y == 0, 0, x / np.where(y == 0, 1, y))
+
+
+def _xdivy(x, y):
+    """Xdivy: x / y, 0 where x is 0. Complex: the vector loop selects x itself (its signed zeros), the
+    scalar loop +0."""
+    if x.dtype in _COMPLEX_PACKET:
+        zero = x.dtype.type(0)
+        return _by_loop(lambda x, y: np.where(x == 0, x, _packet_divide(x, y)),
+                        lambda x, y: np.where(x == 0, zero, _scalar_divide(x, y)), x, y)
+    return np.where(x == 0, 0, x / y)
+
+
+def _sqrt_grad(y, dy):
+    """SqrtGrad: 0.5 dy / conj(y), 0 where dy is 0. Complex vector loop: dy times (0.5+0j) / conj(y);
+    scalar loop: (0.5+0j) * dy, divided by conj(y)."""
+    if y.dtype in _COMPLEX_PACKET:
+        zero = y.dtype.type(0)
+
+        def vector(y, dy):
+            return np.where(dy == 0, zero, _packet_multiply(dy, _packet_divide(np.full_like(y, 0.5), np.conj(y))))
+
+        def scalar(y, dy):
+            return np.where(dy == 0, zero, _scalar_divide(_scalar_multiply(np.full_like(dy, 0.5), dy), np.conj(y)))
+        return _by_loop(vector, scalar, y, dy)
+    return np.where(dy == 0, 0, 0.5 * dy / np.conj(y))
+
+
+def _divide(x, y):
+    """RealDiv: NumPy's division for real dtypes, TF's complex division for complex ones."""
+    if x.dtype in _COMPLEX_PACKET:
+        return _complex_divide(x, y)
+    return np.divide(x, y)
+
+
+def _shift(left: bool):
+    """LeftShift and RightShift: the shift clamped to [0, bits - 1] (TF avoids C's undefined shifts);
+    left shifts as unsigned ones (bits shifted out are lost, the sign bit included), right shifts
+    arithmetic for signed types."""
+    def forward(x, y):
+        amount = np.clip(y, 0, x.dtype.itemsize * 8 - 1)
+        if not left:
+            return np.right_shift(x, amount.astype(x.dtype))
+        unsigned = np.dtype(f"u{x.dtype.itemsize}")
+        return np.left_shift(x.astype(unsigned), amount.astype(unsigned)).astype(x.dtype)
+    return forward
+
+
 def _reciprocal(x):
-    if x.dtype.kind == "c":  # TF's kernel: conj(x) / |x|^2, so 1 / 0 is NaN + NaN i
-        return np.conj(x) / (x.real * x.real + x.imag * x.imag)
+    if x.dtype.kind == "c":  # TF's kernel: 1 / x, the complex division (1 / 0j: nan+nanj, inf+nanj at the end)
+        return _complex_divide(np.ones_like(x), x)
     return 1 / x if x.dtype.kind == "f" else np.floor_divide(1, x)
 
 
@@ -660,6 +824,12 @@ def _mul_no_nan_vjp(g, ans, x, y, **_):
 def _xlogy_vjp(g, ans, x, y, **_):
     not_zero_x = F.cast(F.not_equal(x, F.cast(0.0, x.dtype)), x.dtype)
     return _reduce_pair(x, y, F.multiply(F.xlogy(not_zero_x, y), g), F.multiply(F.xdivy(x, y), g))
+
+
+def _xlog1py_vjp(g, ans, x, y, **_):
+    """TF's Xlog1py gradient: xlog1py(x != 0, y) and xdivy(x, y + 1), each times the upstream."""
+    not_zero_x = F.cast(F.not_equal(x, F.cast(0.0, x.dtype)), x.dtype)
+    return _reduce_pair(x, y, F.multiply(F.xlog1py(not_zero_x, y), g), F.multiply(F.xdivy(x, F.add(y, 1.0)), g))
 
 
 def _xdivy_vjp(g, ans, x, y, **_):
@@ -889,7 +1059,7 @@ defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, a
 defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC | frozenset({_dtypes.string}), sparse_upstream=True)  # strings concatenate
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
-defop("RealDiv", np.divide, _realdiv_vjp, dtypes=NUMERIC)
+defop("RealDiv", _divide, _realdiv_vjp, dtypes=NUMERIC, kernels=INEXACT)  # integers: divide casts them first
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
 defop("TruncateDiv", _truncated("TruncateDiv", _truncated_quotient, lambda x, y: np.trunc(x / y)), _none_gradient,
@@ -902,9 +1072,10 @@ defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=Tr
 defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
       _squared_difference_vjp, dtypes=NUMERIC)
 defop("MulNoNan", lambda x, y: np.where(y == 0, 0, x * y), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
-defop("DivNoNan", lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y)), _div_no_nan_vjp, dtypes=INEXACT)
+defop("DivNoNan", _div_no_nan, _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
-defop("Xdivy", lambda x, y: np.where(x == 0, 0, x / y), _xdivy_vjp, dtypes=INEXACT)
+defop("Xdivy", _xdivy, _xdivy_vjp, dtypes=INEXACT)
+defop("Xlog1py", lambda x, y: np.where(x == 0, 0, x * np.log1p(y)), _xlog1py_vjp, dtypes=INEXACT)
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT, subnormal_rule=_atan2_of_subnormals)
 defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
@@ -965,7 +1136,7 @@ defop("IsFinite", np.isfinite, _unregistered("IsFinite"), dtypes=FLOAT, out_dtyp
 defop("IsNan", np.isnan, _unregistered("IsNan"), dtypes=FLOAT, out_dtype=lambda dt, a: _dtypes.bool)
 
 # Fused gradient kernels (each differentiable again, for higher orders)
-defop("SqrtGrad", lambda y, dy: np.where(dy == 0, 0, 0.5 * dy / np.conj(y)),
+defop("SqrtGrad", _sqrt_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.negative(_conj(F.divide(g, y))), ans), F.multiply(0.5, F.divide(g, y))),
       dtypes=INEXACT)
 defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * (dy * np.conj(y)) * (np.conj(y) * np.conj(y))),  # TF's order
@@ -1031,6 +1202,8 @@ defop("Invert", np.invert, None, dtypes=INTEGER)
 defop("BitwiseAnd", np.bitwise_and, None, dtypes=INTEGER)
 defop("BitwiseOr", np.bitwise_or, None, dtypes=INTEGER)
 defop("BitwiseXor", np.bitwise_xor, None, dtypes=INTEGER)
+defop("LeftShift", _shift(left=True), None, dtypes=INTEGER)
+defop("RightShift", _shift(left=False), None, dtypes=INTEGER)
 defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL | BOOL,
       out_dtype=lambda dt, a: a["output_type"])
 defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL | BOOL,

@@ -143,6 +143,28 @@ EXPRESSIONS = [
  "tf.math.multiply_no_nan(tf.constant([1.0]), tf.constant([2.0], tf.float64))", "tf.math.multiply_no_nan(2, tf.constant([1.0]))",
  "tf.math.multiply_no_nan([1.5, 2.0], [0.0, 2.0])", "tf.math.multiply_no_nan(tf.constant([1+2j, np.inf]), tf.constant([0j, 0j]))",
  "tf.math.multiply_no_nan(tf.ones([2, 0]), tf.ones([1]))",
+ # realdiv: the RealDiv op itself (no integer kernel, operands converted strictly); xlog1py: 0 where x is 0 (y -1 or NaN
+ # too), -0.0 kept in the vector loop only; left and right shifts clamp the shift to [0, bits - 1]
+ "tf.realdiv(tf.constant([1, 2]), tf.constant([2, 0]))", "tf.realdiv(1, 2)", "tf.realdiv(tf.constant([1.0]), 2)",
+ "tf.realdiv(2, tf.constant([1.0]))", "tf.realdiv(tf.constant([1.0]), tf.constant([1.0], tf.float64))",
+ "tf.realdiv(tf.constant([7], tf.uint8), tf.constant([2], tf.uint8))", "tf.realdiv(tf.constant([7], tf.int64), tf.constant([2], tf.int64))",
+ "tf.realdiv([1.5, 2.0], [0.0, 2.0])", "tf.realdiv(tf.constant([True]), tf.constant([True]))",
+ "tf.realdiv(tf.constant([1.0], tf.float16), tf.constant([3.0], tf.float16))", "tf.realdiv(tf.constant(['a']), tf.constant(['b']))",
+ "tf.realdiv(tf.ones([2, 0]), tf.ones([1]))", "tf.realdiv(tf.ones([2]), tf.ones([3]))",
+ "tf.realdiv(tf.constant([3.5 + 0j] * 5, tf.complex64), tf.zeros([5], tf.complex64))",
+ "tf.math.xlog1py(tf.constant([0.0, -0.0, 1.0, 2.0, 0.0, 3.0]), tf.constant([-1.0, 5.0, -1.0, np.inf, np.nan, -2.0]))",
+ "tf.math.xlog1py(tf.constant([1, 2]), tf.constant([0, 3]))", "tf.math.xlog1py(tf.constant([1.0]), 2)", "tf.math.xlog1py(2, tf.constant([1.0]))",
+ "tf.math.xlog1py(tf.constant([1.0]), tf.constant([2.0], tf.float64))", "tf.math.xlog1py([1.5, 0.0], [0.5, -1.0])",
+ "tf.math.xlog1py(tf.constant([1.0], tf.bfloat16), tf.constant([2.0], tf.bfloat16))",
+ "tf.math.xlog1py(tf.constant([1 + 2j, 0j]), tf.constant([0.5 + 1j, -1 + 0j]))", "tf.math.xlog1py(tf.constant([-0.0] * 9), 2.0)[8]",
+ "tf.bitwise.left_shift(tf.constant([1, -1, 5, 7]), tf.constant([3, 31, 32, -1]))",
+ "tf.bitwise.right_shift(tf.constant([-16, 16, -1, 7]), tf.constant([2, 40, 3, -2]))",
+ "tf.bitwise.left_shift(tf.constant([200], tf.uint8), tf.constant([1], tf.uint8))", "tf.bitwise.right_shift(tf.constant([200], tf.uint8), tf.constant([9], tf.uint8))",
+ "tf.bitwise.left_shift(tf.constant([1], tf.int8), tf.constant([7], tf.int8))", "tf.bitwise.left_shift(tf.constant([1], tf.int64), tf.constant([63], tf.int64))",
+ "tf.bitwise.right_shift(tf.constant([-128], tf.int8), tf.constant([100], tf.int8))", "tf.bitwise.left_shift(tf.constant([3], tf.int16), 2)",
+ "tf.bitwise.left_shift(tf.constant([1.0]), 2.0)", "tf.bitwise.left_shift(1, 2)", "tf.bitwise.right_shift([8, 9], [1, 2])",
+ "tf.bitwise.left_shift(tf.constant([1]), tf.constant([1], tf.int64))", "tf.bitwise.left_shift(tf.constant([[1], [2]]), tf.constant([1, 2]))",
+ "tf.bitwise.right_shift(tf.constant([True]), tf.constant([True]))",
  # IndexedSlices convert to dense tensors wherever a tensor is expected: Variable updates, conversions (a negative
  # index is dropped, no dense_shape or another dtype is a ValueError)
  "tf.Variable([1.0, 2.0, 3.0]).assign(tf.IndexedSlices(tf.constant([5.0, 6.0]), tf.constant([2, 2]), tf.constant([3]))).numpy()",

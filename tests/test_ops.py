@@ -315,6 +315,77 @@ def test_complex_pow_is_cpow_at_every_element(dtype, tf, candidate):
         assert found[0] == found[1]
 
 
+_DIVISION_POINTS = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), 1 + 0j, -1.5 + 0j, 0.7j, 3 - 2j, 2 + 2j, -2 + 2j,
+                     complex(np.inf, 0.0), complex(-np.inf, 1.0), complex(0.0, np.inf), complex(np.inf, np.inf),
+                     complex(np.nan, 0.0), complex(1.0, np.nan), 1e-20 + 1e-20j, 1e-19 - 3e-20j, 3e38 + 1j, 1e30 - 3e38j,
+                     1e-300 + 1j, 1e300 + 1e300j]
+_DIVISIONS = {"divide": lambda ns, x, y: ns.math.divide(x, y), "operator": lambda ns, x, y: x / y,
+              "truediv": lambda ns, x, y: ns.math.truediv(x, y), "divide_no_nan": lambda ns, x, y: ns.math.divide_no_nan(x, y),
+              "xdivy": lambda ns, x, y: ns.math.xdivy(x, y), "reciprocal": lambda ns, x, y: ns.math.reciprocal(y)}
+
+
+def _complex_operands(dtype: str, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Values of many scales (complex64's parts from 1e-30 to 1e30), a fifth of the parts replaced by
+    zeros of both signs, infinities and NaNs."""
+    top = 30 if dtype == "complex64" else 290
+
+    def part():
+        values = rng.normal(size=size) * 10.0 ** rng.integers(-top, top, size)
+        special = rng.choice([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0], size)
+        return np.where(rng.random(size) < 0.2, special, values)
+    operands = (np.empty(size, dtype), np.empty(size, dtype))
+    with np.errstate(over="ignore"):
+        for operand in operands:
+            operand.real, operand.imag = part(), part()  # parts set directly: 1j * inf has a NaN real part
+    return operands
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("op", sorted(_DIVISIONS))
+def test_complex_division_matches_tensorflow_bit_for_bit(op, dtype, tf, candidate):
+    """TF's complex division: Eigen's scaled division (by max(|c|, |d|)) in the vector loop, the first
+    size - size % P elements of the flattened broadcast result (P = 4 complex64, 2 complex128), and
+    Smith's algorithm with C99's recovery of infinities in the scalar loop, intermediates flushed to zero:
+    3.5 / 0j is nan+nanj in the vector loop, inf+nanj in the scalar one, and finite quotients differ from
+    NumPy's by an ulp. Every pair of the points in a vector and in chunks of 1 and 3 (both loops at every
+    position), random values of many scales at sizes around the packet, and broadcast shapes, bit for bit
+    (signed zeros included; NaNs compare as NaN)."""
+    import itertools
+
+    divide = _DIVISIONS[op]
+    with np.errstate(over="ignore"):  # complex64: 1e300 is inf
+        pairs = np.array(list(itertools.product(_DIVISION_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(zlib.crc32(op.encode()))
+    cases = [(pairs[0][i:i + chunk], pairs[1][i:i + chunk]) for chunk in (pairs.shape[1], 1, 3)
+             for i in range(0, pairs.shape[1], chunk)]
+    cases += [_complex_operands(dtype, rng, size) for size in (1, 2, 3, 4, 5, 7, 8, 9, 1001)]
+    for x_shape, y_shape in [((), (7,)), ((7,), ()), ((5, 1), (1, 2)), ((1001, 1), (3,)), ((3, 1, 5), (1, 7, 1)),
+                             ((2, 1, 3, 1, 5), (1, 4, 1, 3, 1))]:
+        x, y = _complex_operands(dtype, rng, int(np.prod(x_shape + y_shape)))
+        cases.append((x[:int(np.prod(x_shape))].reshape(x_shape), y[:int(np.prod(y_shape))].reshape(y_shape)))
+    for x, y in cases:
+        found = [describe(divide(ns, ns.constant(x), ns.constant(y)), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], (x, y)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_sqrt_grad_kernel_matches_tensorflow_bit_for_bit(dtype, tf, rt):
+    """SqrtGrad on complex values, the kernel of sqrt's gradient: the vector loop multiplies the halved
+    upstream by 1 / conj(y) (0 where the halved upstream is 0), the scalar loop divides (0.5+0j) * dy,
+    a product with C99's recovery of infinities, by conj(y)."""
+    import itertools
+
+    with np.errstate(over="ignore"):
+        pairs = np.array(list(itertools.product(_DIVISION_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(1)
+    cases = [(pairs[0][i:i + chunk], pairs[1][i:i + chunk]) for chunk in (pairs.shape[1], 3)
+             for i in range(0, pairs.shape[1], chunk)] + [_complex_operands(dtype, rng, 1001)]
+    for y, dy in cases:
+        expected = tf.raw_ops.SqrtGrad(y=tf.constant(y), dy=tf.constant(dy))
+        actual = rt.functions.execute("SqrtGrad", [rt.constant(y), rt.constant(dy)])
+        assert describe(expected, tf) == describe(actual, rt), (y, dy)
+
+
 # Edges of the public functions, each a snippet run on TF and on the backend: dtypes TF's kernels refuse,
 # scalars and empty tensors, axes out of range. Results, and exception classes, must agree.
 EDGE_SNIPPETS = [
