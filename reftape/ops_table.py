@@ -901,11 +901,32 @@ def _cumprod_vjp(g, ans, x, axis, exclusive, reverse, **_):
 
 def _concat_vjp(g, ans, *inputs, axis, **_):
     axis = axis % ans.ndim
+    if g.__class__ is F.IndexedSlices:
+        return _concat_slices_vjp(g, inputs, axis)
     grads, offset = [], 0
     for x in inputs:
         size = x.shape[axis]
         key = (slice(None),) * axis + (slice(offset, offset + size),)
         grads.append(F.strided_slice(g, key))
+        offset += size
+    return grads
+
+
+def _concat_slices_vjp(g, inputs, axis: int) -> list:
+    """TF keeps an IndexedSlices upstream sparse through concat: along axis 0 each input takes the rows
+    whose indices fall in its range (shifted to its own), along another axis its part of every row."""
+    grads, offset = [], 0
+    indices = g.indices._value
+    for x in inputs:
+        size = _shape(x)[axis]
+        dense_shape = F.constant(list(_shape(x)), _dtypes.int32)
+        if axis == 0:
+            rows = np.flatnonzero((indices >= offset) & (indices < offset + size))
+            values = F.gather(g.values, rows)
+            own = F.constant(indices[rows] - np.asarray(offset, indices.dtype), g.indices.dtype)
+        else:
+            values, own = F.strided_slice(g.values, (slice(None),) * axis + (slice(offset, offset + size),)), g.indices
+        grads.append(F.IndexedSlices(values, own, dense_shape))
         offset += size
     return grads
 
@@ -1230,7 +1251,7 @@ defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), lambda g, ans, x, *
 defop("Squeeze", _squeeze, lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
 defop("Transpose", lambda x, perm: np.transpose(x, perm),
       lambda g, ans, x, perm, **_: F.transpose(g, list(np.argsort(perm))), moves_data=True)
-defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, moves_data=True)
+defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, moves_data=True, sparse_upstream=True)
 defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), lambda g, ans, *xs, axis, **_: F.unstack(g, len(xs), axis),
       moves_data=True)
 defop("Unpack", lambda x, num, axis: tuple(np.moveaxis(x, axis, 0)), lambda g, ans, x, num, axis, **_: F.stack(g, axis),

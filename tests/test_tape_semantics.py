@@ -376,6 +376,16 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
 
 # Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
 TAPE_SNIPPETS = {
+    # concat keeps IndexedSlices sparse: rows by index range along axis 0, a part of every row along another axis
+    **{f"concat_of_gathered/{name}": "a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([[4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])\n"
+       f"with tf.GradientTape() as t:\n    t.watch([a, b])\n    y = tf.gather({concat}, {indices})\nr = t.gradient(y, [a, b])"
+       for name, concat, indices in [("axis_0", "tf.concat([a, b], axis=0)", "[2, 0, 1, 2]"),
+                                     ("axis_1", "tf.concat([b, b * 2.0], axis=1)", "[1, 1]"),
+                                     ("axis_minus_1_through_identity", "tf.identity(tf.concat([a, a], axis=-1))", "[0]")]},
+    "concat_of_gathered/second_order": "b = tf.constant([[4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])\n"
+                                       "with tf.GradientTape() as outer:\n    outer.watch(b)\n    with tf.GradientTape() as inner:\n"
+                                       "        inner.watch(b)\n        y = tf.gather(tf.concat([b * b, b], axis=1), [1, 0])\n"
+                                       "    g = inner.gradient(y, b)\nr = outer.gradient(g, b)",
     # the jacobian loop's gradient calls check their sources even where the target is not tracked
     **{f"untracked_target_indexed_slices_source/pfor={pfor}":
        "with tf.GradientTape(persistent=True) as t:\n    v = tf.Variable([-1.0])\n    s = t.gradient(tf.gather(v, [0, 0]), v)\n"
