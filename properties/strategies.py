@@ -608,10 +608,16 @@ def _structure(b: _Builder, names: list[str], kind: str) -> Any:
     return {"list": [names[0], {"tuple": [{"dict": [[keys[i], n]]} for i, n in enumerate(names[1:])]}]}
 
 
+def _offerable(b: _Builder, t: _Tensor) -> bool:
+    """Whether `t` may be a source of the next call, on whichever path the call draws it: not softmax cross
+    entropy's labels where the tape may have recorded a gradient computation (KNOWN_DIVERGENCES 1)."""
+    return not (b.higher_order and t.first_order_only)
+
+
 def _reaching(b: _Builder, targets: list[_Tensor]) -> list[_Tensor]:
     """The float tensors the targets depend on, in creation order (those fit to be sources of the next call)."""
     return b.sorted(t for t in frozenset().union(*[t.reaches for t in targets])
-                    if not t.dtype.startswith("int") and not (b.higher_order and t.first_order_only))
+                    if not t.dtype.startswith("int") and _offerable(b, t))
 
 
 MAX_COVERING_SOURCES = 6
@@ -624,7 +630,7 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
     reaching = _reaching(b, targets)
     leaves = [t for t in reaching if t.leaf]
     chosen: list[_Tensor] = []
-    adjacent = [t for t in b.pick(targets).inputs if not t.dtype.startswith(("int", "bool"))]
+    adjacent = [t for t in b.pick(targets).inputs if not t.dtype.startswith(("int", "bool")) and _offerable(b, t)]
     if adjacent and b.chance(0.25):  # the inputs of a target's op: its VJP's value and dtype, undiluted
         chosen = list(dict.fromkeys(adjacent))[:count]
     elif len(leaves) > count and b.chance(0.5):
@@ -637,7 +643,7 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
     if unrecorded and b.chance(0.3):  # an op TF records with no gradient, or does not record (stop_gradient)
         chosen.append(b.pick(unrecorded))
     if b.chance(0.15) or not chosen:
-        unconnected = [t for t in b.leaves + b.integers if t not in reaching and t not in chosen]
+        unconnected = [t for t in b.leaves + b.integers if t not in reaching and t not in chosen and _offerable(b, t)]
         chosen.append(b.pick(unconnected) if unconnected and b.chance(0.7) else b.leaf(b.base, kind="constant"))
     return chosen
 
@@ -649,7 +655,7 @@ def _fed_source(b: _Builder, targets: list[_Tensor]) -> _Tensor:
     leaves = [t for t in reaching if t.leaf]
     if leaves and b.chance(0.7):
         return b.pick(leaves)
-    return b.pick(reaching) if reaching and b.chance(0.95) else b.pick(b.tensors)
+    return b.pick(reaching) if reaching and b.chance(0.95) else b.pick([t for t in b.tensors if _offerable(b, t)])
 
 
 def _root_leaf(b: _Builder, targets: list[_Tensor]) -> _Tensor | None:
@@ -742,7 +748,8 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, so
     else:
         sources = _sources(b, targets, b.pick((1, 1, 2, 3)))
         if b.chance(0.12):  # a target that is also a source
-            sources.append(b.pick([t for t in targets if t not in sources] or targets))
+            sources.append(b.pick([t for t in targets if t not in sources and _offerable(b, t)]
+                                  or [t for t in targets if _offerable(b, t)] or targets))
         if b.chance(0.05):  # a source listed twice: TF gives its gradient at both places
             sources.append(b.pick(sources))
         if b.booleans and b.chance(0.05):  # a comparison's output: recorded, without a gradient
@@ -773,8 +780,9 @@ def _jacobian_call(b: _Builder, tape: str, targets: list[_Tensor]) -> Call:
                 return Call(name, tape, "batch_jacobian", target.name, source.name, None, unconnected, form,
                             use_pfor=use_pfor)
     target = b.pick(targets)
-    if _variables(b) and b.chance(0.08):  # a Variable as the target, usually also a source
-        target = b.pick(_variables(b))
+    offered = [v for v in _variables(b) if _offerable(b, v)]
+    if offered and b.chance(0.08):  # a Variable as the target, usually also a source
+        target = b.pick(offered)
     sources = _sources(b, [target], b.pick((1, 1, 2))) if target.reaches else [target]
     structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     return Call(name, tape, "jacobian", target.name, structure, None, unconnected, form, use_pfor=use_pfor)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from reftape_oracle import run
-from reftape_oracle.program import Leaf, Op, Program
+from reftape_oracle.outcome import decode_array
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 from reftape_properties.findings import evaluate
 from reftape_properties.known import KNOWN
 
@@ -28,6 +29,31 @@ def test_known_divergence_still_reproduces(known):
     assert expected.error is None and actual.error is None
     same = json.dumps(expected.observed(), sort_keys=True) == json.dumps(actual.observed(), sort_keys=True)
     assert not same, f"known divergence {known.number} ({known.title}) no longer reproduces: remove it"
+
+
+def test_softmax_cross_entropy_second_order_in_labels_still_reproduces():
+    """Entry 1's second order: an outer tape differentiates the inner logits gradient with respect to
+    labels on the simplex (the op's contract, where the first orders agree). TF with op determinism (the
+    oracle) gives the exact derivative of its composite, sum(w * softmax) - w per element; reftape gives
+    0, as TF's default kernel does. Found by a random run where the generator offered labels (a Variable
+    both tapes watched) as an unconnected source to the outer tape (test_strategies now guards that)."""
+    labels, logits = np.array([[0.1, 0.7, 0.2]]), np.array([[0.6, 0.3, 0.1]])
+    w = np.array([[0.0, 1.0, -2.0]])
+    program = Program([
+        Leaf("labels", "variable", labels, "float64"),
+        Leaf("logits", "constant", logits, "float64"),
+        Leaf("w", "constant", w, "float64"),
+        Tape("outer", [Tape("inner", [Watch("inner", ["logits"]),
+                                      Op("loss", "nn.softmax_cross_entropy_with_logits", ["labels", "logits"])]),
+                       Call("g", "inner", "gradient", "loss", "logits")]),
+        Call("gg", "outer", "gradient", "g", "labels", "w"),
+    ], [])
+    expected, actual = run(program, "tensorflow"), run(program, "reftape")
+    assert expected.error is None and actual.error is None
+    softmax = np.exp(logits) / np.exp(logits).sum()
+    assert np.array_equal(decode_array(expected.calls["g"]), decode_array(actual.calls["g"]))  # first order agrees
+    assert np.allclose(decode_array(expected.calls["gg"]), (w * softmax).sum() - w, rtol=1e-12)
+    assert np.array_equal(decode_array(actual.calls["gg"]), np.zeros_like(w))
 
 
 def test_half_accumulation_entry_explains_only_float16_infinities_of_tensorflow():
