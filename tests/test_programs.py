@@ -209,6 +209,17 @@ def test_printed_script_reproduces_the_interpreter(name, backend):
     assert json.loads(printed.strip().splitlines()[-1]) == json.loads(json.dumps(run(program, backend).observed()))
 
 
+def test_printed_tensorflow_script_configures_tensorflow_as_the_oracle_does():
+    """Known divergence 1's program: TF's softmax cross entropy answers differently with op determinism
+    (which the oracle turns on) than without, so a printed script must turn it on too."""
+    from reftape_properties.known import KNOWN
+
+    program = KNOWN[0].program
+    printed = subprocess.run([sys.executable, "-c", program.to_source("tensorflow")], capture_output=True, text=True,
+                             check=True, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"}).stdout
+    assert json.loads(printed.strip().splitlines()[-1]) == json.loads(json.dumps(run(program, "tensorflow").observed()))
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_json_round_trip_is_exact(name):
     program = PROGRAMS[name]
