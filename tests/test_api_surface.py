@@ -5,8 +5,8 @@ dtypes, returned structures and exception classes must agree."""
 import numpy as np
 import pytest
 
-from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.compare import compare_values
+from snippets import evaluate_expression
 
 EXPRESSIONS = [
  "tf.constant([[1, 2], [3, 4]])", "tf.constant(1.5, shape=[2, 2])", "tf.constant([1.0, 2.0]).shape",
@@ -179,14 +179,7 @@ EXPRESSIONS = [
 ]
 
 
-def _evaluate(expression, ns):
-    try:
-        return describe(eval(expression, {"tf": ns, "np": np}), ns)
-    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
-        return describe_error(error, ns)
-
-
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_expression_matches_tensorflow(expression, tf, rt):
-    found = compare_values(_evaluate(expression, tf), _evaluate(expression, rt))
+    found = compare_values(evaluate_expression(expression, tf), evaluate_expression(expression, rt))
     assert not found, "\n".join(d.summary() for d in found)

@@ -22,6 +22,7 @@ from reftape_properties.recording import record_op_coverage
 from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.compare import compare_values
 from reftape_properties.tolerance import Tolerance
+from snippets import evaluate_expression
 
 BASE_SHAPE = (3, 4)
 
@@ -427,16 +428,9 @@ EDGE_SNIPPETS = [
 ]
 
 
-def _snippet(ns, code: str) -> dict:
-    try:
-        return describe(eval(code, {"tf": ns, "np": np}), ns)
-    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
-        return describe_error(error, ns)
-
-
 @pytest.mark.parametrize("code", EDGE_SNIPPETS)
 def test_function_edge_matches_tensorflow(code, tf, candidate):
-    found = compare_values(_snippet(tf, code), _snippet(candidate, code), messages=False)
+    found = compare_values(evaluate_expression(code, tf), evaluate_expression(code, candidate), messages=False)
     assert not found, "\n".join(d.summary() for d in found)
 
 

@@ -19,6 +19,7 @@ from reftape_oracle.program import (Assign, Call, Leaf, Op, Program, Reset, Stop
                                     WatchedVariables)
 from reftape_properties.differential import CANDIDATE
 from reftape_properties.findings import evaluate
+from snippets import run_statements
 from test_blind_spots import value
 
 BACKENDS = ["tensorflow", CANDIDATE]
@@ -515,23 +516,13 @@ TAPE_SNIPPETS = {
 }
 
 
-def _run_snippet(source, ns):
-    from reftape_oracle.outcome import describe, describe_error
-    scope = {"tf": ns, "np": np}
-    try:
-        exec(source, scope)  # noqa: S102 - the snippets above
-        return describe(scope["r"], ns)
-    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
-        return describe_error(error, ns)
-
-
 @pytest.mark.parametrize("name", TAPE_SNIPPETS)
 def test_tape_snippet_matches_tensorflow(name, tf, candidate):
     from reftape_properties.compare import compare_values
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = _run_snippet(TAPE_SNIPPETS[name], tf)
-        found = compare_values(expected, _run_snippet(TAPE_SNIPPETS[name], candidate))
+        expected = run_statements(TAPE_SNIPPETS[name], tf)
+        found = compare_values(expected, run_statements(TAPE_SNIPPETS[name], candidate))
     assert not found, "\n".join(d.summary() for d in found)
 
 
@@ -549,7 +540,7 @@ def test_known_divergence_outside_programs_still_reproduces(name, tf):
     from reftape_properties.compare import compare_values
 
     code = KNOWN_OUTSIDE_PROGRAMS[name]
-    expected, actual = _run_snippet(code, tf), _run_snippet(code, reftape)
+    expected, actual = run_statements(code, tf), run_statements(code, reftape)
     assert expected["kind"] != "exception", expected
     assert compare_values(expected, actual), f"{name} no longer diverges: remove it from KNOWN_DIVERGENCES.md"
 
