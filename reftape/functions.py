@@ -243,14 +243,22 @@ def logical_or(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _binary("LogicalOr", _bool_operand(x), _bool_operand(y))
 
 
-def conj(x: Any, name: str | None = None) -> EagerTensor:
-    """Complex conjugate; real and integer tensors are returned as they are, others refused."""
+def _complex_only(op: str, x: Any, refusal: str) -> EagerTensor:
+    """`op` on a complex tensor; real and integer tensors are returned as they are, others refused
+    with TF's TypeError (`refusal`, formatted with the dtype)."""
     x = convert_to_tensor(x)
     if x.dtype.is_complex:
-        return execute("Conj", [x])
+        return execute(op, [x])
     if x.dtype.is_floating or x.dtype.is_integer:
         return x
-    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}")
+    raise TypeError(refusal.format(dtype=x.dtype))
+
+
+def conj(x: Any, name: str | None = None) -> EagerTensor:
+    """Complex conjugate."""
+    return _complex_only("Conj", x, "Expected numeric or variant tensor, got dtype {dtype!r}")
+
+
 invert = _unary_function("Invert", "Elementwise bitwise not.")
 
 
@@ -265,12 +273,7 @@ def conj_if_complex(x: EagerTensor) -> EagerTensor:
 
 
 def real(x: Any, name: str | None = None) -> EagerTensor:
-    x = convert_to_tensor(x)
-    if x.dtype.is_complex:
-        return execute("Real", [x])
-    if x.dtype.is_floating or x.dtype.is_integer:
-        return x
-    raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")
+    return _complex_only("Real", x, "input must be a numeric tensor, but got tensor with dtype {dtype}")
 
 
 def imag(x: Any, name: str | None = None) -> EagerTensor:

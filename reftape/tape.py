@@ -174,29 +174,31 @@ def _unordered_map_order(keys: list[int]) -> list[int]:
     key modulo the bucket count) after inserting `keys` in turn: one list of nodes where a bucket's
     nodes are contiguous; a key joins the front of its bucket's run, or the front of the list when its
     bucket is empty; a rehash reinserts the nodes in list order by the same rule."""
-    level, buckets = 0, _BUCKET_COUNTS[0]
+    level = 0
     runs: list[int] = []  # buckets, last is first in the list
     members: dict[int, list[int]] = {}  # a bucket's keys, last is first
-    for count, key in enumerate(keys, 1):
-        if count > buckets:
-            level += 1
-            buckets = _BUCKET_COUNTS[level]
-            nodes = [k for b in reversed(runs) for k in reversed(members[b])]
-            runs, members = [], {}
-            for k in nodes:
-                run = members.get(k % buckets)
-                if run is None:
-                    members[k % buckets] = [k]
-                    runs.append(k % buckets)
-                else:
-                    run.append(k)
-        run = members.get(key % buckets)
-        if run is None:
-            members[key % buckets] = [key]
-            runs.append(key % buckets)
+
+    def insert(key: int) -> None:
+        bucket = key % _BUCKET_COUNTS[level]
+        if bucket in members:
+            members[bucket].append(key)
         else:
-            run.append(key)
-    return [k for b in reversed(runs) for k in reversed(members[b])]
+            members[bucket] = [key]
+            runs.append(bucket)
+
+    def in_order() -> list[int]:
+        return [k for b in reversed(runs) for k in reversed(members[b])]
+
+    for count, key in enumerate(keys, 1):
+        if count > _BUCKET_COUNTS[level]:
+            nodes = in_order()
+            level += 1
+            runs.clear()
+            members.clear()
+            for node in nodes:
+                insert(node)
+        insert(key)
+    return in_order()
 
 
 def _tf_initial_order(recording: Recording, target_ids: Iterable[int], initial: list[int]) -> list[int]:
