@@ -13,8 +13,8 @@ for. Snippets (`compare_values`) compare exception messages; programs (`compare`
 reftape words some errors shorter than TF (without TF's advice paragraphs). For outcomes of a
 program: forward values with the forward tolerance, call results (gradients, jacobians) with the
 gradient tolerance, both widened by the summation factor of the largest reduction or product in the
-program, with an absolute floor scaled by the magnitudes each value was computed from, as documented
-there.
+program, forward values with an absolute floor scaled by the magnitudes they were computed from, as
+documented there.
 """
 
 from __future__ import annotations
@@ -92,10 +92,9 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
                 found.append(Discrepancy("structure", where, e_items.get(name), a_items.get(name)))
                 continue
 
-            def magnitude(name: str = name, gradient: bool = gradient) -> float:
-                everything = max(magnitudes().values(), default=1.0)
-                return everything if gradient else magnitudes().get(name, everything)
-            policy = _Policy(tolerance_for, signed_zeros, messages, magnitude)
+            def magnitude(name: str = name) -> float:
+                return magnitudes().get(name, max(magnitudes().values(), default=1.0))
+            policy = _Policy(tolerance_for, signed_zeros, messages, None if gradient else magnitude)
             found += _compare(e_items[name], a_items[name], where, policy)
     return found
 

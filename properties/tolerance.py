@@ -15,8 +15,8 @@ Reasoning, in one place:
   are relative to the magnitudes an op computes with, not to its result: `floormod(x, 1.0)` or
   `x - y` keeps the absolute error of an `x` of 8.3 in a result of 0.7. So scale is the largest
   magnitude among the compared values and the values they were computed from (`magnitude`: for a
-  program's op, its leaves and reported intermediates; for gradients, every value of the program;
-  never below 1).
+  program's op, its leaves and reported intermediates; never below 1). Gradients keep the floor at
+  the magnitude of the values compared: the intermediates of a backward pass are not reported.
 - A result is no more precise than the least precise dtype it was computed through: a float16
   softmax cast to float64 carries float16 rounding. Comparisons of a program's values therefore use
   the epsilon of the least precise floating dtype among its leaves when that exceeds the compared
