@@ -93,14 +93,110 @@ def _elementwise(fn):
     return lambda x: np.asarray(ufunc(x), dtype=object).astype(x.dtype)
 
 
-_erf, _erfc = _elementwise(math.erf), _elementwise(math.erfc)
+_erfc = _elementwise(math.erfc)
+_math_erf = _elementwise(math.erf)
+
+# Eigen's float64 erf (both loops) squares x exactly in two parts, which overflows from
+# |x| = 0x1.ffffffcp+511 on: NaN there and at +-inf, not +-1 (measured on TF 2.21)
+_ERF_FLOAT64_NAN_FROM = float.fromhex("0x1.ffffffcp+511")
+
+
+def _erf(x):
+    y = _math_erf(x)
+    if x.dtype == np.float64:
+        return np.where(np.abs(x) < _ERF_FLOAT64_NAN_FROM, y, np.nan)  # NaN inputs stay NaN
+    return y
 
 
 def _sigmoid(x):
     if x.dtype.kind == "c":
-        return 1 / (1 + np.exp(-x))
+        return _complex_sigmoid(x)
+    if x.dtype == np.float64:  # Eigen's scalar_logistic_op: e / (1 + e), e = exp(x), 1 where e is inf
+        e = np.exp(x)
+        return np.where(e == np.inf, 1.0, e / (1 + e))
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1, e) / (1 + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
+
+
+def _complex_sigmoid(x):
+    """Eigen's complex scalar_logistic_op (no packet version: every element in the scalar loop): e = cexp(x),
+    1 where e's real part is infinite, else e / (e + 1) as std::complex divides (`_scalar_divide`).
+    e + 1 adds +0 to the imaginary part, so sigmoid(-0j) is 0.5-0j."""
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+        e = _complex(_ftz(e.real), _ftz(e.imag))  # cexp's results flushed before the sum (exp(-745) * cos(2.5) is -0)
+        return np.where(np.isinf(e.real), np.ones_like(e), _scalar_divide(e, _complex(_ftz(e.real + 1), e.imag + 0)))
+
+
+def _sigmoid_grad(y, dy):
+    """SigmoidGrad: dy * (y * (1 - y)) in Eigen's packet loop; (dy * y) * (1 - y) in the scalar loop, as
+    std::complex multiplies (C99's recovery of infinities). 1 - y subtracts from 1+0j (-0 - -0 is +0)."""
+    if y.dtype in _COMPLEX_PACKET:
+        def one_minus(y):
+            return _complex(_ftz(1 - y.real), _ftz(0 - y.imag))
+        return _by_loop(lambda y, dy: _packet_multiply(dy, _packet_multiply(y, one_minus(y))),
+                        lambda y, dy: _scalar_multiply(_scalar_multiply(dy, y), one_minus(y)), y, dy)
+    return dy * (y * (1 - y))
+
+
+def _glibc_hypot(x, y):
+    """glibc 2.36's hypot (what TF's ComplexAbs calls for complex128; NumPy's differs by an ulp): the larger
+    and smaller magnitude, scaled by 2^-600 above 2^511 or 2^600 below 2^-511, a square root corrected
+    by one Newton step (its kernel without FMA), ax + ay where one is below the other's 2^-54."""
+    x, y = np.abs(x), np.abs(y)
+    ax, ay = np.fmax(x, y), np.fmin(x, y)
+    big = ax > 2.0 ** 511
+    tiny = ~big & (ay < 2.0 ** -511)
+    scale = np.where(big, 2.0 ** -600, np.where(tiny, 2.0 ** 600, 1.0))
+    sx, sy = ax * scale, ay * scale
+    h = np.sqrt(sx * sx + sy * sy)
+    near = h <= 2.0 * sy
+    d1, d2 = h - sy, h - sx
+    t1 = np.where(near, sx * (2.0 * d1 - sx), 2.0 * d2 * (sx - 2.0 * sy))
+    t2 = np.where(near, (d1 - 2.0 * (sx - sy)) * d1, (4.0 * d2 - sy) * sy + d2 * d2)
+    h = (h - (t1 + t2) / (2.0 * h)) / scale
+    h = np.where(np.where(tiny, ax >= ay * 2.0 ** 54, ay <= ax * 2.0 ** -54), ax + ay, h)
+    return np.where(np.isinf(x) | np.isinf(y), np.inf, np.where(np.isnan(x) | np.isnan(y), np.nan, h))
+
+
+def _complex_abs(x):
+    """ComplexAbs: glibc's hypotf (the squares summed in double, rounded once) and hypot."""
+    if x.dtype == np.complex64:
+        wide = x.astype(np.complex128)
+        h = np.sqrt(wide.real * wide.real + wide.imag * wide.imag)
+        return np.where(np.isinf(x.real) | np.isinf(x.imag), np.inf, h).astype(np.float32)
+    return _glibc_hypot(x.real, x.imag)
+
+
+def _sign(x):
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_complex_sign, _scalar_complex_sign, x)
+    return np.sign(x)
+
+
+def _packet_complex_sign(x):
+    """Eigen's packet psign for complex: each part over l = max * sqrt(1 + (min / max)^2) (max where min is
+    0), where max and min of |re|, |im| are taken per lane (x86's maxps: a lane's own value where either
+    is NaN); 0 where that lane's max is 0."""
+    re, im = _ftz(np.abs(x.real)), _ftz(np.abs(x.imag))
+
+    def lane(part, own, other):
+        nan = np.isnan(own) | np.isnan(other)
+        high = np.where(nan, own, np.maximum(own, other))
+        low = np.where(nan, own, np.minimum(own, other))
+        r = _ftz(low / high)
+        length = np.where(low == 0, high, _ftz(high * _ftz(np.sqrt(_ftz(1 + _ftz(r * r))))))
+        return np.where(high == 0, part.dtype.type(0), _ftz(_ftz(part) / length))
+    return _complex(lane(x.real, re, im), lane(x.imag, im, re))
+
+
+def _scalar_complex_sign(x):
+    """Eigen's scalar sign for complex: aa = |x| (hypot), 0 where aa is 0, else each part times 1 / aa."""
+    a, b = _ftz(x.real), _ftz(x.imag)
+    aa = np.hypot(a, b)
+    inverse = _ftz(1 / np.where(aa == 0, 1, aa))
+    zero = aa == 0
+    return _complex(np.where(zero, a.dtype.type(0), _ftz(a * inverse)), np.where(zero, a.dtype.type(0), _ftz(b * inverse)))
 
 
 def _tanh(x):
@@ -550,9 +646,57 @@ def _pmin(x, y):
     return np.where((x < y) | np.isnan(x), x, y)
 
 
-def _relu(x):
-    """max(x, +0.0) as `_pmax` computes it: NaN kept, -0.0 and negatives give +0.0."""
-    return np.where(x <= 0, x.dtype.type(0), x)
+try:  # NumPy's C function without its Python wrapper (as in primitives.py)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:
+    _count_nonzero = np.count_nonzero
+
+
+def _relu(x, half=False):
+    """max(x, 0): NaN kept, negatives give +0.0; -0.0 gives +0.0 in Eigen's vector loop (float32, float64)
+    and stays -0.0 in its scalar loop (the last size % packet elements) and for half types (`half`, set by
+    F.relu; measured on TF 2.21: std::max returns its first argument on a tie)."""
+    zero = x.dtype.type(0)
+    if half:
+        return np.where(x < 0, zero, x)
+    y = np.where(x <= 0, zero, x)
+    packet = _PACKET.get(x.dtype)
+    if packet is not None:
+        size = x.size
+        tail = size % packet
+        if tail:  # at most packet - 1 elements, checked for zeros in one C call
+            flat_x = x.reshape(-1)[size - tail:]
+            if _count_nonzero(flat_x) != tail:
+                np.copyto(y.reshape(-1)[size - tail:], flat_x, where=flat_x == 0)  # the scalar loop keeps -0.0
+    return y
+
+
+def _relu6(x, half=False):
+    """min(max(x, 0), 6), the zeros as `_relu`'s."""
+    return _pmin(_relu(x, half), np.full_like(x, 6))
+
+
+def _rsqrt_grad(y, dy):
+    """RsqrtGrad, real dtypes. Scalar loop: 0 where dy is 0, else (-0.5 * (dy * y)) * (y * y). Vector loop
+    (Eigen's packet code with mul_no_nan): (-0.5 * (y * y)) times (y * dy, 0 where dy is 0), +0 where
+    that second factor is zero: at y = 0 (x = inf) the gradient is +0 there, -0 in the scalar loop.
+    Complex: the scalar loop's formula everywhere."""
+    if y.dtype not in _PACKET:
+        return np.where(dy == 0, 0, -0.5 * (dy * np.conj(y)) * (np.conj(y) * np.conj(y)))  # TF's order
+    y, dy = np.broadcast_arrays(y, dy)
+    half = y.dtype.type(-0.5)
+    out = np.empty(y.shape, y.dtype)
+    flat, y, dy = out.reshape(-1), y.reshape(-1), dy.reshape(-1)
+    split = y.size - y.size % _PACKET[y.dtype]
+    with np.errstate(all="ignore"):
+        if split:
+            v, dv = y[:split], dy[:split]
+            b = np.where(dv == 0, y.dtype.type(0), _ftz(v * dv))
+            flat[:split] = np.where(b == 0, y.dtype.type(0), _ftz(half * _ftz(v * v)) * b)
+        if split < y.size:
+            v, dv = y[split:], dy[split:]
+            flat[split:] = np.where(dv == 0, y.dtype.type(0), _ftz(half * _ftz(dv * v)) * _ftz(v * v))
+    return out
 
 
 def _add_n(*xs):
@@ -1085,10 +1229,10 @@ defop("Complex", _complex, _complex_vjp, moves_data=True, dtypes=frozenset({_dty
 # Elementwise unary math
 defop("Neg", np.negative, lambda g, ans, x, **_: -g, dtypes=SIGNED, moves_data=True, sparse_upstream=True)
 defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=SIGNED - COMPLEX, moves_data=True)
-defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
+defop("ComplexAbs", _complex_abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
                                                                   F.complex(ans, F.zeros_like(ans))),
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
-defop("Sign", lambda x: np.sign(x) if not np.iscomplexobj(x) else np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x))),
+defop("Sign", _sign,
       lambda g, ans, x, **_: F.zeros_like(x), dtypes=SIGNED, subnormal_rule=_sign_in_vector_loop)
 defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
 defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
@@ -1139,7 +1283,7 @@ defop("IsNan", np.isnan, _unregistered("IsNan"), dtypes=FLOAT, out_dtype=lambda 
 defop("SqrtGrad", _sqrt_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.negative(_conj(F.divide(g, y))), ans), F.multiply(0.5, F.divide(g, y))),
       dtypes=INEXACT)
-defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * (dy * np.conj(y)) * (np.conj(y) * np.conj(y))),  # TF's order
+defop("RsqrtGrad", _rsqrt_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(-1.5, _conj(g)), dy), F.square(_conj(y))),
                                   F.execute("RsqrtGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("ReciprocalGrad", lambda y, dy: np.where(dy == 0, 0, -dy * np.conj(y) * np.conj(y)),
@@ -1148,7 +1292,7 @@ defop("ReciprocalGrad", lambda y, dy: np.where(dy == 0, 0, -dy * np.conj(y) * np
 defop("TanhGrad", lambda y, dy: dy * (1 - y * y),
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(g, -2.0), _conj(dy)), _conj(y)),
                                   F.execute("TanhGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)),
+defop("SigmoidGrad", _sigmoid_grad,
       lambda g, ans, y, dy, **_: (F.subtract(F.multiply(g, _conj(dy)), F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))),
                                   F.execute("SigmoidGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("ReluGrad", lambda dy, y: dy * (y > 0),  # a product, as in TF's kernel: signed zeros follow dy
@@ -1169,7 +1313,7 @@ defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered
 
 # Activations
 defop("Relu", _relu, lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]), dtypes=REAL, keeps_normal=True)
-defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
+defop("Relu6", _relu6,
       lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL, keeps_normal=True)
 # Elu selects x itself where x < 0 fails, which it does for every subnormal read as zero
 defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]),
