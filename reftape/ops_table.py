@@ -815,6 +815,40 @@ def _scalar_multiply(x, y):
     return _complex(re, im)
 
 
+def _multiply(x, y):
+    """Mul: NumPy's product for real dtypes; complex, Eigen's packet product in the vector loop and
+    std::complex's (C99's recovery of infinities) in the scalar loop: (inf+1j) * (1+0j) is inf+nanj in the
+    first, inf+infj... as libgcc's __mulsc3 recovers it in the second."""
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_multiply, _scalar_multiply, x, y)
+    return np.multiply(x, y)
+
+
+def _square(x):
+    """Square: x * x, as `_multiply` computes it (for complex, a*a - b*b overflows to NaN, as in TF)."""
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_multiply, _scalar_multiply, x, x)
+    return x * x
+
+
+def _reciprocal_grad(y, dy):
+    """ReciprocalGrad, TF's order: ((-conj(y)) * conj(y)) * dy, 0 where dy is 0. Complex: the vector loop
+    multiplies -(c * c) by dy as packets (mul_no_nan: +0 where dy is 0); the scalar loop as std::complex
+    does (C99's recovery), so 1 / 0j's gradient is -inf+infj there, not NaN."""
+    if y.dtype in _COMPLEX_PACKET:
+        zero = y.dtype.type(0)
+
+        def vector(y, dy):
+            c = np.conj(y)
+            return np.where(dy == 0, zero, _packet_multiply(-_packet_multiply(c, c), dy))
+
+        def scalar(y, dy):
+            c = np.conj(y)
+            return np.where(dy == 0, zero, _scalar_multiply(_scalar_multiply(-c, c), dy))
+        return _by_loop(vector, scalar, y, dy)
+    return np.where(dy == 0, 0, _ftz(-y * y) * dy)  # y * y flushed: a tiny y times an infinite dy is NaN
+
+
 def _div_no_nan(x, y):
     """DivNoNan: 0 where y is +-0. Complex: also +0 where x * conj(y) is zero (flushed), even where
     |y|^2 underflows; the division as RealDiv's."""
@@ -1202,7 +1236,7 @@ defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, a
 # Elementwise arithmetic
 defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC | frozenset({_dtypes.string}), sparse_upstream=True)  # strings concatenate
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
-defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
+defop("Mul", _multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", _divide, _realdiv_vjp, dtypes=NUMERIC, kernels=INEXACT)  # integers: divide casts them first
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
@@ -1244,8 +1278,7 @@ defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), 
       subnormal_rule=_tiny_unchanged(_vector_loop))
 defop("Sqrt", np.sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
 defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
-# Square is the plain product x * x: for complex, a*a - b*b overflows to NaN, as in TF.
-defop("Square", lambda x: x * x, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
+defop("Square", _square, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
       dtypes=NUMERIC)
 defop("Reciprocal", _reciprocal,
       lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=SIGNED, kernels=INEXACT)
@@ -1286,7 +1319,7 @@ defop("SqrtGrad", _sqrt_grad,
 defop("RsqrtGrad", _rsqrt_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(-1.5, _conj(g)), dy), F.square(_conj(y))),
                                   F.execute("RsqrtGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("ReciprocalGrad", lambda y, dy: np.where(dy == 0, 0, -dy * np.conj(y) * np.conj(y)),
+defop("ReciprocalGrad", _reciprocal_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(_conj(g), -2.0), dy), _conj(y)),
                                   F.execute("ReciprocalGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("TanhGrad", lambda y, dy: dy * (1 - y * y),

@@ -604,3 +604,41 @@ def test_float64_sigmoid_is_eigens_exp_quotient(tf, candidate):
             expected, actual = (describe(_value_and_gradient(ns, lambda ns, t: ns.sigmoid(t), x[i:i + chunk], 0.75), ns)
                                 for ns in (tf, candidate))
             assert not _special_elements_agree(expected, actual, 1e-12), x[i:i + chunk]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_products_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
+    """Complex Mul, Square and ReciprocalGrad: Eigen's packet products in the vector loop (a c - b d,
+    a d + b c, no recovery), std::complex's in the scalar loop (C99's recovery of infinities: (inf+nanj)^2
+    is inf+nanj, NaN in the vector loop), ReciprocalGrad as ((-conj(y)) conj(y)) dy with mul_no_nan's zeros.
+    Every pair of the points in a vector and in chunks of 1 and 3, random values of many scales, broadcast
+    shapes; and the gradients of sin, cos, sinh, cosh, square and reciprocal at every pair of
+    special parts (which run through those kernels), bit for bit."""
+    import itertools
+
+    with np.errstate(over="ignore"):
+        pairs = np.array(list(itertools.product(_DIVISION_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(3)
+    cases = [(pairs[0][i:i + chunk], pairs[1][i:i + chunk]) for chunk in (pairs.shape[1], 1, 3)
+             for i in range(0, pairs.shape[1], chunk)]
+    cases += [_complex_operands(dtype, rng, size) for size in (1, 2, 3, 5, 8, 9, 1001)]
+    for x_shape, y_shape in [((), (7,)), ((7,), ()), ((5, 1), (1, 2)), ((3, 1, 5), (1, 7, 1))]:
+        x, y = _complex_operands(dtype, rng, int(np.prod(x_shape + y_shape)))
+        cases.append((x[:int(np.prod(x_shape))].reshape(x_shape), y[:int(np.prod(y_shape))].reshape(y_shape)))
+    for x, y in cases:
+        for ns_pair in [(tf, candidate)]:
+            found = [describe([ns.multiply(ns.constant(x), ns.constant(y)), ns.math.square(ns.constant(x))], ns)
+                     for ns in ns_pair]
+            assert found[0] == found[1], (x, y)
+        if x.shape == y.shape:
+            expected = tf.raw_ops.ReciprocalGrad(y=tf.constant(x), dy=tf.constant(y))
+            actual = rt.functions.execute("ReciprocalGrad", [rt.constant(x), rt.constant(y)])
+            assert describe(expected, tf) == describe(actual, rt), (x, y)
+    grid = _complex_grid(dtype)
+    upstream = np.full(grid.shape, 0.75 - 0.5j, dtype)
+    for path in ["sin", "cos", "math.sinh", "math.cosh", "square", "math.reciprocal"]:  # exp, sqrt: forward differs
+        for chunk in (grid.size, 1):
+            for i in range(0, grid.size, chunk):
+                found = [describe(_value_and_gradient(ns, lambda ns, t: resolve(ns, path)(t), grid[i:i + chunk],
+                                                      upstream[0])[1], ns) for ns in (tf, candidate)]
+                assert not _special_elements_agree({"items": [found[0]]}, {"items": [found[1]]}, 1e-4), (path, grid[i:i + chunk])
