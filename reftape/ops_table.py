@@ -680,9 +680,25 @@ def _rsqrt_grad(y, dy):
     """RsqrtGrad, real dtypes. Scalar loop: 0 where dy is 0, else (-0.5 * (dy * y)) * (y * y). Vector loop
     (Eigen's packet code with mul_no_nan): (-0.5 * (y * y)) times (y * dy, 0 where dy is 0), +0 where
     that second factor is zero: at y = 0 (x = inf) the gradient is +0 there, -0 in the scalar loop.
-    Complex: the scalar loop's formula everywhere."""
+    Complex: the same with conj(y), products of -0.5+0j, Eigen's packet products in the vector loop and
+    std::complex's (C99's recovery) in the scalar loop."""
+    if y.dtype in _COMPLEX_PACKET:
+        zero = y.dtype.type(0)
+
+        def vector(y, dy):
+            c = np.conj(y)
+            b = np.where(dy == 0, zero, _packet_multiply(c, dy))
+            product = _packet_multiply(_packet_multiply(np.full_like(y, -0.5), _packet_multiply(c, c)), b)
+            return np.where(b == 0, zero, product)
+
+        def scalar(y, dy):
+            c = np.conj(y)
+            product = _scalar_multiply(_scalar_multiply(np.full_like(y, -0.5), _scalar_multiply(dy, c)),
+                                       _scalar_multiply(c, c))
+            return np.where(dy == 0, zero, product)
+        return _by_loop(vector, scalar, y, dy)
     if y.dtype not in _PACKET:
-        return np.where(dy == 0, 0, -0.5 * (dy * np.conj(y)) * (np.conj(y) * np.conj(y)))  # TF's order
+        return np.where(dy == 0, 0, -0.5 * (dy * y) * (y * y))  # TF's order
     y, dy = np.broadcast_arrays(y, dy)
     half = y.dtype.type(-0.5)
     out = np.empty(y.shape, y.dtype)
@@ -847,6 +863,90 @@ def _reciprocal_grad(y, dy):
             return np.where(dy == 0, zero, _scalar_multiply(_scalar_multiply(-c, c), dy))
         return _by_loop(vector, scalar, y, dy)
     return np.where(dy == 0, 0, _ftz(-y * y) * dy)  # y * y flushed: a tiny y times an infinite dy is NaN
+
+
+def _eigen_hypot(x, y):
+    """Eigen's positive_real_hypot: inf if a part is infinite, NaN if one is NaN, 0 if both are 0, else
+    p sqrt(1 + (q / p)^2) with p, q the larger and smaller magnitude (intermediates flushed)."""
+    x, y = np.abs(x), np.abs(y)
+    p, q = np.maximum(x, y), np.minimum(x, y)
+    r = _ftz(q / np.where(p == 0, 1, p))
+    h = np.where(p == 0, p.dtype.type(0), _ftz(p * np.sqrt(_ftz(1 + _ftz(r * r)))))
+    return np.where(np.isinf(x) | np.isinf(y), np.inf, np.where(np.isnan(x) | np.isnan(y), np.nan, h)).astype(p.dtype)
+
+
+def _scalar_complex_sqrt(z):
+    """Eigen's complex_sqrt (its scalar loop): w = sqrt((|x| + hypot(x, y)) / 2); (inf, y) for an infinite
+    y, (w, +-w) at x = 0, (w, y / 2w) for x > 0, (|y| / 2w, +-w) otherwise, the sign of y < 0 (so a -0
+    imaginary part gives +w: sqrt(-4-0j) is 2j, not -2j as in C99)."""
+    x, y = _ftz(z.real), _ftz(z.imag)
+    w = _ftz(np.sqrt(_ftz(0.5 * _ftz(np.abs(x) + _eigen_hypot(x, y)))))
+    signed_w = np.where(y < 0, -w, w)
+    re = np.where(np.isinf(y), np.inf, np.where(x > 0, w, np.where(x == 0, w, _ftz(np.abs(y) / _ftz(2 * w)))))
+    im = np.where(np.isinf(y), y, np.where(x > 0, _ftz(y / _ftz(2 * w)), signed_w))
+    return _complex(re.astype(x.dtype), im.astype(x.dtype))
+
+
+def _packet_complex_sqrt(z):
+    """Eigen's psqrt_complex (its vector loop), lane by lane: l = |z| as `_packet_complex_sign` computes it,
+    rho = sqrt((|part| + l) / 2), eta = (part / the other lane's rho) / 2 (0 where the lane's max is 0);
+    (rho_re, eta_im) for x >= 0, (|eta_im|, rho_re with y's sign bit) for x < 0; (inf, y) where y is
+    infinite, (inf, 0 |y|) or (0 |y|, inf) where x is; NaN+NaNj where either part came out NaN."""
+    x, y = _ftz(z.real), _ftz(z.imag)
+    ax, ay = np.abs(x), np.abs(y)
+    dtype = x.dtype.type
+
+    def lane(own, other):
+        nan = np.isnan(own) | np.isnan(other)
+        high = np.where(nan, own, np.maximum(own, other))
+        low = np.where(nan, own, np.minimum(own, other))
+        r = _ftz(low / high)
+        length = np.where(low == 0, high, _ftz(high * _ftz(np.sqrt(_ftz(1 + _ftz(r * r))))))
+        return length, high == 0
+    l_re, _ = lane(ax, ay)
+    _, zero_im = lane(ay, ax)
+    rho_re = _ftz(np.sqrt(_ftz(dtype(0.5) * _ftz(ax + l_re))))
+    eta_im = np.where(zero_im, dtype(0), _ftz(dtype(0.5) * _ftz(y / rho_re)))
+    negative = x < 0
+    re = np.where(negative, np.abs(eta_im), rho_re)
+    im = np.where(negative, np.copysign(np.abs(rho_re), y), eta_im)
+    lost = np.isnan(re) | np.isnan(im)  # a NaN in either part makes both NaN (pisnan on the complex packet)
+    re, im = np.where(lost, dtype(np.nan), re), np.where(lost, dtype(np.nan), im)
+    with np.errstate(invalid="ignore"):
+        zero_y = ay * dtype(0)
+    re = np.where(np.isinf(x), np.where(negative, zero_y, ax), re)
+    im = np.where(np.isinf(x), np.where(negative, ax, zero_y), im)
+    re, im = np.where(np.isinf(y), dtype(np.inf), re), np.where(np.isinf(y), y, im)
+    return _complex(re, im)
+
+
+def _sqrt(x):
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_complex_sqrt, _scalar_complex_sqrt, x)
+    return np.sqrt(x)
+
+
+def _complex_rsqrt(z):
+    """Eigen's complex_rsqrt (no packet version: every element): |z| by `_eigen_hypot`, w = sqrt((|x| +
+    |z|) / 2), w / |z|; (inf, NaN) at 0, 0 where a part is infinite, the sign of y < 0 as in its sqrt."""
+    x, y = _ftz(z.real), _ftz(z.imag)
+    abs_z = _eigen_hypot(x, y)
+    w = _ftz(np.sqrt(_ftz(0.5 * _ftz(np.abs(x) + abs_z))))
+    woz = _ftz(w / abs_z)
+    denominator = _ftz(_ftz(2 * w) * abs_z)
+    re = np.where(x > 0, woz, np.where(x == 0, woz, _ftz(np.abs(y) / denominator)))
+    im = np.where(x > 0, _ftz(-y / denominator), np.where(y < 0, woz, -woz))
+    infinite = np.isinf(x) | np.isinf(y)
+    re, im = np.where(infinite, 0, re), np.where(infinite, 0, im)
+    at_zero = abs_z == 0
+    return _complex(np.where(at_zero, np.inf, re).astype(x.dtype), np.where(at_zero, np.nan, im).astype(x.dtype))
+
+
+def _rsqrt(x):
+    if x.dtype in _COMPLEX_PACKET:
+        with np.errstate(all="ignore"):
+            return _complex_rsqrt(x)
+    return 1 / np.sqrt(x)
 
 
 def _div_no_nan(x, y):
@@ -1276,8 +1376,8 @@ defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add
 # Eigen's packet expm1 returns x where exp(x) rounds to 1; glibc's, under denormals-are-zero, gives zero
 defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_vector_loop))
-defop("Sqrt", np.sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
-defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
+defop("Sqrt", _sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
+defop("Rsqrt", _rsqrt, lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
 defop("Square", _square, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
       dtypes=NUMERIC)
 defop("Reciprocal", _reciprocal,

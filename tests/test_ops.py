@@ -642,3 +642,31 @@ def test_complex_products_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt)
                 found = [describe(_value_and_gradient(ns, lambda ns, t: resolve(ns, path)(t), grid[i:i + chunk],
                                                       upstream[0])[1], ns) for ns in (tf, candidate)]
                 assert not _special_elements_agree({"items": [found[0]]}, {"items": [found[1]]}, 1e-4), (path, grid[i:i + chunk])
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_sqrt_rsqrt_and_rsqrt_grad_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
+    """Complex sqrt is Eigen's psqrt_complex in the vector loop and complex_sqrt in the scalar loop (the
+    sign of y < 0, so sqrt(-inf-0j) is +infj, not C99's -infj; NaN+NaNj where a part of the packet result is
+    NaN); rsqrt is complex_rsqrt everywhere (Eigen's own hypot; 0 where a part is infinite, inf+NaNj at 0);
+    RsqrtGrad's products are packet ones in the vector loop (mul_no_nan's zeros) and std::complex's in the
+    scalar loop. Every pair of special parts, in one tensor, one at a time and in threes, forward and
+    gradient (upstream 0.75-0.5j) bit for bit where either side is special; the RsqrtGrad kernel on shuffled
+    pairs bit for bit."""
+    grid = _complex_grid(dtype)
+    upstream = np.full(grid.shape, 0.75 - 0.5j, dtype)
+    for path in ["sqrt", "math.rsqrt"]:
+        for chunk in (grid.size, 1, 3):
+            for i in range(0, grid.size, chunk):
+                x = grid[i:i + chunk]
+                found = [describe(_value_and_gradient(ns, lambda ns, t: resolve(ns, path)(t), x, upstream[0]), ns)
+                         for ns in (tf, candidate)]
+                assert found[0]["items"][0] == found[1]["items"][0], (path, x)
+                assert not _special_elements_agree(found[0], found[1], 1e-4), (path, x)
+    dy = grid.copy()
+    np.random.default_rng(4).shuffle(dy)
+    for chunk in (grid.size, 3):
+        for i in range(0, grid.size, chunk):
+            expected = tf.raw_ops.RsqrtGrad(y=tf.constant(grid[i:i + chunk]), dy=tf.constant(dy[i:i + chunk]))
+            actual = rt.functions.execute("RsqrtGrad", [rt.constant(grid[i:i + chunk]), rt.constant(dy[i:i + chunk])])
+            assert describe(expected, tf) == describe(actual, rt), grid[i:i + chunk]
