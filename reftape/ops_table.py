@@ -949,6 +949,27 @@ def _rsqrt(x):
     return 1 / np.sqrt(x)
 
 
+def _log(x):
+    """Log. Complex: (log |z|, atan2(y, x)); |z| in the scalar loop is glibc's (`_complex_abs`, so
+    log(1-1e-30j) has a real part of 0), in the vector loop Eigen's phypot_complex, which squares the parts:
+    NaN where x^2 + y^2 overflows or flushes to zero (log of 1e20+0j in complex64, of 1e-20j), inf where a
+    part is infinite. Finite values of the vector loop may differ from TF's polynomials by an ulp or two."""
+    if x.dtype not in _COMPLEX_PACKET:
+        return np.log(x)
+
+    def scalar(z):
+        return _complex(np.log(_complex_abs(z)), np.arctan2(z.imag, z.real))
+
+    def vector(z):
+        a, b = _ftz(z.real), _ftz(z.imag)
+        squares = _ftz(_ftz(a * a) + _ftz(b * b))
+        lost = ((squares == np.inf) | (squares == 0)) & ((a != 0) | (b != 0))
+        real = np.where(lost, np.nan, np.log(_complex_abs(z)))
+        real = np.where(np.isinf(a) | np.isinf(b), np.inf, real)
+        return _complex(real.astype(a.dtype), np.arctan2(b, a))
+    return _by_loop(vector, scalar, x)
+
+
 def _div_no_nan(x, y):
     """DivNoNan: 0 where y is +-0. Complex: also +0 where x * conj(y) is zero (flushed), even where
     |y|^2 underflows; the division as RealDiv's."""
@@ -1369,7 +1390,7 @@ defop("ComplexAbs", _complex_abs, lambda g, ans, x, **_: F.divide_no_nan(F.multi
 defop("Sign", _sign,
       lambda g, ans, x, **_: F.zeros_like(x), dtypes=SIGNED, subnormal_rule=_sign_in_vector_loop)
 defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
-defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
+defop("Log", _log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
 defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_scalar_remainder))

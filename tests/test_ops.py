@@ -670,3 +670,18 @@ def test_complex_sqrt_rsqrt_and_rsqrt_grad_match_tensorflow_bit_for_bit(dtype, t
             expected = tf.raw_ops.RsqrtGrad(y=tf.constant(grid[i:i + chunk]), dy=tf.constant(dy[i:i + chunk]))
             actual = rt.functions.execute("RsqrtGrad", [rt.constant(grid[i:i + chunk]), rt.constant(dy[i:i + chunk])])
             assert describe(expected, tf) == describe(actual, rt), grid[i:i + chunk]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_log_special_values_match_tensorflow(dtype, tf, candidate):
+    """Complex log: glibc's |z| in the scalar loop (log(1-1e-30j) has a real part of exactly 0); in the
+    vector loop Eigen's phypot_complex squares the parts, so the real part is NaN where x^2 + y^2 overflows
+    (|z| near complex64's largest values) or flushes to zero, inf where a part is infinite. Every pair of
+    special parts, in one tensor, one at a time and in threes: bit for bit where either side is special."""
+    grid = _complex_grid(dtype)
+    for chunk in (grid.size, 1, 3):
+        for i in range(0, grid.size, chunk):
+            x = grid[i:i + chunk]
+            found = [describe(_value_and_gradient(ns, lambda ns, t: ns.math.log(t), x, 0.75 - 0.5j), ns)
+                     for ns in (tf, candidate)]
+            assert not _special_elements_agree(found[0], found[1], 1e-4 if dtype == "complex64" else 1e-12), x
