@@ -970,6 +970,40 @@ def _log(x):
     return _by_loop(vector, scalar, x)
 
 
+def _complex_log_scalar(z):
+    """Eigen's complex_log: (log |z|, atan2(y, x)), |z| glibc's."""
+    return _complex(np.log(_complex_abs(z)), np.arctan2(z.imag, z.real))
+
+
+def _log1p(x):
+    """Log1p. Complex (no packet version: every element): Eigen's std_fallback::log1p, u = 1 + x (the
+    imaginary part untouched), x itself where u is 1 or log(u) equals u, else x * (log(u) / (u - 1)), as
+    std::complex divides and multiplies."""
+    if x.dtype not in _COMPLEX_PACKET:
+        return np.log1p(x)
+    with np.errstate(all="ignore"):
+        a, b = _ftz(x.real), _ftz(x.imag)
+        u = _complex(_ftz(1 + a), b)
+        log_u = _complex_log_scalar(u)
+        keep = ((u.real == 1) & (u.imag == 0)) | ((u.real == log_u.real) & (u.imag == log_u.imag))
+        ratio = _scalar_divide(log_u, _complex(_ftz(u.real - 1), u.imag))
+        return np.where(keep, x, _scalar_multiply(x, ratio))
+
+
+def _expm1(x):
+    """Expm1. Complex (no packet version): Eigen's expm1_impl, e = expm1(re); the real part
+    e - 2 (e + 1) sin(im / 2)^2, the imaginary part (e + 1) sin(im)."""
+    if x.dtype not in _COMPLEX_PACKET:
+        return np.expm1(x)
+    with np.errstate(all="ignore"):
+        a, b = _ftz(x.real), _ftz(x.imag)
+        erm1 = _ftz(np.expm1(a))
+        er = _ftz(erm1 + 1)
+        sin2 = _ftz(np.sin(_ftz(b / 2)))
+        sin2 = _ftz(sin2 * sin2)
+        return _complex(_ftz(erm1 - _ftz(_ftz(2 * er) * sin2)), _ftz(er * _ftz(np.sin(b))))
+
+
 def _div_no_nan(x, y):
     """DivNoNan: 0 where y is +-0. Complex: also +0 where x * conj(y) is zero (flushed), even where
     |y|^2 underflows; the division as RealDiv's."""
@@ -1392,10 +1426,10 @@ defop("Sign", _sign,
 defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
 defop("Log", _log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
-defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
+defop("Log1p", _log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_scalar_remainder))
 # Eigen's packet expm1 returns x where exp(x) rounds to 1; glibc's, under denormals-are-zero, gives zero
-defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,
+defop("Expm1", _expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_vector_loop))
 defop("Sqrt", _sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
 defop("Rsqrt", _rsqrt, lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
