@@ -833,7 +833,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Ea
     features = convert_to_tensor(features)
     if features.dtype.is_integer:
         features = cast(features, _dtypes.float32)
-    return execute("LeakyRelu", [features], alpha=float(np.float32(alpha)))  # TF's attr is a float32
+    return execute("LeakyRelu", [features], alpha=float(np.float32(alpha)), T=features.dtype)  # TF's attr is a float32
 
 
 def softplus(features: Any, name: str | None = None) -> EagerTensor:

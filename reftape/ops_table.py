@@ -1495,8 +1495,10 @@ defop("SeluGrad", lambda dy, y, T: np.where(y < 0, dy * (y + _rounded(1.75809934
       lambda g, ans, dy, y, T, **_: (F.execute("SeluGrad", [g, y], T=T),
                                      F.where(F.less(y, 0.0), F.multiply(g, dy), F.zeros_like(y))),
       dtypes=FLOAT)
-defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
-      lambda g, ans, dy, x, alpha, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha), F.zeros_like(x)), dtypes=FLOAT)
+# LeakyRelu and its gradient multiply by static_cast<T>(alpha): rounded to bfloat16 or float16 for those
+defop("LeakyReluGrad", lambda dy, x, alpha, T: np.where(x > 0, dy, dy * _rounded(alpha, T, x)),
+      lambda g, ans, dy, x, alpha, T, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha, T=T), F.zeros_like(x)),
+      dtypes=FLOAT)
 defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered("SoftsignGrad"), dtypes=FLOAT)
 
 # Activations
@@ -1509,8 +1511,8 @@ defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, an
 defop("Selu", lambda x, T: np.where(x < 0, _rounded(1.7580993408473768, T, x) * _exp_minus_one(x, T),
                                     _rounded(1.0507009873554805, T, x) * x),
       lambda g, ans, x, T, **_: F.execute("SeluGrad", [g, ans], T=T), dtypes=FLOAT)
-defop("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * alpha),
-      lambda g, ans, x, alpha, **_: F.execute("LeakyReluGrad", [g, x], alpha=alpha), dtypes=FLOAT)
+defop("LeakyRelu", lambda x, alpha, T: np.where(x > 0, x, x * _rounded(alpha, T, x)),
+      lambda g, ans, x, alpha, T, **_: F.execute("LeakyReluGrad", [g, x], alpha=alpha, T=T), dtypes=FLOAT)
 defop("Softplus", _softplus, lambda g, ans, x, **_: F.multiply(g, F.sigmoid(x)), dtypes=FLOAT)
 defop("Softsign", lambda x: x / (1 + np.abs(x)), lambda g, ans, x, **_: F.execute("SoftsignGrad", [g, x]), dtypes=FLOAT)
 defop("Softmax", _softmax, lambda g, ans, x, **_: F.multiply(F.subtract(g, F.reduce_sum(F.multiply(g, ans), -1, keepdims=True)), ans),

@@ -688,3 +688,15 @@ def test_complex_log_special_values_match_tensorflow(path, dtype, tf, candidate)
             x = grid[i:i + chunk]
             found = [describe([resolve(ns, path)(ns.constant(x))], ns) for ns in (tf, candidate)]
             assert not _special_elements_agree(found[0], found[1], 1e-4 if dtype == "complex64" else 1e-12), x
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_leaky_relu_multiplies_by_alpha_rounded_to_the_dtype(dtype, tf, candidate):
+    """LeakyRelu and LeakyReluGrad multiply by static_cast<T>(alpha): alpha = 0.3 is 0.30078125 in
+    bfloat16, so leaky_relu(-3) is -0.90234375 there and the gradient 0.75 * 0.30078125 rounded, not
+    0.75 * 0.3 rounded."""
+    x = np.array([-1.0, -3.0, -30.0, -0.7, 2.0, -0.0, np.inf, -np.inf, np.nan], np.float64).astype(_np_dtype(dtype))
+    for alpha in (0.2, 0.3):
+        found = [describe(_value_and_gradient(ns, lambda ns, t: ns.nn.leaky_relu(t, alpha), x, 0.75), ns)
+                 for ns in (tf, candidate)]
+        assert found[0] == found[1], alpha
