@@ -188,7 +188,13 @@ def _unary_function(op: str, doc: str) -> Any:
     return function
 
 
-sign = _unary_function("Sign", "Elementwise sign; its gradient is zeros (not None).")
+def sign(x: Any, name: str | None = None) -> EagerTensor:
+    """Elementwise sign; its gradient is zeros (not None). Complex, as TF's Python function computes it:
+    divide_no_nan(x, cast(|x|)) (not the Sign kernel), differentiated through those ops."""
+    x = x if x.__class__ is EagerTensor else convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return divide_no_nan(x, cast(execute("ComplexAbs", [x]), x.dtype))
+    return execute("Sign", [x])
 exp = _unary_function("Exp", "Elementwise e**x.")
 log = _unary_function("Log", "Natural logarithm.")
 log1p = _unary_function("Log1p", "log(1 + x), accurate near 0.")
@@ -803,11 +809,17 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
 
 
 def relu(features: Any, name: str | None = None) -> EagerTensor:
-    return _unary("Relu", features)
+    features = features if features.__class__ is EagerTensor else convert_to_tensor(features)
+    if features.dtype is _dtypes.float16 or features.dtype is _dtypes.bfloat16:  # they keep -0.0 (ops_table._relu)
+        return execute("Relu", [features], half=True)
+    return execute("Relu", [features])
 
 
 def relu6(features: Any, name: str | None = None) -> EagerTensor:
-    return _unary("Relu6", features)
+    features = features if features.__class__ is EagerTensor else convert_to_tensor(features)
+    if features.dtype is _dtypes.float16 or features.dtype is _dtypes.bfloat16:
+        return execute("Relu6", [features], half=True)
+    return execute("Relu6", [features])
 
 
 def elu(features: Any, name: str | None = None) -> EagerTensor:
@@ -824,7 +836,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Ea
     features = convert_to_tensor(features)
     if features.dtype.is_integer:
         features = cast(features, _dtypes.float32)
-    return execute("LeakyRelu", [features], alpha=float(np.float32(alpha)))  # TF's attr is a float32
+    return execute("LeakyRelu", [features], alpha=float(np.float32(alpha)), T=features.dtype)  # TF's attr is a float32
 
 
 def softplus(features: Any, name: str | None = None) -> EagerTensor:

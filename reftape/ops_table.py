@@ -93,14 +93,110 @@ def _elementwise(fn):
     return lambda x: np.asarray(ufunc(x), dtype=object).astype(x.dtype)
 
 
-_erf, _erfc = _elementwise(math.erf), _elementwise(math.erfc)
+_erfc = _elementwise(math.erfc)
+_math_erf = _elementwise(math.erf)
+
+# Eigen's float64 erf (both loops) squares x exactly in two parts, which overflows from
+# |x| = 0x1.ffffffcp+511 on: NaN there and at +-inf, not +-1 (measured on TF 2.21)
+_ERF_FLOAT64_NAN_FROM = float.fromhex("0x1.ffffffcp+511")
+
+
+def _erf(x):
+    y = _math_erf(x)
+    if x.dtype == np.float64:
+        return np.where(np.abs(x) < _ERF_FLOAT64_NAN_FROM, y, np.nan)  # NaN inputs stay NaN
+    return y
 
 
 def _sigmoid(x):
     if x.dtype.kind == "c":
-        return 1 / (1 + np.exp(-x))
+        return _complex_sigmoid(x)
+    if x.dtype == np.float64:  # Eigen's scalar_logistic_op: e / (1 + e), e = exp(x), 1 where e is inf
+        e = np.exp(x)
+        return np.where(e == np.inf, 1.0, e / (1 + e))
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1, e) / (1 + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
+
+
+def _complex_sigmoid(x):
+    """Eigen's complex scalar_logistic_op (no packet version: every element in the scalar loop): e = cexp(x),
+    1 where e's real part is infinite, else e / (e + 1) as std::complex divides (`_scalar_divide`).
+    e + 1 adds +0 to the imaginary part, so sigmoid(-0j) is 0.5-0j."""
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+        e = _complex(_ftz(e.real), _ftz(e.imag))  # cexp's results flushed before the sum (exp(-745) * cos(2.5) is -0)
+        return np.where(np.isinf(e.real), np.ones_like(e), _scalar_divide(e, _complex(_ftz(e.real + 1), e.imag + 0)))
+
+
+def _sigmoid_grad(y, dy):
+    """SigmoidGrad: dy * (y * (1 - y)) in Eigen's packet loop; (dy * y) * (1 - y) in the scalar loop, as
+    std::complex multiplies (C99's recovery of infinities). 1 - y subtracts from 1+0j (-0 - -0 is +0)."""
+    if y.dtype in _COMPLEX_PACKET:
+        def one_minus(y):
+            return _complex(_ftz(1 - y.real), _ftz(0 - y.imag))
+        return _by_loop(lambda y, dy: _packet_multiply(dy, _packet_multiply(y, one_minus(y))),
+                        lambda y, dy: _scalar_multiply(_scalar_multiply(dy, y), one_minus(y)), y, dy)
+    return dy * (y * (1 - y))
+
+
+def _glibc_hypot(x, y):
+    """glibc 2.36's hypot (what TF's ComplexAbs calls for complex128; NumPy's differs by an ulp): the larger
+    and smaller magnitude, scaled by 2^-600 above 2^511 or 2^600 below 2^-511, a square root corrected
+    by one Newton step (its kernel without FMA), ax + ay where one is below the other's 2^-54."""
+    x, y = np.abs(x), np.abs(y)
+    ax, ay = np.fmax(x, y), np.fmin(x, y)
+    big = ax > 2.0 ** 511
+    tiny = ~big & (ay < 2.0 ** -511)
+    scale = np.where(big, 2.0 ** -600, np.where(tiny, 2.0 ** 600, 1.0))
+    sx, sy = ax * scale, ay * scale
+    h = np.sqrt(sx * sx + sy * sy)
+    near = h <= 2.0 * sy
+    d1, d2 = h - sy, h - sx
+    t1 = np.where(near, sx * (2.0 * d1 - sx), 2.0 * d2 * (sx - 2.0 * sy))
+    t2 = np.where(near, (d1 - 2.0 * (sx - sy)) * d1, (4.0 * d2 - sy) * sy + d2 * d2)
+    h = (h - (t1 + t2) / (2.0 * h)) / scale
+    h = np.where(np.where(tiny, ax >= ay * 2.0 ** 54, ay <= ax * 2.0 ** -54), ax + ay, h)
+    return np.where(np.isinf(x) | np.isinf(y), np.inf, np.where(np.isnan(x) | np.isnan(y), np.nan, h))
+
+
+def _complex_abs(x):
+    """ComplexAbs: glibc's hypotf (the squares summed in double, rounded once) and hypot."""
+    if x.dtype == np.complex64:
+        wide = x.astype(np.complex128)
+        h = np.sqrt(wide.real * wide.real + wide.imag * wide.imag)
+        return np.where(np.isinf(x.real) | np.isinf(x.imag), np.inf, h).astype(np.float32)
+    return _glibc_hypot(x.real, x.imag)
+
+
+def _sign(x):
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_complex_sign, _scalar_complex_sign, x)
+    return np.sign(x)
+
+
+def _packet_complex_sign(x):
+    """Eigen's packet psign for complex: each part over l = max * sqrt(1 + (min / max)^2) (max where min is
+    0), where max and min of |re|, |im| are taken per lane (x86's maxps: a lane's own value where either
+    is NaN); 0 where that lane's max is 0."""
+    re, im = _ftz(np.abs(x.real)), _ftz(np.abs(x.imag))
+
+    def lane(part, own, other):
+        nan = np.isnan(own) | np.isnan(other)
+        high = np.where(nan, own, np.maximum(own, other))
+        low = np.where(nan, own, np.minimum(own, other))
+        r = _ftz(low / high)
+        length = np.where(low == 0, high, _ftz(high * _ftz(np.sqrt(_ftz(1 + _ftz(r * r))))))
+        return np.where(high == 0, part.dtype.type(0), _ftz(_ftz(part) / length))
+    return _complex(lane(x.real, re, im), lane(x.imag, im, re))
+
+
+def _scalar_complex_sign(x):
+    """Eigen's scalar sign for complex: aa = |x| (hypot), 0 where aa is 0, else each part times 1 / aa."""
+    a, b = _ftz(x.real), _ftz(x.imag)
+    aa = np.hypot(a, b)
+    inverse = _ftz(1 / np.where(aa == 0, 1, aa))
+    zero = aa == 0
+    return _complex(np.where(zero, a.dtype.type(0), _ftz(a * inverse)), np.where(zero, a.dtype.type(0), _ftz(b * inverse)))
 
 
 def _tanh(x):
@@ -550,9 +646,73 @@ def _pmin(x, y):
     return np.where((x < y) | np.isnan(x), x, y)
 
 
-def _relu(x):
-    """max(x, +0.0) as `_pmax` computes it: NaN kept, -0.0 and negatives give +0.0."""
-    return np.where(x <= 0, x.dtype.type(0), x)
+try:  # NumPy's C function without its Python wrapper (as in primitives.py)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:
+    _count_nonzero = np.count_nonzero
+
+
+def _relu(x, half=False):
+    """max(x, 0): NaN kept, negatives give +0.0; -0.0 gives +0.0 in Eigen's vector loop (float32, float64)
+    and stays -0.0 in its scalar loop (the last size % packet elements) and for half types (`half`, set by
+    F.relu; measured on TF 2.21: std::max returns its first argument on a tie)."""
+    zero = x.dtype.type(0)
+    if half:
+        return np.where(x < 0, zero, x)
+    y = np.where(x <= 0, zero, x)
+    packet = _PACKET.get(x.dtype)
+    if packet is not None:
+        size = x.size
+        tail = size % packet
+        if tail:  # at most packet - 1 elements, checked for zeros in one C call
+            flat_x = x.reshape(-1)[size - tail:]
+            if _count_nonzero(flat_x) != tail:
+                np.copyto(y.reshape(-1)[size - tail:], flat_x, where=flat_x == 0)  # the scalar loop keeps -0.0
+    return y
+
+
+def _relu6(x, half=False):
+    """min(max(x, 0), 6), the zeros as `_relu`'s."""
+    return _pmin(_relu(x, half), np.full_like(x, 6))
+
+
+def _rsqrt_grad(y, dy):
+    """RsqrtGrad, real dtypes. Scalar loop: 0 where dy is 0, else (-0.5 * (dy * y)) * (y * y). Vector loop
+    (Eigen's packet code with mul_no_nan): (-0.5 * (y * y)) times (y * dy, 0 where dy is 0), +0 where
+    that second factor is zero: at y = 0 (x = inf) the gradient is +0 there, -0 in the scalar loop.
+    Complex: the same with conj(y), products of -0.5+0j, Eigen's packet products in the vector loop and
+    std::complex's (C99's recovery) in the scalar loop."""
+    if y.dtype in _COMPLEX_PACKET:
+        zero = y.dtype.type(0)
+
+        def vector(y, dy):
+            c = np.conj(y)
+            b = np.where(dy == 0, zero, _packet_multiply(c, dy))
+            product = _packet_multiply(_packet_multiply(np.full_like(y, -0.5), _packet_multiply(c, c)), b)
+            return np.where(b == 0, zero, product)
+
+        def scalar(y, dy):
+            c = np.conj(y)
+            product = _scalar_multiply(_scalar_multiply(np.full_like(y, -0.5), _scalar_multiply(dy, c)),
+                                       _scalar_multiply(c, c))
+            return np.where(dy == 0, zero, product)
+        return _by_loop(vector, scalar, y, dy)
+    if y.dtype not in _PACKET:
+        return np.where(dy == 0, 0, -0.5 * (dy * y) * (y * y))  # TF's order
+    y, dy = np.broadcast_arrays(y, dy)
+    half = y.dtype.type(-0.5)
+    out = np.empty(y.shape, y.dtype)
+    flat, y, dy = out.reshape(-1), y.reshape(-1), dy.reshape(-1)
+    split = y.size - y.size % _PACKET[y.dtype]
+    with np.errstate(all="ignore"):
+        if split:
+            v, dv = y[:split], dy[:split]
+            b = np.where(dv == 0, y.dtype.type(0), _ftz(v * dv))
+            flat[:split] = np.where(b == 0, y.dtype.type(0), _ftz(half * _ftz(v * v)) * b)
+        if split < y.size:
+            v, dv = y[split:], dy[split:]
+            flat[split:] = np.where(dv == 0, y.dtype.type(0), _ftz(half * _ftz(dv * v)) * _ftz(v * v))
+    return out
 
 
 def _add_n(*xs):
@@ -669,6 +829,179 @@ def _scalar_multiply(x, y):
         re = np.where(recalc, inf * _ftz(_ftz(a * c) - _ftz(b * d)), re)
         im = np.where(recalc, inf * _ftz(_ftz(a * d) + _ftz(b * c)), im)
     return _complex(re, im)
+
+
+def _multiply(x, y):
+    """Mul: NumPy's product for real dtypes; complex, Eigen's packet product in the vector loop and
+    std::complex's (C99's recovery of infinities) in the scalar loop: (inf+1j) * (1+0j) is inf+nanj in the
+    first, inf+infj... as libgcc's __mulsc3 recovers it in the second."""
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_multiply, _scalar_multiply, x, y)
+    return np.multiply(x, y)
+
+
+def _square(x):
+    """Square: x * x, as `_multiply` computes it (for complex, a*a - b*b overflows to NaN, as in TF)."""
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_multiply, _scalar_multiply, x, x)
+    return x * x
+
+
+def _reciprocal_grad(y, dy):
+    """ReciprocalGrad, TF's order: ((-conj(y)) * conj(y)) * dy, 0 where dy is 0. Complex: the vector loop
+    multiplies -(c * c) by dy as packets (mul_no_nan: +0 where dy is 0); the scalar loop as std::complex
+    does (C99's recovery), so 1 / 0j's gradient is -inf+infj there, not NaN."""
+    if y.dtype in _COMPLEX_PACKET:
+        zero = y.dtype.type(0)
+
+        def vector(y, dy):
+            c = np.conj(y)
+            return np.where(dy == 0, zero, _packet_multiply(-_packet_multiply(c, c), dy))
+
+        def scalar(y, dy):
+            c = np.conj(y)
+            return np.where(dy == 0, zero, _scalar_multiply(_scalar_multiply(-c, c), dy))
+        return _by_loop(vector, scalar, y, dy)
+    return np.where(dy == 0, 0, _ftz(-y * y) * dy)  # y * y flushed: a tiny y times an infinite dy is NaN
+
+
+def _eigen_hypot(x, y):
+    """Eigen's positive_real_hypot: inf if a part is infinite, NaN if one is NaN, 0 if both are 0, else
+    p sqrt(1 + (q / p)^2) with p, q the larger and smaller magnitude (intermediates flushed)."""
+    x, y = np.abs(x), np.abs(y)
+    p, q = np.maximum(x, y), np.minimum(x, y)
+    r = _ftz(q / np.where(p == 0, 1, p))
+    h = np.where(p == 0, p.dtype.type(0), _ftz(p * np.sqrt(_ftz(1 + _ftz(r * r)))))
+    return np.where(np.isinf(x) | np.isinf(y), np.inf, np.where(np.isnan(x) | np.isnan(y), np.nan, h)).astype(p.dtype)
+
+
+def _scalar_complex_sqrt(z):
+    """Eigen's complex_sqrt (its scalar loop): w = sqrt((|x| + hypot(x, y)) / 2); (inf, y) for an infinite
+    y, (w, +-w) at x = 0, (w, y / 2w) for x > 0, (|y| / 2w, +-w) otherwise, the sign of y < 0 (so a -0
+    imaginary part gives +w: sqrt(-4-0j) is 2j, not -2j as in C99)."""
+    x, y = _ftz(z.real), _ftz(z.imag)
+    w = _ftz(np.sqrt(_ftz(0.5 * _ftz(np.abs(x) + _eigen_hypot(x, y)))))
+    signed_w = np.where(y < 0, -w, w)
+    re = np.where(np.isinf(y), np.inf, np.where(x > 0, w, np.where(x == 0, w, _ftz(np.abs(y) / _ftz(2 * w)))))
+    im = np.where(np.isinf(y), y, np.where(x > 0, _ftz(y / _ftz(2 * w)), signed_w))
+    return _complex(re.astype(x.dtype), im.astype(x.dtype))
+
+
+def _packet_complex_sqrt(z):
+    """Eigen's psqrt_complex (its vector loop), lane by lane: l = |z| as `_packet_complex_sign` computes it,
+    rho = sqrt((|part| + l) / 2), eta = (part / the other lane's rho) / 2 (0 where the lane's max is 0);
+    (rho_re, eta_im) for x >= 0, (|eta_im|, rho_re with y's sign bit) for x < 0; (inf, y) where y is
+    infinite, (inf, 0 |y|) or (0 |y|, inf) where x is; NaN+NaNj where either part came out NaN."""
+    x, y = _ftz(z.real), _ftz(z.imag)
+    ax, ay = np.abs(x), np.abs(y)
+    dtype = x.dtype.type
+
+    def lane(own, other):
+        nan = np.isnan(own) | np.isnan(other)
+        high = np.where(nan, own, np.maximum(own, other))
+        low = np.where(nan, own, np.minimum(own, other))
+        r = _ftz(low / high)
+        length = np.where(low == 0, high, _ftz(high * _ftz(np.sqrt(_ftz(1 + _ftz(r * r))))))
+        return length, high == 0
+    l_re, _ = lane(ax, ay)
+    _, zero_im = lane(ay, ax)
+    rho_re = _ftz(np.sqrt(_ftz(dtype(0.5) * _ftz(ax + l_re))))
+    eta_im = np.where(zero_im, dtype(0), _ftz(dtype(0.5) * _ftz(y / rho_re)))
+    negative = x < 0
+    re = np.where(negative, np.abs(eta_im), rho_re)
+    im = np.where(negative, np.copysign(np.abs(rho_re), y), eta_im)
+    lost = np.isnan(re) | np.isnan(im)  # a NaN in either part makes both NaN (pisnan on the complex packet)
+    re, im = np.where(lost, dtype(np.nan), re), np.where(lost, dtype(np.nan), im)
+    with np.errstate(invalid="ignore"):
+        zero_y = ay * dtype(0)
+    re = np.where(np.isinf(x), np.where(negative, zero_y, ax), re)
+    im = np.where(np.isinf(x), np.where(negative, ax, zero_y), im)
+    re, im = np.where(np.isinf(y), dtype(np.inf), re), np.where(np.isinf(y), y, im)
+    return _complex(re, im)
+
+
+def _sqrt(x):
+    if x.dtype in _COMPLEX_PACKET:
+        return _by_loop(_packet_complex_sqrt, _scalar_complex_sqrt, x)
+    return np.sqrt(x)
+
+
+def _complex_rsqrt(z):
+    """Eigen's complex_rsqrt (no packet version: every element): |z| by `_eigen_hypot`, w = sqrt((|x| +
+    |z|) / 2), w / |z|; (inf, NaN) at 0, 0 where a part is infinite, the sign of y < 0 as in its sqrt."""
+    x, y = _ftz(z.real), _ftz(z.imag)
+    abs_z = _eigen_hypot(x, y)
+    w = _ftz(np.sqrt(_ftz(0.5 * _ftz(np.abs(x) + abs_z))))
+    woz = _ftz(w / abs_z)
+    denominator = _ftz(_ftz(2 * w) * abs_z)
+    re = np.where(x > 0, woz, np.where(x == 0, woz, _ftz(np.abs(y) / denominator)))
+    im = np.where(x > 0, _ftz(-y / denominator), np.where(y < 0, woz, -woz))
+    infinite = np.isinf(x) | np.isinf(y)
+    re, im = np.where(infinite, 0, re), np.where(infinite, 0, im)
+    at_zero = abs_z == 0
+    return _complex(np.where(at_zero, np.inf, re).astype(x.dtype), np.where(at_zero, np.nan, im).astype(x.dtype))
+
+
+def _rsqrt(x):
+    if x.dtype in _COMPLEX_PACKET:
+        with np.errstate(all="ignore"):
+            return _complex_rsqrt(x)
+    return 1 / np.sqrt(x)
+
+
+def _log(x):
+    """Log. Complex: (log |z|, atan2(y, x)); |z| in the scalar loop is glibc's (`_complex_abs`, so
+    log(1-1e-30j) has a real part of 0), in the vector loop Eigen's phypot_complex, which squares the parts:
+    NaN where x^2 + y^2 overflows or flushes to zero (log of 1e20+0j in complex64, of 1e-20j), inf where a
+    part is infinite. Finite values of the vector loop may differ from TF's polynomials by an ulp or two."""
+    if x.dtype not in _COMPLEX_PACKET:
+        return np.log(x)
+
+    def scalar(z):
+        return _complex(np.log(_complex_abs(z)), np.arctan2(z.imag, z.real))
+
+    def vector(z):
+        a, b = _ftz(z.real), _ftz(z.imag)
+        squares = _ftz(_ftz(a * a) + _ftz(b * b))
+        lost = ((squares == np.inf) | (squares == 0)) & ((a != 0) | (b != 0))
+        real = np.where(lost, np.nan, np.log(_complex_abs(z)))
+        real = np.where(np.isinf(a) | np.isinf(b), np.inf, real)
+        return _complex(real.astype(a.dtype), np.arctan2(b, a))
+    return _by_loop(vector, scalar, x)
+
+
+def _complex_log_scalar(z):
+    """Eigen's complex_log: (log |z|, atan2(y, x)), |z| glibc's."""
+    return _complex(np.log(_complex_abs(z)), np.arctan2(z.imag, z.real))
+
+
+def _log1p(x):
+    """Log1p. Complex (no packet version: every element): Eigen's std_fallback::log1p, u = 1 + x (the
+    imaginary part untouched), x itself where u is 1 or log(u) equals u, else x * (log(u) / (u - 1)), as
+    std::complex divides and multiplies."""
+    if x.dtype not in _COMPLEX_PACKET:
+        return np.log1p(x)
+    with np.errstate(all="ignore"):
+        a, b = _ftz(x.real), _ftz(x.imag)
+        u = _complex(_ftz(1 + a), b)
+        log_u = _complex_log_scalar(u)
+        keep = ((u.real == 1) & (u.imag == 0)) | ((u.real == log_u.real) & (u.imag == log_u.imag))
+        ratio = _scalar_divide(log_u, _complex(_ftz(u.real - 1), u.imag))
+        return np.where(keep, x, _scalar_multiply(x, ratio))
+
+
+def _expm1(x):
+    """Expm1. Complex (no packet version): Eigen's expm1_impl, e = expm1(re); the real part
+    e - 2 (e + 1) sin(im / 2)^2, the imaginary part (e + 1) sin(im)."""
+    if x.dtype not in _COMPLEX_PACKET:
+        return np.expm1(x)
+    with np.errstate(all="ignore"):
+        a, b = _ftz(x.real), _ftz(x.imag)
+        erm1 = _ftz(np.expm1(a))
+        er = _ftz(erm1 + 1)
+        sin2 = _ftz(np.sin(_ftz(b / 2)))
+        sin2 = _ftz(sin2 * sin2)
+        return _complex(_ftz(erm1 - _ftz(_ftz(2 * er) * sin2)), _ftz(er * _ftz(np.sin(b))))
 
 
 def _div_no_nan(x, y):
@@ -1079,7 +1412,7 @@ defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, a
 # Elementwise arithmetic
 defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC | frozenset({_dtypes.string}), sparse_upstream=True)  # strings concatenate
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
-defop("Mul", np.multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
+defop("Mul", _multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
 defop("RealDiv", _divide, _realdiv_vjp, dtypes=NUMERIC, kernels=INEXACT)  # integers: divide casts them first
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
@@ -1106,23 +1439,22 @@ defop("Complex", _complex, _complex_vjp, moves_data=True, dtypes=frozenset({_dty
 # Elementwise unary math
 defop("Neg", np.negative, lambda g, ans, x, **_: -g, dtypes=SIGNED, moves_data=True, sparse_upstream=True)
 defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=SIGNED - COMPLEX, moves_data=True)
-defop("ComplexAbs", np.abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
+defop("ComplexAbs", _complex_abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
                                                                   F.complex(ans, F.zeros_like(ans))),
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
-defop("Sign", lambda x: np.sign(x) if not np.iscomplexobj(x) else np.where(x == 0, 0, x / np.where(x == 0, 1, np.abs(x))),
+defop("Sign", _sign,
       lambda g, ans, x, **_: F.zeros_like(x), dtypes=SIGNED, subnormal_rule=_sign_in_vector_loop)
 defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
-defop("Log", np.log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
+defop("Log", _log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
-defop("Log1p", np.log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
+defop("Log1p", _log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_scalar_remainder))
 # Eigen's packet expm1 returns x where exp(x) rounds to 1; glibc's, under denormals-are-zero, gives zero
-defop("Expm1", np.expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,
+defop("Expm1", _expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_vector_loop))
-defop("Sqrt", np.sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
-defop("Rsqrt", lambda x: 1 / np.sqrt(x), lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
-# Square is the plain product x * x: for complex, a*a - b*b overflows to NaN, as in TF.
-defop("Square", lambda x: x * x, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
+defop("Sqrt", _sqrt, lambda g, ans, x, **_: F.execute("SqrtGrad", [ans, g]), dtypes=INEXACT)
+defop("Rsqrt", _rsqrt, lambda g, ans, x, **_: F.execute("RsqrtGrad", [ans, g]), dtypes=INEXACT)
+defop("Square", _square, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x), _constant_like(2.0, x))),
       dtypes=NUMERIC)
 defop("Reciprocal", _reciprocal,
       lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=SIGNED, kernels=INEXACT)
@@ -1160,16 +1492,16 @@ defop("IsNan", np.isnan, _unregistered("IsNan"), dtypes=FLOAT, out_dtype=lambda 
 defop("SqrtGrad", _sqrt_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.negative(_conj(F.divide(g, y))), ans), F.multiply(0.5, F.divide(g, y))),
       dtypes=INEXACT)
-defop("RsqrtGrad", lambda y, dy: np.where(dy == 0, 0, -0.5 * (dy * np.conj(y)) * (np.conj(y) * np.conj(y))),  # TF's order
+defop("RsqrtGrad", _rsqrt_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(-1.5, _conj(g)), dy), F.square(_conj(y))),
                                   F.execute("RsqrtGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("ReciprocalGrad", lambda y, dy: np.where(dy == 0, 0, -dy * np.conj(y) * np.conj(y)),
+defop("ReciprocalGrad", _reciprocal_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(_conj(g), -2.0), dy), _conj(y)),
                                   F.execute("ReciprocalGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("TanhGrad", lambda y, dy: dy * (1 - y * y),
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(g, -2.0), _conj(dy)), _conj(y)),
                                   F.execute("TanhGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)),
+defop("SigmoidGrad", _sigmoid_grad,
       lambda g, ans, y, dy, **_: (F.subtract(F.multiply(g, _conj(dy)), F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))),
                                   F.execute("SigmoidGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("ReluGrad", lambda dy, y: dy * (y > 0),  # a product, as in TF's kernel: signed zeros follow dy
@@ -1184,13 +1516,15 @@ defop("SeluGrad", lambda dy, y, T: np.where(y < 0, dy * (y + _rounded(1.75809934
       lambda g, ans, dy, y, T, **_: (F.execute("SeluGrad", [g, y], T=T),
                                      F.where(F.less(y, 0.0), F.multiply(g, dy), F.zeros_like(y))),
       dtypes=FLOAT)
-defop("LeakyReluGrad", lambda dy, x, alpha: np.where(x > 0, dy, dy * alpha),
-      lambda g, ans, dy, x, alpha, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha), F.zeros_like(x)), dtypes=FLOAT)
+# LeakyRelu and its gradient multiply by static_cast<T>(alpha): rounded to bfloat16 or float16 for those
+defop("LeakyReluGrad", lambda dy, x, alpha, T: np.where(x > 0, dy, dy * _rounded(alpha, T, x)),
+      lambda g, ans, dy, x, alpha, T, **_: (F.execute("LeakyReluGrad", [g, x], alpha=alpha, T=T), F.zeros_like(x)),
+      dtypes=FLOAT)
 defop("SoftsignGrad", lambda dy, x: dy / np.square(1 + np.abs(x)), _unregistered("SoftsignGrad"), dtypes=FLOAT)
 
 # Activations
 defop("Relu", _relu, lambda g, ans, x, **_: F.execute("ReluGrad", [g, ans]), dtypes=REAL, keeps_normal=True)
-defop("Relu6", lambda x: _pmin(_pmax(x, np.zeros_like(x)), np.full_like(x, 6)),
+defop("Relu6", _relu6,
       lambda g, ans, x, **_: F.execute("Relu6Grad", [g, ans]), dtypes=REAL, keeps_normal=True)
 # Elu selects x itself where x < 0 fails, which it does for every subnormal read as zero
 defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, ans, x, **_: F.execute("EluGrad", [g, ans]),
@@ -1198,8 +1532,8 @@ defop("Elu", lambda x, T: np.where(x < 0, _exp_minus_one(x, T), x), lambda g, an
 defop("Selu", lambda x, T: np.where(x < 0, _rounded(1.7580993408473768, T, x) * _exp_minus_one(x, T),
                                     _rounded(1.0507009873554805, T, x) * x),
       lambda g, ans, x, T, **_: F.execute("SeluGrad", [g, ans], T=T), dtypes=FLOAT)
-defop("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * alpha),
-      lambda g, ans, x, alpha, **_: F.execute("LeakyReluGrad", [g, x], alpha=alpha), dtypes=FLOAT)
+defop("LeakyRelu", lambda x, alpha, T: np.where(x > 0, x, x * _rounded(alpha, T, x)),
+      lambda g, ans, x, alpha, T, **_: F.execute("LeakyReluGrad", [g, x], alpha=alpha, T=T), dtypes=FLOAT)
 defop("Softplus", _softplus, lambda g, ans, x, **_: F.multiply(g, F.sigmoid(x)), dtypes=FLOAT)
 defop("Softsign", lambda x: x / (1 + np.abs(x)), lambda g, ans, x, **_: F.execute("SoftsignGrad", [g, x]), dtypes=FLOAT)
 defop("Softmax", _softmax, lambda g, ans, x, **_: F.multiply(F.subtract(g, F.reduce_sum(F.multiply(g, ans), -1, keepdims=True)), ans),

@@ -442,3 +442,255 @@ def test_softmax_of_an_empty_tensor_has_an_empty_gradient(tf, candidate):
             y = ns.nn.softmax(x)
         return describe([y, tape.gradient(y, x)], ns)
     assert run(tf) == run(candidate)
+
+
+# Special values through both of TF's loops: tensors of sizes 1..17 in which every position holds every
+# value once (the vector loop takes the first size - size % packet elements, the scalar loop the rest).
+def _cycled(values: list, dtype: Any) -> list[np.ndarray]:
+    """For each size 1..17 and shift k, values[(i + k) % len(values)] at position i."""
+    arrays = []
+    for size in range(1, 18):
+        for k in range(len(values)):
+            picked = [values[(i + k) % len(values)] for i in range(size)]
+            if np.dtype(dtype).kind == "c":
+                a = np.empty(size, dtype)
+                a.real, a.imag = [complex(v).real for v in picked], [complex(v).imag for v in picked]
+            else:
+                with np.errstate(over="ignore"):
+                    a = np.asarray(picked, np.float64).astype(dtype)
+            arrays.append(a)
+    return arrays
+
+
+def _value_and_gradient(ns: Any, op: Callable, x: np.ndarray, upstream: complex) -> list:
+    t = ns.constant(x)
+    with ns.GradientTape() as tape:
+        tape.watch(t)
+        y = op(ns, t)
+    return [y, tape.gradient(y, t, output_gradients=ns.constant(np.full(x.shape, upstream, x.dtype)))]
+
+
+def _special_elements_agree(expected: dict, actual: dict, rtol: float) -> list[str]:
+    """Described tensors: bit for bit wherever either side is a NaN, an infinity or a zero (signed zeros
+    included), within `rtol` of the element's magnitude elsewhere."""
+    problems = []
+    for e_item, a_item in zip(expected["items"], actual["items"]):
+        for i, (e, a) in enumerate(zip(e_item["data"], a_item["data"])):
+            parts = [v if isinstance(v, list) else [v] for v in (e, a)]
+            scale = max(abs(float.fromhex(p)) for p in parts[0])
+            for p, q in zip(*parts):
+                special = any(s in ("nan", "inf", "-inf") or float.fromhex(s) == 0 for s in (p, q))
+                if special and p != q or not special and abs(float.fromhex(p) - float.fromhex(q)) > rtol * scale:
+                    problems.append(f"element {i}: {e} vs {a}")
+    return problems
+
+
+_HUGE = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
+         "float64": 1.7976931348623157e308}
+_ERF_POINTS = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-300, -1e-30, 1e-5, 1.0, -3.0, 6.0, 1e10, 1.3e154, -1.3e154,
+               float.fromhex("0x1.ffffffbffffffp+511"), float.fromhex("0x1.ffffffcp+511"), -float.fromhex("0x1.ffffffcp+511"),
+               1e200, -1e200]
+
+
+def _np_dtype(dtype: str) -> Any:
+    return ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("path", ["math.erf", "math.erfc"])
+def test_erf_and_erfc_at_special_values_match_tensorflow(path, dtype, tf, candidate):
+    """TF's float64 erf is NaN from |x| = 0x1.ffffffcp+511 on (Eigen squares x in two parts, which
+    overflows), at +-inf too, in both loops; erfc and the other dtypes give +-1, 0 and 2 there. The
+    gradients (2/sqrt(pi) exp(-x^2)) are 0 at those points."""
+    values = _ERF_POINTS + [_HUGE[dtype], -_HUGE[dtype]]
+    op = lambda ns, x: resolve(ns, path)(x)  # noqa: E731
+    for x in _cycled(values, _np_dtype(dtype)):
+        expected, actual = (describe(_value_and_gradient(ns, op, x, 0.75), ns) for ns in (tf, candidate))
+        assert not _special_elements_agree(expected, actual, 1e-2 if dtype in ("float16", "bfloat16") else 1e-5), x
+
+
+_COMPLEX_PARTS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -2.5, 0.3, 60.0, -60.0, 1e30, -1e-30, 700.0, -745.0, 89.0,
+                  -104.0]
+
+
+def _complex_grid(dtype: str) -> np.ndarray:
+    import itertools
+
+    pairs = list(itertools.product(_COMPLEX_PARTS, repeat=2))
+    out = np.empty(len(pairs), dtype)
+    with np.errstate(over="ignore"):
+        out.real, out.imag = [p[0] for p in pairs], [p[1] for p in pairs]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("path", ["sigmoid", "nn.sigmoid", "math.sign", "abs"])
+def test_complex_sigmoid_sign_and_abs_match_tensorflow_bit_for_bit(path, dtype, tf, candidate):
+    """Complex sigmoid is Eigen's scalar logistic everywhere (no packet version): e = cexp(x), 1 where e's
+    real part is infinite, else e / (e + 1) divided as std::complex divides (sigmoid(-0j) is 0.5-0j,
+    sigmoid(-inf+2j) is -0j, not NaN). tf.math.sign of complex values is divide_no_nan(x, cast(|x|)), and
+    |x| (ComplexAbs) is glibc's hypotf (in double) or hypot, not NumPy's: every pair of the parts, in one
+    tensor and one at a time and in threes (both loops at every position), forward bit for bit; and the
+    gradient bit for bit for sigmoid (upstreams drawn from the same grid) (SigmoidGrad: dy * (y * (1 - y)) in the vector
+    loop, (dy * y) * (1 - y) with C99's recovery in the scalar loop), NaN/inf/zero patterns for the others
+    (finite upstreams)."""
+    x = _complex_grid(dtype)
+    rng = np.random.default_rng(zlib.crc32(path.encode()))
+    upstream = x.copy()
+    rng.shuffle(upstream)
+    if "sigmoid" not in path:  # finite upstreams: infinite ones meet DivNoNan's complex VJP (not covered here)
+        upstream.real, upstream.imag = rng.normal(size=x.size), rng.normal(size=x.size)
+    op = lambda ns, t: resolve(ns, path)(t)  # noqa: E731
+    for chunk in (x.size, 1, 3):
+        for i in range(0, x.size, chunk):
+            found = []
+            for ns in (tf, candidate):
+                t, u = ns.constant(x[i:i + chunk]), ns.constant(upstream[i:i + chunk] if path != "abs" else
+                                                                 np.abs(upstream[i:i + chunk]).astype(x.real.dtype))
+                with ns.GradientTape() as tape:
+                    tape.watch(t)
+                    y = op(ns, t)
+                found.append(describe([y, tape.gradient(y, t, output_gradients=u)], ns))
+            assert found[0]["items"][0] == found[1]["items"][0], x[i:i + chunk]
+            if "sigmoid" in path:
+                assert found[0] == found[1], x[i:i + chunk]
+            else:
+                assert not _special_elements_agree(found[0], found[1], 1e-4 if dtype == "complex64" else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_abs_is_glibc_hypot_on_random_values(dtype, tf, candidate):
+    rng = np.random.default_rng(7)
+    x = np.empty(4001, dtype)
+    x.real, x.imag = (rng.normal(size=x.size) * 10.0 ** rng.integers(-30, 30, x.size) for _ in range(2))
+    assert describe(tf.abs(tf.constant(x)), tf) == describe(candidate.abs(candidate.constant(x)), candidate)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("path", ["nn.relu", "nn.relu6"])
+def test_relu_of_negative_zero_follows_tensorflows_loops(path, dtype, tf, candidate):
+    """relu(-0.0) is +0.0 in Eigen's vector loop (float32, float64) and -0.0 in its scalar loop and for the
+    half types (std::max returns its first argument on a tie); the gradient follows the upstream's sign."""
+    values = [-0.0, 0.0, -1.0, np.nan, np.inf, -np.inf, 3.0, 6.0, 7.0]
+    op = lambda ns, t: resolve(ns, path)(t)  # noqa: E731
+    for x in _cycled(values, _np_dtype(dtype)):
+        expected, actual = (describe(_value_and_gradient(ns, op, x, -0.75), ns) for ns in (tf, candidate))
+        assert expected == actual, x
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_rsqrt_gradient_at_infinity_follows_tensorflows_loops(dtype, tf, candidate):
+    """RsqrtGrad at y = rsqrt(inf) = 0: the vector loop's mul_no_nan gives +0, the scalar loop
+    (-0.5 * (dy * y)) * (y * y) gives -0 for a positive upstream."""
+    values = [np.inf, 0.0, np.nan, 4.0, 0.25, _HUGE[dtype]]
+    for x in _cycled(values, _np_dtype(dtype)):
+        expected, actual = (describe(_value_and_gradient(ns, lambda ns, t: ns.math.rsqrt(t), x, 0.75)[1], ns)
+                            for ns in (tf, candidate))
+        assert not _special_elements_agree({"items": [expected]}, {"items": [actual]}, 1e-2), x
+
+
+def test_float64_sigmoid_is_eigens_exp_quotient(tf, candidate):
+    """Float64 sigmoid is e / (1 + e) with e = exp(x) (1 where e overflows), not 1 / (1 + exp(-x)): near
+    saturation y rounds differently, and the gradient y (1 - y) differs by a relative 1e-3 at x = 30."""
+    x = np.array([30.0, 33.0, 35.0, 20.0, 25.0, 709.0, 710.0, -745.0, -746.0, np.inf, -np.inf, np.nan, 0.0, -0.0])
+    for chunk in (x.size, 1):
+        for i in range(0, x.size, chunk):
+            expected, actual = (describe(_value_and_gradient(ns, lambda ns, t: ns.sigmoid(t), x[i:i + chunk], 0.75), ns)
+                                for ns in (tf, candidate))
+            assert not _special_elements_agree(expected, actual, 1e-12), x[i:i + chunk]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_products_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
+    """Complex Mul, Square and ReciprocalGrad: Eigen's packet products in the vector loop (a c - b d,
+    a d + b c, no recovery), std::complex's in the scalar loop (C99's recovery of infinities: (inf+nanj)^2
+    is inf+nanj, NaN in the vector loop), ReciprocalGrad as ((-conj(y)) conj(y)) dy with mul_no_nan's zeros.
+    Every pair of the points in a vector and in chunks of 1 and 3, random values of many scales, broadcast
+    shapes; and the gradients of sin, cos, sinh, cosh, square and reciprocal at every pair of
+    special parts (which run through those kernels), bit for bit."""
+    import itertools
+
+    with np.errstate(over="ignore"):
+        pairs = np.array(list(itertools.product(_DIVISION_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(3)
+    cases = [(pairs[0][i:i + chunk], pairs[1][i:i + chunk]) for chunk in (pairs.shape[1], 1, 3)
+             for i in range(0, pairs.shape[1], chunk)]
+    cases += [_complex_operands(dtype, rng, size) for size in (1, 2, 3, 5, 8, 9, 1001)]
+    for x_shape, y_shape in [((), (7,)), ((7,), ()), ((5, 1), (1, 2)), ((3, 1, 5), (1, 7, 1))]:
+        x, y = _complex_operands(dtype, rng, int(np.prod(x_shape + y_shape)))
+        cases.append((x[:int(np.prod(x_shape))].reshape(x_shape), y[:int(np.prod(y_shape))].reshape(y_shape)))
+    for x, y in cases:
+        for ns_pair in [(tf, candidate)]:
+            found = [describe([ns.multiply(ns.constant(x), ns.constant(y)), ns.math.square(ns.constant(x))], ns)
+                     for ns in ns_pair]
+            assert found[0] == found[1], (x, y)
+        if x.shape == y.shape:
+            expected = tf.raw_ops.ReciprocalGrad(y=tf.constant(x), dy=tf.constant(y))
+            actual = rt.functions.execute("ReciprocalGrad", [rt.constant(x), rt.constant(y)])
+            assert describe(expected, tf) == describe(actual, rt), (x, y)
+    grid = _complex_grid(dtype)
+    upstream = np.full(grid.shape, 0.75 - 0.5j, dtype)
+    for path in ["sin", "cos", "math.sinh", "math.cosh", "square", "math.reciprocal"]:  # exp, sqrt: forward differs
+        for chunk in (grid.size, 1):
+            for i in range(0, grid.size, chunk):
+                found = [describe(_value_and_gradient(ns, lambda ns, t: resolve(ns, path)(t), grid[i:i + chunk],
+                                                      upstream[0])[1], ns) for ns in (tf, candidate)]
+                assert not _special_elements_agree({"items": [found[0]]}, {"items": [found[1]]}, 1e-4), (path, grid[i:i + chunk])
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_sqrt_rsqrt_and_rsqrt_grad_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
+    """Complex sqrt is Eigen's psqrt_complex in the vector loop and complex_sqrt in the scalar loop (the
+    sign of y < 0, so sqrt(-inf-0j) is +infj, not C99's -infj; NaN+NaNj where a part of the packet result is
+    NaN); rsqrt is complex_rsqrt everywhere (Eigen's own hypot; 0 where a part is infinite, inf+NaNj at 0);
+    RsqrtGrad's products are packet ones in the vector loop (mul_no_nan's zeros) and std::complex's in the
+    scalar loop. Every pair of special parts, in one tensor, one at a time and in threes, forward and
+    gradient (upstream 0.75-0.5j) bit for bit where either side is special; the RsqrtGrad kernel on shuffled
+    pairs bit for bit."""
+    grid = _complex_grid(dtype)
+    upstream = np.full(grid.shape, 0.75 - 0.5j, dtype)
+    for path in ["sqrt", "math.rsqrt"]:
+        for chunk in (grid.size, 1, 3):
+            for i in range(0, grid.size, chunk):
+                x = grid[i:i + chunk]
+                found = [describe(_value_and_gradient(ns, lambda ns, t: resolve(ns, path)(t), x, upstream[0]), ns)
+                         for ns in (tf, candidate)]
+                assert found[0]["items"][0] == found[1]["items"][0], (path, x)
+                assert not _special_elements_agree(found[0], found[1], 1e-4), (path, x)
+    dy = grid.copy()
+    np.random.default_rng(4).shuffle(dy)
+    for chunk in (grid.size, 3):
+        for i in range(0, grid.size, chunk):
+            expected = tf.raw_ops.RsqrtGrad(y=tf.constant(grid[i:i + chunk]), dy=tf.constant(dy[i:i + chunk]))
+            actual = rt.functions.execute("RsqrtGrad", [rt.constant(grid[i:i + chunk]), rt.constant(dy[i:i + chunk])])
+            assert describe(expected, tf) == describe(actual, rt), grid[i:i + chunk]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("path", ["math.log", "math.log1p", "math.expm1"])
+def test_complex_log_special_values_match_tensorflow(path, dtype, tf, candidate):
+    """Complex log: glibc's |z| in the scalar loop (log(1-1e-30j) has a real part of exactly 0); in the
+    vector loop Eigen's phypot_complex squares the parts, so the real part is NaN where x^2 + y^2 overflows
+    (|z| near complex64's largest values) or flushes to zero, inf where a part is infinite. Complex log1p
+    and expm1 have no packet versions: Eigen's std_fallback::log1p (x itself where 1 + x is 1 or its log
+    equals it, else x * (log(1 + x) / x') with std::complex's division and product) and expm1_impl
+    (expm1(re) - 2 (expm1(re) + 1) sin(im / 2)^2, (expm1(re) + 1) sin(im)). Every pair of special parts,
+    in one tensor, one at a time and in threes: forward bit for bit where either side is special."""
+    grid = _complex_grid(dtype)
+    for chunk in (grid.size, 1, 3):
+        for i in range(0, grid.size, chunk):
+            x = grid[i:i + chunk]
+            found = [describe([resolve(ns, path)(ns.constant(x))], ns) for ns in (tf, candidate)]
+            assert not _special_elements_agree(found[0], found[1], 1e-4 if dtype == "complex64" else 1e-12), x
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_leaky_relu_multiplies_by_alpha_rounded_to_the_dtype(dtype, tf, candidate):
+    """LeakyRelu and LeakyReluGrad multiply by static_cast<T>(alpha): alpha = 0.3 is 0.30078125 in
+    bfloat16, so leaky_relu(-3) is -0.90234375 there and the gradient 0.75 * 0.30078125 rounded, not
+    0.75 * 0.3 rounded."""
+    x = np.array([-1.0, -3.0, -30.0, -0.7, 2.0, -0.0, np.inf, -np.inf, np.nan], np.float64).astype(_np_dtype(dtype))
+    for alpha in (0.2, 0.3):
+        found = [describe(_value_and_gradient(ns, lambda ns, t: ns.nn.leaky_relu(t, alpha), x, 0.75), ns)
+                 for ns in (tf, candidate)]
+        assert found[0] == found[1], alpha
