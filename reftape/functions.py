@@ -195,6 +195,8 @@ def sign(x: Any, name: str | None = None) -> EagerTensor:
     if x.dtype.is_complex:
         return divide_no_nan(x, cast(execute("ComplexAbs", [x]), x.dtype))
     return execute("Sign", [x])
+
+
 exp = _unary_function("Exp", "Elementwise e**x.")
 log = _unary_function("Log", "Natural logarithm.")
 log1p = _unary_function("Log1p", "log(1 + x), accurate near 0.")
