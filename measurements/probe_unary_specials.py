@@ -122,4 +122,7 @@ def main(paths: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    unknown = [path for path in sys.argv[1:] if path not in unary_paths()]
+    if unknown:
+        sys.exit(f"probe_unary_specials: error: not a unary catalog op: {', '.join(unknown)}")
     main(sys.argv[1:])

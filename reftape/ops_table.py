@@ -19,7 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .errors import InternalError, UnimplementedError
-from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop, flush_subnormals
+from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, count_nonzero, defop, flush_subnormals
 from .recording import active_recordings
 from .tensor import EagerTensor
 
@@ -181,13 +181,20 @@ def _packet_complex_sign(x):
     re, im = _ftz(np.abs(x.real)), _ftz(np.abs(x.imag))
 
     def lane(part, own, other):
-        nan = np.isnan(own) | np.isnan(other)
-        high = np.where(nan, own, np.maximum(own, other))
-        low = np.where(nan, own, np.minimum(own, other))
-        r = _ftz(low / high)
-        length = np.where(low == 0, high, _ftz(high * _ftz(np.sqrt(_ftz(1 + _ftz(r * r))))))
-        return np.where(high == 0, part.dtype.type(0), _ftz(_ftz(part) / length))
+        length, zero = _packet_lane_length(own, other)
+        return np.where(zero, part.dtype.type(0), _ftz(_ftz(part) / length))
     return _complex(lane(x.real, re, im), lane(x.imag, im, re))
+
+
+def _packet_lane_length(own, other):
+    """|z| as Eigen's complex packet code computes it in one lane: max * sqrt(1 + (min / max)^2) (max where
+    min is 0), max and min of the lane's own part and the other's taken as x86's maxps does (the lane's
+    own value where either is NaN); and where that max is 0."""
+    nan = np.isnan(own) | np.isnan(other)
+    high = np.where(nan, own, np.maximum(own, other))
+    low = np.where(nan, own, np.minimum(own, other))
+    r = _ftz(low / high)
+    return np.where(low == 0, high, _ftz(high * _ftz(np.sqrt(_ftz(1 + _ftz(r * r)))))), high == 0
 
 
 def _scalar_complex_sign(x):
@@ -646,12 +653,6 @@ def _pmin(x, y):
     return np.where((x < y) | np.isnan(x), x, y)
 
 
-try:  # NumPy's C function without its Python wrapper (as in primitives.py)
-    from numpy._core.multiarray import count_nonzero as _count_nonzero
-except ImportError:
-    _count_nonzero = np.count_nonzero
-
-
 def _relu(x, half=False):
     """max(x, 0): NaN kept, negatives give +0.0; -0.0 gives +0.0 in Eigen's vector loop (float32, float64)
     and stays -0.0 in its scalar loop (the last size % packet elements) and for half types (`half`, set by
@@ -666,7 +667,7 @@ def _relu(x, half=False):
         tail = size % packet
         if tail:  # at most packet - 1 elements, checked for zeros in one C call
             flat_x = x.reshape(-1)[size - tail:]
-            if _count_nonzero(flat_x) != tail:
+            if count_nonzero(flat_x) != tail:
                 np.copyto(y.reshape(-1)[size - tail:], flat_x, where=flat_x == 0)  # the scalar loop keeps -0.0
     return y
 
@@ -699,20 +700,15 @@ def _rsqrt_grad(y, dy):
         return _by_loop(vector, scalar, y, dy)
     if y.dtype not in _PACKET:
         return np.where(dy == 0, 0, -0.5 * (dy * y) * (y * y))  # TF's order
-    y, dy = np.broadcast_arrays(y, dy)
-    half = y.dtype.type(-0.5)
-    out = np.empty(y.shape, y.dtype)
-    flat, y, dy = out.reshape(-1), y.reshape(-1), dy.reshape(-1)
-    split = y.size - y.size % _PACKET[y.dtype]
-    with np.errstate(all="ignore"):
-        if split:
-            v, dv = y[:split], dy[:split]
-            b = np.where(dv == 0, y.dtype.type(0), _ftz(v * dv))
-            flat[:split] = np.where(b == 0, y.dtype.type(0), _ftz(half * _ftz(v * v)) * b)
-        if split < y.size:
-            v, dv = y[split:], dy[split:]
-            flat[split:] = np.where(dv == 0, y.dtype.type(0), _ftz(half * _ftz(dv * v)) * _ftz(v * v))
-    return out
+    half, zero = y.dtype.type(-0.5), y.dtype.type(0)
+
+    def vector(y, dy):
+        b = np.where(dy == 0, zero, _ftz(y * dy))
+        return np.where(b == 0, zero, _ftz(half * _ftz(y * y)) * b)
+
+    def scalar(y, dy):
+        return np.where(dy == 0, zero, _ftz(half * _ftz(dy * y)) * _ftz(y * y))
+    return _by_loop(vector, scalar, y, dy)
 
 
 def _add_n(*xs):
@@ -738,14 +734,14 @@ def _ftz(v: np.ndarray) -> np.ndarray:
 
 
 def _by_loop(vector, scalar, *arrays):
-    """An elementwise complex kernel as TF's CPU executor runs it: `vector` (Eigen's packet code) on the
-    first size - size % P elements of the flattened broadcast result, `scalar` on the rest. Both take
-    and return flat arrays."""
+    """An elementwise kernel as TF's CPU executor runs it: `vector` (Eigen's packet code) on the first
+    size - size % P elements of the flattened broadcast result (P from `_PACKET` or `_COMPLEX_PACKET`),
+    `scalar` on the rest. Both take and return flat arrays."""
     arrays = np.broadcast_arrays(*arrays)
     out = np.empty(arrays[0].shape, np.result_type(*arrays))
     flat, arrays = out.reshape(-1), [a.reshape(-1) for a in arrays]
     size = flat.size
-    split = size - size % _COMPLEX_PACKET[out.dtype]
+    split = size - size % (_COMPLEX_PACKET.get(out.dtype) or _PACKET[out.dtype])
     with np.errstate(all="ignore"):
         if split:
             flat[:split] = vector(*[a[:split] for a in arrays])
@@ -888,23 +884,15 @@ def _scalar_complex_sqrt(z):
 
 
 def _packet_complex_sqrt(z):
-    """Eigen's psqrt_complex (its vector loop), lane by lane: l = |z| as `_packet_complex_sign` computes it,
+    """Eigen's psqrt_complex (its vector loop), lane by lane: l = |z| as `_packet_lane_length` computes it,
     rho = sqrt((|part| + l) / 2), eta = (part / the other lane's rho) / 2 (0 where the lane's max is 0);
     (rho_re, eta_im) for x >= 0, (|eta_im|, rho_re with y's sign bit) for x < 0; (inf, y) where y is
     infinite, (inf, 0 |y|) or (0 |y|, inf) where x is; NaN+NaNj where either part came out NaN."""
     x, y = _ftz(z.real), _ftz(z.imag)
     ax, ay = np.abs(x), np.abs(y)
     dtype = x.dtype.type
-
-    def lane(own, other):
-        nan = np.isnan(own) | np.isnan(other)
-        high = np.where(nan, own, np.maximum(own, other))
-        low = np.where(nan, own, np.minimum(own, other))
-        r = _ftz(low / high)
-        length = np.where(low == 0, high, _ftz(high * _ftz(np.sqrt(_ftz(1 + _ftz(r * r))))))
-        return length, high == 0
-    l_re, _ = lane(ax, ay)
-    _, zero_im = lane(ay, ax)
+    l_re, _ = _packet_lane_length(ax, ay)
+    _, zero_im = _packet_lane_length(ay, ax)
     rho_re = _ftz(np.sqrt(_ftz(dtype(0.5) * _ftz(ax + l_re))))
     eta_im = np.where(zero_im, dtype(0), _ftz(dtype(0.5) * _ftz(y / rho_re)))
     negative = x < 0
@@ -957,9 +945,6 @@ def _log(x):
     if x.dtype not in _COMPLEX_PACKET:
         return np.log(x)
 
-    def scalar(z):
-        return _complex(np.log(_complex_abs(z)), np.arctan2(z.imag, z.real))
-
     def vector(z):
         a, b = _ftz(z.real), _ftz(z.imag)
         squares = _ftz(_ftz(a * a) + _ftz(b * b))
@@ -967,7 +952,7 @@ def _log(x):
         real = np.where(lost, np.nan, np.log(_complex_abs(z)))
         real = np.where(np.isinf(a) | np.isinf(b), np.inf, real)
         return _complex(real.astype(a.dtype), np.arctan2(b, a))
-    return _by_loop(vector, scalar, x)
+    return _by_loop(vector, _complex_log_scalar, x)
 
 
 def _complex_log_scalar(z):

@@ -109,8 +109,8 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
         flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
         return flushed
     below_normal = np.abs(array) < tiny
-    below = _count_nonzero(below_normal)
-    if not below or below == array.size - _count_nonzero(array):  # the common cases: nothing below normal but zeros
+    below = count_nonzero(below_normal)
+    if not below or below == array.size - count_nonzero(array):  # the common cases: nothing below normal but zeros
         return array
     subnormal = below_normal & (array != 0)
     return np.where(subnormal, np.copysign(np.zeros_like(array), array), array)
@@ -122,9 +122,9 @@ _SMALLEST_NORMAL = {np.dtype(t): np.array(np.finfo(t).tiny) for t in (np.float32
     np.dtype(np.complex64): None, np.dtype(np.complex128): None}
 
 try:  # NumPy's C function without its Python wrapper, which costs three times the count on small arrays
-    from numpy._core.multiarray import count_nonzero as _count_nonzero
+    from numpy._core.multiarray import count_nonzero
 except ImportError:
-    _count_nonzero = np.count_nonzero
+    count_nonzero = np.count_nonzero
 
 
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
