@@ -108,7 +108,6 @@ double = float64
 _ALL = (float16, bfloat16, float32, float64, complex64, complex128,
               int8, int16, int32, int64, uint8, bool, string, resource)
 _BY_NAME = {d.name: d for d in _ALL} | {"half": float16, "double": float64}
-_BY_NUMPY = {_np.dtype(d.as_numpy_dtype): d for d in _ALL if d.is_numpy_compatible and d is not string}
 # TF's lookup table of everything but NumPy dtypes: names, the Python types it knows (not int, complex
 # or str: as_dtype(int) is a TypeError), NumPy scalar types and the DataType enum's numbers (so that
 # as_dtype(3) is int32 and, as the keys are hashed, as_dtype(2.0) float64 and as_dtype(True) float32).

@@ -838,9 +838,7 @@ def _multiply(x, y):
 
 def _square(x):
     """Square: x * x, as `_multiply` computes it (for complex, a*a - b*b overflows to NaN, as in TF)."""
-    if x.dtype in _COMPLEX_PACKET:
-        return _by_loop(_packet_multiply, _scalar_multiply, x, x)
-    return x * x
+    return _multiply(x, x)
 
 
 def _reciprocal_grad(y, dy):
