@@ -254,7 +254,10 @@ def test_conformance_streams_and_keeps_its_partial_table_on_ctrl_c(tmp_path):
         if len(rows) == 2:
             process.send_signal(signal.SIGINT)
             break
-    out, err = process.communicate(timeout=120)
+    # the rest through the buffer the rows came from (communicate reads the pipe itself and would miss
+    # what that buffer already holds)
+    out, err = process.stdout.read(), process.stderr.read()
+    process.wait(timeout=120)
     assert process.returncode == 130, err
     assert rows[0].startswith("[  1/100] seed ") and rows[1].startswith("[  2/100] seed ")
     assert "interrupted after" in out and "of 100 rows" in out
