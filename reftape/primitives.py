@@ -8,6 +8,7 @@ records the op on every tape that tracks one of its inputs.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -127,6 +128,81 @@ except ImportError:
     count_nonzero = np.count_nonzero
 
 
+# -- Deferred subnormal checks -------------------------------------------------------------------
+#
+# Checking a small output for subnormals costs more than computing it (three NumPy calls). In a block
+# of reftape's own kernels that can be run again (a backward pass), outputs are instead taken to hold
+# none and checked in batches: the bytes of up to _BATCH outputs of one dtype are joined and checked
+# at once. If every output held none, flushing would have changed nothing and the block's results are
+# exact; if one held some, the block must be run again without deferral (`DeferredFlushes.clean`).
+
+_BATCH = 256
+_DEFERRED_MAX_SIZE = 1024  # larger outputs are checked at once: the check's cost is in their elements
+_PARTS = {np.dtype(t): np.dtype(p) for t, p in ((np.float32, np.float32), (np.float64, np.float64),
+                                                   (np.complex64, np.float32), (np.complex128, np.float64))}
+
+
+class DeferralAbandoned(Exception):
+    """A block with deferred checks reached something that must not run twice (user code)."""
+
+
+class _Deferral(threading.local):
+    batch: list | None = None  # outputs awaiting their check, all of one dtype; None: not deferring
+    dtype: Any = None
+    clean = True
+
+
+_deferral = _Deferral()
+
+
+class DeferredFlushes:
+    """Defers the subnormal checks of kernel outputs in a block that can be run again; `clean` says,
+    after the block, whether its results stand. Inside the block, `abandon_deferral` stops before
+    anything that must run once."""
+
+    __slots__ = ("clean", "_saved")
+
+    def __enter__(self) -> DeferredFlushes:
+        self._saved = (_deferral.batch, _deferral.dtype, _deferral.clean)
+        _deferral.batch, _deferral.dtype, _deferral.clean = [], None, True
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _check_batch()
+        self.clean = _deferral.clean
+        _deferral.batch, _deferral.dtype, _deferral.clean = self._saved
+
+
+def abandon_deferral() -> None:
+    if _deferral.batch is not None:
+        raise DeferralAbandoned
+
+
+def _defer(array: np.ndarray) -> np.ndarray:
+    """An output of a block with deferred checks, joining the batch (large outputs checked now)."""
+    if array.size > _DEFERRED_MAX_SIZE:
+        return flush_subnormals(array)
+    batch = _deferral.batch
+    if array.dtype is not _deferral.dtype or len(batch) == _BATCH:
+        _check_batch()
+        _deferral.dtype = array.dtype
+    batch.append(array)
+    return array
+
+
+def _check_batch() -> None:
+    batch = _deferral.batch
+    if not batch:
+        return
+    try:
+        parts = np.frombuffer(b"".join(batch), _PARTS[batch[0].dtype])  # one check for the whole batch
+    except TypeError:  # an output that is not C-contiguous offers no buffer of plain bytes
+        parts = np.concatenate([np.ascontiguousarray(a).view(_PARTS[a.dtype]) for a in batch], axis=None)
+    if flush_subnormals(parts) is not parts:
+        _deferral.clean = False
+    batch.clear()
+
+
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
     """The array a kernel computes with; `execute` reads tensors known to hold no subnormals directly."""
     value = getattr(tensor, "_value", None)
@@ -187,7 +263,9 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     if primitive.num_outputs is None:
         np_dtype = out_dtype._numpy_dtype  # NumPy's native dtypes are singletons: identity settles most
         array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, out_dtype)
-        outputs = (EagerTensor(flush_subnormals(array) if flushes else array, out_dtype, subnormal_free),)
+        if flushes:
+            array = flush_subnormals(array) if _deferral.batch is None else _defer(array)
+        outputs = (EagerTensor(array, out_dtype, subnormal_free),)
     else:
         outputs = tuple([_output(r, out_dtype, flushes, subnormal_free) for r in result])
     if primitive.vjp is not None and inputs:

@@ -22,7 +22,7 @@ from . import functions as F
 from . import nest
 from .errors import InvalidArgumentError, OpError
 from .fp_errors import quiet_kernels, user_code
-from .primitives import REGISTRY
+from .primitives import REGISTRY, DeferredFlushes, abandon_deferral
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
                         record_operation)
 from .tensor import EagerTensor, IndexedSlices, TensorShape, convert_to_tensor
@@ -86,6 +86,14 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     and not None) seeds target i instead of ones.
     """
     with quiet_kernels():
+        if not active_recordings():  # nothing records the pass: it can run twice unseen
+            try:
+                with DeferredFlushes() as deferred:
+                    grads = _backward_pass(recording, targets, sources, output_gradients)
+                if deferred.clean:
+                    return grads
+            except Exception:  # noqa: BLE001 - user code reached, or an error: the careful pass decides
+                pass
         return _backward_pass(recording, targets, sources, output_gradients)
 
 
@@ -733,6 +741,7 @@ def _call_with_custom_gradient(f: Any, args: tuple, kwargs: dict) -> Any:
     arg_count = len(flat_args)
 
     def grad_of_inputs(upstream: list, outputs: tuple, *recorded: Any, **_: Any) -> list:
+        abandon_deferral()  # grad_fn must run once
         with user_code():
             if variables:
                 input_grads, variable_grads = grad_fn(*upstream, variables=variables)

@@ -513,6 +513,23 @@ TAPE_SNIPPETS = {
        f"r = t.{method}(z, x, parallel_iterations={pi}, experimental_use_pfor={pfor})"
        for method in ("jacobian", "batch_jacobian") for size in (0, 3)
        for pi in ("1", "2", "3", "4", "0", "-1", "1.5", "4.5", "True", "'2'") for pfor in (True, False)},
+    # a subnormal met only inside the backward pass is flushed (reftape's deferred checks run the pass again), after
+    # a short and a long run of clean outputs (one batch of checks, several): the gradient is 0, not about 1
+    # (complex products flush their parts themselves; test_ops checks the deferred checks on complex outputs)
+    **{f"backward_subnormal_flushed/float32/{run}": "x = tf.Variable(1.0)\nwith tf.GradientTape() as t:\n"
+                                                    f"    y = x * 1e38\n    for _ in range({run}):\n        y = y * 1.0\n"
+                                                    "    y = y * 1e-20\nr = t.gradient(y, x, output_gradients=tf.constant(1.1e-18))"
+       for run in (0, 300)},
+    "backward_subnormal_flushed/float64": "x = tf.Variable(tf.constant(1.0, tf.float64))\n"
+                                         "with tf.GradientTape() as t:\n    y = (x * 1e308) * 1e-160\n"
+                                         "r = t.gradient(y, x, output_gradients=tf.constant(2e-148, tf.float64))",
+    # a custom gradient's grad_fn runs once per gradient, even in a backward pass that meets a subnormal (which
+    # reftape runs again)
+    "custom_gradient_grad_fn_runs_once": "calls = []\n@tf.custom_gradient\ndef f(x):\n"
+                                         "    return x * 2.0, lambda dy: calls.append(1) or dy * 2.0\n"
+                                         "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                         "    y = f(x * 1e38) * 1e-20\n"
+                                         "r = (t.gradient(y, x, output_gradients=tf.constant(1.1e-18)), len(calls))",
 }
 
 
