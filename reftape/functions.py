@@ -650,7 +650,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     if x is None and y is None:
         return constant(np.argwhere(condition._value).astype(np.int64))
     x, y = _matching([x, y], strict=True)
-    return execute("SelectV2", [x, y], condition=condition._value.astype(bool))
+    return execute("SelectV2", [x, y], condition=np.asarray(condition._value, bool))
 
 
 def strided_slice(tensor: EagerTensor, key: tuple) -> EagerTensor:

@@ -88,6 +88,16 @@ def _constant(value, dtype):
 # Forward helpers (NumPy)
 
 
+@functools.lru_cache(maxsize=None)
+def _typed(value, dtype: np.dtype) -> np.ndarray:
+    """`value` as a 0-d array of `dtype`: to NumPy the same operand as the Python number in a kernel on
+    arrays of `dtype`, without the dtype inference that NumPy repeats for a number on every call (and
+    that costs as much as the arithmetic on a small tensor)."""
+    array = np.array(value, dtype)
+    array.flags.writeable = False
+    return array
+
+
 def _elementwise(fn):
     ufunc = np.frompyfunc(fn, 1, 1)
     return lambda x: np.asarray(ufunc(x), dtype=object).astype(x.dtype)
@@ -114,8 +124,8 @@ def _sigmoid(x):
     if x.dtype == np.float64:  # Eigen's scalar_logistic_op: e / (1 + e), e = exp(x), 1 where e is inf
         e = np.exp(x)
         return np.where(e == np.inf, 1.0, e / (1 + e))
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1, e) / (1 + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
+    e, zero, one = np.exp(-np.abs(x)), _typed(0, x.dtype), _typed(1, x.dtype)
+    return np.where(x >= zero, one, e) / (one + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
 
 
 def _complex_sigmoid(x):
@@ -136,7 +146,7 @@ def _sigmoid_grad(y, dy):
             return _complex(_ftz(1 - y.real), _ftz(0 - y.imag))
         return _by_loop(lambda y, dy: _packet_multiply(dy, _packet_multiply(y, one_minus(y))),
                         lambda y, dy: _scalar_multiply(_scalar_multiply(dy, y), one_minus(y)), y, dy)
-    return dy * (y * (1 - y))
+    return dy * (y * (_typed(1, y.dtype) - y))
 
 
 def _glibc_hypot(x, y):
@@ -212,22 +222,23 @@ def _tanh(x):
     # 0 in TF, not 1.2e-7 times the upstream gradient.
     y = np.tanh(x)
     if x.dtype == np.float32:
-        saturated = np.abs(x) >= np.float32(7.9073896)
-        if np.count_nonzero(saturated):
+        saturated = np.abs(x) >= _typed(7.9073896, x.dtype)
+        if count_nonzero(saturated):
             return np.where(saturated, np.sign(x), y)
     return y
 
 
 def _softplus(x):
-    threshold = _softplus_threshold(x.dtype)
+    above, below = _softplus_thresholds(x.dtype)
     e = np.exp(x)
-    return np.where(x > -threshold, x, np.where(x < threshold, e, np.log1p(e)))
+    return np.where(x > above, x, np.where(x < below, e, np.log1p(e)))
 
 
 @functools.lru_cache(maxsize=None)
-def _softplus_threshold(dtype: np.dtype):
-    """TF's cut-off: beyond -threshold softplus(x) is x, below threshold it is exp(x)."""
-    return np.log(np.finfo(dtype).eps) + 2
+def _softplus_thresholds(dtype: np.dtype):
+    """TF's cut-offs, t = log(eps) + 2 (negative): softplus(x) is x above -t, exp(x) below t."""
+    threshold = np.log(np.finfo(dtype).eps) + 2
+    return _typed(-threshold, dtype), _typed(threshold, dtype)
 
 
 def _rounded(value, dtype, like):
@@ -657,10 +668,10 @@ def _relu(x, half=False):
     """max(x, 0): NaN kept, negatives give +0.0; -0.0 gives +0.0 in Eigen's vector loop (float32, float64)
     and stays -0.0 in its scalar loop (the last size % packet elements) and for half types (`half`, set by
     F.relu; measured on TF 2.21: std::max returns its first argument on a tie)."""
-    zero = x.dtype.type(0)
+    zero = _typed(0, x.dtype)
     if half:
-        return np.where(x < 0, zero, x)
-    y = np.where(x <= 0, zero, x)
+        return np.where(x < zero, zero, x)
+    y = np.where(x <= zero, zero, x)
     packet = _PACKET.get(x.dtype)
     if packet is not None:
         size = x.size
@@ -1481,13 +1492,13 @@ defop("RsqrtGrad", _rsqrt_grad,
 defop("ReciprocalGrad", _reciprocal_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(_conj(g), -2.0), dy), _conj(y)),
                                   F.execute("ReciprocalGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("TanhGrad", lambda y, dy: dy * (1 - y * y),
+defop("TanhGrad", lambda y, dy: dy * (_typed(1, y.dtype) - y * y),
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(g, -2.0), _conj(dy)), _conj(y)),
                                   F.execute("TanhGrad", [_conj(y), g])), dtypes=INEXACT)
 defop("SigmoidGrad", _sigmoid_grad,
       lambda g, ans, y, dy, **_: (F.subtract(F.multiply(g, _conj(dy)), F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))),
                                   F.execute("SigmoidGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("ReluGrad", lambda dy, y: dy * (y > 0),  # a product, as in TF's kernel: signed zeros follow dy
+defop("ReluGrad", lambda dy, y: dy * (y > _typed(0, y.dtype)),  # a product, as in TF's kernel: signed zeros follow dy
       lambda g, ans, dy, y, **_: (F.execute("ReluGrad", [g, y]), F.zeros_like(y)), dtypes=REAL, keeps_normal=True)
 defop("Relu6Grad", lambda dy, y: dy * ((y > 0) & (y < 6)),
       lambda g, ans, dy, y, **_: (F.execute("Relu6Grad", [g, y]), F.zeros_like(y)), dtypes=REAL, keeps_normal=True)

@@ -230,45 +230,40 @@ def _all_subnormal_free(inputs: list) -> bool:
 def execute(name: str, inputs: list, **attrs: Any) -> Any:
     """Runs primitive `name` on input tensors with attributes; records it; returns its output(s)."""
     primitive = REGISTRY[name]
-    dtype = None
-    if inputs:
-        dtype = inputs[0].dtype
-        for tensor in inputs:
-            if tensor.dtype is not dtype:  # DTypes are singletons: this loop only finds the mismatch
-                _check_same_dtypes(primitive, inputs)
-        if primitive.accepted is not None and dtype._numpy_dtype not in primitive.accepted:
-            _reject(primitive, dtype)
     moves_data = primitive.moves_data
     if moves_data.__class__ is not bool:
         moves_data = moves_data(attrs)
+    dtype = inputs[0]._dtype if inputs else None
     arrays = []
     for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11
-        arrays.append(t._value if t.__class__ is EagerTensor and t._flushed else _compute_value(t, moves_data))
+        if t._dtype is not dtype:  # DTypes are singletons: this only finds a mismatch
+            _check_same_dtypes(primitive, inputs)
+        arrays.append(t._value if t._flushed else _compute_value(t, moves_data))
+    if primitive.accepted is not None and inputs and dtype._numpy_dtype not in primitive.accepted:
+        _reject(primitive, dtype)
     try:
         # data movement computes nothing that could raise a floating-point warning
         result = (primitive.forward if moves_data or kernel_state.quiet else primitive.quiet_forward)(*arrays, **attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
-    out_dtype = primitive.out_dtype(dtype, attrs) if primitive.out_dtype else dtype
-    flushes = subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
+    out_dtype = dtype if primitive.out_dtype is None else primitive.out_dtype(dtype, attrs)
+    subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
+    flushes = subnormal_free and not (moves_data or primitive.keeps_normal)
     if primitive.subnormal_rule is not None and dtype._numpy_dtype in _REAL_FLUSHED and any(
             array is not t._value for array, t in zip(arrays, inputs)):  # an input held subnormals
         result = primitive.subnormal_rule(flush_subnormals(_as_dtype(result, out_dtype)), *(t._value for t in inputs))
         flushes = subnormal_free = False
-    if moves_data:  # moving values known to hold no subnormals yields none
-        flushes = False
-        subnormal_free = subnormal_free and _all_subnormal_free(inputs)
-    elif primitive.keeps_normal:  # its inputs were flushed above
-        flushes = False
+    elif moves_data and subnormal_free:  # moving values known to hold no subnormals yields none
+        subnormal_free = _all_subnormal_free(inputs)
     if primitive.num_outputs is None:
-        np_dtype = out_dtype._numpy_dtype  # NumPy's native dtypes are singletons: identity settles most
-        array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, out_dtype)
+        # NumPy's dtypes of native byte order are singletons: identity settles the common case cheaply
+        array = result if result.__class__ is np.ndarray and result.dtype is out_dtype._numpy_dtype else _as_dtype(result, out_dtype)
         if flushes:
             array = flush_subnormals(array) if _deferral.batch is None else _defer(array)
         outputs = (EagerTensor(array, out_dtype, subnormal_free),)
     else:
         outputs = tuple([_output(r, out_dtype, flushes, subnormal_free) for r in result])
-    if primitive.vjp is not None and inputs:
+    if primitive.vjp is not None and inputs and _recording.stack.active:
         _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]
 

@@ -74,32 +74,32 @@ class VariableAccessLog:
         self.variables: list = []
 
     def __enter__(self) -> VariableAccessLog:
-        _stack.access_logs.append(self)
+        stack.access_logs.append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _stack.access_logs.remove(self)
+        stack.access_logs.remove(self)
 
 
-_stack = _TapeStack()
+stack = _TapeStack()  # this thread's
 
 
 def active_recordings() -> list[Recording]:
     """The recordings of the tapes currently recording, innermost last."""
-    return _stack.active
+    return stack.active
 
 
 def activate(recording: Recording) -> None:
-    _stack.active.append(recording)
+    stack.active.append(recording)
 
 
 def deactivate(recording: Recording) -> None:
-    _stack.active.remove(recording)
+    stack.active.remove(recording)
 
 
 def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
     """Records an executed op on every active tape that tracks one of its inputs."""
-    active = _stack.active
+    active = stack.active
     if not active:
         return
     if len(active) == 1:  # the common case, cheaper: the one recording's view is every tape's
@@ -124,11 +124,11 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
 
 def variable_accessed(variable: Any) -> None:
     """A variable was read or assigned: tapes that watch accessed variables start watching it."""
-    for log in _stack.access_logs:
+    for log in stack.access_logs:
         if all(v is not variable for v in log.variables):
             log.variables.append(variable)
     if variable.trainable:
-        for recording in _stack.active:
+        for recording in stack.active:
             if recording.watch_accessed_variables:
                 recording.watch_variable(variable)
 
@@ -139,7 +139,7 @@ class suspended:
     __slots__ = ("_saved",)
 
     def __enter__(self) -> None:
-        self._saved, _stack.active = _stack.active, []
+        self._saved, stack.active = stack.active, []
 
     def __exit__(self, *exc: Any) -> None:
-        _stack.active = self._saved
+        stack.active = self._saved

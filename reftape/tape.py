@@ -245,26 +245,29 @@ def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int
     of ops (`_tf_initial_order`)."""
     producer, ops = recording.producer, recording.ops
     found = list(dict.fromkeys(op_id for op_id in map(producer.get, tensor_ids) if op_id is not None and op_id >= 0))
+    target_ops = set(found)
     reads: dict[int, int] = {}  # op -> reads of its outputs by the ops found
-    seen = set(found)
+    read_by: dict[int, list[int]] = {}  # op -> the ops it reads, once per read
     for op_id in found:  # grows as the search finds ops, each once
+        read_by[op_id] = read_ops = []
         for tensor in ops[op_id].inputs:
             read = producer.get(tensor._id, -1)
             if read >= 0:
-                reads[read] = reads.get(read, 0) + 1
-                if read not in seen:
-                    seen.add(read)
-                    found.append(read)
+                read_ops.append(read)
+                if read in reads:
+                    reads[read] += 1
+                else:
+                    reads[read] = 1
+                    if read not in target_ops:
+                        found.append(read)
     order = [op_id for op_id in found if op_id not in reads]
     if len(order) > 1:
         order = _tf_initial_order(recording, tensor_ids, order)
     for op_id in order:  # grows as ops become ready
-        for tensor in ops[op_id].inputs:
-            read = producer.get(tensor._id, -1)
-            if read >= 0:
-                reads[read] -= 1
-                if not reads[read]:
-                    order.append(read)
+        for read in read_by[op_id]:
+            reads[read] -= 1
+            if not reads[read]:
+                order.append(read)
     return order
 
 

@@ -26,7 +26,8 @@ class _Handle:
     """The variable's resource handle: the tape id that gradients w.r.t. the variable collect at."""
 
     __slots__ = ("_id", "_variable")
-    dtype = _dtypes.resource
+    dtype = _dtype = _dtypes.resource
+    _value, _flushed = None, True  # what a kernel reads from a tensor: a handle holds no array
 
     def __init__(self, variable: Variable) -> None:
         self._id = _next_id()
