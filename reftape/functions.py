@@ -13,6 +13,7 @@ from . import dtypes as _dtypes
 from .errors import InvalidArgumentError
 from .fp_errors import quiet_astype
 from .primitives import execute
+from .recording import suspended
 from .tensor import (CONVERSION_HOOKS, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
                      convert_to_tensor as _convert)
 from .variables import Variable
@@ -220,9 +221,18 @@ floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")
 ceil = _unary_function("Ceil", "Ceiling; not differentiable (gradient None).")
 rint = _unary_function("Rint", "Round half to even; not differentiable.")
 identity = _unary_function("Identity", "Returns the input; the gradient passes through.")
-stop_gradient = _unary_function("StopGradient", "Returns the input; blocks gradients (None).")
 is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
 is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002 - TF's name
+    """Returns the input; blocks gradients (None). TF runs the op with every tape paused, so a variable
+    read for it is not watched; IndexedSlices keep their form, each part stopped."""
+    if isinstance(input, IndexedSlices):
+        return IndexedSlices(*(None if part is None else stop_gradient(part)
+                               for part in (input.values, input.indices, input.dense_shape)))
+    with suspended():
+        return execute("StopGradient", [input if input.__class__ is EagerTensor else convert_to_tensor(input)])
 
 
 def _bool_operand(x: Any) -> EagerTensor:

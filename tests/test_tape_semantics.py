@@ -523,6 +523,13 @@ TAPE_SNIPPETS = {
     "backward_subnormal_flushed/float64": "x = tf.Variable(tf.constant(1.0, tf.float64))\n"
                                          "with tf.GradientTape() as t:\n    y = (x * 1e308) * 1e-160\n"
                                          "r = t.gradient(y, x, output_gradients=tf.constant(2e-148, tf.float64))",
+    # TF runs stop_gradient with every tape paused: a variable read for it is not watched (found by the random
+    # differential run); IndexedSlices keep their form
+    "stop_gradient_variable_not_watched": "v = tf.Variable([1.0, 2.0]); w = tf.Variable([3.0, 4.0])\n"
+                                          "with tf.GradientTape() as t:\n    y = tf.stop_gradient(v) * w + tf.stop_gradient(w)\n"
+                                          "r = (t.watched_variables(), t.gradient(y, [v, w]))",
+    "stop_gradient_indexed_slices": "r = tf.stop_gradient(tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), "
+                                    "tf.constant([3, 2])))",
     # a custom gradient's grad_fn runs once per gradient, even in a backward pass that meets a subnormal (which
     # reftape runs again)
     "custom_gradient_grad_fn_runs_once": "calls = []\n@tf.custom_gradient\ndef f(x):\n"
