@@ -220,17 +220,28 @@ erfc = _unary_function("Erfc", "Complementary error function.")
 floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")
 ceil = _unary_function("Ceil", "Ceiling; not differentiable (gradient None).")
 rint = _unary_function("Rint", "Round half to even; not differentiable.")
-identity = _unary_function("Identity", "Returns the input; the gradient passes through.")
 is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
 is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
+
+
+def _each_part(function: Any, slices: IndexedSlices) -> IndexedSlices:
+    """IndexedSlices with `function` applied to each part, as TF maps ops over composite tensors."""
+    return IndexedSlices(*(None if part is None else function(part)
+                           for part in (slices.values, slices.indices, slices.dense_shape)))
+
+
+def identity(input: Any, name: str | None = None) -> Any:  # noqa: A002 - TF's name
+    """Returns the input as a new tensor; the gradient passes through. IndexedSlices keep their form."""
+    if isinstance(input, IndexedSlices):
+        return _each_part(identity, input)
+    return execute("Identity", [input if input.__class__ is EagerTensor else convert_to_tensor(input)])
 
 
 def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002 - TF's name
     """Returns the input; blocks gradients (None). TF runs the op with every tape paused, so a variable
     read for it is not watched; IndexedSlices keep their form, each part stopped."""
     if isinstance(input, IndexedSlices):
-        return IndexedSlices(*(None if part is None else stop_gradient(part)
-                               for part in (input.values, input.indices, input.dense_shape)))
+        return _each_part(stop_gradient, input)
     with suspended():
         return execute("StopGradient", [input if input.__class__ is EagerTensor else convert_to_tensor(input)])
 
@@ -569,9 +580,13 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> EagerTenso
     return _unary("Squeeze", input, axis=_axes(axis))
 
 
-def concat(values: Sequence[Any], axis: int, name: str | None = None) -> EagerTensor:
-    tensors = _matching(list(values), strict=True)
-    return tensors[0] if len(tensors) == 1 else execute("ConcatV2", tensors, axis=int(axis))
+def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
+    """Joins tensors along `axis`; one value (IndexedSlices too) comes back as its identity, as in TF."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        return identity(values[0])
+    return execute("ConcatV2", _matching(list(values), strict=True), axis=int(axis))
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> EagerTensor:

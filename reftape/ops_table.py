@@ -1587,7 +1587,7 @@ defop("Unpack", lambda x, num, axis: tuple(np.moveaxis(x, axis, 0)), lambda g, a
       num_outputs=lambda attrs: attrs["num"], moves_data=True)
 defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_splits)[:-1], axis=axis)),
       lambda g, ans, x, size_splits, axis, **_: F.concat(g, axis), num_outputs=lambda attrs: len(attrs["size_splits"]),
-      moves_data=True)
+      moves_data=True, sparse_upstream=True)  # one piece: concat is an identity, which keeps IndexedSlices
 defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
 defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)

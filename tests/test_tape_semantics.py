@@ -530,6 +530,18 @@ TAPE_SNIPPETS = {
                                           "r = (t.watched_variables(), t.gradient(y, [v, w]))",
     "stop_gradient_indexed_slices": "r = tf.stop_gradient(tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), "
                                     "tf.constant([3, 2])))",
+    # concat of one value is TF's identity of it: a new tensor (watching it watches nothing else), and
+    # IndexedSlices kept, so that a one-piece split passes a gather's sparse gradient through (found by the
+    # random differential run); with two pieces they are densified
+    "concat_one_value_is_a_new_tensor": "x = tf.constant([1.0, 2.0])\nwith tf.GradientTape() as t:\n"
+                                        "    y = tf.concat([x], 0)\n    t.watch(y)\n    z = y * y\n"
+                                        "r = (t.gradient(z, x), y is x)",
+    **{f"split_gather_gradient/{sizes}": "v = tf.Variable([[1.0], [2.0], [3.0]])\nwith tf.GradientTape() as t:\n"
+                                         f"    q = tf.gather(tf.split(v, {sizes}, axis=0)[-1], [1])\nr = t.gradient(q, v)"
+       for sizes in ("[3]", "[1, 2]")},
+    **{f"{function}_of_indexed_slices": f"r = tf.{function}(tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), "
+                                        f"tf.constant([3, 2])){', 0' if function == 'concat' else ''})"
+       for function in ("identity", "concat")},
     # a custom gradient's grad_fn runs once per gradient, even in a backward pass that meets a subnormal (which
     # reftape runs again)
     "custom_gradient_grad_fn_runs_once": "calls = []\n@tf.custom_gradient\ndef f(x):\n"
