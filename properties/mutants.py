@@ -198,8 +198,8 @@ MUTANTS: tuple[Mutant, ...] = (
           "return tensor.dtype", "zeros for an unconnected Variable source take its handle's dtype"),
     # --- Tape: nesting
     _tape("backward-not-recorded", "nesting", "tape.py",
-          "flat_grads = backward(recording, flat_targets, flat_sources, seeds)",
-          "with suspended(): flat_grads = backward(recording, flat_targets, flat_sources, seeds)",
+          "flat_grads = backward(recording, flat_targets, flat_sources, seeds, consume=not self._persistent)",
+          "with suspended(): flat_grads = backward(recording, flat_targets, flat_sources, seeds, consume=not self._persistent)",
           "an outer tape does not record the inner tape's backward pass (no higher-order gradients)"),
     _tape("innermost-tape-only", "nesting", "recording.py", "recordings = [r for r in active if any(",
           "recordings = [r for r in active[-1:] if any(", "only the innermost active tape records ops"),

@@ -20,7 +20,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from . import nest
-from .errors import InvalidArgumentError, OpError
+from .errors import InternalError, InvalidArgumentError, OpError
 from .fp_errors import quiet_kernels, user_code
 from .primitives import REGISTRY, DeferredFlushes, abandon_deferral
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
@@ -79,37 +79,46 @@ def aggregate(contributions: list) -> Any:
     return F.add_n(contributions)
 
 
-def backward(recording: Recording, targets: list, sources: list, output_gradients: list) -> list:
+def backward(recording: Recording, targets: list, sources: list, output_gradients: list,
+             consume: bool = False) -> list:
     """Gradients of the sum of `targets` with respect to each of `sources` (None if unconnected).
 
     `targets` and `sources` are tensors or variable handles; `output_gradients[i]` (if present
-    and not None) seeds target i instead of ones.
+    and not None) seeds target i instead of ones. With `consume` (TF's non-persistent tape), the
+    recording gives up all its ops before the pass runs, so that after a pass that failed, a later
+    one finds none.
     """
+    order = _backward_order(recording, [t._id for t in targets])
+    ops = {op_id: recording.ops[op_id] for op_id in order}  # in the order the pass runs them
+    if consume:
+        recording.ops.clear()
     with quiet_kernels():
         if not active_recordings():  # nothing records the pass: it can run twice unseen
             try:
                 with DeferredFlushes() as deferred:
-                    grads = _backward_pass(recording, targets, sources, output_gradients)
+                    grads = _backward_pass(recording, ops, targets, sources, output_gradients)
                 if deferred.clean:
                     return grads
             except Exception:  # noqa: BLE001 - user code reached, or an error: the careful pass decides
                 pass
-        return _backward_pass(recording, targets, sources, output_gradients)
+        return _backward_pass(recording, ops, targets, sources, output_gradients)
 
 
-def _backward_pass(recording: Recording, targets: list, sources: list, output_gradients: list) -> list:
+def _backward_pass(recording: Recording, ops: dict[int, OpRecord], targets: list, sources: list,
+                   output_gradients: list) -> list:
+    producer = recording.producer
     grads: dict[int, list] = {}
     for i, target in enumerate(targets):
         seed = output_gradients[i] if i < len(output_gradients) else None
+        if seed is None and producer.get(target._id, -1) >= 0 and producer[target._id] not in ops:
+            raise InternalError("Internal state of the gradient tape is invalid: failed to find operation "
+                                "producing a tensor")  # a failed pass of a non-persistent tape took them all
         seed = _ones_like(target) if seed is None else seed
         if seed is not None:
             grads.setdefault(target._id, []).append(seed)
 
     source_ids = {s._id for s in sources}
-    reachable = _backward_order(recording, [t._id for t in targets])
-    ops, producer = recording.ops, recording.producer
-    for op_id in reachable:
-        op = ops[op_id]
+    for op in ops.values():
         if len(op.outputs) == 1:  # the common case, without a list of one upstream gradient to build
             upstream = _take(grads, op.outputs[0]._id, source_ids)
             if upstream is None:
@@ -126,17 +135,17 @@ def _backward_pass(recording: Recording, targets: list, sources: list, output_gr
                     grads[tensor._id] = [grad]
                 else:
                     contributions.append(grad)
-    _drop_consumed_seeds(recording, reachable, sources, grads)
+    _drop_consumed_seeds(recording, ops, sources, grads)
     return [aggregate(grads[s._id]) if grads.get(s._id) else None for s in sources]
 
 
-def _drop_consumed_seeds(recording: Recording, reachable: list[int], sources: list, grads: dict) -> None:
+def _drop_consumed_seeds(recording: Recording, ops: dict[int, OpRecord], sources: list, grads: dict) -> None:
     """Once its last consumer is processed, a tensor the tape does not hold loses its gradients, even
     a target's seed: TF's gradient([u, u * x], u) is None when u is neither watched nor recorded. Only
     such a seed can be lost (contributions go to held tensors), and only sources' gradients are read."""
     unheld_seeded = [s._id for s in sources if s._id in grads and s._id not in recording.producer]
     if unheld_seeded:
-        consumed = {t._id for op_id in reachable for t in recording.ops[op_id].inputs}
+        consumed = {t._id for op in ops.values() for t in op.inputs}
         for tensor_id in unheld_seeded:
             if tensor_id in consumed:
                 grads.pop(tensor_id, None)  # a source may be listed twice
@@ -224,7 +233,7 @@ def _tf_initial_order(recording: Recording, target_ids: Iterable[int], initial: 
     stack = list(target_ids)
     while stack:
         op_id = producer.get(stack.pop(), -1)
-        if op_id < 0 or op_id in visited:
+        if op_id not in ops or op_id in visited:
             continue
         visited.add(op_id)
         inserted.append(tape_number[op_id])
@@ -244,7 +253,7 @@ def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int
     or concatenated (IndexedSlices), in this order; several starting ops in the order of TF's hash map
     of ops (`_tf_initial_order`)."""
     producer, ops = recording.producer, recording.ops
-    found = list(dict.fromkeys(op_id for op_id in map(producer.get, tensor_ids) if op_id is not None and op_id >= 0))
+    found = list(dict.fromkeys(op_id for op_id in map(producer.get, tensor_ids) if op_id in ops))
     target_ops = set(found)
     reads: dict[int, int] = {}  # op -> reads of its outputs by the ops found
     read_by: dict[int, list[int]] = {}  # op -> the ops it reads, once per read
@@ -252,7 +261,7 @@ def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int
         read_by[op_id] = read_ops = []
         for tensor in ops[op_id].inputs:
             read = producer.get(tensor._id, -1)
-            if read >= 0:
+            if read in ops:  # not a watched tensor (-1), nor the output of an op a failed pass took
                 read_ops.append(read)
                 if read in reads:
                     reads[read] += 1
@@ -278,7 +287,7 @@ def _reachable_ops(recording: Recording, tensor_ids: Iterable[int]) -> list[int]
     work = list(tensor_ids)
     while work:
         op_id = producer.get(work.pop(), -1)
-        if op_id >= 0 and op_id not in found:
+        if op_id in ops and op_id not in found:
             found.add(op_id)
             work += [t._id for t in ops[op_id].inputs]
     return sorted(found, reverse=True)
@@ -411,7 +420,7 @@ class GradientTape:
             if any(g is None for g in seeds[:len(flat_targets)]):
                 _as_upstream(None)  # TF hands a None seed to the target's gradient function, which fails on it
         policy = _unconnected_policy(unconnected_gradients)
-        flat_grads = backward(recording, flat_targets, flat_sources, seeds)
+        flat_grads = backward(recording, flat_targets, flat_sources, seeds, consume=not self._persistent)
         self._release_if_one_shot()
         flat_grads = [_fill_unconnected(g, raw, policy) for g, raw in zip(flat_grads, flat_raw)]
         return nest.pack_sequence_as(sources, flat_grads)

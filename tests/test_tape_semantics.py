@@ -542,6 +542,17 @@ TAPE_SNIPPETS = {
     **{f"{function}_of_indexed_slices": f"r = tf.{function}(tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), "
                                         f"tf.constant([3, 2])){', 0' if function == 'concat' else ''})"
        for function in ("identity", "concat")},
+    # a gradient call that fails (softsign has no second-order gradient) still takes every op of a non-persistent
+    # tape: later calls fail for want of a target's producer, or see seeds only (found by the random differential
+    # run); a persistent tape keeps its ops
+    **{f"failed_pass_then/{'-'.join(order)}/persistent={persistent}": (
+        f"x = tf.Variable([2.0, 1.7]); c = tf.constant([1.0, 2.0])\nwith tf.GradientTape(persistent={persistent}) as t0:\n"
+        "    t0.watch(c)\n    with tf.GradientTape() as t1:\n        y = tf.nn.softsign(x)\n"
+        "    g = t1.gradient(y, x)\n    z = c * 3.0 + g\nr = []\n"
+        f"for target, seed in {'[' + ', '.join({'g': '(g, None)', 'gs': '(g, tf.ones(2))', 'z': '(z, None)'}[n] for n in order) + ']'}:\n"
+        "    try:\n        r.append(t0.gradient(target, c, output_gradients=seed))\n"
+        "    except (LookupError, tf.errors.InternalError, RuntimeError) as error:\n        r.append(type(error).__name__)")
+       for order in (("g", "g", "gs", "z"), ("g", "z", "g")) for persistent in (False, True)},
     # a custom gradient's grad_fn runs once per gradient, even in a backward pass that meets a subnormal (which
     # reftape runs again)
     "custom_gradient_grad_fn_runs_once": "calls = []\n@tf.custom_gradient\ndef f(x):\n"
