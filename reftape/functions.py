@@ -112,14 +112,6 @@ def add(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return execute("AddV2", _matching([x, y]))
 
 
-def subtract(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("Sub", x, y)
-
-
-def multiply(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("Mul", x, y)
-
-
 # The float type integers are divided in (None: divided as they are); other dtypes cannot be
 _TRUE_DIVISION_TYPE = {_dtypes.int8: _dtypes.float32, _dtypes.uint8: _dtypes.float32, _dtypes.int16: _dtypes.float32,
                        _dtypes.int32: _dtypes.float64, _dtypes.int64: _dtypes.float64,
@@ -318,14 +310,6 @@ def complex(real: Any, imag: Any, name: str | None = None) -> EagerTensor:  # no
     return execute("Complex", [real, imag])
 
 
-def maximum(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("Maximum", x, y)
-
-
-def minimum(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("Minimum", x, y)
-
-
 def squared_difference(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _binary("SquaredDifference", x, y)
 
@@ -373,25 +357,33 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
     return tensors[0] if len(tensors) == 1 else execute("AddN", tensors)
 
 
-def _binary_function(op: str) -> Any:
+def _binary_function(op: str, public_name: str) -> Any:
+    """TF's function `public_name` of two operands that runs kernel `op` (`_binary`, one call less: the
+    backward pass calls these most)."""
     def function(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-        return _binary(op, x, y)
+        if x.__class__ is EagerTensor and y.__class__ is EagerTensor:  # nothing to convert
+            return execute(op, [x, y])
+        return execute(op, _matching([x, y], strict=True))
 
-    function.__name__ = op
+    function.__name__ = function.__qualname__ = public_name
     return function
 
 
-equal = _binary_function("Equal")
-not_equal = _binary_function("NotEqual")
-less = _binary_function("Less")
-less_equal = _binary_function("LessEqual")
-greater = _binary_function("Greater")
-greater_equal = _binary_function("GreaterEqual")
-bitwise_and = _binary_function("BitwiseAnd")
-bitwise_or = _binary_function("BitwiseOr")
-bitwise_xor = _binary_function("BitwiseXor")
-left_shift = _binary_function("LeftShift")
-right_shift = _binary_function("RightShift")
+subtract = _binary_function("Sub", "subtract")
+multiply = _binary_function("Mul", "multiply")
+maximum = _binary_function("Maximum", "maximum")
+minimum = _binary_function("Minimum", "minimum")
+equal = _binary_function("Equal", "equal")
+not_equal = _binary_function("NotEqual", "not_equal")
+less = _binary_function("Less", "less")
+less_equal = _binary_function("LessEqual", "less_equal")
+greater = _binary_function("Greater", "greater")
+greater_equal = _binary_function("GreaterEqual", "greater_equal")
+bitwise_and = _binary_function("BitwiseAnd", "bitwise_and")
+bitwise_or = _binary_function("BitwiseOr", "bitwise_or")
+bitwise_xor = _binary_function("BitwiseXor", "bitwise_xor")
+left_shift = _binary_function("LeftShift", "left_shift")
+right_shift = _binary_function("RightShift", "right_shift")
 
 
 def logical_xor(x: Any, y: Any, name: str | None = None) -> EagerTensor:

@@ -64,8 +64,7 @@ def _reduce_pair(x, y, gx, gy):
     return unbroadcast(gx, _shape(x), _shape(y)), unbroadcast(gy, _shape(y), _shape(x))
 
 
-def _conj(x):
-    return F.conj_if_complex(x)
+_conj = F.conj_if_complex
 
 
 def _kept_shape(x_shape: tuple, axis, keep_dims: bool, out_shape: tuple) -> tuple:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from operator import attrgetter, is_not
 from typing import Any, Callable
 
 import numpy as np
@@ -97,6 +98,7 @@ def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
                 f"{first.kernel_name} tensor but is a {tensor.dtype.kernel_name} tensor [Op:{primitive.name}] name: ")
 
 
+_value_of = attrgetter("_value")
 _REAL_FLUSHED = frozenset({_dtypes.float32._numpy_dtype, _dtypes.float64._numpy_dtype})
 _NOT_FLOAT = INTEGER | {_dtypes.bool}
 
@@ -250,7 +252,7 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
     flushes = subnormal_free and not (moves_data or primitive.keeps_normal)
     if primitive.subnormal_rule is not None and dtype._numpy_dtype in _REAL_FLUSHED and any(
-            array is not t._value for array, t in zip(arrays, inputs)):  # an input held subnormals
+            map(is_not, arrays, map(_value_of, inputs))):  # an input held subnormals (it was flushed)
         result = primitive.subnormal_rule(flush_subnormals(_as_dtype(result, out_dtype)), *(t._value for t in inputs))
         flushes = subnormal_free = False
     elif moves_data and subnormal_free:  # moving values known to hold no subnormals yields none

@@ -106,7 +106,7 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
         producer = active[0].producer
         needs = ()
         for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11
-            needs += (t._id in producer and t.dtype._trainable,)
+            needs += (t._id in producer and t._dtype._trainable,)
         if True in needs:
             op_id = next(Recording._op_ids)
             active[0].ops[op_id] = OpRecord(primitive, tuple(inputs), outputs, attrs, needs)
