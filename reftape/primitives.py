@@ -136,7 +136,8 @@ except ImportError:
 # of reftape's own kernels that can be run again (a backward pass), outputs are instead taken to hold
 # none and checked in batches: the bytes of up to _BATCH outputs of one dtype are joined and checked
 # at once. If every output held none, flushing would have changed nothing and the block's results are
-# exact; if one held some, the block must be run again without deferral (`DeferredFlushes.clean`).
+# exact. The first batch that holds one stops the block (DeferralAbandoned), which must then be run
+# again without deferral.
 
 _BATCH = 256
 _DEFERRED_MAX_SIZE = 1024  # larger outputs are checked at once: the check's cost is in their elements
@@ -145,37 +146,38 @@ _PARTS = {np.dtype(t): np.dtype(p) for t, p in ((np.float32, np.float32), (np.fl
 
 
 class DeferralAbandoned(Exception):
-    """A block with deferred checks reached something that must not run twice (user code)."""
+    """A block with deferred checks met a subnormal, or reached something that must not run twice
+    (user code): its results do not stand, and it must be run again without deferral."""
 
 
 class _Deferral(threading.local):
     batch: list | None = None  # outputs awaiting their check, all of one dtype; None: not deferring
     dtype: Any = None
-    clean = True
 
 
 _deferral = _Deferral()
 
 
 class DeferredFlushes:
-    """Defers the subnormal checks of kernel outputs in a block that can be run again; `clean` says,
-    after the block, whether its results stand. Inside the block, `abandon_deferral` stops before
-    anything that must run once."""
+    """Defers the subnormal checks of kernel outputs in a block that can be run again; the block
+    raises DeferralAbandoned when its results do not stand."""
 
-    __slots__ = ("clean", "_saved")
+    __slots__ = ("_saved",)
 
-    def __enter__(self) -> DeferredFlushes:
-        self._saved = (_deferral.batch, _deferral.dtype, _deferral.clean)
-        _deferral.batch, _deferral.dtype, _deferral.clean = [], None, True
-        return self
+    def __enter__(self) -> None:
+        self._saved = (_deferral.batch, _deferral.dtype)
+        _deferral.batch, _deferral.dtype = [], None
 
-    def __exit__(self, *exc: Any) -> None:
-        _check_batch()
-        self.clean = _deferral.clean
-        _deferral.batch, _deferral.dtype, _deferral.clean = self._saved
+    def __exit__(self, failure: Any, *exc: Any) -> None:
+        try:
+            if failure is None:
+                _check_batch()
+        finally:
+            _deferral.batch, _deferral.dtype = self._saved
 
 
 def abandon_deferral() -> None:
+    """Stops a block with deferred checks before something that must run once."""
     if _deferral.batch is not None:
         raise DeferralAbandoned
 
@@ -201,7 +203,7 @@ def _check_batch() -> None:
     except TypeError:  # an output that is not C-contiguous offers no buffer of plain bytes
         parts = np.concatenate([np.ascontiguousarray(a).view(_PARTS[a.dtype]) for a in batch], axis=None)
     if flush_subnormals(parts) is not parts:
-        _deferral.clean = False
+        raise DeferralAbandoned
     batch.clear()
 
 

@@ -95,11 +95,9 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     with quiet_kernels():
         if not active_recordings():  # nothing records the pass: it can run twice unseen
             try:
-                with DeferredFlushes() as deferred:
-                    grads = _backward_pass(recording, ops, targets, sources, output_gradients)
-                if deferred.clean:
-                    return grads
-            except Exception:  # noqa: BLE001 - user code reached, or an error: the careful pass decides
+                with DeferredFlushes():
+                    return _backward_pass(recording, ops, targets, sources, output_gradients)
+            except Exception:  # noqa: BLE001 - a subnormal met, user code reached, or an error: the careful pass decides
                 pass
         return _backward_pass(recording, ops, targets, sources, output_gradients)
 
@@ -129,7 +127,7 @@ def _backward_pass(recording: Recording, ops: dict[int, OpRecord], targets: list
             if all(g is None for g in upstream):
                 continue
         for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
-            if grad is not None and tensor._id in producer and tensor.dtype._trainable:  # tracked
+            if grad is not None and tensor._id in producer and tensor._dtype._trainable:  # tracked
                 contributions = grads.get(tensor._id)
                 if contributions is None:
                     grads[tensor._id] = [grad]
@@ -256,13 +254,10 @@ def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int
     found = list(dict.fromkeys(op_id for op_id in map(producer.get, tensor_ids) if op_id in ops))
     target_ops = set(found)
     reads: dict[int, int] = {}  # op -> reads of its outputs by the ops found
-    read_by: dict[int, list[int]] = {}  # op -> the ops it reads, once per read
     for op_id in found:  # grows as the search finds ops, each once
-        read_by[op_id] = read_ops = []
         for tensor in ops[op_id].inputs:
             read = producer.get(tensor._id, -1)
             if read in ops:  # not a watched tensor (-1), nor the output of an op a failed pass took
-                read_ops.append(read)
                 if read in reads:
                     reads[read] += 1
                 else:
@@ -273,10 +268,12 @@ def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int
     if len(order) > 1:
         order = _tf_initial_order(recording, tensor_ids, order)
     for op_id in order:  # grows as ops become ready
-        for read in read_by[op_id]:
-            reads[read] -= 1
-            if not reads[read]:
-                order.append(read)
+        for tensor in ops[op_id].inputs:
+            read = producer.get(tensor._id, -1)
+            if read in ops:
+                reads[read] -= 1
+                if not reads[read]:
+                    order.append(read)
     return order
 
 
