@@ -358,8 +358,8 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
 
 
 def _binary_function(op: str, public_name: str) -> Any:
-    """TF's function `public_name` of two operands that runs kernel `op` (`_binary`, one call less: the
-    backward pass calls these most)."""
+    """TF's two-operand function `public_name`, which runs kernel `op`: `_binary` without a call of its
+    own (VJPs call these most)."""
     def function(x: Any, y: Any, name: str | None = None) -> EagerTensor:
         if x.__class__ is EagerTensor and y.__class__ is EagerTensor:  # nothing to convert
             return execute(op, [x, y])

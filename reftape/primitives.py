@@ -260,8 +260,8 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     elif moves_data and subnormal_free:  # moving values known to hold no subnormals yields none
         subnormal_free = _all_subnormal_free(inputs)
     if primitive.num_outputs is None:
-        # NumPy's dtypes of native byte order are singletons: identity settles the common case cheaply
-        array = result if result.__class__ is np.ndarray and result.dtype is out_dtype._numpy_dtype else _as_dtype(result, out_dtype)
+        np_dtype = out_dtype._numpy_dtype  # NumPy's native dtypes are singletons: identity settles most
+        array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, out_dtype)
         if flushes:
             array = flush_subnormals(array) if _deferral.batch is None else _defer(array)
         outputs = (EagerTensor(array, out_dtype, subnormal_free),)
