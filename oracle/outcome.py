@@ -23,6 +23,7 @@ classes) because `Program.to_source()` embeds their source in standalone scripts
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import platform
@@ -140,12 +141,18 @@ def environment_fingerprint(tf: Any) -> dict:
     fingerprint = {"backend": getattr(tf, "__name__", str(tf)), "backend_version": getattr(tf, "__version__", "?"),
                    "numpy": np.__version__, "python": platform.python_version(), "machine": platform.machine(),
                    "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")}
+    fingerprint["cpu_flags"] = list(_cpu_flags())
+    return fingerprint
+
+
+@functools.cache
+def _cpu_flags() -> tuple:
+    """The vector instruction sets of this machine's CPU (read once: every run reports them)."""
     try:
         flags = open("/proc/cpuinfo").read().split("flags\t\t:", 1)[1].split("\n", 1)[0].split()
-        fingerprint["cpu_flags"] = sorted(f for f in flags if f.startswith(("avx", "fma", "sse4")))
     except (OSError, IndexError):
-        fingerprint["cpu_flags"] = []
-    return fingerprint
+        return ()
+    return tuple(sorted(f for f in flags if f.startswith(("avx", "fma", "sse4"))))
 
 
 @dataclass
