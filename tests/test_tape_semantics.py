@@ -553,6 +553,13 @@ TAPE_SNIPPETS = {
         "    try:\n        r.append(t0.gradient(target, c, output_gradients=seed))\n"
         "    except (LookupError, tf.errors.InternalError, RuntimeError) as error:\n        r.append(type(error).__name__)")
        for order in (("g", "g", "gs", "z"), ("g", "z", "g")) for persistent in (False, True)},
+    # TF's TanhGrad gradient multiplies its upstream by -2.0 with Python's operator: an IndexedSlices upstream (a
+    # gather of the first-order gradient) is a TypeError there; SigmoidGrad's densifies it (found by the fuzzer)
+    **{f"gradient_of_gathered_gradient/{op}": "x = tf.constant([0.3, -0.5, 0.8])\nwith tf.GradientTape() as outer:\n"
+                                              "    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+                                              f"        inner.watch(x)\n        y = tf.{op}(x)\n"
+                                              "    z = tf.gather(inner.gradient(y, x), [2, 0])\nr = outer.gradient(z, x)"
+       for op in ("tanh", "sigmoid")},
     # a custom gradient's grad_fn runs once per gradient, even in a backward pass that meets a subnormal (which
     # reftape runs again)
     "custom_gradient_grad_fn_runs_once": "calls = []\n@tf.custom_gradient\ndef f(x):\n"
