@@ -1091,6 +1091,12 @@ def _mul_vjp(g, ans, x, y, needs, **_):
     return _reduce_pair(x, y, gx, gy)
 
 
+def _tanh_grad_vjp(g, ans, y, dy, **_):
+    if g.__class__ is F.IndexedSlices:  # TF's gradient starts with `grad * -2.0`, which IndexedSlices do not support
+        raise TypeError("unsupported operand type(s) for *: 'IndexedSlices' and 'float'")
+    return F.multiply(F.multiply(F.multiply(g, -2.0), _conj(dy)), _conj(y)), F.execute("TanhGrad", [_conj(y), g])
+
+
 def _realdiv_vjp(g, ans, x, y, **_):
     cx, cy = _conj(x), _conj(y)
     return _reduce_pair(x, y, F.divide(g, cy), F.multiply(g, F.divide(F.divide(F.negative(cx), cy), cy)))
@@ -1492,9 +1498,7 @@ defop("RsqrtGrad", _rsqrt_grad,
 defop("ReciprocalGrad", _reciprocal_grad,
       lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(_conj(g), -2.0), dy), _conj(y)),
                                   F.execute("ReciprocalGrad", [_conj(y), g])), dtypes=INEXACT)
-defop("TanhGrad", lambda y, dy: dy * (_typed(1, y.dtype) - y * y),
-      lambda g, ans, y, dy, **_: (F.multiply(F.multiply(F.multiply(g, -2.0), _conj(dy)), _conj(y)),
-                                  F.execute("TanhGrad", [_conj(y), g])), dtypes=INEXACT)
+defop("TanhGrad", lambda y, dy: dy * (_typed(1, y.dtype) - y * y), _tanh_grad_vjp, dtypes=INEXACT, sparse_upstream=True)
 defop("SigmoidGrad", _sigmoid_grad,
       lambda g, ans, y, dy, **_: (F.subtract(F.multiply(g, _conj(dy)), F.multiply(F.multiply(2.0, F.multiply(g, _conj(dy))), _conj(y))),
                                   F.execute("SigmoidGrad", [_conj(y), g])), dtypes=INEXACT)

@@ -449,6 +449,9 @@ class GradientTape:
         for source, row_grads in zip(flat_sources, rows):
             if row_grads is None:
                 zeros = policy is UnconnectedGradients.ZERO
+                if zeros and not experimental_use_pfor and isinstance(source, Variable):
+                    # TF's loop fills each row with zeros_like(source): a read, which recording tapes watch
+                    F.zeros_like(source)
                 output.append(F.zeros(tuple(target.shape) + tuple(source.shape), source.dtype) if zeros else None)
             else:
                 output.append(_stacked(row_grads, 0, tuple(target.shape) + tuple(source.shape), source.dtype))
@@ -471,6 +474,7 @@ class GradientTape:
                              % (target_shape, source_shape))
         if target_shape[0] == 0:
             raise ZeroDivisionError("integer division or modulo by zero")  # TF: elements // batch size
+        F.shape(source)  # TF's array_ops.shape(source): a Variable source is read, so recording tapes watch it
         try:
             policy = _unconnected_policy(unconnected_gradients)
         except ValueError as err:

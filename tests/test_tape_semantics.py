@@ -553,6 +553,21 @@ TAPE_SNIPPETS = {
         "    try:\n        r.append(t0.gradient(target, c, output_gradients=seed))\n"
         "    except (LookupError, tf.errors.InternalError, RuntimeError) as error:\n        r.append(type(error).__name__)")
        for order in (("g", "g", "gs", "z"), ("g", "z", "g")) for persistent in (False, True)},
+    # TF's TanhGrad gradient multiplies its upstream by -2.0 with Python's operator: an IndexedSlices upstream (a
+    # gather of the first-order gradient) is a TypeError there; SigmoidGrad's densifies it (found by the fuzzer)
+    **{f"gradient_of_gathered_gradient/{op}": "x = tf.constant([0.3, -0.5, 0.8])\nwith tf.GradientTape() as outer:\n"
+                                              "    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+                                              f"        inner.watch(x)\n        y = tf.{op}(x)\n"
+                                              "    z = tf.gather(inner.gradient(y, x), [2, 0])\nr = outer.gradient(z, x)"
+       for op in ("tanh", "sigmoid")},
+    # unconnected Variable sources read by the jacobians (found by the fuzzer): batch_jacobian takes its source's shape
+    # with array_ops.shape, a read; jacobian's loop fills each row with zeros_like(source) under 'zero', a read too
+    **{f"jacobian_reads_unconnected_variable/{method}/{unconnected}/pfor={pfor}":
+       "x = tf.constant([[1.0, 2.0]])\nwith tf.GradientTape() as outer:\n"
+       "    with tf.GradientTape(persistent=True) as t:\n        t.watch(x); v = tf.Variable([[3.0, 4.0]]); y = x * x\n"
+       f"        j = t.{method}(y, v, unconnected_gradients='{unconnected}', experimental_use_pfor={pfor})\n"
+       "r = (j, t.watched_variables(), outer.watched_variables())"
+       for method in ("jacobian", "batch_jacobian") for unconnected in ("none", "zero") for pfor in (False, True)},
     # a custom gradient's grad_fn runs once per gradient, even in a backward pass that meets a subnormal (which
     # reftape runs again)
     "custom_gradient_grad_fn_runs_once": "calls = []\n@tf.custom_gradient\ndef f(x):\n"
