@@ -213,5 +213,36 @@ KNOWN.append(KnownDivergence(
 ))
 
 
+_PRODUCT_PATHS = frozenset({"reduce_prod", "math.reduce_prod"})
+
+
+def _zero_or_not_finite(description: Any) -> np.ndarray:
+    values = decode_array(description)
+    return (values == 0) | ~np.isfinite(values)
+
+
+def _product_order_under_overflow(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entry 8: a reduce_prod whose factors overflow and hold a zero: where the two sides differ, each
+    is NaN, an infinity or a zero, which only the order of the products decides."""
+    if d.kind != "nan-inf-pattern" or evidence is None or not d.where.startswith("values/"):
+        return False
+    name = d.where[len("values/"):]
+    op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
+    if op is None or op.path not in _PRODUCT_PATHS:
+        return False
+    expected, actual = decode_array(d.expected), decode_array(d.actual)
+    differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
+    return bool(np.all(_zero_or_not_finite(d.expected)[differ] & _zero_or_not_finite(d.actual)[differ]))
+
+
+KNOWN.append(KnownDivergence(
+    8, "products that overflow next to a zero: TF multiplies in another order",
+    Program([Leaf("x", "constant", np.array([0.0, 3.0, -3e38, -2.8, 1.4, 2.3, -2.2, 0.94], np.float32), "float32"),
+             Leaf("h", "constant", np.array([3.0, -60000.0, 0.0], np.float16), "float16"),
+             Op("p", "reduce_prod", ["x"]), Op("q", "reduce_prod", ["h"])], ["p", "q"]),
+    _product_order_under_overflow,
+))
+
+
 def explained_by(discrepancy: Discrepancy, evidence: Evidence | None = None) -> KnownDivergence | None:
     return next((k for k in KNOWN if k.explains(discrepancy, evidence)), None)

@@ -72,6 +72,28 @@ def test_half_accumulation_entry_explains_only_float16_infinities_of_tensorflow(
 
 
 
+def test_product_order_entry_explains_only_zeros_infinities_and_nans_of_reduce_prod():
+    from reftape_properties.compare import Discrepancy
+    from reftape_properties.known import Evidence, explained_by
+
+    def values(*data):
+        return {"kind": "tensor", "dtype": "float32", "shape": [len(data)], "data": [float(v).hex() for v in data]}
+
+    program = next(k for k in KNOWN if k.number == 8).program
+    prod = Evidence(program, None, None, "reftape")
+    nan, inf = float("nan"), float("inf")
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/p", values(nan), values(-0.0), dtype="float32"),
+                        prod).number == 8
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/p", values(-inf), values(nan), dtype="float32"),
+                        prod).number == 8
+    # a NaN where TF's product is an ordinary number is a bug, as is the same pattern in another op
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/p", values(2.5), values(nan), dtype="float32"),
+                        prod) is None
+    renamed = Program([*program.statements[:2], Op("p", "reduce_sum", ["x"]), program.statements[3]], ["p", "q"])
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/p", values(nan), values(-0.0), dtype="float32"),
+                        Evidence(renamed, None, None, "reftape")) is None
+
+
 def test_a_wrong_comparison_is_not_excused_as_rounding():
     """Planted: a strict less_equal. On entry 6's program (explained on reftape: test_findings) the flip
     is then not the reciprocal's rounding: run on TF's inputs, the candidate's comparison still differs."""
