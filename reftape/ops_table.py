@@ -216,15 +216,30 @@ def _scalar_complex_sign(x):
 
 
 def _tanh(x):
-    # TF's float32 kernel (a clamped rational approximation) reaches exactly +-1 from |x| = 7.9073896
-    # on (measured on TF 2.21), where NumPy still gives 1 - 2^-24 up to about 9: TanhGrad is then
-    # 0 in TF, not 1.2e-7 times the upstream gradient.
-    y = np.tanh(x)
     if x.dtype == np.float32:
-        saturated = np.abs(x) >= _typed(7.9073896, x.dtype)
-        if count_nonzero(saturated):
-            return np.where(saturated, np.sign(x), y)
-    return y
+        return _eigen_tanh_float32(x)
+    return np.tanh(x)
+
+
+# TF's float32 tanh (both loops, and the half types through float32) is Eigen's rational approximation
+# for its build without FMA: x + x^3 p(x^2) over q(x^2), every step rounded to float32, the input
+# clamped to +-7.90738964 where the quotient is exactly +-1. np.tanh differs from it by an ulp or two
+# on about half of all inputs, which cancellation (1 + tanh(x) in gelu) turns into dozens.
+_TANH_NUMERATOR = np.array([1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1], np.float32)
+_TANH_DENOMINATOR = np.array([8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0], np.float32)
+_TANH_CLAMP = np.float32(7.90738964080810547)
+
+
+def _eigen_tanh_float32(a):
+    x = np.where(np.isnan(a), a, np.clip(a, -_TANH_CLAMP, _TANH_CLAMP))
+    x2 = x * x
+
+    def horner(coefficients):
+        result = np.full_like(x2, coefficients[0])
+        for c in coefficients[1:]:
+            result = result * x2 + c  # two roundings: no fused multiply-add in this build
+        return result
+    return ((x2 * x) * horner(_TANH_NUMERATOR) + x) / horner(_TANH_DENOMINATOR)
 
 
 def _softplus(x):

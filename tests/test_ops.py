@@ -715,3 +715,21 @@ def test_leaky_relu_multiplies_by_alpha_rounded_to_the_dtype(dtype, tf, candidat
         found = [describe(_value_and_gradient(ns, lambda ns, t: ns.nn.leaky_relu(t, alpha), x, 0.75), ns)
                  for ns in (tf, candidate)]
         assert found[0] == found[1], alpha
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_tanh_is_eigens_rational_approximation(dtype, tf, candidate):
+    """TF's float32 tanh (half types through float32) is Eigen's rational approximation in both loops, an
+    ulp or two from the correctly rounded value on about half of all inputs (float16 tanh(0.0284) rounds
+    to 0.0284, not 0.02838); 1 + tanh(x) in the approximate gelu turns that into dozens of ulps
+    (float32 gelu(-2) is -0x1.73ef6p-5, not -0x1.73efap-5)."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.normal(0.0, 3.0, 4000), rng.uniform(-1e-3, 1e-3, 400),
+                        [-2.0, 0.0283966064453125, -0.0283966064453125, 7.9073896, 7.9073897, 9.0,
+                         np.inf, -np.inf, np.nan, 0.0, -0.0]]).astype(_np_dtype(dtype))
+    for part in [x] + [x[i:i + 7] for i in range(0, 70, 7)]:  # the vector loop, then the scalar loop
+        found = [describe(ns.math.tanh(ns.constant(part)), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], part
+    gelu = np.array([-2.0, -1.0, 0.0, -2.0], _np_dtype(dtype))
+    found = [describe(ns.nn.gelu(ns.constant(gelu), approximate=True), ns) for ns in (tf, candidate)]
+    assert found[0] == found[1]
