@@ -872,6 +872,15 @@ def _square(x):
     return _multiply(x, x)
 
 
+def _squared_difference(x, y):
+    """(x - y) times conj(x - y) as Mul multiplies complex values: the imaginary part a (-b) + b a is exactly
+    zero for finite parts (NumPy's product leaves an ulp of a b there)."""
+    if x.dtype in _COMPLEX_PACKET:
+        v = x - y
+        return _multiply(v, np.conj(v))
+    return np.square(x - y)
+
+
 def _reciprocal_grad(y, dy):
     """ReciprocalGrad, TF's order: ((-conj(y)) * conj(y)) * dy, 0 where dy is 0. Complex: the vector loop
     multiplies -(c * c) by dy as packets (mul_no_nan: +0 where dy is 0); the scalar loop as std::complex
@@ -1443,9 +1452,8 @@ defop("TruncateMod", _truncated("TruncateMod", np.fmod, np.fmod), _unregistered(
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC - frozenset({_dtypes.uint8}), subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
-defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
-      _squared_difference_vjp, dtypes=NUMERIC)
-defop("MulNoNan", lambda x, y: np.where(y == 0, 0, x * y), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
+defop("SquaredDifference", _squared_difference, _squared_difference_vjp, dtypes=NUMERIC)
+defop("MulNoNan", lambda x, y: np.where(y == 0, 0, _multiply(x, y)), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
 defop("DivNoNan", _div_no_nan, _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", _xdivy, _xdivy_vjp, dtypes=INEXACT)

@@ -660,6 +660,27 @@ def test_complex_products_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt)
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_squared_difference_and_mul_no_nan_are_muls_products(dtype, tf, candidate):
+    """SquaredDifference ((x - y) conj(x - y)) and MulNoNan (0 where y is 0) multiply as Mul does, bit for
+    bit: the imaginary part of a squared difference is exactly 0, where NumPy's complex product leaves an
+    ulp of a b (squared_difference(-0.0132-0.0123j, -2.9756-0.9540j) is 9.6629+0j in TF, not 9.6629-2.3e-17j)."""
+    import itertools
+
+    with np.errstate(over="ignore"):
+        pairs = np.array(list(itertools.product(_DIVISION_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(5)
+    cases = [(pairs[0][i:i + chunk], pairs[1][i:i + chunk]) for chunk in (pairs.shape[1], 3)
+             for i in range(0, pairs.shape[1], chunk)]
+    cases += [_complex_operands(dtype, rng, size) for size in (1, 3, 8, 9, 1001)]
+    cases.append((np.array([-0.013199226950122434 - 0.012276088198152662j], dtype),
+                  np.array([-2.9756316031424594 - 0.9540372860990596j], dtype)))
+    for x, y in cases:
+        found = [describe([ns.math.squared_difference(ns.constant(x), ns.constant(y)),
+                           ns.math.multiply_no_nan(ns.constant(x), ns.constant(y))], ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], (x, y)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_sqrt_rsqrt_and_rsqrt_grad_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
     """Complex sqrt is Eigen's psqrt_complex in the vector loop and complex_sqrt in the scalar loop (the
     sign of y < 0, so sqrt(-inf-0j) is +infj, not C99's -infj; NaN+NaNj where a part of the packet result is
