@@ -872,13 +872,15 @@ def _square(x):
     return _multiply(x, x)
 
 
-def _squared_difference(x, y):
+def _squared_difference(x, y, half=None):
     """(x - y) times conj(x - y) as Mul multiplies complex values: the imaginary part a (-b) + b a is exactly
-    zero for finite parts (NumPy's product leaves an ulp of a b there)."""
+    zero for finite parts (NumPy's product leaves an ulp of a b there). For the half types (`half`, their
+    NumPy dtype, set by functions.squared_difference) Eigen rounds x - y to the type before squaring."""
     if x.dtype in _COMPLEX_PACKET:
         v = x - y
         return _multiply(v, np.conj(v))
-    return np.square(x - y)
+    v = x - y
+    return np.square(v if half is None else v.astype(half).astype(x.dtype))
 
 
 def _reciprocal_grad(y, dy):

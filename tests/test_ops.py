@@ -754,3 +754,15 @@ def test_tanh_is_eigens_rational_approximation(dtype, tf, candidate):
     gelu = np.array([-2.0, -1.0, 0.0, -2.0], _np_dtype(dtype))
     found = [describe(ns.nn.gelu(ns.constant(gelu), approximate=True), ns) for ns in (tf, candidate)]
     assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_squared_difference_rounds_the_difference_first(dtype, tf, candidate):
+    """Eigen computes the half types one operation at a time: x - y is rounded to the type before it is
+    squared (bfloat16 squared_difference(2.3125, -2.078125) is 4.375^2 = 19.125, not 19.25), in both loops."""
+    rng = np.random.default_rng(11)
+    x, y = ((rng.normal(size=600) * rng.choice([1.0, 10.0, 100.0], 600)).astype(_np_dtype(dtype)) for _ in range(2))
+    x[0], y[0] = 2.3125, -2.078125
+    for a, b in [(x, y)] + [(x[i:i + 7], y[i:i + 7]) for i in range(0, 70, 7)]:  # the vector loop, then the scalar loop
+        found = [describe(ns.math.squared_difference(ns.constant(a), ns.constant(b)), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], (a, b)
