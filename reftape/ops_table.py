@@ -630,8 +630,14 @@ def _strided_slice_grad(dy, shape, key):
 
 
 def _matmul2d(a, b, transpose_a, transpose_b):
-    """np.dot: for matrices the product np.matmul computes (the same BLAS call), with half its overhead."""
-    return np.dot(a.T if transpose_a else a, b.T if transpose_b else b)
+    """np.dot: for matrices the product np.matmul computes (the same BLAS call), with half its overhead.
+    Not over an inner dimension of 1: OpenBLAS skips the zero factors of that rank-1 update (NaN times 0
+    came out 0), where TF's contraction adds each product to +0 (so -1 times 0 is +0)."""
+    a, b = a.T if transpose_a else a, b.T if transpose_b else b
+    if a.shape[1] == 1 and a.dtype.kind in "fc":
+        product = _packet_multiply(*np.broadcast_arrays(a, b)) if a.dtype.kind == "c" else a * b
+        return product + a.dtype.type(0)
+    return np.dot(a, b)
 
 
 def _adjoint(x):

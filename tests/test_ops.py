@@ -766,3 +766,18 @@ def test_half_squared_difference_rounds_the_difference_first(dtype, tf, candidat
     for a, b in [(x, y)] + [(x[i:i + 7], y[i:i + 7]) for i in range(0, 70, 7)]:  # the vector loop, then the scalar loop
         found = [describe(ns.math.squared_difference(ns.constant(a), ns.constant(b)), ns) for ns in (tf, candidate)]
         assert found[0] == found[1], (a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex128"])
+def test_matmul_over_an_inner_dimension_of_one_keeps_nan(dtype, tf, candidate):
+    """An inner dimension of 1 is a rank-1 update, whose zero factors OpenBLAS skips: NaN times 0 must
+    still be NaN, as in TF's contraction (matvec([[nan], [nan], [0.77]], [0]) is [nan, nan, 0]); -1 times 0
+    is +0 there without transposes."""
+    a = np.array([[np.nan], [-1.0], [0.77]], dtype)
+    zero, row = np.zeros((1, 1), dtype), np.array([[0.0, np.nan, 2.0]], dtype)
+    # transposed, TF's float64 and float16 kernels keep -1 times 0 as -0 (+0 for float32): not pinned here
+    for x, y, transpose_a in [(a, zero, False), (a, row, False), (row.T, a.T, False), (np.abs(a).astype(dtype).T, zero, True)]:
+        found = [describe(ns.matmul(ns.constant(x), ns.constant(y), transpose_a=transpose_a), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], (x, y)
+    found = [describe(ns.linalg.matvec(ns.constant(a), ns.constant(np.zeros(1, dtype))), ns) for ns in (tf, candidate)]
+    assert found[0] == found[1]
