@@ -311,7 +311,10 @@ def complex(real: Any, imag: Any, name: str | None = None) -> EagerTensor:  # no
 
 
 def squared_difference(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("SquaredDifference", x, y)
+    x, y = (x, y) if x.__class__ is EagerTensor and y.__class__ is EagerTensor else _matching([x, y], strict=True)
+    if x.dtype is _dtypes.float16 or x.dtype is _dtypes.bfloat16:  # x - y is rounded to it (ops_table._squared_difference)
+        return execute("SquaredDifference", [x, y], half=x.dtype._numpy_dtype)
+    return execute("SquaredDifference", [x, y])
 
 
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> EagerTensor:

@@ -216,15 +216,30 @@ def _scalar_complex_sign(x):
 
 
 def _tanh(x):
-    # TF's float32 kernel (a clamped rational approximation) reaches exactly +-1 from |x| = 7.9073896
-    # on (measured on TF 2.21), where NumPy still gives 1 - 2^-24 up to about 9: TanhGrad is then
-    # 0 in TF, not 1.2e-7 times the upstream gradient.
-    y = np.tanh(x)
     if x.dtype == np.float32:
-        saturated = np.abs(x) >= _typed(7.9073896, x.dtype)
-        if count_nonzero(saturated):
-            return np.where(saturated, np.sign(x), y)
-    return y
+        return _eigen_tanh_float32(x)
+    return np.tanh(x)
+
+
+# TF's float32 tanh (both loops, and the half types through float32) is Eigen's rational approximation
+# for its build without FMA: x + x^3 p(x^2) over q(x^2), every step rounded to float32, the input
+# clamped to +-7.90738964 where the quotient is exactly +-1. np.tanh differs from it by an ulp or two
+# on about half of all inputs, which cancellation (1 + tanh(x) in gelu) turns into dozens.
+_TANH_NUMERATOR = np.array([1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1], np.float32)
+_TANH_DENOMINATOR = np.array([8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0], np.float32)
+_TANH_CLAMP = np.float32(7.90738964080810547)
+
+
+def _eigen_tanh_float32(a):
+    x = np.where(np.isnan(a), a, np.clip(a, -_TANH_CLAMP, _TANH_CLAMP))
+    x2 = x * x
+
+    def horner(coefficients):
+        result = np.full_like(x2, coefficients[0])
+        for c in coefficients[1:]:
+            result = result * x2 + c  # two roundings: no fused multiply-add in this build
+        return result
+    return ((x2 * x) * horner(_TANH_NUMERATOR) + x) / horner(_TANH_DENOMINATOR)
 
 
 def _softplus(x):
@@ -615,8 +630,14 @@ def _strided_slice_grad(dy, shape, key):
 
 
 def _matmul2d(a, b, transpose_a, transpose_b):
-    """np.dot: for matrices the product np.matmul computes (the same BLAS call), with half its overhead."""
-    return np.dot(a.T if transpose_a else a, b.T if transpose_b else b)
+    """np.dot: for matrices the product np.matmul computes (the same BLAS call), with half its overhead.
+    Not over an inner dimension of 1: OpenBLAS skips the zero factors of that rank-1 update (NaN times 0
+    came out 0), where TF's contraction adds each product to +0 (so -1 times 0 is +0)."""
+    a, b = a.T if transpose_a else a, b.T if transpose_b else b
+    if a.shape[1] == 1 and a.dtype.kind in "fc":
+        product = _packet_multiply(*np.broadcast_arrays(a, b)) if a.dtype.kind == "c" else a * b
+        return product + a.dtype.type(0)
+    return np.dot(a, b)
 
 
 def _adjoint(x):
@@ -855,6 +876,17 @@ def _multiply(x, y):
 def _square(x):
     """Square: x * x, as `_multiply` computes it (for complex, a*a - b*b overflows to NaN, as in TF)."""
     return _multiply(x, x)
+
+
+def _squared_difference(x, y, half=None):
+    """(x - y) times conj(x - y) as Mul multiplies complex values: the imaginary part a (-b) + b a is exactly
+    zero for finite parts (NumPy's product leaves an ulp of a b there). For the half types (`half`, their
+    NumPy dtype, set by functions.squared_difference) Eigen rounds x - y to the type before squaring."""
+    if x.dtype in _COMPLEX_PACKET:
+        v = x - y
+        return _multiply(v, np.conj(v))
+    v = x - y
+    return np.square(v if half is None else v.astype(half).astype(x.dtype))
 
 
 def _reciprocal_grad(y, dy):
@@ -1428,9 +1460,8 @@ defop("TruncateMod", _truncated("TruncateMod", np.fmod, np.fmod), _unregistered(
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC - frozenset({_dtypes.uint8}), subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
-defop("SquaredDifference", lambda x, y: np.square(x - y) if not np.iscomplexobj(x) else (x - y) * np.conj(x - y),
-      _squared_difference_vjp, dtypes=NUMERIC)
-defop("MulNoNan", lambda x, y: np.where(y == 0, 0, x * y), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
+defop("SquaredDifference", _squared_difference, _squared_difference_vjp, dtypes=NUMERIC)
+defop("MulNoNan", lambda x, y: np.where(y == 0, 0, _multiply(x, y)), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
 defop("DivNoNan", _div_no_nan, _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", _xdivy, _xdivy_vjp, dtypes=INEXACT)

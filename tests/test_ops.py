@@ -660,6 +660,27 @@ def test_complex_products_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt)
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_squared_difference_and_mul_no_nan_are_muls_products(dtype, tf, candidate):
+    """SquaredDifference ((x - y) conj(x - y)) and MulNoNan (0 where y is 0) multiply as Mul does, bit for
+    bit: the imaginary part of a squared difference is exactly 0, where NumPy's complex product leaves an
+    ulp of a b (squared_difference(-0.0132-0.0123j, -2.9756-0.9540j) is 9.6629+0j in TF, not 9.6629-2.3e-17j)."""
+    import itertools
+
+    with np.errstate(over="ignore"):
+        pairs = np.array(list(itertools.product(_DIVISION_POINTS, repeat=2)), dtype).T
+    rng = np.random.default_rng(5)
+    cases = [(pairs[0][i:i + chunk], pairs[1][i:i + chunk]) for chunk in (pairs.shape[1], 3)
+             for i in range(0, pairs.shape[1], chunk)]
+    cases += [_complex_operands(dtype, rng, size) for size in (1, 3, 8, 9, 1001)]
+    cases.append((np.array([-0.013199226950122434 - 0.012276088198152662j], dtype),
+                  np.array([-2.9756316031424594 - 0.9540372860990596j], dtype)))
+    for x, y in cases:
+        found = [describe([ns.math.squared_difference(ns.constant(x), ns.constant(y)),
+                           ns.math.multiply_no_nan(ns.constant(x), ns.constant(y))], ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], (x, y)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_sqrt_rsqrt_and_rsqrt_grad_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
     """Complex sqrt is Eigen's psqrt_complex in the vector loop and complex_sqrt in the scalar loop (the
     sign of y < 0, so sqrt(-inf-0j) is +infj, not C99's -infj; NaN+NaNj where a part of the packet result is
@@ -715,3 +736,48 @@ def test_leaky_relu_multiplies_by_alpha_rounded_to_the_dtype(dtype, tf, candidat
         found = [describe(_value_and_gradient(ns, lambda ns, t: ns.nn.leaky_relu(t, alpha), x, 0.75), ns)
                  for ns in (tf, candidate)]
         assert found[0] == found[1], alpha
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_tanh_is_eigens_rational_approximation(dtype, tf, candidate):
+    """TF's float32 tanh (half types through float32) is Eigen's rational approximation in both loops, an
+    ulp or two from the correctly rounded value on about half of all inputs (float16 tanh(0.0284) rounds
+    to 0.0284, not 0.02838); 1 + tanh(x) in the approximate gelu turns that into dozens of ulps
+    (float32 gelu(-2) is -0x1.73ef6p-5, not -0x1.73efap-5)."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.normal(0.0, 3.0, 4000), rng.uniform(-1e-3, 1e-3, 400),
+                        [-2.0, 0.0283966064453125, -0.0283966064453125, 7.9073896, 7.9073897, 9.0,
+                         np.inf, -np.inf, np.nan, 0.0, -0.0]]).astype(_np_dtype(dtype))
+    for part in [x] + [x[i:i + 7] for i in range(0, 70, 7)]:  # the vector loop, then the scalar loop
+        found = [describe(ns.math.tanh(ns.constant(part)), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], part
+    gelu = np.array([-2.0, -1.0, 0.0, -2.0], _np_dtype(dtype))
+    found = [describe(ns.nn.gelu(ns.constant(gelu), approximate=True), ns) for ns in (tf, candidate)]
+    assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_squared_difference_rounds_the_difference_first(dtype, tf, candidate):
+    """Eigen computes the half types one operation at a time: x - y is rounded to the type before it is
+    squared (bfloat16 squared_difference(2.3125, -2.078125) is 4.375^2 = 19.125, not 19.25), in both loops."""
+    rng = np.random.default_rng(11)
+    x, y = ((rng.normal(size=600) * rng.choice([1.0, 10.0, 100.0], 600)).astype(_np_dtype(dtype)) for _ in range(2))
+    x[0], y[0] = 2.3125, -2.078125
+    for a, b in [(x, y)] + [(x[i:i + 7], y[i:i + 7]) for i in range(0, 70, 7)]:  # the vector loop, then the scalar loop
+        found = [describe(ns.math.squared_difference(ns.constant(a), ns.constant(b)), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], (a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex128"])
+def test_matmul_over_an_inner_dimension_of_one_keeps_nan(dtype, tf, candidate):
+    """An inner dimension of 1 is a rank-1 update, whose zero factors OpenBLAS skips: NaN times 0 must
+    still be NaN, as in TF's contraction (matvec([[nan], [nan], [0.77]], [0]) is [nan, nan, 0]); -1 times 0
+    is +0 there without transposes."""
+    a = np.array([[np.nan], [-1.0], [0.77]], dtype)
+    zero, row = np.zeros((1, 1), dtype), np.array([[0.0, np.nan, 2.0]], dtype)
+    # transposed, TF's float64 and float16 kernels keep -1 times 0 as -0 (+0 for float32): not pinned here
+    for x, y, transpose_a in [(a, zero, False), (a, row, False), (row.T, a.T, False), (np.abs(a).astype(dtype).T, zero, True)]:
+        found = [describe(ns.matmul(ns.constant(x), ns.constant(y), transpose_a=transpose_a), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1], (x, y)
+    found = [describe(ns.linalg.matvec(ns.constant(a), ns.constant(np.zeros(1, dtype))), ns) for ns in (tf, candidate)]
+    assert found[0] == found[1]
