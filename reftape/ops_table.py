@@ -225,21 +225,26 @@ def _tanh(x):
 # for its build without FMA: x + x^3 p(x^2) over q(x^2), every step rounded to float32, the input
 # clamped to +-7.90738964 where the quotient is exactly +-1. np.tanh differs from it by an ulp or two
 # on about half of all inputs, which cancellation (1 + tanh(x) in gelu) turns into dozens.
-_TANH_NUMERATOR = np.array([1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1], np.float32)
-_TANH_DENOMINATOR = np.array([8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0], np.float32)
-_TANH_CLAMP = np.float32(7.90738964080810547)
+_TANH_NUMERATOR = tuple(np.array(c, np.float32) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3,
+                                                            1.340216100e-1))
+_TANH_DENOMINATOR = tuple(np.array(c, np.float32) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2,
+                                                              4.673548340e-1, 1.0))
+_TANH_CLAMP = np.array(7.90738964080810547, np.float32)
 
 
 def _eigen_tanh_float32(a):
-    x = np.where(np.isnan(a), a, np.clip(a, -_TANH_CLAMP, _TANH_CLAMP))
+    x = np.minimum(np.maximum(a, -_TANH_CLAMP), _TANH_CLAMP)  # NaN stays NaN (NumPy's maximum keeps it)
     x2 = x * x
+    return ((x2 * x) * _horner(x2, _TANH_NUMERATOR) + x) / _horner(x2, _TANH_DENOMINATOR)
 
-    def horner(coefficients):
-        result = np.full_like(x2, coefficients[0])
-        for c in coefficients[1:]:
-            result = result * x2 + c  # two roundings: no fused multiply-add in this build
-        return result
-    return ((x2 * x) * horner(_TANH_NUMERATOR) + x) / horner(_TANH_DENOMINATOR)
+
+def _horner(x, coefficients):
+    """The polynomial with `coefficients` (highest power first) at `x`, two roundings a step: no fused
+    multiply-add in TF's build."""
+    result = x * coefficients[0] + coefficients[1]
+    for c in coefficients[2:]:
+        result = result * x + c
+    return result
 
 
 def _softplus(x):
