@@ -19,7 +19,8 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .errors import InternalError, UnimplementedError
-from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, count_nonzero, defop, flush_subnormals
+from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
+                         flush_subnormals)
 from .recording import active_recordings
 from .tensor import EagerTensor
 
@@ -767,12 +768,10 @@ _COMPLEX_PACKET = {np.dtype(np.complex64): 4, np.dtype(np.complex128): 2}
 
 
 def _ftz(v: np.ndarray) -> np.ndarray:
-    if v.__class__ is np.ndarray and v.dtype in _FLUSHED_PARTS:  # the array itself when nothing is below normal
+    if v.__class__ is np.ndarray and v.dtype in REAL_FLUSHED:  # the array itself when nothing is below normal
         return flush_subnormals(v)
     return np.where(np.abs(v) < np.finfo(v.dtype).tiny, np.copysign(v.dtype.type(0), v), v)
 
-
-_FLUSHED_PARTS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 
 
 def _by_loop(vector, scalar, *arrays):

@@ -99,7 +99,7 @@ def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
 
 
 _value_of = attrgetter("_value")
-_REAL_FLUSHED = frozenset({_dtypes.float32._numpy_dtype, _dtypes.float64._numpy_dtype})
+REAL_FLUSHED = frozenset({_dtypes.float32._numpy_dtype, _dtypes.float64._numpy_dtype})  # real dtypes whose kernels flush
 _NOT_FLOAT = INTEGER | {_dtypes.bool}
 
 
@@ -253,7 +253,7 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     out_dtype = dtype if primitive.out_dtype is None else primitive.out_dtype(dtype, attrs)
     subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
     flushes = subnormal_free and not (moves_data or primitive.keeps_normal)
-    if primitive.subnormal_rule is not None and dtype._numpy_dtype in _REAL_FLUSHED and any(
+    if primitive.subnormal_rule is not None and dtype._numpy_dtype in REAL_FLUSHED and any(
             map(is_not, arrays, map(_value_of, inputs))):  # an input held subnormals (it was flushed)
         result = primitive.subnormal_rule(flush_subnormals(_as_dtype(result, out_dtype)), *(t._value for t in inputs))
         flushes = subnormal_free = False
