@@ -310,9 +310,15 @@ def complex(real: Any, imag: Any, name: str | None = None) -> EagerTensor:  # no
     return execute("Complex", [real, imag])
 
 
+def _is_half(dtype: Any) -> bool:
+    """float16 or bfloat16: kernels compute them in float32, and the few whose rounding then differs
+    from TF's take an attribute saying so."""
+    return dtype is _dtypes.float16 or dtype is _dtypes.bfloat16
+
+
 def squared_difference(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     x, y = (x, y) if x.__class__ is EagerTensor and y.__class__ is EagerTensor else _matching([x, y], strict=True)
-    if x.dtype is _dtypes.float16 or x.dtype is _dtypes.bfloat16:  # x - y is rounded to it (ops_table._squared_difference)
+    if _is_half(x.dtype):  # x - y is rounded to it (ops_table._squared_difference)
         return execute("SquaredDifference", [x, y], half=x.dtype._numpy_dtype)
     return execute("SquaredDifference", [x, y])
 
@@ -832,14 +838,14 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
 
 def relu(features: Any, name: str | None = None) -> EagerTensor:
     features = features if features.__class__ is EagerTensor else convert_to_tensor(features)
-    if features.dtype is _dtypes.float16 or features.dtype is _dtypes.bfloat16:  # they keep -0.0 (ops_table._relu)
+    if _is_half(features.dtype):  # they keep -0.0 (ops_table._relu)
         return execute("Relu", [features], half=True)
     return execute("Relu", [features])
 
 
 def relu6(features: Any, name: str | None = None) -> EagerTensor:
     features = features if features.__class__ is EagerTensor else convert_to_tensor(features)
-    if features.dtype is _dtypes.float16 or features.dtype is _dtypes.bfloat16:
+    if _is_half(features.dtype):
         return execute("Relu6", [features], half=True)
     return execute("Relu6", [features])
 
