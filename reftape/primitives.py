@@ -160,7 +160,7 @@ _deferral = _Deferral()
 
 class DeferredFlushes:
     """Defers the subnormal checks of kernel outputs in a block that can be run again; the block
-    raises DeferralAbandoned when its results do not stand."""
+    raises DeferralAbandoned when its results, or the error it raised, do not stand."""
 
     __slots__ = ("_saved",)
 
@@ -170,8 +170,8 @@ class DeferredFlushes:
 
     def __exit__(self, failure: Any, *exc: Any) -> None:
         try:
-            if failure is None:
-                _check_batch()
+            if failure is None or not issubclass(failure, DeferralAbandoned):
+                _check_batch()  # an error stands only if no output before it held a subnormal
         finally:
             _deferral.batch, _deferral.dtype = self._saved
 

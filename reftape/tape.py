@@ -22,7 +22,7 @@ from . import functions as F
 from . import nest
 from .errors import InternalError, InvalidArgumentError, OpError
 from .fp_errors import quiet_kernels, user_code
-from .primitives import REGISTRY, DeferredFlushes, abandon_deferral
+from .primitives import REGISTRY, DeferralAbandoned, DeferredFlushes, abandon_deferral
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
                         record_operation)
 from .tensor import EagerTensor, IndexedSlices, TensorShape, convert_to_tensor
@@ -97,7 +97,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
             try:
                 with DeferredFlushes():
                     return _backward_pass(recording, ops, targets, sources, output_gradients)
-            except Exception:  # noqa: BLE001 - a subnormal met, user code reached, or an error: the careful pass decides
+            except DeferralAbandoned:  # a subnormal met, or user code reached: the careful pass decides
                 pass
         return _backward_pass(recording, ops, targets, sources, output_gradients)
 

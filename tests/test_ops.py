@@ -204,6 +204,23 @@ def test_deferred_subnormal_checks_find_a_subnormal_output(dtype, contiguous):
         execute("AddV2", [big, small])
 
 
+def test_an_error_after_a_deferred_subnormal_does_not_stand():
+    """An error raised inside a block with deferred checks propagates only when no output before it held
+    a subnormal; otherwise the block is abandoned, to be run again with every output checked."""
+    from reftape.primitives import DeferralAbandoned, DeferredFlushes, execute
+
+    import reftape
+
+    tiny = np.finfo(np.float32).tiny
+    big, small = (reftape.constant(np.full(3, value, np.float32)) for value in (1.5 * tiny, -tiny))
+    with pytest.raises(ValueError, match="planted"), DeferredFlushes():
+        execute("AddV2", [big, big])
+        raise ValueError("planted")
+    with pytest.raises(DeferralAbandoned), DeferredFlushes():
+        execute("AddV2", [big, small])
+        raise ValueError("planted")
+
+
 SUBNORMAL_OPS = ["identity", "reshape", "abs", "negative", "multiply", "add", "equal", "square", "reduce_sum",
                  "maximum", "minimum", "nn.relu", "nn.relu6", "concat", "transpose", "where", "sign", "gather",
                  "exp", "math.reciprocal"]
