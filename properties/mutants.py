@@ -312,12 +312,13 @@ MUTANTS: tuple[Mutant, ...] = (
     _tape("custom-gradient-untrainable-captured", "custom-gradient", "tape.py",
           "if v.trainable and all(v is not arg for arg in passed)]", "if all(v is not arg for arg in passed)]",
           "custom_gradient passes non-trainable variables to grad_fn"),
-    _tape("stop-gradient-passes", "stop-gradient", "ops_table.py", 'defop("StopGradient", lambda x: x, None,',
-          'defop("StopGradient", lambda x: x, lambda g, ans, x, **_: g,',
-          "stop_gradient lets the gradient through"),
-    _tape("stop-gradient-recorded", "stop-gradient", "ops_table.py", 'defop("StopGradient", lambda x: x, None,',
-          'defop("StopGradient", lambda x: x, _none_gradient,',
-          "stop_gradient is recorded with a None gradient, so its output is on the tape (TF never records it)"),
+    # stop_gradient runs with every tape paused (as TF's does), so a planted VJP on its kernel is never
+    # reached: these plant the bugs in the function
+    _tape("stop-gradient-passes", "stop-gradient", "functions.py", "    with suspended():\n        return execute(\"StopGradient\"",
+          "    if True:\n        return execute(\"Identity\"", "stop_gradient lets the gradient through"),
+    _tape("stop-gradient-recorded", "stop-gradient", "functions.py", "    with suspended():\n        return execute(\"StopGradient\"",
+          "    if True:\n        return execute(\"StopGradient\"",
+          "stop_gradient runs with the tapes recording, so a variable read for it is watched (TF pauses them)"),
     # --- Tape: integer dtypes, variables
     _tape("integer-sources-tracked", "integer-dtype", "dtypes.py", "return dtype._trainable",
           "return dtype._trainable or dtype.is_integer", "integer tensors carry gradients"),
