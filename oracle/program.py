@@ -228,7 +228,7 @@ class Program:
         if not MODULE_PATTERN.fullmatch(module):
             raise ValueError(f"{module!r} is not a module name")
         helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
-        oracle = _ORACLE_CONFIGURATION if module == "tensorflow" else ""
+        oracle = ORACLE_CONFIGURATION if module == "tensorflow" else ""
         return (f"import collections\nimport json\n\nimport numpy as np\nimport {module} as tf\n{oracle}\n{helpers}\n\n"
                 f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{self.body_source()}\n\n"
                 "try:\n    _program()\nexcept Exception as _error:\n"
@@ -238,9 +238,9 @@ class Program:
 
 # TensorFlow as the harness's oracle runs (oracle/tensorflow.py): deterministic ops (softmax cross
 # entropy's second order with respect to labels, KNOWN_DIVERGENCES 1, depends on it), one thread.
-_ORACLE_CONFIGURATION = ("tf.config.experimental.enable_op_determinism()\n"
-                         "tf.config.threading.set_inter_op_parallelism_threads(1)\n"
-                         "tf.config.threading.set_intra_op_parallelism_threads(1)\n")
+ORACLE_CONFIGURATION = ("tf.config.experimental.enable_op_determinism()\n"
+                        "tf.config.threading.set_inter_op_parallelism_threads(1)\n"
+                        "tf.config.threading.set_intra_op_parallelism_threads(1)\n")
 
 
 def walk(statements: list):

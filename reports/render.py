@@ -21,6 +21,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import decode_array, describe, describe_error
+from reftape_oracle.program import ORACLE_CONFIGURATION
 from reftape_properties.clusters import Cluster, cluster, explained_forms
 from reftape_properties.findings import Finding
 from reftape_properties.recording import coverage_summary, read_findings
@@ -127,5 +128,6 @@ def _write_repros(environment: Environment, directory: Path, findings: list[Find
     for finding in findings:
         (directory / f"{finding.id}.py").write_text(template.render(
             finding=finding, helpers=helpers, body=finding.program.body_source(),
+            oracle_configuration=ORACLE_CONFIGURATION,
             recorded=json.dumps(finding.actual.observed(), sort_keys=True),
             locations=list(dict.fromkeys(d.where for d in finding.discrepancies))))

@@ -145,23 +145,53 @@ def test_the_page_is_self_contained(tmp_path, findings):
     assert links and all(link.startswith("repro/") for link in links)
 
 
-def test_the_repro_script_shows_the_difference_on_tensorflow(tmp_path, findings):
-    _record(tmp_path, findings[:1])
-    render(tmp_path)
-    script = tmp_path / "repro" / f"{findings[0].id}.py"
+def _run_repro(directory, finding) -> str:
+    """The output of the repro script the report writes for `finding`, run on plain TensorFlow."""
+    _record(directory, [finding])
+    render(directory)
+    script = directory / "repro" / f"{finding.id}.py"
     assert not re.search(r"^\s*(import|from) reftape", script.read_text(), re.MULTILINE)  # plain TensorFlow
     shown = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
                            cwd=tempfile.gettempdir(), env={**os.environ, "PYTHONPATH": ""})
     assert shown.returncode == 0, shown.stderr
-    # TF's gradient of sin at 0.5, 1.0, -2.0 is cos(x); the planted backend recorded twice that.
-    rows = {line.split()[0]: line.split()[1:4] for line in shown.stdout.splitlines() if line.startswith("(")}
-    for index, x in zip(("(0,)", "(1,)", "(2,)"), (0.5, 1.0, -2.0)):
-        tf_value, candidate, difference = (float(v) for v in rows[index])
+    return shown.stdout
+
+
+def _assert_shows_sin_gradients(output: str, points: tuple) -> None:
+    """TF's gradient of sin at `points` is cos(x); the planted backend recorded twice that."""
+    rows = {line.split()[0]: line.split()[1:4] for line in output.splitlines() if line.startswith("(")}
+    for i, x in enumerate(points):
+        tf_value, candidate, difference = (float(v) for v in rows[f"({i},)"])
         assert tf_value == pytest.approx(np.cos(np.float32(x)), rel=1e-6)
         assert candidate == pytest.approx(2 * np.cos(np.float32(x)), rel=1e-6)
         assert difference == pytest.approx(abs(np.cos(np.float32(x))), rel=1e-5)
-    assert "worst element (0,)" in shown.stdout  # cos(0.5) is the largest of |cos(x)|
-    assert "differ at 1 of 1 recorded places: calls/g1" in shown.stdout
+
+
+def test_the_repro_script_shows_the_difference_on_tensorflow(tmp_path, findings):
+    output = _run_repro(tmp_path, findings[0])
+    _assert_shows_sin_gradients(output, (0.5, 1.0, -2.0))
+    assert "worst element (0,)" in output  # cos(0.5) is the largest of |cos(x)|
+    assert "differ at 1 of 1 recorded places: calls/g1" in output
+
+
+def test_the_repro_script_runs_programs_with_namedtuple_structures(tmp_path):
+    """The generated program defines its namedtuple types with `collections`: the script imports it
+    (without, TF's run stopped at a NameError and every place showed TF's value as null)."""
+    program = sin_program([0.5, -1.0])
+    program.statements[-1] = Call("g1", "t0", "gradient", "y1", {"namedtuple": ["Pair", [["a", "c1"]]]})
+    finding = evaluate(program, "wrong_vjp_backend")
+    assert finding is not None
+    output = _run_repro(tmp_path, finding)
+    assert "TensorFlow raised" not in output
+    _assert_shows_sin_gradients(output, (0.5, -1.0))
+
+
+def test_the_repro_script_reports_an_error_tensorflow_raised_outside_the_calls(tmp_path, findings):
+    finding = copy.deepcopy(findings[0])  # its leaf made int32: TF's sin has no int32 kernel
+    finding.program.statements[0] = dataclasses.replace(finding.program.statements[0], dtype="int32",
+                                                        value=np.array([1, 2, 3], dtype=np.int32))
+    output = _run_repro(tmp_path, finding)
+    assert "TensorFlow raised outside the calls: tf.errors.InvalidArgumentError" in output
 
 
 def test_reftape_report_rerenders_from_the_records(tmp_path, findings, capsys):
