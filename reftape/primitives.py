@@ -61,11 +61,16 @@ class Primitive:
     # The NumPy dtypes of the dtypes that are allowed and have a kernel (None: any): NumPy dtypes hash
     # in C, reftape's DTypes in Python, and `execute` asks once per op.
     accepted: frozenset | None = field(init=False, repr=False, compare=False)
+    # Computes one output of its inputs' dtype (no data movement, no dtype rule): most kernels are
+    # such, and `execute` runs them on a shorter path.
+    computes_one: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "quiet_forward", None if self.forward is None else without_fp_warnings(self.forward))
         allowed = self.kernels if self.dtypes is None else self.dtypes if self.kernels is None else self.dtypes & self.kernels
         object.__setattr__(self, "accepted", None if allowed is None else frozenset(d._numpy_dtype for d in allowed))
+        object.__setattr__(self, "computes_one",
+                           self.moves_data is False and self.out_dtype is None and self.num_outputs is None)
 
 
 REGISTRY: dict[str, Primitive] = {}
@@ -99,6 +104,7 @@ def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
 
 
 _value_of = attrgetter("_value")
+_absolute, _less = np.absolute, np.less
 REAL_FLUSHED = frozenset({_dtypes.float32._numpy_dtype, _dtypes.float64._numpy_dtype})  # real dtypes whose kernels flush
 _NOT_FLOAT = INTEGER | {_dtypes.bool}
 
@@ -111,7 +117,7 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
         flushed = np.empty_like(array)  # set the parts directly: `re + 1j * im` would lose -0.0 in im
         flushed.real, flushed.imag = flush_subnormals(array.real), flush_subnormals(array.imag)
         return flushed
-    below_normal = np.abs(array) < tiny
+    below_normal = _less(_absolute(array), tiny)  # the ufuncs called directly: `<` dispatches first
     below = count_nonzero(below_normal)
     if not below or below == array.size - count_nonzero(array):  # the common cases: nothing below normal but zeros
         return array
@@ -234,6 +240,40 @@ def _all_subnormal_free(inputs: list) -> bool:
 def execute(name: str, inputs: list, **attrs: Any) -> Any:
     """Runs primitive `name` on input tensors with attributes; records it; returns its output(s)."""
     primitive = REGISTRY[name]
+    if not primitive.computes_one or not inputs:
+        return _execute_any(primitive, inputs, attrs)
+    dtype = inputs[0]._dtype
+    arrays = []
+    for t in inputs:  # `_execute_any`'s loop, for an op that moves no data
+        if t._dtype is not dtype:
+            _check_same_dtypes(primitive, inputs)
+        arrays.append(t._value if t._flushed else _compute_value(t, False))
+    np_dtype = dtype._numpy_dtype
+    if primitive.accepted is not None and np_dtype not in primitive.accepted:
+        _reject(primitive, dtype)
+    try:
+        result = (primitive.forward if kernel_state.quiet else primitive.quiet_forward)(*arrays, **attrs)
+    except (ValueError, IndexError) as err:
+        raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
+    if primitive.subnormal_rule is not None and np_dtype in REAL_FLUSHED and any(
+            map(is_not, arrays, map(_value_of, inputs))):
+        array = _as_dtype(primitive.subnormal_rule(flush_subnormals(_as_dtype(result, dtype)),
+                                                   *(t._value for t in inputs)), dtype)
+        subnormal_free = False
+    else:
+        array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, dtype)
+        subnormal_free = np_dtype in _SMALLEST_NORMAL
+        if subnormal_free and not primitive.keeps_normal:
+            array = flush_subnormals(array) if _deferral.batch is None else _defer(array)
+    output = EagerTensor(array, dtype, subnormal_free)
+    if primitive.vjp is not None and _recording.stack.active:
+        _recording.record_operation(primitive, inputs, (output,), attrs)
+    return output
+
+
+def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
+    """`execute` for any primitive: data movement, dtype rules, several outputs."""
+    name = primitive.name
     moves_data = primitive.moves_data
     if moves_data.__class__ is not bool:
         moves_data = moves_data(attrs)
