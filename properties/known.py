@@ -244,5 +244,32 @@ KNOWN.append(KnownDivergence(
 ))
 
 
+_ONEDNN_DTYPES = frozenset({"float32", "bfloat16"})
+
+
+def _vectorized_softmax_of_non_finite(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entry 9: a float32 or bfloat16 softmax whose row held NaN or +inf: where the sides differ, TF's
+    element is 0 and reftape's NaN (the whole row of reftape's is NaN, TF's holds only zeros and NaNs)."""
+    if d.kind != "nan-inf-pattern" or evidence is None or d.dtype not in _ONEDNN_DTYPES \
+            or not d.where.startswith("values/"):
+        return False
+    name = d.where[len("values/"):]
+    op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
+    if op is None or op.path != "nn.softmax":
+        return False
+    expected, actual = decode_array(d.expected).astype(np.float64), decode_array(d.actual).astype(np.float64)
+    differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
+    return bool(np.all(expected[differ] == 0) and np.all(np.isnan(actual[differ])))
+
+
+KNOWN.append(KnownDivergence(
+    9, "float32 and bfloat16 softmax of a row holding NaN or +inf: oneDNN's vectorised kernel",
+    Program([Leaf("x", "constant", np.array([1.0, np.nan, 2.0], np.float32), "float32"),
+             Leaf("b", "constant", np.array([np.inf, 1.0, 2.0], np.float32), "bfloat16"),
+             Op("s", "nn.softmax", ["x"]), Op("t", "nn.softmax", ["b"])], ["s", "t"]),
+    _vectorized_softmax_of_non_finite,
+))
+
+
 def explained_by(discrepancy: Discrepancy, evidence: Evidence | None = None) -> KnownDivergence | None:
     return next((k for k in KNOWN if k.explains(discrepancy, evidence)), None)

@@ -94,6 +94,28 @@ def test_product_order_entry_explains_only_zeros_infinities_and_nans_of_reduce_p
                         Evidence(renamed, None, None, "reftape")) is None
 
 
+def test_softmax_entry_explains_only_zeros_of_tensorflow_against_nans_of_reftape():
+    from reftape_properties.compare import Discrepancy
+    from reftape_properties.known import Evidence, explained_by
+
+    def values(*data, dtype="float32"):
+        return {"kind": "tensor", "dtype": dtype, "shape": [len(data)], "data": [float(v).hex() for v in data]}
+
+    program = next(k for k in KNOWN if k.number == 9).program
+    softmax = Evidence(program, None, None, "reftape")
+    nan = float("nan")
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/s", values(0.0, nan, 0.0), values(nan, nan, nan),
+                                    dtype="float32"), softmax).number == 9
+    # a NaN where TF's softmax is positive is a bug, as are the same zeros in float64 or in another op
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/s", values(0.25, nan, 0.0), values(nan, nan, nan),
+                                    dtype="float32"), softmax) is None
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/s", values(0.0, nan, dtype="float64"),
+                                    values(nan, nan, dtype="float64"), dtype="float64"), softmax) is None
+    renamed = Program([*program.statements[:2], Op("s", "nn.log_softmax", ["x"]), program.statements[3]], ["s", "t"])
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/s", values(0.0, nan, 0.0), values(nan, nan, nan),
+                                    dtype="float32"), Evidence(renamed, None, None, "reftape")) is None
+
+
 def test_a_wrong_comparison_is_not_excused_as_rounding():
     """Planted: a strict less_equal. On entry 6's program (explained on reftape: test_findings) the flip
     is then not the reciprocal's rounding: run on TF's inputs, the candidate's comparison still differs."""
