@@ -760,7 +760,25 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name
         order = [_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64]
         dtype = builtins.max(inferred, key=lambda d: order.index(d) if d in order else 0)
     dtype = _dtypes.as_dtype(dtype)
-    return EagerTensor(quiet_astype(np.arange(*[v.item() for v in values]), dtype.as_numpy_dtype), dtype)
+    bounds = [v.item() for v in values]
+    _check_range(*bounds)
+    return EagerTensor(quiet_astype(np.arange(*bounds), dtype.as_numpy_dtype), dtype)
+
+
+def _check_range(start: Any, limit: Any, delta: Any) -> None:
+    """TF's Range kernel rejects a zero step and a step away from the limit (NumPy gives no values)."""
+    def shown(v: Any) -> str:
+        return format(v, "g") if isinstance(v, float) else str(v)
+
+    if delta == 0:
+        problem = f"Requires delta != 0: {shown(delta)}"
+    elif delta > 0 and start > limit:
+        problem = f"Requires start <= limit when delta > 0: {shown(start)}/{shown(limit)}"
+    elif delta < 0 and start < limit:
+        problem = f"Requires start >= limit when delta < 0: {shown(start)}/{shown(limit)}"
+    else:
+        return
+    raise InvalidArgumentError(f"{problem} [Op:Range] name: ")
 
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,

@@ -15,7 +15,7 @@ EXPRESSIONS = [
  "np.asarray(tf.constant([1, 2]))", "tf.constant([1.0, 2.0])[tf.newaxis, ...]", "tf.constant([[1, 2], [3, 4]])[:, 1]",
  "tf.constant([[1, 2], [3, 4]])[1, ::-1]", "tf.constant([1.0, 2.0]) > 1.5", "tf.constant(7) // 2", "tf.constant(7) % 3",
  "tf.constant(-7.5) // 2.0", "tf.constant(-7.5) % 2.0", "tf.constant(2) ** 3", "tf.constant([1, 2]) / tf.constant([2, 4])",
- "tf.range(5)", "tf.range(1, 2, 0.25)", "tf.linspace(0.0, 1.0, 5)", "tf.eye(2, 3)", "tf.fill([2, 2], 7)", "tf.ones([2], tf.int32)",
+ "tf.range(5)", "tf.range(1, 2, 0.25)", "tf.range(5, delta=-1)", "tf.range(5, 0, 1)", "tf.range(1.0, 2.0, 0.0)", "tf.range(5, 0, -2)", "tf.linspace(0.0, 1.0, 5)", "tf.eye(2, 3)", "tf.fill([2, 2], 7)", "tf.ones([2], tf.int32)",
  "tf.zeros_like(tf.constant([1.5]))", "tf.ones_like(tf.constant([1]), dtype=tf.float32)", "tf.cast(tf.constant([1.7, -1.7]), tf.int32)",
  "tf.cast(tf.constant([True, False]), tf.float32)", "tf.reduce_mean(tf.constant([1, 2]))", "tf.reduce_sum(tf.constant([[1, 2], [3, 4]]), axis=[0, 1])",
  "tf.math.reduce_std(tf.constant([1.0, 2.0, 4.0]))", "tf.concat([[1, 2], [3]], axis=0)", "tf.stack([1.0, 2.0])", "tf.unstack(tf.constant([[1, 2], [3, 4]]))",
