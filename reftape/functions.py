@@ -595,11 +595,20 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Eage
         if axis == 0:
             return convert_to_tensor([])
         raise IndexError(f"{type(values).__name__} index out of range")
-    return execute("Pack", _matching(list(values), strict=True), axis=int(axis))
+    tensors = _matching(list(values), strict=True)
+    _check_axis_argument(int(axis), tensors[0]._value.ndim + 1)
+    return execute("Pack", tensors, axis=int(axis))
+
+
+def _check_axis_argument(axis: int, rank: int) -> None:
+    """TF's Python check of stack's and unstack's axis (stack's rank counts the new dimension)."""
+    if not -rank <= axis < rank:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-rank}, {rank})")
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None = None) -> list[EagerTensor]:
     value = convert_to_tensor(value)
+    _check_axis_argument(int(axis), value._value.ndim)
     count = value.shape[axis] if num is None else int(num)
     return list(execute("Unpack", [value], num=count, axis=int(axis)))
 
@@ -608,11 +617,14 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
           name: str | None = None) -> list[EagerTensor]:
     value = convert_to_tensor(value)
     axis = int(axis)
-    if np.ndim(num_or_size_splits) == 0 and not _is_tensor_like(num_or_size_splits):
+    by_count = np.ndim(num_or_size_splits) == 0 and not _is_tensor_like(num_or_size_splits)
+    rank = value._value.ndim
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis} "
+                                   f"[Op:{'Split' if by_count else 'SplitV'}] name: split")
+    if by_count:
         parts = int(num_or_size_splits)
         if value.shape[axis] % parts:
-            from .errors import InvalidArgumentError
-
             raise InvalidArgumentError(f"Number of ways to split should evenly divide the split dimension, but got "
                                        f"split_dim {axis} (size = {value.shape[axis]}) and num_split {parts} [Op:Split]")
         sizes = (value.shape[axis] // parts,) * parts
@@ -636,7 +648,11 @@ def _split_sizes(sizes: tuple, dimension: int) -> tuple:
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("Tile", input, multiples=_dims(multiples))
+    tensor, multiples = convert_to_tensor(input), _dims(multiples)
+    if len(multiples) != tensor._value.ndim:
+        raise InvalidArgumentError(f"Expected multiples argument to be a vector of length {tensor._value.ndim} "
+                                   f"but got length {len(multiples)} [Op:Tile]")
+    return execute("Tile", [tensor], multiples=multiples)
 
 
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> EagerTensor:  # noqa: A002

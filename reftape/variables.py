@@ -104,29 +104,33 @@ class ResourceVariable(Variable):
 
     value = read_value
 
-    def _assign(self, value: Any, update: Any) -> ResourceVariable:
+    def _assign(self, value: Any, update: Any, op: str | None = None) -> ResourceVariable:
+        """Writes `update(old, new)`; `op` names TF's kernel of an update (assign_add, assign_sub), whose
+        shape check fails in the kernel, where assign's fails in Python."""
         _recording.variable_accessed(self)
         if isinstance(value, Variable):  # TF reads a Variable value: an access too (a read no gradient flows through)
             _recording.variable_accessed(value)
         with _recording.suspended():
             new = convert_to_tensor(value, dtype=self._dtype)
-        with np.errstate(all="ignore"):  # overflow gives inf, as in TF, without NumPy's warning
-            result = update(self._value, new._value)
-        if result.shape != self._value.shape:
+        if new._value.shape != self._value.shape:
+            if op is None:
+                raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
+                                 f"{self._value.shape}, and the assigned value shape {new._value.shape} are incompatible.")
             raise InvalidArgumentError(
                 f"Cannot update variable with shape {list(self._value.shape)} using a Tensor with shape "
-                f"{list(result.shape)}, shapes must be equal.")
-        self._value = result.astype(self._dtype.as_numpy_dtype)
+                f"{list(new._value.shape)}, shapes must be equal. [Op:{op}] name: ")
+        with np.errstate(all="ignore"):  # overflow gives inf, as in TF, without NumPy's warning
+            self._value = update(self._value, new._value).astype(self._dtype.as_numpy_dtype)
         return self
 
     def assign(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
-        return self._assign(value, lambda old, new: np.array(np.broadcast_to(new, new.shape)))
+        return self._assign(value, lambda old, new: np.array(new))
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
-        return self._assign(delta, lambda old, new: old + new)
+        return self._assign(delta, lambda old, new: old + new, "AssignAddVariableOp")
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
-        return self._assign(delta, lambda old, new: old - new)
+        return self._assign(delta, lambda old, new: old - new, "AssignSubVariableOp")
 
     def __repr__(self) -> str:
         shown = EagerTensor(self._accessed_value(), self._dtype)
