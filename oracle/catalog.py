@@ -88,6 +88,11 @@ def _where_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(inputs[0] > 0, inputs[0], inputs[1])
 
 
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {xs[1]} > 0)")
+def _mask_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], inputs[1] > 0)
+
+
 @_adapter(lambda op, xs, attrs: f"{op}({attrs['equation']!r}, {', '.join(xs)})")
 def _einsum_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(attrs["equation"], *inputs)
@@ -245,6 +250,7 @@ _ENTRIES = [
     _unary("tile", attrs={"multiples": ((2, 1),)}),
     _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}),
     _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}),
+    _binary("boolean_mask", rule="same", call=_mask_call, analytic=False),
     # Linear algebra
     _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
             attrs={"transpose_a": (False,), "transpose_b": (False,)}),

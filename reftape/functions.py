@@ -5,6 +5,7 @@ so that gradients, special points included, follow the same path as in TF."""
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -699,21 +700,63 @@ def strided_slice(tensor: EagerTensor, key: tuple) -> EagerTensor:
     return execute("StridedSlice", [tensor], key=key)
 
 
+_SLICE_INDEX_DTYPES = frozenset({_dtypes.int16, _dtypes.int32, _dtypes.int64})
+
+
 def _index_key(key: Any) -> tuple:
-    key = key if isinstance(key, tuple) else (key,)
+    """A subscript as TF's `__getitem__` reads it: a list is a tuple of indices; an index is an integer
+    (a NumPy one, or a scalar int16/32/64 tensor or array), a slice, `...` or None."""
+    key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
     normalized = []
     for part in key:
-        if isinstance(part, (EagerTensor, Variable)):
-            part = np.asarray(part).item() if np.ndim(part) == 0 else np.asarray(part)
-        if isinstance(part, (list, np.ndarray)):
-            raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
-                            f"tf.int32/tf.int64 tensors are valid indices, got {part!r}")
+        if isinstance(part, (EagerTensor, Variable, np.ndarray)) and not isinstance(part, bool):
+            dtype = part.dtype if not isinstance(part, np.ndarray) else _convert(part).dtype
+            if dtype not in _SLICE_INDEX_DTYPES or np.ndim(part):
+                raise TypeError(f"{_SLICE_TYPE_ERROR}, got {part!r}")
+            part = np.asarray(part).item()
+        elif not isinstance(part, (int, np.integer, slice)) and part is not None and part is not Ellipsis:
+            raise TypeError(f"{_SLICE_TYPE_ERROR}, got {part!r}")
         normalized.append(part)
-    return tuple(normalized)
+    _check_packed_indices(normalized)
+    return tuple(int(p) if isinstance(p, bool) else p for p in normalized)  # packed with integers, a bool is one
+
+
+_SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                     "tf.int32/tf.int64 tensors are valid indices")
+
+
+def _check_packed_indices(parts: list) -> None:
+    """TF packs the subscript's begin values into one tensor whose dtype the first one decides: a
+    Python bool first makes it bool, which StridedSlice rejects (or another value fails to convert)."""
+    values = [p for p in parts if p is not None and p is not Ellipsis]
+    if not values or not isinstance(values[0], bool):
+        return
+    other = next((p for p in values if not isinstance(p, bool)), None)
+    if other is None:
+        raise InvalidArgumentError("Value for attr 'Index' of bool is not in the list of allowed values: int16, "
+                                   "int32, int64 [Op:StridedSlice]")
+    raise TypeError(f"Cannot convert {0 if isinstance(other, slice) else other!r} to EagerTensor of dtype bool")
 
 
 def getitem(tensor: Any, key: Any) -> EagerTensor:
+    """`tensor[key]`: a boolean key (a Python bool, a bool tensor or array) masks, as TF's does."""
+    if isinstance(key, bool) or (isinstance(key, (EagerTensor, np.ndarray)) and _dtypes.as_dtype(key.dtype) == _dtypes.bool):
+        return boolean_mask(tensor, key)
     return strided_slice(convert_to_tensor(tensor), _index_key(key))
+
+
+def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any = None) -> EagerTensor:
+    """TF's composite: the dimensions the mask covers flattened into one (Reshape), the positions
+    where the flattened mask is true gathered from it."""
+    tensor, mask = convert_to_tensor(tensor), convert_to_tensor(mask)
+    count = mask._value.ndim
+    if count == 0:
+        raise ValueError("mask cannot be scalar.")
+    axis = 0 if axis is None else int(axis)
+    tensor.shape[axis:axis + count].assert_is_compatible_with(mask.shape)
+    dims = tuple(tensor.shape)
+    flat = reshape(tensor, dims[:axis] + (math.prod(dims[axis:axis + count]),) + dims[axis + count:])
+    return gather(flat, squeeze(where(reshape(mask, [-1])), axis=[1]), axis=axis)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -728,19 +771,30 @@ def _dims(shape: Any) -> tuple:
     return tuple(int(d) for d in array.reshape(-1)) if array.ndim else (int(array),)
 
 
+def _filled_shape(shape: Any) -> tuple:
+    """The shape of a tensor TF's Fill kernel creates (zeros, ones, fill and eye run it)."""
+    dims = _dims(shape)
+    for d in dims:
+        if d < 0:
+            raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:Fill] name: ")
+    return dims
+
+
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
     dtype = _dtypes.as_dtype(dtype)
-    return EagerTensor(np.zeros(_dims(shape), dtype.as_numpy_dtype), dtype)
+    return EagerTensor(np.zeros(_filled_shape(shape), dtype.as_numpy_dtype), dtype)
 
 
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
     dtype = _dtypes.as_dtype(dtype)
-    return EagerTensor(np.ones(_dims(shape), dtype.as_numpy_dtype), dtype)
+    return EagerTensor(np.ones(_filled_shape(shape), dtype.as_numpy_dtype), dtype)
 
 
 def fill(dims: Any, value: Any, name: str | None = None, dtype: Any = None) -> EagerTensor:
     value = convert_to_tensor(value, dtype=dtype)
-    return EagerTensor(np.full(_dims(dims), value._value, value.dtype.as_numpy_dtype), value.dtype)
+    if value._value.ndim:
+        raise InvalidArgumentError(f"value must represent a scalar, got shape {list(value._value.shape)} [Op:Fill]")
+    return EagerTensor(np.full(_filled_shape(dims), value._value, value.dtype.as_numpy_dtype), value.dtype)
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
@@ -763,6 +817,8 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTe
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> EagerTensor:
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
     dtype = start.dtype if start.dtype.is_floating else _dtypes.float64
+    if int(num) < 0:  # TF's LinSpace kernel builds its indices with Range(0, num)
+        _check_range(0, int(num), 1)
     values = np.linspace(start._value.astype(np.float64), stop._value.astype(np.float64), int(num), axis=axis)
     return EagerTensor(quiet_astype(values, dtype.as_numpy_dtype), dtype)
 
@@ -800,7 +856,8 @@ def _check_range(start: Any, limit: Any, delta: Any) -> None:
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,
         name: str | None = None) -> EagerTensor:
     dtype = _dtypes.as_dtype(dtype)
-    matrix = np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=dtype.as_numpy_dtype)
+    rows, columns = _filled_shape([num_rows, num_rows if num_columns is None else num_columns])
+    matrix = np.eye(rows, columns, dtype=dtype.as_numpy_dtype)
     if batch_shape is not None:
         matrix = np.broadcast_to(matrix, tuple(batch_shape) + matrix.shape).copy()
     return EagerTensor(matrix, dtype)

@@ -45,13 +45,13 @@ def _same_shapes(x, y, g) -> bool:
 
 
 def _broadcast_axes(shape: tuple, other: tuple) -> tuple:
-    """Axes along which an operand of `shape` was broadcast against `other` (TF's
-    BroadcastGradientArgs for one side)."""
-    if shape == other:  # nothing was broadcast (np.broadcast_shapes is slow for what it does here)
+    """The axes TF's BroadcastGradientArgs sums an operand's gradient over: none for equal shapes, else
+    every axis where the operand's size is 1 or missing, even where the other's is 1 too (which only
+    matters for an upstream gradient of another shape than the output's)."""
+    if shape == other:
         return ()
-    out = np.broadcast_shapes(shape, other)
-    pad = len(out) - len(shape)
-    return tuple(range(pad)) + tuple(i + pad for i, d in enumerate(shape) if d == 1 and out[i + pad] != 1)
+    pad = max(len(other) - len(shape), 0)
+    return tuple(range(pad)) + tuple(i + pad for i, d in enumerate(shape) if d == 1)
 
 
 def unbroadcast(grad, shape: tuple, other: tuple):
@@ -499,11 +499,23 @@ def _reduction_axes(x, axis):
     return tuple(a % max(x.ndim, 1) for a in axis)
 
 
+def _copied_reduction(x, axis_arg, keep_dims):
+    """TF's reduction kernels copy the input when the axes they reduce hold one element in all (none
+    at all included): signed zeros kept. The copy, shaped as the reduction's result; else None."""
+    axes = tuple(range(x.ndim)) if axis_arg is None else axis_arg
+    if math.prod(x.shape[a] for a in axes) != 1:
+        return None
+    shape = [1 if a in axes else d for a, d in enumerate(x.shape)] if keep_dims else \
+        [d for a, d in enumerate(x.shape) if a not in axes]
+    return x.reshape(shape).copy()
+
+
 def _reduce(fn, identity=None):
     def forward(x, axis, keep_dims):
         axis_arg = _reduction_axes(x, axis)
-        if axis_arg == ():  # nothing to reduce: the identity, signed zeros included
-            return x.copy()
+        copied = _copied_reduction(x, axis_arg, keep_dims)
+        if copied is not None:
+            return copied
         if identity is not None and x.size == 0:
             return fn(x, axis=axis_arg, keepdims=keep_dims, initial=identity(x.dtype))
         return fn(x, axis=axis_arg, keepdims=keep_dims)
@@ -517,8 +529,9 @@ def _reduces_nothing(attrs: dict) -> bool:
 
 def _mean(x, axis, keep_dims, T):
     axis_arg = _reduction_axes(x, axis)
-    if axis_arg == ():
-        return x.copy()
+    copied = _copied_reduction(x, axis_arg, keep_dims)
+    if copied is not None:
+        return copied
     total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
     if x.dtype.kind in "iu":
         count = max(x.size // max(np.size(total), 1), 1)
@@ -1618,7 +1631,34 @@ defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse,
 defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)
 
 # Shapes and structure
-defop("Reshape", lambda x, shape: np.reshape(x, shape), lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
+def _reshape_target(shape: tuple, dims: tuple) -> tuple:
+    """The output shape of TF's Reshape: at most one -1, inferred from the other sizes; with a zero
+    among them (or no values), from the nonzero sizes of input and output."""
+    unknown = [i for i, d in enumerate(dims) if d < 0]
+    for i in unknown:
+        if dims[i] < -1:
+            raise ValueError(f"Size {i} must be non-negative, not {dims[i]}")
+    if len(unknown) > 1:
+        raise ValueError(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
+    size, known = math.prod(shape), math.prod(d for d in dims if d != -1)
+    if not unknown:
+        if size != known:
+            raise ValueError(f"Input to reshape is a tensor with {size} values, but the requested shape has {known}")
+        return dims
+    if known == 0:
+        if size:
+            raise ValueError(f"Input to reshape is a tensor with {size} values, but the requested shape has 0")
+        missing = math.prod(d for d in shape if d) // math.prod(d for d in dims if d > 0)
+    elif size % known:
+        raise ValueError(f"Input to reshape is a tensor with {size} values, but the requested shape requires a "
+                         f"multiple of {known}")
+    else:
+        missing = size // known
+    return dims[:unknown[0]] + (missing,) + dims[unknown[0] + 1:]
+
+
+defop("Reshape", lambda x, shape: np.reshape(x, _reshape_target(x.shape, shape)),
+      lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
 defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
 defop("Squeeze", _squeeze, lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
 defop("Transpose", lambda x, perm: np.transpose(x, perm),

@@ -33,6 +33,22 @@ EXPRESSIONS = [
  "tf.math.log_sigmoid([0.0])", "tf.math.erf([0.5])", "tf.dtypes.float32", "tf.float64.is_floating", "tf.int32.is_integer",
  "tf.complex64.is_complex", "tf.as_dtype('float16')", "tf.bfloat16.name", "tf.as_dtype(np.float64)", "tf.float32 == np.float32",
  "tf.UnconnectedGradients.ZERO", "tf.UnconnectedGradients('none')", "tf.Variable([1.0, 2.0])[0]", "tf.Variable(2.0) + 1",
+ # subscripts as TF reads them: a list is a tuple of indices; bool first packs a bool index; a bool key masks
+ *[f"tf.constant([[1.0, 2.0], [3.0, 4.0]])[{key}]" for key in (
+     "[1, 0]", "[0]", "[[0]]", "[True, False]", "True, 0", "0, True", "True", "1.0", "np.float32(1.0)", "np.array(1)",
+     "np.array([1])", "tf.constant(1.0)", "tf.constant(1, tf.uint8)", "tf.constant(1, tf.int16)", "'a'", "[None, 1]",
+     "[slice(0, 1)]", "tf.constant([True, False])", "np.array([False, True])")],
+ "tf.boolean_mask(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [[True, False], [False, True]])",
+ "tf.boolean_mask(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [True, False], axis=1)",
+ "tf.boolean_mask(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [True, False, True])", "tf.boolean_mask(tf.constant([1, 2]), [1, 0])",
+ # a reduction over axes of one element in all is a copy in TF: signed zeros kept (two elements sum from +0)
+ *[f"np.signbit({f}(tf.constant({x}), axis={axis}).numpy())" for f in ("tf.reduce_sum", "tf.reduce_mean", "tf.reduce_prod")
+   for x, axis in (("[[-0.0, 1.0]]", 0), ("[[-0.0], [-0.0]]", -1), ("[-0.0]", None), ("[[-0.0, -0.0]]", 1))],
+ # TF's Fill and Reshape kernels check their shapes
+ "tf.zeros([-1])", "tf.ones([2, -3])", "tf.fill([2], tf.constant([1.0, 2.0]))", "tf.eye(2, -1)", "tf.linspace(0.0, 1.0, -1)",
+ "tf.reshape(tf.constant([1.0, 2.0]), [-2])", "tf.reshape(tf.ones([4]), [-1, -1])", "tf.reshape(tf.ones([4]), [-1, 3])",
+ "tf.reshape(tf.ones([2]), [-1, 0])", "tf.reshape(tf.constant([]), [-1, 0])", "tf.reshape(tf.zeros([0, 4]), [-1, 2, 0])",
+ "tf.reshape(tf.zeros([2, 0, 3]), [-1, 0, 2])", "tf.reshape(tf.zeros([0]), [2, -1, 0])",
  "tf.Variable(2.0).assign_add(1.0).numpy()", "tf.Variable([1.0]).assign([[1.0]])", "tf.Variable([1.0, 2.0]).assign(3.0)",
  "tf.Variable([1.0, 2.0]).assign_add(3.0)", "tf.Variable([1.0]).assign_sub([1.0, 2.0])",
  "tf.tile(tf.constant([1.0, 2.0]), [2, 2])", "tf.tile(tf.constant([[1.0, 2.0]]), [2])", "tf.tile(tf.constant(1.0), [])",

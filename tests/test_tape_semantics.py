@@ -377,6 +377,17 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
 
 # Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
 TAPE_SNIPPETS = {
+    # an upstream gradient shaped unlike the output: TF sums each operand's over every axis where the
+    # operand's size is 1 or missing (BroadcastGradientArgs), even where the output's is 1 too
+    **{f"seed_of_another_shape/{op}": f"a = tf.constant([1.0]); b = tf.Variable([[2.0, 3.0]])\n"
+       f"with tf.GradientTape() as t:\n    t.watch(a)\n    y = {op}(a, b)\n"
+       f"r = t.gradient(y, [a, b], output_gradients=tf.constant([[1.0, 2.0], [3.0, -4.0]]))"
+       for op in ("tf.add", "tf.multiply", "tf.subtract", "tf.maximum")},
+    # boolean_mask: a Reshape and a gather, whose IndexedSlices the Reshape's gradient densifies
+    **{f"boolean_mask/{name}": f"x = tf.Variable([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape() as t:\n"
+       f"    y = {masked} ** 2\nr = [y, t.gradient(y, x)]"
+       for name, masked in [("rows", "tf.boolean_mask(x, [False, True])"), ("axis_1", "tf.boolean_mask(x, [True, False], axis=1)"),
+                            ("elements", "tf.boolean_mask(x, [[True, False], [False, True]])"), ("subscript", "x[x > 1.5]")]},
     # concat keeps IndexedSlices sparse: rows by index range along axis 0, a part of every row along another axis
     **{f"concat_of_gathered/{name}": "a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([[4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])\n"
        f"with tf.GradientTape() as t:\n    t.watch([a, b])\n    y = tf.gather({concat}, {indices})\nr = t.gradient(y, [a, b])"
