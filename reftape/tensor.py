@@ -324,6 +324,14 @@ def _unsupported_numpy_element(element: Any) -> ValueError:
     return ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type {type(element).__name__}).")
 
 
+def _check_inferred_float32(array: np.ndarray) -> None:
+    """Python floats converted to float32 for want of another dtype must fit it: TF fails on a finite
+    value that rounds to an infinity (a dtype asked for or hinted gives the infinity instead)."""
+    wide = array.astype(np.float64)
+    if np.any(np.isinf(quiet_astype(wide, np.float32)) & np.isfinite(wide)):
+        raise ValueError("Can't convert Python sequence with a value out of range for a double-precision float.")
+
+
 def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | None = None) -> tuple[np.ndarray, DType]:
     """Converts a non-tensor value to an array and its DType under TF's inference rules."""
     if value is None:
@@ -345,6 +353,8 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         _check_python_scalars(value, dtype)
     if dtype is None:
         dtype = _default_python_dtype(array) if python_value or array.dtype == object else _dtypes.as_dtype(array.dtype)
+        if python_value and dtype == _dtypes.float32:
+            _check_inferred_float32(array)
     elif python_value and not _python_value_fits(array, dtype):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.kernel_name}")
     if dtype == _dtypes.string:

@@ -44,6 +44,10 @@ EXPRESSIONS = [
  # a reduction over axes of one element in all is a copy in TF: signed zeros kept (two elements sum from +0)
  *[f"np.signbit({f}(tf.constant({x}), axis={axis}).numpy())" for f in ("tf.reduce_sum", "tf.reduce_mean", "tf.reduce_prod")
    for x, axis in (("[[-0.0, 1.0]]", 0), ("[[-0.0], [-0.0]]", -1), ("[-0.0]", None), ("[[-0.0, -0.0]]", 1))],
+ # a Python float converted to float32 for want of another dtype must fit it; asked for or hinted, it overflows
+ "tf.constant([1e40, 1.0])", "tf.constant(-3.5e38)", "tf.constant(3.4028235e38)", "tf.Variable(1e40)", "tf.fill([2], 1e40)",
+ "tf.cast(1e40, tf.float32)", "tf.constant(1e40, dtype=tf.float32)", "tf.convert_to_tensor(1e40, dtype_hint=tf.float32)",
+ "tf.multiply(1e40, tf.constant(2.0))", "tf.zeros([2]) + [1e40, 1.0]", "tf.constant(1e-50)",
  # TF's Fill and Reshape kernels check their shapes
  "tf.zeros([-1])", "tf.ones([2, -3])", "tf.fill([2], tf.constant([1.0, 2.0]))", "tf.eye(2, -1)", "tf.linspace(0.0, 1.0, -1)",
  "tf.reshape(tf.constant([1.0, 2.0]), [-2])", "tf.reshape(tf.ones([4]), [-1, -1])", "tf.reshape(tf.ones([4]), [-1, 3])",
