@@ -73,6 +73,9 @@ LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's l
            "bfloat16": (3.3895314e38, -3.0e38, 1.0e38, 2.0e19)}  # values whose squares overflow
 MAX_ELEMENTS = 48                      # ops that grow tensors take inputs that keep outputs this small
 MAX_RANK = 4
+MAX_ATTRIBUTE_INTEGERS = 8  # the longest integer array an attribute holds (oracle/validation.py)
+# Ops whose attribute holds an integer per row of their input (segment ids, labels)
+ROW_ATTRIBUTES = frozenset({"segment_sum", "unsorted_segment_sum", "sparse_softmax_cross_entropy_with_logits"})
 MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
 # Magnitudes, by the last part of an op's path. Ill-conditioned ops (a large input turns one ulp of
 # difference between two correct implementations into many) never consume what amplifying ops may
@@ -353,6 +356,8 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
     rank = len(t.shape)
     if spec.shape_rule == "scalars":
         return rank == 0
+    if _last(spec) in ROW_ATTRIBUTES and rank and t.shape[0] > MAX_ATTRIBUTE_INTEGERS:
+        return False
     if _min_rank(spec) == 2:
         return rank == 2
     if rank < _min_rank(spec):

@@ -1194,6 +1194,14 @@ def _div_no_nan(x, y):
     return np.where(y == 0, 0, x / np.where(y == 0, 1, y))
 
 
+def _xlog1py(x, y):
+    """Xlog1py: 0 where x is 0, else x * log1p(y); complex (no packet version) as Eigen's log1p and
+    std::complex's product compute it."""
+    if x.dtype.kind != "c":
+        return np.where(x == 0, 0, x * np.log1p(y))
+    return np.where(x == 0, 0, _scalar_multiply(x, _log1p(y)))
+
+
 def _xdivy(x, y):
     """Xdivy: x / y, 0 where x is 0. Complex: the vector loop selects x itself (its signed zeros), the
     scalar loop +0."""
@@ -1655,7 +1663,7 @@ defop("MulNoNan", lambda x, y: np.where(y == 0, 0, _multiply(x, y)), _mul_no_nan
 defop("DivNoNan", _div_no_nan, _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", _xdivy, _xdivy_vjp, dtypes=INEXACT)
-defop("Xlog1py", lambda x, y: np.where(x == 0, 0, x * np.log1p(y)), _xlog1py_vjp, dtypes=INEXACT)
+defop("Xlog1py", _xlog1py, _xlog1py_vjp, dtypes=INEXACT)
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT, subnormal_rule=_atan2_of_subnormals)
 defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
