@@ -105,8 +105,8 @@ def _pairs(flat: tuple) -> list:
     return [list(flat[i:i + 2]) for i in range(0, len(flat), 2)]
 
 
-def _others(attrs: dict, name: str) -> dict:
-    return {k: v for k, v in attrs.items() if k != name}
+def _others(attrs: dict, *names: str) -> dict:
+    return {k: v for k, v in attrs.items() if k not in names}
 
 
 @_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {_pairs(attrs['paddings'])!r}{_attr_source(_others(attrs, 'paddings'))})")
@@ -115,7 +115,7 @@ def _pad_call(op: Any, inputs: list, attrs: dict) -> Any:
 
 
 @_adapter(lambda op, xs, attrs: f"{op}({list(attrs['indices'])!r}, {attrs['depth']!r}, on_value={xs[0]}, off_value={xs[1]}"
-                                 f"{_attr_source(_others(_others(attrs, 'indices'), 'depth'))})")
+                                 f"{_attr_source(_others(attrs, 'indices', 'depth'))})")
 def _one_hot_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(list(attrs["indices"]), attrs["depth"], on_value=inputs[0], off_value=inputs[1], axis=attrs["axis"])
 

@@ -338,7 +338,7 @@ def _last(spec: OpSpec) -> str:
 
 def _min_rank(spec: OpSpec) -> int:
     if spec.shape_rule in ("matmul", "matvec", "bias") or _last(spec) in ("einsum", "sparse_softmax_cross_entropy_with_logits"):
-        return 2  # exactly 2: the drawn attributes (labels) and partners (the bias) are written for matrices
+        return 2  # exactly 2 (labels and biases are drawn for matrices)
     if spec.shape_rule == "scalars":
         return 0
     elementwise_attrs = {"alpha", "approximate", "dtype"}

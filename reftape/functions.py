@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dtypes
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import execute
 from .recording import suspended
@@ -685,10 +685,6 @@ def _index_values(value: Any, attr: str, allowed: tuple[str, ...], default: Any 
 _INT32_OR_64 = ("int32", "int64")
 
 
-def _dims_text(shape: tuple) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
 def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | None = None) -> Any:
     """The rows of `params` at `ids` (a gather along axis 0, so a Variable's gradient is IndexedSlices),
     each clipped to an L2 norm of `max_norm` if given. One tensor of params only: TF's partitioned
@@ -750,7 +746,7 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
         raise InvalidArgumentError(f"cannot compute PadV2 as input #2(zero-based) was expected to be a "
                                    f"{tensor.dtype.kernel_name} tensor but is a {value.dtype.kernel_name} tensor [Op:PadV2]")
     if value.ndim:
-        raise InvalidArgumentError(f"constant_values must be a scalar. Found: {_dims_text(value.shape)} [Op:PadV2]")
+        raise InvalidArgumentError(f"constant_values must be a scalar. Found: {dims_text(value.shape)} [Op:PadV2]")
     return execute("Pad", [tensor], paddings=padding_array, constant=value._value)
 
 
@@ -803,11 +799,11 @@ def _check_unsorted_segments(shape: tuple, ids: np.ndarray, count: np.ndarray) -
     def fail(message: str) -> None:
         raise InvalidArgumentError(f"{message} [Op:UnsortedSegmentSum]")
     if count.ndim:
-        fail(f"num_segments should be a scalar, not shape {_dims_text(count.shape)}")
+        fail(f"num_segments should be a scalar, not shape {dims_text(count.shape)}")
     if count < 0:
         fail(f"Input num_segments == {int(count)} must not be negative.")
     if shape[:ids.ndim] != ids.shape:
-        fail(f"data.shape = {_dims_text(shape)} does not start with segment_ids.shape = {_dims_text(ids.shape)}")
+        fail(f"data.shape = {dims_text(shape)} does not start with segment_ids.shape = {dims_text(ids.shape)}")
     beyond = np.flatnonzero(ids >= count)
     if beyond.size:
         where = np.unravel_index(int(beyond[0]), ids.shape)

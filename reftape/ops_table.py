@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .errors import InternalError, UnimplementedError
+from .errors import InternalError, UnimplementedError, _dims_text as dims_text
 from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
                          flush_subnormals)
 from .recording import active_recordings
@@ -631,19 +631,15 @@ def _segment_sum_vjp(g, ans, values, indices, num_segments, **_):
 def _check_paddings(x, paddings, most_dims):
     """Pad's and MirrorPad's checks of the paddings (a [rank, 2] integer matrix) and rank, in the kernel's order."""
     if paddings.ndim != 2 or paddings.shape[1] != 2:
-        raise ValueError(f"paddings must be a matrix with 2 columns: {_dims_text(paddings.shape)}")
+        raise ValueError(f"paddings must be a matrix with 2 columns: {dims_text(paddings.shape)}")
     if paddings.shape[0] != x.ndim:
-        raise ValueError(f"The first dimension of paddings must be the rank of inputs{_dims_text(paddings.shape)} "
-                         f"{_dims_text(x.shape)}")
+        raise ValueError(f"The first dimension of paddings must be the rank of inputs{dims_text(paddings.shape)} "
+                         f"{dims_text(x.shape)}")
     for before, after in paddings:
         if before < 0 or after < 0:
             raise ValueError(f"Paddings must be non-negative: {before} {after}")
     if x.ndim > most_dims:
         raise UnimplementedError(f"inputs rank not in [0,{most_dims}]: {x.ndim}")
-
-
-def _dims_text(shape: tuple) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _pad(x, paddings, constant):
@@ -698,13 +694,13 @@ def _channel_axis(rank: int, data_format: str) -> int:
 
 def _bias_add(value, bias, data_format):
     if value.ndim < 2:
-        raise ValueError(f"Input tensor must be at least 2D: {_dims_text(value.shape)}")
+        raise ValueError(f"Input tensor must be at least 2D: {dims_text(value.shape)}")
     if bias.ndim != 1:
-        raise ValueError(f"Biases must be 1D: {_dims_text(bias.shape)}")
+        raise ValueError(f"Biases must be 1D: {dims_text(bias.shape)}")
     axis = _channel_axis(value.ndim, data_format)
     if bias.shape[0] != value.shape[axis]:
         raise ValueError(f"Must provide as many biases as the last dimension of the input tensor: "
-                         f"{_dims_text(bias.shape)} vs. {_dims_text(value.shape)}")
+                         f"{dims_text(bias.shape)} vs. {dims_text(value.shape)}")
     return value + bias.reshape((-1,) + (1,) * (value.ndim - 1 - axis))
 
 
@@ -720,7 +716,7 @@ def _one_hot(on_value, off_value, indices, depth, axis):
         raise ValueError(f"Expected axis to be -1 or between [0, {indices.ndim + 1}).  But received: {axis}")
     for name, value in (("on_value", on_value), ("off_value", off_value)):
         if value.ndim:
-            raise ValueError(f"{name} must be a scalar, but got: {_dims_text(value.shape)}")
+            raise ValueError(f"{name} must be a scalar, but got: {dims_text(value.shape)}")
     hot = np.expand_dims(indices, -1) == np.arange(depth)  # ids outside [0, depth) are hot nowhere
     return np.moveaxis(np.where(hot, on_value, off_value), -1, axis)
 
@@ -744,7 +740,7 @@ def _sorted_segment_sum(data, segment_ids):
 
 def _sparse_softmax_xent(logits, labels):
     if logits.shape[-1] == 0 and logits.shape[0]:
-        raise ValueError(f"Must have at least one class, but got logits shape {_dims_text(logits.shape)}")
+        raise ValueError(f"Must have at least one class, but got logits shape {dims_text(logits.shape)}")
     outside = (labels < 0) | (labels >= logits.shape[-1])
     if np.any(outside):
         raise ValueError(f"Received a label value of {labels[outside][0]} which is outside the valid range of "
