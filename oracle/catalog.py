@@ -27,6 +27,8 @@ SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
     "matvec": lambda s: ((s[0], 4), (4,)),
     "concat": lambda s: (s, s),
     "cross_entropy": lambda s: (s, s),
+    "bias": lambda s: (s, s[-1:]),                     # a value and a bias along its last axis
+    "scalars": lambda s: ((), ()),                     # one_hot's on_value and off_value
 }
 
 
@@ -101,6 +103,31 @@ def _einsum_call(op: Any, inputs: list, attrs: dict) -> Any:
 @_adapter(lambda op, xs, attrs: f"{op}(labels={xs[0]}, logits={xs[1]}{_attr_source(attrs)})")
 def _cross_entropy_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(labels=inputs[0], logits=inputs[1], **attrs)
+
+
+def _pairs(flat: tuple) -> list:
+    """A flat attribute (the program format holds flat integer arrays) as TF's [rank, 2] paddings."""
+    return [list(flat[i:i + 2]) for i in range(0, len(flat), 2)]
+
+
+def _others(attrs: dict, *names: str) -> dict:
+    return {k: v for k, v in attrs.items() if k not in names}
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {_pairs(attrs['paddings'])!r}{_attr_source(_others(attrs, 'paddings'))})")
+def _pad_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], _pairs(attrs["paddings"]), **_others(attrs, "paddings"))
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({list(attrs['indices'])!r}, {attrs['depth']!r}, on_value={xs[0]}, off_value={xs[1]}"
+                                 f"{_attr_source(_others(attrs, 'indices', 'depth'))})")
+def _one_hot_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(list(attrs["indices"]), attrs["depth"], on_value=inputs[0], off_value=inputs[1], axis=attrs["axis"])
+
+
+@_adapter(lambda op, xs, attrs: f"{op}(labels={list(attrs['labels'])!r}, logits={xs[0]})")
+def _sparse_cross_entropy_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(labels=list(attrs["labels"]), logits=inputs[0])
 
 
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
@@ -251,6 +278,16 @@ _ENTRIES = [
     _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}),
     _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}),
     _binary("boolean_mask", rule="same", call=_mask_call, analytic=False),
+    _unary("reverse", attrs={"axis": ((1,), (0,), (-1, 0))}),
+    # Flat paddings, read as [before, after] per axis; REFLECT pads less than a dimension, SYMMETRIC up to it
+    _unary("pad", attrs={"paddings": ((1, 0, 0, 2),), "mode": ("CONSTANT", "REFLECT", "SYMMETRIC"),
+                         "constant_values": (0.0, 1.5)}, call=_pad_call, dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.unsorted_segment_sum", attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)},
+           dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    _unary("math.segment_sum", attrs={"segment_ids": ((0, 0, 2),)}, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    # Recorded by TF with no gradient for on_value and off_value (scalars); indices outside [0, depth) are off
+    OpSpec("one_hot", 2, "scalars", ("any", "any"), attrs={"indices": ((0, 2, -1),), "depth": (3,), "axis": (-1, 0)},
+           call=_one_hot_call, gradient="none", dtypes=FLOATS_AND_COMPLEX, analytic=False),
     # Linear algebra
     _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
             attrs={"transpose_a": (False,), "transpose_b": (False,)}),
@@ -279,6 +316,13 @@ _ENTRIES = [
             specials=((0.5, 0.0),), analytic=False),
     _binary("nn.softmax_cross_entropy_with_logits", ("simplex", "any"), rule="cross_entropy",
             call=_cross_entropy_call, sums_terms=True),
+    _unary("nn.sparse_softmax_cross_entropy_with_logits", attrs={"labels": ((3, 0, 1),)}, call=_sparse_cross_entropy_call,
+           sums_terms=True),
+    # Not NCHW: TF's vectorized jacobian takes BiasAddGrad's NCHW input to be of rank 4 (KNOWN_DIVERGENCES.md)
+    _binary("nn.bias_add", rule="bias", dtypes=FLOATS_AND_COMPLEX),
+    # Not max_norm: its comparisons number TF's tape differently (KNOWN_DIVERGENCES.md 9); tests/test_ops.py covers it
+    _unary("nn.embedding_lookup", attrs={"ids": ((2, 0, 2),)}),
+    _unary("nn.l2_normalize", attrs={"axis": (1, None)}, sums_terms=True, analytic=False),
 ]
 
 CATALOG: dict[str, OpSpec] = {}
@@ -351,7 +395,8 @@ def family(path: str) -> str:
     if name.startswith(("reduce_", "cum")) or name in ("norm", "l2_normalize"):
         return "reductions"
     if name in ("reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
-                "broadcast_to", "gather", "where", "clip_by_value", "cast", "identity", "stop_gradient", "add_n"):
+                "broadcast_to", "gather", "where", "clip_by_value", "cast", "identity", "stop_gradient", "add_n", "reverse",
+                "pad", "segment_sum", "unsorted_segment_sum"):
         return "structure"
     return "elementwise_binary" if spec.arity >= 2 else "elementwise_unary"
 

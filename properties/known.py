@@ -8,6 +8,7 @@ that no longer reproduce (then the entry, or the generator restriction it justif
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -244,11 +245,82 @@ KNOWN.append(KnownDivergence(
 ))
 
 
+_SLICES_PART = re.compile(r"(values|calls)/([^\[.]+)((?:\[\d+\])*)\.(?:indices|values)")
+
+
+def _indexed_slices_at(side: Outcome, where: str) -> dict | None:
+    """The IndexedSlices description whose indices or values `where` names on one side, else None."""
+    match = _SLICES_PART.fullmatch(where)
+    if match is None:
+        return None
+    node = (side.values if match[1] == "values" else side.calls).get(match[2])
+    for position in re.findall(r"\[(\d+)\]", match[3]):
+        if not node or "items" not in node or int(position) >= len(node["items"]):
+            return None
+        node = node["items"][int(position)]
+    return node if node and node.get("kind") == "indexed_slices" else None
+
+
+def _parts(slices: dict) -> list:
+    indices = decode_array(slices["indices"]).reshape(-1)
+    rows = decode_array(slices["values"]).reshape(len(indices), -1)
+    return sorted(zip(indices.tolist(), map(tuple, rows.tolist())))
+
+
+def _same_parts_in_another_order(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entries 9 and 10: an IndexedSlices gradient made of the reference's parts (index and row, bit for bit)
+    in another order; its dense value is the same."""
+    if evidence is None or d.kind != "value":
+        return False
+    expected, actual = (_indexed_slices_at(side, d.where) for side in (evidence.expected, evidence.actual))
+    if expected is None or actual is None or expected["dense_shape"] != actual["dense_shape"]:
+        return False
+    return _parts(expected) == _parts(actual)
+
+
+def _comparison_numbering_program() -> Program:
+    """Six gathers of one watched tensor as targets, eight comparisons of it after the first gather."""
+    body = [Watch("t", ["x"]), Op("y0", "gather", ["x"], {"indices": (0,), "axis": 0})]
+    body += [Op(f"b{k}", "greater", ["x", "z"]) for k in range(8)]
+    body += [Op(f"y{i}", "gather", ["x"], {"indices": (i,), "axis": 0}) for i in range(1, 6)]
+    return Program([Leaf("x", "constant", np.arange(40.0, dtype=np.float32), "float32"),
+                    Leaf("z", "constant", np.zeros(40, np.float32), "float32"),
+                    Tape("t", body), Call("g", "t", "gradient", {"list": [f"y{i}" for i in range(6)]}, "x")], [])
+
+
+KNOWN.append(KnownDivergence(
+    9, "TF's tape numbers the ops it records without a gradient (comparisons, shape reads): the parts of an "
+       "IndexedSlices gradient from several targets can come in another order",
+    _comparison_numbering_program(),
+    _same_parts_in_another_order,
+))
+
+
+def _variable_gather_program() -> Program:
+    """Gathers of a Variable and of a watched constant, each through identity, four targets."""
+    def gathered(name: str, params: str, indices: tuple) -> list:
+        return [Op(f"{name}_rows", "gather", [params], {"indices": indices, "axis": 0}),
+                Op(name, "identity", [f"{name}_rows"])]
+    body = [Watch("t", ["c"]), *gathered("a", "v", (2,)), *gathered("b", "a", (0, 0)), *gathered("e", "c", (2,)),
+            *gathered("f", "v", (0,)), *gathered("h", "f", (0, 0)), *gathered("k", "f", (0, 0, 0))]
+    return Program([Leaf("c", "constant", np.array([[1.0], [1.6], [1.6]], np.float32), "float32"),
+                    Leaf("v", "variable", np.array([[-1.0], [1.3], [-1.0]], np.float32), "float32"),
+                    Tape("t", body), Call("g", "t", "gradient", {"list": ["k", "h", "b", "e"]}, "v")], [])
+
+
+KNOWN.append(KnownDivergence(
+    10, "TF gathers from a Variable with one op (ResourceGather), reftape with two (a read, then GatherV2): "
+        "the parts of an IndexedSlices gradient from several targets can come in another order",
+    _variable_gather_program(),
+    _same_parts_in_another_order,
+))
+
+
 _ONEDNN_DTYPES = frozenset({"float32", "bfloat16"})
 
 
 def _vectorized_softmax_of_non_finite(d: Discrepancy, evidence: Evidence | None) -> bool:
-    """Entry 9: a float32 or bfloat16 softmax whose row held NaN or +inf: where the sides differ, TF's
+    """Entry 11: a float32 or bfloat16 softmax whose row held NaN or +inf: where the sides differ, TF's
     element is 0 and reftape's NaN (the whole row of reftape's is NaN, TF's holds only zeros and NaNs)."""
     if d.kind != "nan-inf-pattern" or evidence is None or d.dtype not in _ONEDNN_DTYPES \
             or not d.where.startswith("values/"):
@@ -263,7 +335,7 @@ def _vectorized_softmax_of_non_finite(d: Discrepancy, evidence: Evidence | None)
 
 
 KNOWN.append(KnownDivergence(
-    9, "float32 and bfloat16 softmax of a row holding NaN or +inf: oneDNN's vectorised kernel",
+    11, "float32 and bfloat16 softmax of a row holding NaN or +inf: oneDNN's vectorised kernel",
     Program([Leaf("x", "constant", np.array([1.0, np.nan, 2.0], np.float32), "float32"),
              Leaf("b", "constant", np.array([np.inf, 1.0, 2.0], np.float32), "bfloat16"),
              Op("s", "nn.softmax", ["x"]), Op("t", "nn.softmax", ["b"])], ["s", "t"]),

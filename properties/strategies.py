@@ -73,6 +73,9 @@ LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's l
            "bfloat16": (3.3895314e38, -3.0e38, 1.0e38, 2.0e19)}  # values whose squares overflow
 MAX_ELEMENTS = 48                      # ops that grow tensors take inputs that keep outputs this small
 MAX_RANK = 4
+MAX_ATTRIBUTE_INTEGERS = 8  # the longest integer array an attribute holds (oracle/validation.py)
+# Ops whose attribute holds an integer per row of their input (segment ids, labels)
+ROW_ATTRIBUTES = frozenset({"segment_sum", "unsorted_segment_sum", "sparse_softmax_cross_entropy_with_logits"})
 MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
 # Magnitudes, by the last part of an op's path. Ill-conditioned ops (a large input turns one ulp of
 # difference between two correct implementations into many) never consume what amplifying ops may
@@ -83,7 +86,8 @@ AMPLIFYING = frozenset({"exp", "expm1", "sinh", "cosh", "square", "pow", "reduce
 ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan", "tanh", "sigmoid", "pow",
                              "log_sigmoid", "softplus", "erf", "erfc", "gelu", "silu", "elu", "selu", "reduce_prod",
                              "cumprod", "square", "reduce_logsumexp", "softmax", "log_softmax",
-                             "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits"})
+                             "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
+                             "sparse_softmax_cross_entropy_with_logits"})
 # Ops built of several steps that TF computes in the input's precision: a half-precision input near
 # the dtype's largest value overflows in an intermediate step (squares, sums, exps).
 COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize",
@@ -333,8 +337,10 @@ def _last(spec: OpSpec) -> str:
 
 
 def _min_rank(spec: OpSpec) -> int:
-    if spec.shape_rule in ("matmul", "matvec") or _last(spec) == "einsum":
-        return 2
+    if spec.shape_rule in ("matmul", "matvec", "bias") or _last(spec) in ("einsum", "sparse_softmax_cross_entropy_with_logits"):
+        return 2  # exactly 2 (labels and biases are drawn for matrices)
+    if spec.shape_rule == "scalars":
+        return 0
     elementwise_attrs = {"alpha", "approximate", "dtype"}
     if set(spec.attrs) - elementwise_attrs and _last(spec) not in ("reshape", "expand_dims", "squeeze",
                                                                    "broadcast_to", "stack"):
@@ -343,11 +349,15 @@ def _min_rank(spec: OpSpec) -> int:
 
 
 def _grows(spec: OpSpec) -> bool:
-    return _last(spec) in ("tile", "broadcast_to", "concat", "stack", "expand_dims")
+    return _last(spec) in ("tile", "broadcast_to", "concat", "stack", "expand_dims", "pad")
 
 
 def _fits(t: _Tensor, spec: OpSpec) -> bool:
     rank = len(t.shape)
+    if spec.shape_rule == "scalars":
+        return rank == 0
+    if _last(spec) in ROW_ATTRIBUTES and rank and t.shape[0] > MAX_ATTRIBUTE_INTEGERS:
+        return False
     if _min_rank(spec) == 2:
         return rank == 2
     if rank < _min_rank(spec):
@@ -376,6 +386,8 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
 
 
 def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
+    if spec.shape_rule == "scalars":
+        return ()
     if _min_rank(spec) == 2:
         return (int(b.rng.integers(1, 4)), int(b.rng.integers(1, 4)))
     if len(b.base) >= _min_rank(spec):
@@ -393,6 +405,47 @@ def _gather_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     count = int(b.rng.integers(1, 4))
     attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[axis], count))
     return shape[:axis] + (count,) + shape[axis + 1:]
+
+
+def _embedding_lookup_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    count = int(b.rng.integers(1, 4))
+    attrs["ids"] = tuple(int(i) for i in b.rng.integers(0, shape[0], count))
+    return (count,) + shape[1:]
+
+
+def _pad_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Paddings on one axis that at most double it, within the mode's limit (REFLECT: below the size)."""
+    axis = int(b.rng.integers(len(shape)))
+    size = shape[axis]
+    most = size - 1 if attrs["mode"] == "REFLECT" else size
+    before = int(b.rng.integers(0, most + 1))
+    after = int(b.rng.integers(0, min(most, size - before) + 1))
+    attrs["paddings"] = tuple(p for a in range(len(shape)) for p in ((before, after) if a == axis else (0, 0)))
+    return shape[:axis] + (size + before + after,) + shape[axis + 1:]
+
+
+def _reverse_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Some axes (none at times), each once, some counted from the end."""
+    axes = [a - len(shape) if b.chance(0.3) else a for a in range(len(shape)) if b.chance(0.5)]
+    attrs["axis"] = tuple(int(a) for a in b.rng.permutation(axes)) if axes else ()
+    return shape
+
+
+def _unsorted_segment_sum_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Segment ids for the first axis, -1 (dropped) among them."""
+    attrs["num_segments"] = int(b.rng.integers(1, 4))
+    attrs["segment_ids"] = tuple(int(i) for i in b.rng.integers(-1, attrs["num_segments"], shape[0]))
+    return (attrs["num_segments"],) + shape[1:]
+
+
+def _segment_sum_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["segment_ids"] = tuple(int(i) for i in np.sort(b.rng.integers(0, 3, shape[0])))
+    return (attrs["segment_ids"][-1] + 1,) + shape[1:]
+
+
+def _sparse_cross_entropy_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["labels"] = tuple(int(i) for i in b.rng.integers(0, shape[1], shape[0]))
+    return shape[:1]
 
 
 def _tile_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
@@ -433,6 +486,9 @@ _UNARY_SHAPES = {
     "transpose": _transpose_shape,
     "squeeze": lambda b, shape, attrs: tuple(d for d in shape if d != 1),
     "gather": _gather_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
+    "embedding_lookup": _embedding_lookup_shape, "pad": _pad_shape, "reverse": _reverse_shape,
+    "unsorted_segment_sum": _unsorted_segment_sum_shape, "segment_sum": _segment_sum_shape,
+    "sparse_softmax_cross_entropy_with_logits": _sparse_cross_entropy_shape,
     "broadcast_to": _broadcast_to_shape, "argmax": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
     "argmin": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
     "einsum": lambda b, shape, attrs: (shape[0],) if attrs["equation"] == "ij->i" else (shape[1], shape[0]),
@@ -534,13 +590,26 @@ def _matrix_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     return _Plan([x, y], (x.shape[0], y.shape[1]) if spec.shape_rule == "matmul" else (x.shape[0],))
 
 
+def _bias_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    return _Plan([x, _input(b, spec, 1, shape=x.shape[-1:])], x.shape)
+
+
+def _one_hot_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """Scalar on and off values; indices of one axis, some outside [0, depth) (off everywhere)."""
+    depth, count = attrs["depth"], int(b.rng.integers(1, 4))
+    attrs["indices"] = tuple(int(i) for i in b.rng.integers(-1, depth + 1, count))
+    attrs["axis"] = b.pick(spec.attrs["axis"])  # valid for the indices' rank, not for the scalar inputs'
+    return _Plan([x, _input(b, spec, 1, shape=())], (depth, count) if attrs["axis"] == 0 else (count, depth))
+
+
 def _clip_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     low, high = b.leaf((), "neg"), b.leaf((), "pos")
     return _Plan([x, low, high], x.shape)
 
 
 _PLANNERS = {"unary": _unary_plan, "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan,
-             "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan}
+             "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan,
+             "bias": _bias_plan, "scalars": _one_hot_plan}
 
 
 def _real(dtype: str) -> str:

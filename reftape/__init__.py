@@ -16,8 +16,8 @@ from .functions import (abs, add, add_n, argmax, argmin, boolean_mask, broadcast
                         convert_to_tensor, cos, cosh, cumsum, divide, einsum, equal, exp, expand_dims,
                         eye, fill, floor, function, gather, greater, greater_equal, identity, is_tensor, less,
                         less_equal, linspace, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,
-                        negative, newaxis, norm, not_equal, ones, ones_like, pow, range, rank, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
-                        realdiv, reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, round,
+                        negative, newaxis, norm, not_equal, one_hot, ones, ones_like, pad, pow, range, rank, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+                        realdiv, reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, reverse, round,
                         shape, sigmoid, sign, sin, sinh, size, split, sqrt, square, squeeze, stack, stop_gradient,
                         subtract, tan, tanh, tile, transpose, truediv, truncatediv, truncatemod, unstack, where, zeros, zeros_like)
 from .tape import GradientTape, UnconnectedGradients, custom_gradient

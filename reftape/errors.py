@@ -37,3 +37,7 @@ OutOfRangeError = _error("OutOfRangeError", 11)
 UnimplementedError = _error("UnimplementedError", 12)
 InternalError = _error("InternalError", 13)
 
+
+def _dims_text(shape: tuple) -> str:  # private: reftape.errors is tf.errors, which has no such name
+    """A shape as TF's kernels write it in their messages: [2,3]."""
+    return "[" + ",".join(str(d) for d in shape) + "]"

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dtypes
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import execute
 from .recording import suspended
@@ -687,6 +687,153 @@ def _gather_axis(axis: Any) -> int:
     return int(value)
 
 
+def _index_values(value: Any, attr: str, allowed: tuple[str, ...], default: Any = None) -> np.ndarray:
+    """An index argument (ids, segment ids, labels, paddings, axes) converted as TF converts it (an empty
+    list to the attribute's `default` dtype, where it has one), and refused by the op as TF refuses a
+    dtype outside the attribute's list."""
+    empty = default is not None and isinstance(value, (list, tuple)) and np.size(value) == 0
+    tensor = convert_to_tensor(value, default if empty else None)
+    if tensor.dtype.kernel_name not in allowed:
+        raise InvalidArgumentError(f"Value for attr '{attr}' of {tensor.dtype.kernel_name} is not in the list of "
+                                   f"allowed values: {', '.join(allowed)}")
+    return tensor._value
+
+
+_INT32_OR_64 = ("int32", "int64")
+
+
+def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | None = None) -> Any:
+    """The rows of `params` at `ids` (a gather along axis 0, so a Variable's gradient is IndexedSlices),
+    each clipped to an L2 norm of `max_norm` if given. One tensor of params only: TF's partitioned
+    lookup over a list of several is not implemented."""
+    if params is None:
+        raise ValueError("params must be specified")
+    if isinstance(params, (list, tuple)):
+        if not params:
+            raise ValueError("Length of params is currently 0. Need at least one param.")
+        if len(params) > 1:
+            raise NotImplementedError("reftape's embedding_lookup takes one tensor of params, not a partitioned list")
+        params = params[0]
+    ids = convert_to_tensor(ids)
+    _index_values(ids, "Tindices", ("int16",) + _INT32_OR_64)
+    result = gather(params, ids)
+    if max_norm is not None:
+        result = _clip_by_norm(result, max_norm, list(builtins.range(ids.ndim, result.ndim)))
+    return identity(result)
+
+
+def _clip_by_norm(values: EagerTensor, clip_norm: Any, axes: list) -> EagerTensor:
+    """TF's clip_by_norm, composed as TF composes it, op for op (the selects keep the gradient at a zero norm
+    finite); the ops a tape records, and their order, decide the order of IndexedSlices' parts."""
+    if np.isscalar(clip_norm):
+        clip_norm = builtins.max(clip_norm, 0)
+    else:
+        clip_norm = cast(maximum(clip_norm, 0), values.dtype)
+    l2sum = reduce_sum(multiply(values, values), axes, keepdims=True)
+    positive = greater(l2sum, 0)._value
+    safe = _select(positive, l2sum, ones(tuple(l2sum.shape), l2sum.dtype))  # TF's v1 ones_like: fresh ones
+    l2norm = _select(positive, sqrt(safe), l2sum)
+    return identity(truediv(multiply(values, clip_norm), maximum(l2norm, clip_norm)))
+
+
+def _select(condition: np.ndarray, x: EagerTensor, y: EagerTensor) -> EagerTensor:
+    """TF's v1 `where` (the Select op, which TF's own composites still call): no broadcasting."""
+    return execute("Select", [x, y], condition=condition)
+
+
+_PAD_MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+        name: str | None = None) -> EagerTensor:
+    """Pads each dimension by paddings[d] = [before, after]: with `constant_values`, or mirrored
+    (REFLECT leaves the edge out, SYMMETRIC repeats it). The gradient slices the upstream back."""
+    mode = mode.upper()
+    if mode not in _PAD_MODES:
+        raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+                         f"Received `mode` = {mode}")
+    tensor = convert_to_tensor(tensor)
+    padding_array = _index_values(paddings, "Tpaddings", _INT32_OR_64, default=_dtypes.int32)
+    if mode != "CONSTANT":
+        return execute("MirrorPad", [tensor], paddings=padding_array, mode=mode)
+    if not _is_tensor_like(constant_values) and np.ndim(constant_values) == 0 and constant_values == 0:
+        return execute("Pad", [tensor], paddings=padding_array, constant=None)  # TF's Pad op: zeros (b'' for strings)
+    value = _matching([tensor, constant_values], strict=True)[1]
+    if value.dtype != tensor.dtype:
+        raise InvalidArgumentError(f"cannot compute PadV2 as input #2(zero-based) was expected to be a "
+                                   f"{tensor.dtype.kernel_name} tensor but is a {value.dtype.kernel_name} tensor [Op:PadV2]")
+    if value.ndim:
+        raise InvalidArgumentError(f"constant_values must be a scalar. Found: {dims_text(value.shape)} [Op:PadV2]")
+    return execute("Pad", [tensor], paddings=padding_array, constant=value._value)
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> EagerTensor:
+    """Reverses the given axes (ReverseV2); the gradient reverses the upstream along them."""
+    tensor = convert_to_tensor(tensor)
+    axes = _index_values(axis, "Tidx", _INT32_OR_64, default=_dtypes.int32)
+    if tensor.ndim == 0:  # TF's kernel returns a scalar as it is, whatever the axes
+        return execute("Identity", [tensor])
+    if axes.ndim != 1:
+        raise InvalidArgumentError(f"'dims' must be 1-dimension, not {axes.ndim} [Op:ReverseV2] name: ")
+    return execute("ReverseV2", [tensor], axis=tuple(int(a) for a in axes))
+
+
+def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None, axis: Any = None,
+            dtype: Any = None, name: str | None = None) -> EagerTensor:
+    """`on_value` where an index names the position along the new axis, `off_value` elsewhere (indices
+    outside [0, depth) are off everywhere). Recorded by TF with no gradient for any input."""
+    dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=dtype)
+    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=dtype)
+    given = [(label, t) for label, t in (("on_value", on), ("off_value", off)) if t is not None]
+    if given and dtype is not None:
+        for label, t in given:
+            if t.dtype != dtype:
+                raise TypeError(f"dtype {t.dtype} of {label} does not match dtype parameter {dtype}")
+    dtype = given[0][1].dtype if given else dtype or _dtypes.float32
+    on = convert_to_tensor(1, dtype) if on is None else on
+    off = convert_to_tensor(0, dtype) if off is None else off
+    if on.dtype != off.dtype:
+        raise TypeError(f"dtype {on.dtype} of on_value does not match dtype {off.dtype} of off_value")
+    index_array = _index_values(indices, "TI", ("uint8", "int8") + _INT32_OR_64, default=_dtypes.int64)
+    depth = int(convert_to_tensor(depth, _dtypes.int32)._value)
+    return execute("OneHot", [on, off], indices=index_array, depth=depth, axis=-1 if axis is None else int(axis))
+
+
+def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> EagerTensor:
+    """Sums the slices of `data` into `num_segments` rows by segment id (negative ids dropped); the
+    gradient gathers the upstream rows back."""
+    data = convert_to_tensor(data)
+    ids = _index_values(segment_ids, "Tindices", ("int16",) + _INT32_OR_64)
+    count = _index_values(num_segments, "Tnumsegments", _INT32_OR_64)
+    _check_unsorted_segments(tuple(data.shape), ids, count)
+    return execute("UnsortedSegmentSum", [data], indices=ids, num_segments=int(count))
+
+
+def _check_unsorted_segments(shape: tuple, ids: np.ndarray, count: np.ndarray) -> None:
+    """UnsortedSegmentSum's checks, in its kernel's order (reftape's kernel, also used to densify
+    IndexedSlices, trusts its arguments)."""
+    def fail(message: str) -> None:
+        raise InvalidArgumentError(f"{message} [Op:UnsortedSegmentSum]")
+    if count.ndim:
+        fail(f"num_segments should be a scalar, not shape {dims_text(count.shape)}")
+    if count < 0:
+        fail(f"Input num_segments == {int(count)} must not be negative.")
+    if shape[:ids.ndim] != ids.shape:
+        fail(f"data.shape = {dims_text(shape)} does not start with segment_ids.shape = {dims_text(ids.shape)}")
+    beyond = np.flatnonzero(ids >= count)
+    if beyond.size:
+        where = np.unravel_index(int(beyond[0]), ids.shape)
+        fail(f"segment_ids[{','.join(str(int(i)) for i in where)}] = {ids[where]} is out of range [0, {int(count)})")
+
+
+def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> EagerTensor:
+    """Sums the rows of `data` by sorted segment ids into ids[-1] + 1 rows; the gradient gathers the
+    upstream rows back."""
+    data = convert_to_tensor(data)
+    return execute("SegmentSum", [data], segment_ids=_index_values(segment_ids, "Tindices", _INT32_OR_64))
+
+
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> EagerTensor:
     """Selects from `x` or `y` by `condition` (broadcasting); with one argument, true indices."""
     condition = convert_to_tensor(condition)
@@ -1038,6 +1185,41 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     flat_labels = reshape(cast(labels, compute), (-1, labels.shape[-1]))
     cost, _ = execute("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
     return cast(reshape(cost, outer), logits.dtype)
+
+
+def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | None = None) -> EagerTensor:
+    """Adds a 1-D bias along the channel axis: the last one (N...C) or the second (NC...)."""
+    if data_format is not None:
+        if data_format.startswith("NC"):
+            data_format = "NCHW"
+        elif data_format.startswith("N") and data_format.endswith("C"):
+            data_format = "NHWC"
+        else:
+            raise ValueError(f"`data_format` must be of the form `N...C` or `NC...`. Received: data_format={data_format}")
+    value = convert_to_tensor(value)
+    bias = convert_to_tensor(bias, dtype_hint=value.dtype)
+    return execute("BiasAdd", [value, bias], data_format=data_format or "NHWC")
+
+
+def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str | None = None) -> EagerTensor:
+    """The fused SparseSoftmaxCrossEntropyWithLogits kernel over the flattened outer dimensions
+    (float16 computed in float32, as TF does); labels are class indices, with no gradient."""
+    labels, logits = convert_to_tensor(labels), convert_to_tensor(logits)
+    precise = cast(logits, _dtypes.float32) if logits.dtype == _dtypes.float16 else logits
+    if logits.ndim == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
+    if labels.ndim != logits.ndim - 1:
+        raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: labels.shape={labels.shape} "
+                         f"of rank {labels.ndim} and logits.shape={logits.shape} of rank {logits.ndim}")
+    if tuple(labels.shape) != tuple(logits.shape)[:-1]:
+        raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
+                         f"labels.shape={labels.shape} and logits.shape={logits.shape}")
+    label_array = _index_values(labels, "Tlabels", _INT32_OR_64)
+    if logits.ndim != 2:
+        precise, label_array = reshape(precise, (-1, logits.shape[-1])), label_array.reshape(-1)
+    cost, _ = execute("SparseSoftmaxCrossEntropyWithLogits", [precise], labels=label_array)
+    cost = reshape(cost, tuple(labels.shape)) if logits.ndim != 2 else cost
+    return cast(cost, _dtypes.float16) if logits.dtype == _dtypes.float16 else cost
 
 
 def function(func: Any = None, **kwargs: Any) -> Any:

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .errors import InternalError, UnimplementedError
+from .errors import InternalError, UnimplementedError, _dims_text as dims_text
 from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
                          flush_subnormals)
 from .recording import active_recordings
@@ -641,6 +641,147 @@ def _segment_sum_vjp(g, ans, values, indices, num_segments, **_):
     return F.where(F.broadcast_to(mask, _shape(rows)), rows, F.zeros_like(rows))
 
 
+def _check_paddings(x, paddings, most_dims):
+    """Pad's and MirrorPad's checks of the paddings (a [rank, 2] integer matrix) and rank, in the kernel's order."""
+    if paddings.ndim != 2 or paddings.shape[1] != 2:
+        raise ValueError(f"paddings must be a matrix with 2 columns: {dims_text(paddings.shape)}")
+    if paddings.shape[0] != x.ndim:
+        raise ValueError(f"The first dimension of paddings must be the rank of inputs{dims_text(paddings.shape)} "
+                         f"{dims_text(x.shape)}")
+    for before, after in paddings:
+        if before < 0 or after < 0:
+            raise ValueError(f"Paddings must be non-negative: {before} {after}")
+    if x.ndim > most_dims:
+        raise UnimplementedError(f"inputs rank not in [0,{most_dims}]: {x.ndim}")
+
+
+def _pad(x, paddings, constant):
+    """Pad (`constant` None: zeros, empty strings for strings) and PadV2."""
+    _check_paddings(x, paddings, most_dims=8)
+    if x.ndim == 0:
+        return x.copy()
+    if constant is None:
+        constant = b"" if x.dtype == object else 0
+    return np.pad(x, paddings, constant_values=constant)
+
+
+# MirrorPad's modes: how far the reflection starts from the edge (REFLECT leaves the edge out)
+_MIRROR_OFFSET = {"REFLECT": 1, "SYMMETRIC": 0}
+
+
+def _check_mirror_sizes(paddings, sizes, mode, grad: bool):
+    """MirrorPad (and its gradient, measured against the size it restores) allows paddings below a
+    dimension's size for REFLECT, up to its size for SYMMETRIC."""
+    what = "the output dimension size" if grad else "the dimension size"
+    for (before, after), size in zip(paddings, sizes):
+        if _MIRROR_OFFSET[mode] and not (before < size and after < size):
+            raise ValueError(f"paddings must be less than {what}: {before}, {after} not less than {size}")
+        if not _MIRROR_OFFSET[mode] and not (before <= size and after <= size):
+            raise ValueError(f"paddings must be no greater than {what}: {before}, {after} greater than {size}")
+
+
+def _mirror_pad(x, paddings, mode):
+    _check_paddings(x, paddings, most_dims=5)
+    _check_mirror_sizes(paddings, x.shape, mode, grad=False)
+    return np.pad(x, paddings, mode=mode.lower())
+
+
+def _mirror_pad_grad(g, paddings, mode):
+    """MirrorPadGrad: each padded border folded back (reversed) onto the elements it mirrors, axis by axis."""
+    _check_paddings(g, paddings, most_dims=5)
+    sizes = [d - before - after for d, (before, after) in zip(g.shape, paddings)]
+    _check_mirror_sizes(paddings, sizes, mode, grad=True)
+    offset = _MIRROR_OFFSET[mode]
+    for axis, ((before, after), size) in enumerate(zip(paddings, sizes)):
+        moved = np.moveaxis(g, axis, 0)
+        core = moved[before:before + size].copy()
+        core[offset:offset + before] += moved[:before][::-1]
+        core[size - offset - after:size - offset] += moved[before + size:][::-1]
+        g = np.moveaxis(core, 0, axis)
+    return np.ascontiguousarray(g)
+
+
+def _channel_axis(rank: int, data_format: str) -> int:
+    return 1 if data_format == "NCHW" else rank - 1
+
+
+def _bias_add(value, bias, data_format):
+    if value.ndim < 2:
+        raise ValueError(f"Input tensor must be at least 2D: {dims_text(value.shape)}")
+    if bias.ndim != 1:
+        raise ValueError(f"Biases must be 1D: {dims_text(bias.shape)}")
+    axis = _channel_axis(value.ndim, data_format)
+    if bias.shape[0] != value.shape[axis]:
+        raise ValueError(f"Must provide as many biases as the last dimension of the input tensor: "
+                         f"{dims_text(bias.shape)} vs. {dims_text(value.shape)}")
+    return value + bias.reshape((-1,) + (1,) * (value.ndim - 1 - axis))
+
+
+def _bias_add_grad(g, data_format):
+    axis = _channel_axis(g.ndim, data_format)
+    return np.sum(g, axis=tuple(a for a in range(g.ndim) if a != axis))
+
+
+def _one_hot(on_value, off_value, indices, depth, axis):
+    if depth < 0:
+        raise ValueError(f"depth must be non-negative, got: {depth}")
+    if not -1 <= axis <= indices.ndim:
+        raise ValueError(f"Expected axis to be -1 or between [0, {indices.ndim + 1}).  But received: {axis}")
+    for name, value in (("on_value", on_value), ("off_value", off_value)):
+        if value.ndim:
+            raise ValueError(f"{name} must be a scalar, but got: {dims_text(value.shape)}")
+    hot = np.expand_dims(indices, -1) == np.arange(depth)  # ids outside [0, depth) are hot nowhere
+    return np.moveaxis(np.where(hot, on_value, off_value), -1, axis)
+
+
+def _sorted_segment_sum(data, segment_ids):
+    """SegmentSum: ids sorted and non-negative, as many segments as the last id + 1."""
+    if data.ndim == 0:
+        raise ValueError("input must be at least rank 1")
+    if segment_ids.ndim != 1:
+        raise ValueError("segment_ids should be a vector.")
+    if segment_ids.shape[0] != data.shape[0]:
+        raise ValueError("segment_ids should be the same size as dimension 0 of input.")
+    count = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+    if np.any(np.diff(segment_ids) < 0):
+        raise ValueError("segment ids are not increasing")
+    if segment_ids.size and segment_ids[0] < 0:
+        raise ValueError(f"Segment id {segment_ids[0]} out of range [0, {count}), possibly because 'segment_ids' "
+                         "input is not sorted.")
+    return _segment_sum(data, segment_ids, count)
+
+
+def _sparse_softmax_xent(logits, labels):
+    if logits.shape[-1] == 0 and logits.shape[0]:
+        raise ValueError(f"Must have at least one class, but got logits shape {dims_text(logits.shape)}")
+    outside = (labels < 0) | (labels >= logits.shape[-1])
+    if np.any(outside):
+        raise ValueError(f"Received a label value of {labels[outside][0]} which is outside the valid range of "
+                         f"[0, {logits.shape[-1]}).  Label values: {' '.join(str(int(i)) for i in labels)}")
+    log_probs = _log_softmax(logits)
+    hot = (np.arange(logits.shape[-1]) == labels[:, None]).astype(logits.dtype)
+    # the label's term only: a class of zero probability elsewhere in the row (-inf) leaves the loss finite
+    loss = -np.take_along_axis(log_probs, labels[:, None].astype(np.intp), axis=-1)[:, 0]
+    return loss, np.exp(log_probs) - hot
+
+
+def _reverse(x, axis):
+    """ReverseV2 (of rank 1 or more: scalars never reach the kernel): each axis, negative ones counted from the
+    end, at most once; tensors of rank 8 at most."""
+    rank = x.ndim
+    seen = set()
+    for i, a in enumerate(axis):
+        canonical = a + rank if a < 0 else a
+        if not 0 <= canonical < rank:
+            raise ValueError(f"'axis'[{i}] = {a} is out of valid range [0, {rank - 1}")
+        if canonical in seen:
+            raise ValueError(f"axis {canonical} specified more than once.")
+        seen.add(canonical)
+    if rank > 8:
+        raise UnimplementedError("reverse is not implemented for tensors of rank > 8. [Op:ReverseV2]")
+    return np.flip(x, tuple(seen)).copy()
+
+
 def _strided_slice_grad(dy, shape, key):
     out = np.zeros(shape, dy.dtype)
     view = out[key]
@@ -1062,6 +1203,14 @@ def _div_no_nan(x, y):
     return np.where(y == 0, 0, x / np.where(y == 0, 1, y))
 
 
+def _xlog1py(x, y):
+    """Xlog1py: 0 where x is 0, else x * log1p(y); complex (no packet version) as Eigen's log1p and
+    std::complex's product compute it."""
+    if x.dtype.kind != "c":
+        return np.where(x == 0, 0, x * np.log1p(y))
+    return np.where(x == 0, 0, _scalar_multiply(x, _log1p(y)))
+
+
 def _xdivy(x, y):
     """Xdivy: x / y, 0 where x is 0. Complex: the vector loop selects x itself (its signed zeros), the
     scalar loop +0."""
@@ -1349,6 +1498,32 @@ def _gather_vjp(g, ans, params, indices, axis, batch_dims, **_):
     return F.reshape(restored, shape)
 
 
+def _pad_vjp(g, ans, x, paddings, **_):
+    """TF's Pad gradient: the upstream sliced back to the input's place (nothing for the paddings)."""
+    return F.strided_slice(g, tuple(slice(int(before), int(before) + size)
+                                    for (before, _after), size in zip(paddings, _shape(x))))
+
+
+def _bias_add_vjp(g, ans, value, bias, data_format, **_):
+    """TF's BiasAdd gradient passes the upstream on to the value as it is (IndexedSlices too); the bias
+    gets BiasAddGrad of the dense upstream."""
+    return g, F.execute("BiasAddGrad", [F.convert_to_tensor(g)], data_format=data_format)
+
+
+def _bias_add_grad_vjp(g, ans, dy, data_format, **_):
+    """TF's BiasAddGrad gradient: the bias gradient's upstream tiled back over the other axes."""
+    shape = _shape(dy)
+    axis = _channel_axis(len(shape), data_format)
+    expanded = tuple(_shape(g)[0] if a == axis else 1 for a in range(len(shape)))
+    return F.tile(F.reshape(g, expanded), tuple(1 if a == axis else d for a, d in enumerate(shape)))
+
+
+def _select_v1_vjp(g, ans, x, y, condition, **_):
+    """TF's Select gradient: zeros like x, and two selects (nothing to unbroadcast)."""
+    zeros = F.zeros_like(x)
+    return F.execute("Select", [g, zeros], condition=condition), F.execute("Select", [zeros, g], condition=condition)
+
+
 def _select_vjp(g, ans, x, y, condition, **_):
     zeros = F.zeros_like(g)
     out_shape = _shape(ans)
@@ -1421,15 +1596,30 @@ def _einsum_vjp(g, ans, *inputs, equation, **_):
 
 
 def _softmax_xent_vjp(g, ans, logits, labels, **_):
-    g_loss, g_backprop = g
-    if g_loss is None:  # TF's tape lets only the backprop output's gradient be None; the loss's is zeros
-        g_loss = F.zeros(_shape(ans[0]), ans[0].dtype)
+    g_loss = _loss_upstream(g, ans)
+    return (_xent_logits_grad(g_loss, g[1], ans, logits),
+            F.multiply(F.expand_dims(g_loss, -1), F.negative(F.execute("LogSoftmax", [logits]))))
+
+
+def _sparse_softmax_xent_vjp(g, ans, logits, labels, **_):
+    """TF's gradient for logits is the dense op's (the labels, an attribute here, get None)."""
+    return _xent_logits_grad(_loss_upstream(g, ans), g[1], ans, logits)
+
+
+def _loss_upstream(g, ans):
+    """TF's tape lets only the backprop output's gradient be None; the loss's is zeros."""
+    return F.zeros(_shape(ans[0]), ans[0].dtype) if g[0] is None else g[0]
+
+
+def _xent_logits_grad(g_loss, g_backprop, ans, logits):
+    """The cross entropies' gradient for logits: the loss's upstream times the backprop output, plus the
+    softmax's VJP of the backprop output's upstream (which gives the second order)."""
     grad = F.multiply(F.expand_dims(g_loss, -1), ans[1])
     if g_backprop is not None:
         softmax = F.execute("Softmax", [logits])
         inner = F.squeeze(F.matmul(F.expand_dims(g_backprop, 1), F.expand_dims(softmax, 2)), axis=1)
         grad = F.add(grad, F.multiply(F.subtract(g_backprop, inner), softmax))
-    return grad, F.multiply(F.expand_dims(g_loss, -1), F.negative(F.execute("LogSoftmax", [logits])))
+    return grad
 
 
 def _none_gradient(g, ans, *inputs, **_):
@@ -1482,7 +1672,7 @@ defop("MulNoNan", lambda x, y: np.where(y == 0, 0, _multiply(x, y)), _mul_no_nan
 defop("DivNoNan", _div_no_nan, _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
 defop("Xdivy", _xdivy, _xdivy_vjp, dtypes=INEXACT)
-defop("Xlog1py", lambda x, y: np.where(x == 0, 0, x * np.log1p(y)), _xlog1py_vjp, dtypes=INEXACT)
+defop("Xlog1py", _xlog1py, _xlog1py_vjp, dtypes=INEXACT)
 defop("Atan2", np.arctan2, _atan2_vjp, dtypes=FLOAT, subnormal_rule=_atan2_of_subnormals)
 defop("AddN", _add_n,
       lambda g, ans, *xs, **_: [g] * len(xs), dtypes=NUMERIC, sparse_upstream=True)
@@ -1594,6 +1784,10 @@ defop("LogSoftmax", _log_softmax,
 defop("L2Loss", lambda x: np.sum(np.square(x)) / 2, lambda g, ans, x, **_: F.multiply(x, g), dtypes=FLOAT)
 defop("SoftmaxCrossEntropyWithLogits", _softmax_xent, _softmax_xent_vjp, dtypes=FLOAT,
       num_outputs=lambda attrs: 2, fills_missing_upstream=False)
+defop("SparseSoftmaxCrossEntropyWithLogits", _sparse_softmax_xent, _sparse_softmax_xent_vjp, dtypes=FLOAT,
+      num_outputs=lambda attrs: 2, fills_missing_upstream=False)
+defop("BiasAdd", _bias_add, _bias_add_vjp, dtypes=NUMERIC, sparse_upstream=True)
+defop("BiasAddGrad", _bias_add_grad, _bias_add_grad_vjp, dtypes=NUMERIC)
 
 # Comparisons and logic (not differentiable)
 for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal)]:
@@ -1675,7 +1869,16 @@ defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=
 defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)
 defop("UnsortedSegmentSum", _segment_sum, _segment_sum_vjp, dtypes=NUMERIC)
+defop("SegmentSum", _sorted_segment_sum, lambda g, ans, data, segment_ids, **_: F.gather(g, segment_ids), dtypes=NUMERIC)
+defop("Pad", _pad, _pad_vjp, moves_data=True)
+defop("MirrorPad", _mirror_pad, lambda g, ans, x, paddings, mode, **_: F.execute("MirrorPadGrad", [g], paddings=paddings,
+                                                                               mode=mode), moves_data=True)
+defop("MirrorPadGrad", _mirror_pad_grad,
+      lambda g, ans, dy, paddings, mode, **_: F.execute("MirrorPad", [g], paddings=paddings, mode=mode), dtypes=NUMERIC)
+defop("ReverseV2", _reverse, lambda g, ans, x, axis, **_: F.reverse(g, axis), moves_data=True)
+defop("OneHot", _one_hot, _none_gradient, moves_data=True)
 defop("SelectV2", lambda x, y, condition: np.where(condition, x, y), _select_vjp, moves_data=True)
+defop("Select", lambda x, y, condition: np.where(condition, x, y), _select_v1_vjp, moves_data=True)
 defop("StridedSlice", lambda x, key: np.array(x[key]),
       lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), moves_data=True)
 defop("StridedSliceGrad", _strided_slice_grad, lambda g, ans, dy, shape, key, **_: F.strided_slice(g, key), moves_data=True)

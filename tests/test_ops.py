@@ -22,7 +22,7 @@ from reftape_properties.recording import record_op_coverage
 from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.compare import compare_values
 from reftape_properties.tolerance import Tolerance
-from snippets import evaluate_expression
+from snippets import evaluate_expression, run_statements
 
 BASE_SHAPE = (3, 4)
 
@@ -469,6 +469,102 @@ EDGE_SNIPPETS = [
 @pytest.mark.parametrize("code", EDGE_SNIPPETS)
 def test_function_edge_matches_tensorflow(code, tf, candidate):
     found = compare_values(evaluate_expression(code, tf), evaluate_expression(code, candidate), messages=False)
+    assert not found, "\n".join(d.summary() for d in found)
+
+
+def _second_order(setup: str, call: str, sources: str) -> str:
+    """A snippet: `call` on watched `sources`, its gradient under a random upstream, and the gradient of that
+    gradient's weighted sum with respect to the sources and the upstream (nested tapes)."""
+    return (f"{setup}\nrng = np.random.default_rng(7)\nwith tf.GradientTape(persistent=True) as outer:\n"
+            f"    outer.watch({sources})\n    with tf.GradientTape() as inner:\n        inner.watch({sources})\n"
+            f"        y = {call}\n    u = tf.constant(rng.uniform(-1, 1, y.shape), y.dtype)\n    outer.watch(u)\n"
+            f"    g = inner.gradient(y, {sources}, output_gradients=u)\n"
+            f"    w = tf.add_n([tf.reduce_sum(tf.convert_to_tensor(d) * tf.constant(rng.uniform(-1, 1, d.shape), d.dtype)) "
+            f"for d in g if d is not None])\nr = [y, g, outer.gradient(w, {sources} + [u])]")
+
+def _first_order(setup: str, call: str, sources: str, unconnected: str = "none") -> str:
+    """A snippet: `call` on watched `sources` and its gradient under a random upstream."""
+    return (f"{setup}\nrng = np.random.default_rng(3)\nwith tf.GradientTape() as t:\n    t.watch({sources})\n    y = {call}\n"
+            f"u = tf.constant(rng.uniform(-1, 1, y.shape), y.dtype)\n"
+            f"r = [y, t.gradient(y, {sources}, output_gradients=u, unconnected_gradients='{unconnected}')]")
+
+X = "x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))"
+# Gradients of the ops whose index, padding or label arguments the catalog cannot draw freely: first and
+# second order, IndexedSlices, None gradients for what TF does not differentiate, half and complex types.
+GRADIENT_SNIPPETS = {
+    # embedding_lookup: a gather along axis 0, so IndexedSlices for a Variable and a watched tensor
+    "embedding_lookup/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])\nwith tf.GradientTape() as t:\n"
+                                 "    y = tf.nn.embedding_lookup(v, [[2, 0], [2, 2]]) * 3.0\nr = t.gradient(y, v)",
+    "embedding_lookup/list_of_one_tensor": _first_order(X, "tf.nn.embedding_lookup([x], [2, 0, 2])", "[x]"),
+    "embedding_lookup/max_norm": _first_order("x = tf.constant([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])",
+                                              "tf.nn.embedding_lookup(x, [[0, 1], [2, 0]], max_norm=1.0)", "[x]"),
+    "embedding_lookup/max_norm_tensor": _first_order("x = tf.constant([[3.0, 4.0], [0.3, 0.4]]); m = tf.constant(2.0)",
+                                                     "tf.nn.embedding_lookup(x, [1, 0], max_norm=m)", "[x, m]"),
+    "embedding_lookup/second_order": _second_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(4, 3))",
+                                                   "tf.nn.embedding_lookup(x, [3, 0, 3], max_norm=2.0)", "[x]"),
+    "embedding_lookup/unconnected_zero": _first_order(X + "; z = tf.constant(1.0)", "tf.nn.embedding_lookup(x, [1])",
+                                                      "[x, z]", "zero"),
+    # pad: the upstream sliced back (CONSTANT), or folded back over the mirrored borders
+    "pad/constant": _first_order(X + "; c = tf.constant(2.5, tf.float64)",
+                                 "tf.pad(x, [[1, 0], [2, 3]], constant_values=c)", "[x, c]"),
+    "pad/constant_unconnected_zero": _first_order(X + "; c = tf.constant(2.5, tf.float64)",
+                                                  "tf.pad(x, [[1, 0], [2, 3]], constant_values=c)", "[x, c]", "zero"),
+    "pad/reflect": _first_order(X, "tf.pad(x, [[2, 1], [3, 2]], mode='REFLECT')", "[x]"),
+    "pad/symmetric": _first_order(X, "tf.pad(x, [[3, 2], [1, 4]], mode='SYMMETRIC')", "[x]"),
+    "pad/symmetric_float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                          "tf.pad(x, [[3, 2], [1, 4]], mode='SYMMETRIC')", "[x]"),
+    "pad/reflect_rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                       "tf.pad(x, [[1, 1], [0, 2], [3, 0]], mode='REFLECT')", "[x]"),
+    **{f"pad/second_order_{mode}": _second_order(X, f"tf.pad(x, [[1, 2], [2, 1]], mode='{mode}')", "[x]")
+       for mode in ("CONSTANT", "REFLECT", "SYMMETRIC")},
+    # bias_add: the bias gradient sums the upstream over every axis but the channel axis; the value's is the
+    # upstream as it is (IndexedSlices too)
+    "bias_add/nhwc": _first_order(X + "; b = tf.constant([1.0, -2.0, 0.5, 3.0], tf.float64)", "tf.nn.bias_add(x, b)", "[x, b]"),
+    "bias_add/nchw": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4)); b = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+                                  "tf.nn.bias_add(x, b, data_format='NCHW')", "[x, b]"),
+    "bias_add/bfloat16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(6, 4), tf.bfloat16); "
+                                      "b = tf.constant([1.0, -2.0, 0.5, 3.0], tf.bfloat16)", "tf.nn.bias_add(x, b)", "[x, b]"),
+    "bias_add/complex": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4) + 1j); b = tf.constant([1j, 2, 3, 4j])",
+                                     "tf.nn.bias_add(x, b)", "[x, b]"),
+    "bias_add/indexed_slices_upstream": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]); b = tf.constant([0.5, -1.0])\n"
+                                        "with tf.GradientTape() as t:\n    t.watch(b)\n"
+                                        "    y = tf.gather(tf.nn.bias_add(v, b), [2, 0, 2])\nr = t.gradient(y, [v, b])",
+    "bias_add/second_order_nchw": _second_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4)); "
+                                                "b = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+                                                "tf.nn.bias_add(x * x, b * b, data_format='NCHW')", "[x, b]"),
+    # one_hot: recorded, with no gradient for on_value and off_value; its output is on the tape
+    "one_hot/none_gradients": "on = tf.constant(2.0); off = tf.constant(0.5)\nwith tf.GradientTape(persistent=True) as t:\n"
+                              "    t.watch([on, off]); y = tf.one_hot([0, 1, 3], 2, on_value=on, off_value=off); z = y * 3.0\n"
+                              "r = [t.gradient(z, [on, off]), t.gradient(z, y), t.gradient(z, [on, off], unconnected_gradients='zero')]",
+    # segment sums: the upstream gathered back (zeros for negative ids)
+    "unsorted_segment_sum/negative_ids": _first_order(X, "tf.math.unsorted_segment_sum(x, [1, -1, 1], 4)", "[x]"),
+    "unsorted_segment_sum/rank_2_ids": _first_order(X, "tf.math.unsorted_segment_sum(x, [[0, 1, 1, 0], [2, -1, 0, 0], [1, 1, 1, 1]], 3)", "[x]"),
+    "unsorted_segment_sum/second_order": _second_order(X, "tf.math.unsorted_segment_sum(x * x, [1, -1, 1], 2)", "[x]"),
+    "unsorted_segment_sum/second_order_kept": _second_order(X, "tf.math.unsorted_segment_sum(x * x, [1, 0, 1], 2)", "[x]"),
+    "segment_sum/gradient": _first_order(X, "tf.math.segment_sum(x, [0, 0, 3])", "[x]"),
+    "segment_sum/second_order": _second_order(X, "tf.math.segment_sum(x * x, [1, 1, 2])", "[x]"),
+    # sparse softmax cross entropy: the dense op's gradient for logits; labels have none
+    "sparse_softmax_cross_entropy/gradient": _first_order(X, "tf.nn.sparse_softmax_cross_entropy_with_logits([3, 0, 1], x)", "[x]"),
+    "sparse_softmax_cross_entropy/rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                                        "tf.nn.sparse_softmax_cross_entropy_with_logits([[3, 0, 1], [2, 2, 0]], x)", "[x]"),
+    "sparse_softmax_cross_entropy/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                                         "tf.nn.sparse_softmax_cross_entropy_with_logits([3, 0, 1], x)", "[x]"),
+    "sparse_softmax_cross_entropy/labels_tensor": _first_order(X + "; l = tf.constant([3, 0, 1])",
+                                                               "tf.nn.sparse_softmax_cross_entropy_with_logits(l, x)", "[x, l]"),
+    "sparse_softmax_cross_entropy/second_order": _second_order(
+        X, "tf.nn.sparse_softmax_cross_entropy_with_logits([3, 0, 1], x)", "[x]"),
+    # reverse: the upstream reversed back
+    "reverse/gradient": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))", "tf.reverse(x, [-1, 0])", "[x]"),
+    "reverse/scalar": _first_order("x = tf.constant(2.0)", "tf.reverse(x, [3])", "[x]"),
+    "reverse/second_order": _second_order(X, "tf.reverse(x * x, [1])", "[x]"),
+    # nn.l2_normalize is math.l2_normalize
+    "l2_normalize/nn": _first_order(X, "tf.nn.l2_normalize(x, axis=1)", "[x]"),
+}
+
+
+@pytest.mark.parametrize("name", GRADIENT_SNIPPETS)
+def test_gradient_snippet_matches_tensorflow(name, tf, candidate):
+    found = compare_values(run_statements(GRADIENT_SNIPPETS[name], tf), run_statements(GRADIENT_SNIPPETS[name], candidate))
     assert not found, "\n".join(d.summary() for d in found)
 
 

@@ -604,6 +604,9 @@ KNOWN_OUTSIDE_PROGRAMS = {
     "none_output_gradient_through_identity": (
         "x = tf.constant([1.0, 2.0])\nwith tf.GradientTape() as t:\n    t.watch(x)\n    z, w = x * 3.0, tf.identity(x)\n"
         "r = t.gradient([z, w], x, output_gradients=[tf.ones(2), None])"),
+    "bias_add_nchw_under_a_vectorized_jacobian": (
+        "x, b = tf.ones([2, 3]), tf.constant([1.0, 2.0, 3.0])\nwith tf.GradientTape() as t:\n    t.watch(b)\n"
+        "    y = tf.nn.bias_add(x, b, data_format='NCHW')\nr = t.jacobian(y, b)"),
 }
 
 
@@ -614,6 +617,6 @@ def test_known_divergence_outside_programs_still_reproduces(name, tf):
 
     code = KNOWN_OUTSIDE_PROGRAMS[name]
     expected, actual = run_statements(code, tf), run_statements(code, reftape)
-    assert expected["kind"] != "exception", expected
+    assert "exception" not in (expected["kind"], actual["kind"]) or expected["kind"] != actual["kind"], (expected, actual)
     assert compare_values(expected, actual), f"{name} no longer diverges: remove it from KNOWN_DIVERGENCES.md"
 
