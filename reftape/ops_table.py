@@ -27,6 +27,7 @@ from .tensor import EagerTensor
 BOOL = frozenset({_dtypes.bool})
 SIGNED = NUMERIC - {_dtypes.uint8}  # TF registers no negation or absolute value for unsigned types
 ALL_NUMERIC_OR_BOOL = NUMERIC | BOOL
+WIDE_NUMERIC = INEXACT | {_dtypes.int32, _dtypes.int64}  # no 8- or 16-bit integers
 
 # ---------------------------------------------------------------------------------------------
 # Helpers shared by VJPs
@@ -1656,7 +1657,7 @@ defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, a
 # Elementwise arithmetic
 defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC | frozenset({_dtypes.string}), sparse_upstream=True)  # strings concatenate
 defop("Sub", np.subtract, _sub_vjp, dtypes=NUMERIC, sparse_upstream=True)
-defop("Mul", _multiply, _mul_vjp, dtypes=ALL_NUMERIC_OR_BOOL)
+defop("Mul", _multiply, _mul_vjp, dtypes=NUMERIC)  # a bool `*` multiplies int32 casts (operators.py)
 defop("RealDiv", _divide, _realdiv_vjp, dtypes=NUMERIC, kernels=INEXACT)  # integers: divide casts them first
 defop("FloorDiv", _floordiv, _none_gradient, dtypes=NUMERIC, kernels=REAL)
 defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of_tiny)
@@ -1667,7 +1668,7 @@ defop("TruncateMod", _truncated("TruncateMod", np.fmod, np.fmod), _unregistered(
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC - frozenset({_dtypes.uint8}), subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
-defop("SquaredDifference", _squared_difference, _squared_difference_vjp, dtypes=NUMERIC)
+defop("SquaredDifference", _squared_difference, _squared_difference_vjp, dtypes=WIDE_NUMERIC)
 defop("MulNoNan", lambda x, y: np.where(y == 0, 0, _multiply(x, y)), _mul_no_nan_vjp, dtypes=INEXACT)  # 0 where y is +-0
 defop("DivNoNan", _div_no_nan, _div_no_nan_vjp, dtypes=INEXACT)
 defop("Xlogy", lambda x, y: np.where(x == 0, 0, x * np.log(y)), _xlogy_vjp, dtypes=INEXACT, subnormal_rule=_glibc_xlogy)
@@ -1889,4 +1890,4 @@ defop("MatMul", _matmul2d, _matmul_vjp, dtypes=NUMERIC - {_dtypes.int8, _dtypes.
       kernels=NUMERIC - {_dtypes.int8, _dtypes.int16, _dtypes.uint8})
 defop("BatchMatMulV2", _batch_matmul, _batch_matmul_vjp, dtypes=NUMERIC - {_dtypes.int8},
       kernels=NUMERIC - {_dtypes.int8, _dtypes.uint8})
-defop("Einsum", lambda *xs, equation: np.einsum(equation, *xs), _einsum_vjp, dtypes=NUMERIC)
+defop("Einsum", lambda *xs, equation: np.einsum(equation, *xs), _einsum_vjp, dtypes=None, kernels=WIDE_NUMERIC)

@@ -48,6 +48,12 @@ EXPRESSIONS = [
  "tf.constant([1e40, 1.0])", "tf.constant(-3.5e38)", "tf.constant(3.4028235e38)", "tf.Variable(1e40)", "tf.fill([2], 1e40)",
  "tf.cast(1e40, tf.float32)", "tf.constant(1e40, dtype=tf.float32)", "tf.convert_to_tensor(1e40, dtype_hint=tf.float32)",
  "tf.multiply(1e40, tf.constant(2.0))", "tf.zeros([2]) + [1e40, 1.0]", "tf.constant(1e-50)",
+ # the dtypes TF's kernels take: no bool Mul (`*` multiplies int32 casts), no 8- or 16-bit squared difference or einsum
+ "tf.multiply(tf.constant([True, False]), tf.constant([True, True]))", "tf.constant([True, False]) * tf.constant([True, True])",
+ "tf.math.squared_difference(tf.constant([1], tf.int8), tf.constant([3], tf.int8))",
+ "tf.math.squared_difference(tf.constant([1], tf.int64), tf.constant([3], tf.int64))",
+ "tf.einsum('i,i->i', tf.constant([1], tf.int16), tf.constant([3], tf.int16))", "tf.einsum('i,i->i', tf.constant([True]), tf.constant([True]))",
+ "tf.einsum('i,i->i', tf.constant([1], tf.int32), tf.constant([3], tf.int32))",
  # TF's Fill and Reshape kernels check their shapes
  "tf.zeros([-1])", "tf.ones([2, -3])", "tf.fill([2], tf.constant([1.0, 2.0]))", "tf.eye(2, -1)", "tf.linspace(0.0, 1.0, -1)",
  "tf.reshape(tf.constant([1.0, 2.0]), [-2])", "tf.reshape(tf.ones([4]), [-1, -1])", "tf.reshape(tf.ones([4]), [-1, 3])",
