@@ -490,3 +490,75 @@ def test_values_honour_dtype_shape_and_domain(pair):
 def test_invalid_arguments_raise_naming_the_argument(build, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         build()
+
+
+def _leaf_inputs(program, paths: tuple) -> list:
+    """The values of the leaves that ops among `paths` consume directly."""
+    leaves = program.leaves()
+    return [np.asarray(leaves[n].value, np.float64) for op in program.ops() if op.path in paths
+            for n in op.inputs if n in leaves]
+
+
+def test_an_ops_own_special_points_are_planted_in_its_leaves():
+    """relu6's leaves hold exactly 6 often (not only as one point of many in the domain's pool)."""
+    sample = _sample(programs(ops=("nn.relu6",), dtypes=("float32", "float64")), 40)
+    inputs = [v for p in sample for v in _leaf_inputs(p, ("nn.relu6",))]
+    at_six = sum(bool(np.any(v == 6.0)) for v in inputs)
+    print(f"relu6 leaf inputs holding 6: {at_six}/{len(inputs)}")
+    assert at_six >= 0.3 * len(inputs)
+
+
+def _upstream_sources(program) -> int:
+    """Calls taking another call's output gradient as a source, where that call's result reaches their target."""
+    consumers = _flow(program)
+    calls = [s for s in walk(program.statements) if isinstance(s, Call)]
+    return sum(any(set(structure_references(first.output_gradients)) & set(structure_references(second.sources))
+                   and _reaches(first.name, {_base(n) for n in structure_references(second.target)}, consumers)
+                   for first in calls if first is not second) for second in calls)
+
+
+def test_gradients_are_differentiated_with_respect_to_their_output_gradients(sample):
+    """A tape differentiates a gradient it recorded with respect to that gradient's output gradients:
+    the VJP of each VJP in its upstream argument (ReluGrad's mask, EluGrad's factor)."""
+    found = sum(_upstream_sources(p) > 0 for p in sample)
+    print(f"programs differentiating a gradient by its output gradients: {found}/{len(sample)}")
+    assert found >= 10
+
+
+def test_jacobians_take_unconnected_sources_often(sample):
+    """A jacobian's source its target does not reach: TF's vectorized loop still checks the ops behind the others."""
+    jacobians = unconnected = 0
+    for p in sample:
+        consumers = _flow(p)
+        for call in (s for s in walk(p.statements) if isinstance(s, Call) and s.method == "jacobian"):
+            jacobians += 1
+            targets = {_base(n) for n in structure_references(call.target)}
+            unconnected += any(not _reaches(_base(s), targets, consumers) for s in structure_references(call.sources))
+    print(f"jacobians with an unconnected source: {unconnected}/{jacobians}")
+    assert unconnected >= 0.25 * jacobians
+
+
+def test_variables_read_for_stop_gradient_meet_watched_variables():
+    """A Variable read only by stop_gradient (TF pauses the tapes: not watched) on a tape whose watched
+    variables the program lists."""
+    found = 0
+    for p in _sample(programs(dtypes=("float32",)), 300, seed=3):
+        variables = {n for n, leaf in p.leaves().items() if leaf.kind == "variable"}
+        listed = {s.tape for s in walk(p.statements) if isinstance(s, WatchedVariables)}
+        tapes = [t for t in walk(p.statements) if isinstance(t, Tape) and t.name in listed]
+        found += any(isinstance(s, Op) and s.path == "stop_gradient" and s.inputs[0] in variables
+                     for t in tapes for s in walk(t.body))
+    print(f"programs listing watched variables after a stop_gradient read: {found}/300")
+    assert found >= 2
+
+
+def test_half_precision_programs_overflow_composites():
+    """Among all ops, half-precision programs still put near-overflow leaves under a composite
+    (reduce_euclidean_norm and friends overflow in float16 only in TF's kernels)."""
+    composites = tuple(p for p in CATALOG if p.split(".")[-1] in ("reduce_euclidean_norm", "reduce_std",
+                                                                 "reduce_variance", "norm", "l2_normalize",
+                                                                 "reduce_logsumexp", "l2_loss"))
+    sample = _sample(programs(dtypes=("float16",)), 100, seed=4)
+    found = sum(any(np.any(np.abs(v) >= 256) for v in _leaf_inputs(p, composites)) for p in sample)
+    print(f"float16 programs with a near-overflow leaf under a composite: {found}/100")
+    assert found >= 25
