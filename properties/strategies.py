@@ -244,6 +244,7 @@ class _Tensor:
     first_order_only: bool = False    # never a source of a gradient of a gradient (KNOWN_DIVERGENCES 1)
     special: bool = False             # a leaf holding a special point of the op it was drawn for
     upstream: bool = False            # a leaf that is a call's output gradient
+    fed_source: bool = False          # the source of a gradient fed onward (its second derivative is worth taking)
 
     @property
     def leaf(self) -> bool:
@@ -575,10 +576,15 @@ def _output_dtype(spec: OpSpec, x: _Tensor, plan: _Plan) -> str | None:
     return plan.dtype or x.dtype
 
 
+# The input position the chain feeds, where it is not the first: cross entropies take fresh labels
+# (their first input) and the chain as logits, from the logits' domain.
+_CHAIN_POSITION = {"cross_entropy": 1}
+
+
 def _add_op(b: _Builder, spec: OpSpec) -> None:
     """Appends one op of `spec` whose inputs fit its shape rule; its output joins the frontier, and
     its inputs leave it (except where the op cuts the gradient: they stay targets too)."""
-    x = _input(b, spec)
+    x = _input(b, spec, _CHAIN_POSITION.get(spec.shape_rule, 0))
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
@@ -657,14 +663,16 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int, unconnected: float
         pool = [t for t in (leaves if leaves and b.chance(0.6) else reaching) if t not in chosen]
         if pool:
             chosen.append(b.pick(pool))
-    for marked in ([t for t in leaves if t.special], [t for t in leaves if t.upstream]):
+    for marked in ([t for t in leaves if t.special], [t for t in leaves if t.upstream],
+                   [t for t in reaching if t.fed_source]):
         # a leaf at an op's special point (that op's VJP there reaches a result), a gradient's output
-        # gradient (the VJPs that computed it are differentiated in their upstream argument)
+        # gradient (the VJPs that computed it are differentiated in their upstream argument), the
+        # source of a gradient fed onward (its second derivative: each VJP differentiated in its input)
         marked = [t for t in marked if t not in chosen]
         if marked and b.chance(0.5):
             chosen.append(b.pick(marked))
     unrecorded = [t for t in reaching if t.path and CATALOG[t.path].gradient != "gradient" and t not in chosen]
-    if unrecorded and b.chance(0.3):  # an op TF records with no gradient, or does not record (stop_gradient)
+    if unrecorded and b.chance(0.4):  # an op TF records with no gradient, or does not record (stop_gradient)
         chosen.append(b.pick(unrecorded))
     if b.chance(unconnected) or not chosen:
         apart = [t for t in b.leaves + b.integers if t not in reaching and t not in chosen and _offerable(b, t)]
@@ -674,7 +682,8 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int, unconnected: float
 
 def _fed_source(b: _Builder, targets: list[_Tensor]) -> _Tensor:
     """The one source of a gradient fed onward: of the program dtype, reaching the targets (a leaf
-    mostly, so that the outer tape differentiates the same leaf again)."""
+    mostly, so that the outer tape differentiates the same leaf again: often the chain's root, or a
+    leaf at an op's special point)."""
     reaching = [t for t in _reaching(b, targets) if t.dtype == b.dtype]
     leaves = [t for t in reaching if t.leaf]
     if leaves and b.chance(0.35):  # the chain's root: the second order runs through the most VJPs
@@ -796,7 +805,8 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, so
             targets, sources = targets + [held_not], sources + [held_not]
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     target, flat = _target_structure(b, targets)
-    weights, upstream = _output_gradients(b, target, flat) if b.chance(0.6) else (None, [])
+    # a gradient fed onward mostly has output gradients: a later call may differentiate it by them
+    weights, upstream = _output_gradients(b, target, flat) if b.chance(0.85 if fed else 0.6) else (None, [])
     return Call(name, tape, "gradient", target, structure, weights, unconnected, form), sources, upstream
 
 
@@ -844,7 +854,8 @@ def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
 def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
     """`count` ops at this depth, each from its own stream (so that fewer ops keep the same prefix);
     one op in fifteen inside a stop_recording span, one in twelve a custom gradient or a variable
-    update instead of a catalog op, and a rare reset."""
+    update instead of a catalog op, and a rare reset. Half-precision programs draw a composite op
+    (HALF_COMPOSITE_SHARE) more often than its uniform share."""
     overflowing = [p for p in b.ops if _last(CATALOG[p]) in COMPOSITE] if b.dtype in LARGEST else []
     for index in range(count):
         b.rng = np.random.default_rng((seed, depth, index))
@@ -887,7 +898,7 @@ def _custom_gradient(b: _Builder) -> None:
     variables = [v for v in _variables(b) if v.shape == x.shape and v is not x]
     capture = b.pick(variables) if variables and b.chance(0.4) else None
     pair = [t for t in b.tensors if t.shape == x.shape and t is not x and not t.large]
-    params = ["a", "c"] if capture is None and pair and b.chance(0.3) else ["a"]
+    params = ["a", "c"] if capture is None and pair and b.chance(0.5) else ["a"]
     other = capture.name if capture is not None else local(params[-1])
     upstream = local("upstream")
     forward = [Op(local("s"), "sin", [local("a")]), Op(local("y"), "multiply", [local("s"), other])]
@@ -895,7 +906,7 @@ def _custom_gradient(b: _Builder) -> None:
     backward = [Op(local("cos"), "cos", [local("a")]), Op(local("da"), "multiply", [upstream, local("cos")]),
                 Op(local("ga"), "multiply", [local("da"), other] if honest else [upstream, other]),
                 Op(local("gc"), "multiply", [upstream, local("s")])]
-    grads = [local("ga")] + ([local("gc") if b.chance(0.75) else None] if len(params) == 2 else [])  # None: unconnected
+    grads = [local("ga")] + ([local("gc") if b.chance(0.5) else None] if len(params) == 2 else [])  # None: unconnected
     mode = b.pick(("positional", "keyword")) if capture is not None and capture.trainable else "none"
     definition = CustomGradient(name, [local(p) for p in params], forward, local("y"), backward, grads, mode,
                                 [local("gc")] if mode != "none" else [], upstream)
@@ -996,6 +1007,7 @@ def _feed_onward(b: _Builder, call: Call, targets: list[_Tensor], sources: list[
     """The result of gradient `call` as the only unconsumed tensor, for the next ops to consume. It
     depends on the call's output gradients `upstream` too: a tape watching them may differentiate
     the gradient with respect to its upstream (the VJP of each VJP in its first argument)."""
+    sources[0].fed_source = True
     reached = [r for t in targets + upstream for r in t.reaches | {t}]  # a gradient is large where any factor is
     g = b.output(call.name, sources[0].shape, b.dtype, targets + sources + upstream, depth=1,
                  large=any(r.large for r in reached))
@@ -1008,8 +1020,12 @@ def _continue_on_tape(b: _Builder, tape: Tape, parent: list, call: Call, targets
                       sources: list[_Tensor], upstream: list[_Tensor]) -> None:
     """Persistent `tape` records the gradient `call` computed inside its block (as TF does): one more
     op consumes that gradient on the same tape, and a later call differentiates through both, inside
-    the block or after it: a second order through every op the first call ran."""
-    _feed_onward(b, call, targets, sources, upstream)
+    the block or after it: a second order through every op the first call ran. Now and then, first,
+    the gradient itself by its output gradients `upstream` (a forward-mode product J·v by double VJP:
+    each VJP of the first call differentiated in its upstream argument, no op in between)."""
+    g = _feed_onward(b, call, targets, sources, upstream)
+    if upstream and b.chance(0.7):
+        b.emit(_gradient_call(b, tape.name, [g], True, b.pick(upstream))[0])
     b.tapes.append(tape)
     _add_op(b, CATALOG[b.pick(b.ops)])
     b.tapes.pop()
