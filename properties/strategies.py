@@ -16,10 +16,14 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
 - one program in three is a second- or third-order chain: a gradient computed under an outer tape
   is fed into further ops and differentiated again by that tape; and a persistent tape often
   records its own gradient computation: a gradient taken inside its block feeds one more op, and a
-  later call on the same tape differentiates through both (second order through every op);
+  later call on the same tape differentiates through both (second order through every op); the
+  outer tape watches the first call's output gradients and often differentiates by them (the VJP
+  of each VJP in its upstream argument), and the fed gradient's source is often the chain's root
+  or a leaf at an op's special point;
 - output gradients are random (values, zeros, negatives, some elements zero); special points of each op (ties, zeros
   of reduce_prod and cumprod, non-positive bases of pow with a watched exponent, kinks) are planted
-  in the leaves it consumes; operands are often the same tensor or of the same shape (fast paths),
+  in the leaves it consumes, one of the op's own at one element in half of them, and such a leaf is
+  often a source; operands are often the same tensor or of the same shape (fast paths),
   and shapes have size-1 dimensions;
 - gradient calls sit inside a tape's `with` block as well as after it; dict and namedtuple sources
   and targets are inserted in unsorted key order, output gradients come in the targets' structure
@@ -28,8 +32,10 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   precision) are consumed by casts and offered as sources; leaves are watched inside stop_recording
   spans and used after them; an op's output is now and then watched after the tape recorded it;
   outputs of ops without a gradient (stop_gradient, round, comparisons) are offered as sources;
-  `watched_variables()` follows Variables watched or assigned newest first; half-precision inputs
-  of composite ops come near the dtype's largest values; float32 and float64 leaves hold subnormals now and then;
+  `watched_variables()` follows Variables watched, assigned or read (by a recorded op, or by
+  stop_gradient, which TF runs with the tapes paused) newest first; jacobians take an unconnected
+  source often; half-precision programs draw composite ops more often, and their inputs come near
+  the dtype's largest values; float32 and float64 leaves hold subnormals now and then;
 - what KNOWN_DIVERGENCES.md explains is avoided, not drawn and excused: softmax cross entropy's
   labels are never a source for a tape that may have recorded a gradient computation (entry 1).
 """
@@ -71,6 +77,9 @@ EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" 
 SUBNORMALS = {"float32": (1e-39, -1e-39, 1.4e-45), "float64": (1e-310, -1e-310, 5e-324)}
 LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's largest finite value, and
            "bfloat16": (3.3895314e38, -3.0e38, 1.0e38, 2.0e19)}  # values whose squares overflow
+# A leaf drawn for an op holds one of the op's own special points (relu6's 6, a half type's near-overflow
+# values under a composite) at one element this often, whatever else the domain mixes in.
+OWN_SPECIAL_CHANCE = 0.5
 MAX_ELEMENTS = 48                      # ops that grow tensors take inputs that keep outputs this small
 MAX_RANK = 4
 MAX_ATTRIBUTE_INTEGERS = 8  # the longest integer array an attribute holds (oracle/validation.py)
@@ -92,6 +101,7 @@ ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan"
 # the dtype's largest value overflows in an intermediate step (squares, sums, exps).
 COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize",
                        "reduce_logsumexp", "l2_loss"})
+HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
 BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",
                      "sign", "clip_by_value", "relu6"})
 
@@ -175,6 +185,9 @@ def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "an
     if pool:
         special = rng.random(size) < 0.2
         flat[special] = rng.choice(np.array(pool, dtype=np.float64), int(special.sum()))
+    own = [s for s in specials if math.isfinite(s)]
+    if own and rng.random() < OWN_SPECIAL_CHANCE:  # the op's own points, not diluted by the domain's
+        flat[rng.integers(size)] = own[rng.integers(len(own))]
     if size >= 2 and rng.random() < 0.3:
         first, second = rng.choice(size, 2, replace=False)
         flat[second] = flat[first]
@@ -233,6 +246,9 @@ class _Tensor:
     value: Any = None                 # a leaf's value
     watchers: set = field(default_factory=set)  # the tapes told to watch this leaf
     first_order_only: bool = False    # never a source of a gradient of a gradient (KNOWN_DIVERGENCES 1)
+    special: bool = False             # a leaf holding a special point of the op it was drawn for
+    upstream: bool = False            # a leaf that is a call's output gradient
+    fed_source: bool = False          # the source of a gradient fed onward (its second derivative is worth taking)
 
     @property
     def leaf(self) -> bool:
@@ -287,8 +303,9 @@ class _Builder:
         trainable = kind == "constant" or self.chance(0.9)
         self.emit(Leaf(name, kind, value, dtype, trainable=trainable))
         large = not dtype.startswith("int") and bool(np.any(np.abs(value.astype(np.complex128)) > 100))
+        special = bool(specials) and bool(np.any(np.isin(value, specials)))
         tensor = _Tensor(name, tuple(shape), dtype, self.counter, kind=kind, large=large, trainable=trainable,
-                         value=value)
+                         value=value, special=special)
         for tape in self.tapes if watched else ():
             if kind == "constant" or not tape.watch_accessed_variables:
                 if self.chance(0.85):
@@ -371,7 +388,8 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
     domain = spec.domains[min(position, spec.arity - 1)]
     fitting = [t for t in b.usable(spec) if _fits(t, spec) and (shape is None or t.shape == shape)]
     waiting = [t for t in b.frontier if t in fitting]
-    if domain == "any" and not b.chance(0.45 if spec.specials else 0.2):
+    overflows = _last(spec) in COMPOSITE and b.dtype in LARGEST  # a fresh leaf can hold near-overflow values
+    if domain == "any" and not b.chance(0.8 if overflows else 0.45 if spec.specials else 0.2):
         if waiting and not b.chance(0.1):
             return b.pick(waiting)
         if fitting:
@@ -379,8 +397,8 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
     if shape is None:
         shape = _leaf_shape(b, spec)
     scalars = spec.specials_for(position)
-    if _last(spec) in COMPOSITE:
-        scalars = scalars + LARGEST.get(b.dtype, ())
+    if overflows:
+        scalars = scalars + LARGEST[b.dtype]
     patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
     return b.leaf(shape, domain, scalars, patterns)
 
@@ -627,10 +645,15 @@ def _output_dtype(spec: OpSpec, x: _Tensor, plan: _Plan) -> str | None:
     return plan.dtype or x.dtype
 
 
+# The input position the chain feeds, where it is not the first: cross entropies take fresh labels
+# (their first input) and the chain as logits, from the logits' domain.
+_CHAIN_POSITION = {"cross_entropy": 1}
+
+
 def _add_op(b: _Builder, spec: OpSpec) -> None:
     """Appends one op of `spec` whose inputs fit its shape rule; its output joins the frontier, and
     its inputs leave it (except where the op cuts the gradient: they stay targets too)."""
-    x = _input(b, spec)
+    x = _input(b, spec, _CHAIN_POSITION.get(spec.shape_rule, 0))
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
@@ -690,12 +713,13 @@ def _reaching(b: _Builder, targets: list[_Tensor]) -> list[_Tensor]:
 
 
 MAX_COVERING_SOURCES = 6
+JACOBIAN_UNCONNECTED = 0.4  # how often a jacobian takes a source its target does not reach (gradients: 0.15)
 
 
-def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
+def _sources(b: _Builder, targets: list[_Tensor], count: int, unconnected: float = 0.15) -> list[_Tensor]:
     """`count` sources that reach the targets (leaves first), or in half the calls every leaf that
-    reaches them, up to six (so that every op on the way runs its VJP), in random order; now and then one
-    source that does not reach them."""
+    reaches them, up to six (so that every op on the way runs its VJP), in random order; with
+    probability `unconnected` one more source that does not reach them."""
     reaching = _reaching(b, targets)
     leaves = [t for t in reaching if t.leaf]
     chosen: list[_Tensor] = []
@@ -708,21 +732,35 @@ def _sources(b: _Builder, targets: list[_Tensor], count: int) -> list[_Tensor]:
         pool = [t for t in (leaves if leaves and b.chance(0.6) else reaching) if t not in chosen]
         if pool:
             chosen.append(b.pick(pool))
+    for marked in ([t for t in leaves if t.special], [t for t in leaves if t.upstream],
+                   [t for t in reaching if t.fed_source]):
+        # a leaf at an op's special point (that op's VJP there reaches a result), a gradient's output
+        # gradient (the VJPs that computed it are differentiated in their upstream argument), the
+        # source of a gradient fed onward (its second derivative: each VJP differentiated in its input)
+        marked = [t for t in marked if t not in chosen]
+        if marked and b.chance(0.5):
+            chosen.append(b.pick(marked))
     unrecorded = [t for t in reaching if t.path and CATALOG[t.path].gradient != "gradient" and t not in chosen]
-    if unrecorded and b.chance(0.3):  # an op TF records with no gradient, or does not record (stop_gradient)
+    if unrecorded and b.chance(0.4):  # an op TF records with no gradient, or does not record (stop_gradient)
         chosen.append(b.pick(unrecorded))
-    if b.chance(0.15) or not chosen:
-        unconnected = [t for t in b.leaves + b.integers if t not in reaching and t not in chosen and _offerable(b, t)]
-        chosen.append(b.pick(unconnected) if unconnected and b.chance(0.7) else b.leaf(b.base, kind="constant"))
+    if b.chance(unconnected) or not chosen:
+        apart = [t for t in b.leaves + b.integers if t not in reaching and t not in chosen and _offerable(b, t)]
+        chosen.append(b.pick(apart) if apart and b.chance(0.7) else b.leaf(b.base, kind="constant"))
     return chosen
 
 
 def _fed_source(b: _Builder, targets: list[_Tensor]) -> _Tensor:
     """The one source of a gradient fed onward: of the program dtype, reaching the targets (a leaf
-    mostly, so that the outer tape differentiates the same leaf again)."""
+    mostly, so that the outer tape differentiates the same leaf again: often the chain's root, or a
+    leaf at an op's special point)."""
     reaching = [t for t in _reaching(b, targets) if t.dtype == b.dtype]
     leaves = [t for t in reaching if t.leaf]
-    if leaves and b.chance(0.7):
+    if leaves and b.chance(0.35):  # the chain's root: the second order runs through the most VJPs
+        return _root_leaf(b, targets)
+    planted = [t for t in leaves if t.special]
+    if planted and b.chance(0.4):  # a leaf at an op's special point: that op's VJP is differentiated there
+        return b.pick(planted)
+    if leaves and b.chance(0.5):
         return b.pick(leaves)
     return b.pick(reaching) if reaching and b.chance(0.95) else b.pick([t for t in b.tensors if _offerable(b, t)])
 
@@ -775,11 +813,12 @@ def _reordered(b: _Builder, structure: Structure) -> Structure:
     return {kind: [_reordered(b, child) for child in items]}
 
 
-def _output_gradients(b: _Builder, target: Structure, targets: list[_Tensor]) -> Structure:
+def _output_gradients(b: _Builder, target: Structure, targets: list[_Tensor]) -> tuple[Structure, list[_Tensor]]:
     """Upstream gradients for `targets` (flattened as TF flattens `target`): random values, zeros,
     negatives, ones, or values with some elements zero (a zero upstream where the op sits at a
-    special point), one leaf each, in a structure TF pairs with `target`'s."""
-    names = []
+    special point), one leaf each (watched by the open tapes, mostly), in a structure TF pairs with
+    `target`'s; and those leaves."""
+    leaves = []
     for t in targets:
         value = _array(b.rng, t.dtype, t.shape)
         style = b.rng.random()
@@ -795,8 +834,9 @@ def _output_gradients(b: _Builder, target: Structure, targets: list[_Tensor]) ->
             for leaf in (i for i in t.inputs if i.value is not None and i.shape == t.shape):
                 special = np.isin(leaf.value, CATALOG[t.path].specials_for(t.inputs.index(leaf)))
                 value = np.where(special, 0, value).astype(value.dtype)
-        names.append(b.leaf(t.shape, dtype=t.dtype, kind="constant", value=value).name)
-    return _weights_structure(b, target, names)
+        leaves.append(b.leaf(t.shape, dtype=t.dtype, kind="constant", value=value))
+        leaves[-1].upstream = True
+    return _weights_structure(b, target, [t.name for t in leaves]), leaves
 
 
 def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
@@ -806,9 +846,10 @@ def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
 
 
 def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, source: _Tensor | None = None,
-                   unheld_targets: bool = False) -> tuple[Call, list[_Tensor]]:
-    """A gradient call; with `unheld_targets` (a tape that recorded no gradient computation: see
-    KNOWN_DIVERGENCES 7) now and then a target the tape does not hold, also a source."""
+                   unheld_targets: bool = False) -> tuple[Call, list[_Tensor], list[_Tensor]]:
+    """A gradient call, its sources and its output gradients' leaves; with `unheld_targets` (a tape
+    that recorded no gradient computation: see KNOWN_DIVERGENCES 7) now and then a target the tape
+    does not hold, also a source."""
     name = b.fresh("g")
     unconnected, form = _unconnected(b, fed)
     if fed:
@@ -833,8 +874,9 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, so
             targets, sources = targets + [held_not], sources + [held_not]
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     target, flat = _target_structure(b, targets)
-    weights = _output_gradients(b, target, flat) if b.chance(0.6) else None
-    return Call(name, tape, "gradient", target, structure, weights, unconnected, form), sources
+    # a gradient fed onward mostly has output gradients: a later call may differentiate it by them
+    weights, upstream = _output_gradients(b, target, flat) if b.chance(0.85 if fed else 0.6) else (None, [])
+    return Call(name, tape, "gradient", target, structure, weights, unconnected, form), sources, upstream
 
 
 def _jacobian_call(b: _Builder, tape: str, targets: list[_Tensor]) -> Call:
@@ -852,7 +894,8 @@ def _jacobian_call(b: _Builder, tape: str, targets: list[_Tensor]) -> Call:
     offered = [v for v in _variables(b) if _offerable(b, v)]
     if offered and b.chance(0.08):  # a Variable as the target, usually also a source
         target = b.pick(offered)
-    sources = _sources(b, [target], b.pick((1, 1, 2))) if target.reaches else [target]
+    # an unconnected source often: TF's vectorized loop still checks the ops behind the connected ones
+    sources = _sources(b, [target], b.pick((1, 1, 2)), JACOBIAN_UNCONNECTED) if target.reaches else [target]
     structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     return Call(name, tape, "jacobian", target.name, structure, None, unconnected, form, use_pfor=use_pfor)
 
@@ -880,10 +923,13 @@ def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
 def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
     """`count` ops at this depth, each from its own stream (so that fewer ops keep the same prefix);
     one op in fifteen inside a stop_recording span, one in twelve a custom gradient or a variable
-    update instead of a catalog op, and a rare reset."""
+    update instead of a catalog op, and a rare reset. Half-precision programs draw a composite op
+    (HALF_COMPOSITE_SHARE) more often than its uniform share."""
+    overflowing = [p for p in b.ops if _last(CATALOG[p]) in COMPOSITE] if b.dtype in LARGEST else []
     for index in range(count):
         b.rng = np.random.default_rng((seed, depth, index))
-        spec = CATALOG[b.pick(b.ops)]
+        # half-precision programs draw a composite more often: most of them overflow only there
+        spec = CATALOG[b.pick(overflowing if overflowing and b.chance(HALF_COMPOSITE_SHARE) else b.ops)]
         special = b.rng.random()
         if special < 1 / 24:
             _custom_gradient(b)
@@ -921,7 +967,7 @@ def _custom_gradient(b: _Builder) -> None:
     variables = [v for v in _variables(b) if v.shape == x.shape and v is not x]
     capture = b.pick(variables) if variables and b.chance(0.4) else None
     pair = [t for t in b.tensors if t.shape == x.shape and t is not x and not t.large]
-    params = ["a", "c"] if capture is None and pair and b.chance(0.3) else ["a"]
+    params = ["a", "c"] if capture is None and pair and b.chance(0.5) else ["a"]
     other = capture.name if capture is not None else local(params[-1])
     upstream = local("upstream")
     forward = [Op(local("s"), "sin", [local("a")]), Op(local("y"), "multiply", [local("s"), other])]
@@ -929,7 +975,7 @@ def _custom_gradient(b: _Builder) -> None:
     backward = [Op(local("cos"), "cos", [local("a")]), Op(local("da"), "multiply", [upstream, local("cos")]),
                 Op(local("ga"), "multiply", [local("da"), other] if honest else [upstream, other]),
                 Op(local("gc"), "multiply", [upstream, local("s")])]
-    grads = [local("ga")] + ([local("gc") if b.chance(0.75) else None] if len(params) == 2 else [])  # None: unconnected
+    grads = [local("ga")] + ([local("gc") if b.chance(0.5) else None] if len(params) == 2 else [])  # None: unconnected
     mode = b.pick(("positional", "keyword")) if capture is not None and capture.trainable else "none"
     definition = CustomGradient(name, [local(p) for p in params], forward, local("y"), backward, grads, mode,
                                 [local("gc")] if mode != "none" else [], upstream)
@@ -964,17 +1010,26 @@ def _variable_update(b: _Builder) -> None:
         b.tensors.append(out)
 
 
+# Ops that read a Variable for `watched_variables()`: one TF runs with the tapes paused, one it records.
+VARIABLE_READERS = ("stop_gradient", "identity")
+
+
 def _watched_variables(b: _Builder, tape: Tape, parent: list, rng: np.random.Generator) -> None:
-    """Now and then fresh Variables touched newest first (watched explicitly, or assigned where the tape
-    watches accessed variables), then `tape.watched_variables()` inside its block or after it: TF lists
-    the watched ones in creation order, an assign counting as an access."""
+    """Now and then fresh Variables touched newest first (watched explicitly, or, where the tape watches
+    accessed variables, assigned or read by an op), then `tape.watched_variables()` inside its block or
+    after it: TF lists the watched ones in creation order, an assign counting as an access, a read for
+    stop_gradient not (TF runs it with every tape paused)."""
     b.rng = rng
     if not b.chance(0.07):
         return
     fresh = [b.leaf(b.base, kind="variable", watched=False) for _ in range(b.pick((2, 3)))]
+    readers = [p for p in VARIABLE_READERS if b.dtype in CATALOG[p].dtypes]
     for variable in reversed(fresh):
-        if tape.watch_accessed_variables and b.chance(0.4):
+        touch = b.rng.random() if tape.watch_accessed_variables else 1.0
+        if touch < 0.3:
             b.emit(Assign(variable.name, b.leaf(b.base, kind="constant", watched=False).name))
+        elif touch < 0.6:
+            b.emit(Op(b.fresh("y"), b.pick(readers), [variable.name]))
         else:
             b.emit(Watch(tape.name, [variable.name]))
     (b.body if b.chance(0.5) else parent).append(WatchedVariables(b.fresh("w"), tape.name))
@@ -1016,21 +1071,30 @@ def _consume_foreign(b: _Builder) -> None:
         b.tensors.append(out)
 
 
-def _feed_onward(b: _Builder, call: Call, targets: list[_Tensor], sources: list[_Tensor]) -> _Tensor:
-    """The result of gradient `call` as the only unconsumed tensor, for the next ops to consume."""
-    reached = [r for t in targets for r in t.reaches | {t}]  # a gradient is large where any factor is
-    g = b.output(call.name, sources[0].shape, b.dtype, targets + sources, depth=1, large=any(r.large for r in reached))
+def _feed_onward(b: _Builder, call: Call, targets: list[_Tensor], sources: list[_Tensor],
+                 upstream: list[_Tensor]) -> _Tensor:
+    """The result of gradient `call` as the only unconsumed tensor, for the next ops to consume. It
+    depends on the call's output gradients `upstream` too: a tape watching them may differentiate
+    the gradient with respect to its upstream (the VJP of each VJP in its first argument)."""
+    sources[0].fed_source = True
+    reached = [r for t in targets + upstream for r in t.reaches | {t}]  # a gradient is large where any factor is
+    g = b.output(call.name, sources[0].shape, b.dtype, targets + sources + upstream, depth=1,
+                 large=any(r.large for r in reached))
     b.frontier = [g]
     b.tensors.append(g)
     return g
 
 
 def _continue_on_tape(b: _Builder, tape: Tape, parent: list, call: Call, targets: list[_Tensor],
-                      sources: list[_Tensor]) -> None:
+                      sources: list[_Tensor], upstream: list[_Tensor]) -> None:
     """Persistent `tape` records the gradient `call` computed inside its block (as TF does): one more
     op consumes that gradient on the same tape, and a later call differentiates through both, inside
-    the block or after it: a second order through every op the first call ran."""
-    _feed_onward(b, call, targets, sources)
+    the block or after it: a second order through every op the first call ran. Now and then, first,
+    the gradient itself by its output gradients `upstream` (a forward-mode product J·v by double VJP:
+    each VJP of the first call differentiated in its upstream argument, no op in between)."""
+    g = _feed_onward(b, call, targets, sources, upstream)
+    if upstream and b.chance(0.7):
+        b.emit(_gradient_call(b, tape.name, [g], True, b.pick(upstream))[0])
     b.tapes.append(tape)
     _add_op(b, CATALOG[b.pick(b.ops)])
     b.tapes.pop()
@@ -1068,19 +1132,20 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     b.higher_order = not innermost or continued
     if not inside:
         b.body = parent
-    b.tapes.pop()
     targets = list(b.frontier) or [b.pick(b.tensors)]  # a leaf left unconsumed is a target too
-    if continued:  # with respect to the chain's root, so that the second order runs through all of it
-        call, sources = _gradient_call(b, tape.name, targets, True, _root_leaf(b, targets))
-    elif gradient:
-        call, sources = _gradient_call(b, tape.name, targets, fed, unheld_targets=innermost)
-    else:
+    if continued:  # with respect to the chain's root, so that the second order runs through all of it; drawn
+        # with the tape still open, which so watches the output gradients (the later call may take them as sources)
+        call, sources, upstream = _gradient_call(b, tape.name, targets, True, _root_leaf(b, targets))
+    b.tapes.pop()
+    if gradient and not continued:
+        call, sources, upstream = _gradient_call(b, tape.name, targets, fed, unheld_targets=innermost)
+    elif not gradient:
         call = _jacobian_call(b, tape.name, [t for t in targets if t.dtype == b.dtype] or targets)
     b.emit(call)
     if fed:
-        _feed_onward(b, call, targets, sources)
+        _feed_onward(b, call, targets, sources, upstream)
     if continued:
-        _continue_on_tape(b, tape, parent, call, targets, sources)
+        _continue_on_tape(b, tape, parent, call, targets, sources, upstream)
     for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
         b.emit(_gradient_call(b, tape.name, targets, False, unheld_targets=innermost and not continued)[0]
                if b.chance(0.5) else _jacobian_call(b, tape.name, targets))

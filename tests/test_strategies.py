@@ -490,3 +490,128 @@ def test_values_honour_dtype_shape_and_domain(pair):
 def test_invalid_arguments_raise_naming_the_argument(build, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         build()
+
+
+def _leaf_inputs(program, paths: tuple) -> list:
+    """The values of the leaves that ops among `paths` consume directly."""
+    leaves = program.leaves()
+    return [np.asarray(leaves[n].value, np.float64) for op in program.ops() if op.path in paths
+            for n in op.inputs if n in leaves]
+
+
+def test_an_ops_own_special_points_are_planted_in_its_leaves():
+    """relu6's leaves hold exactly 6 often (not only as one point of many in the domain's pool)."""
+    sample = _sample(programs(ops=("nn.relu6",), dtypes=("float32", "float64")), 40)
+    inputs = [v for p in sample for v in _leaf_inputs(p, ("nn.relu6",))]
+    at_six = sum(bool(np.any(v == 6.0)) for v in inputs)
+    print(f"relu6 leaf inputs holding 6: {at_six}/{len(inputs)}")
+    assert at_six >= 0.3 * len(inputs)
+
+
+def _upstream_sources(program) -> int:
+    """Calls taking another call's output gradient as a source, where that call's result reaches their target."""
+    consumers = _flow(program)
+    calls = [s for s in walk(program.statements) if isinstance(s, Call)]
+    return sum(any(set(structure_references(first.output_gradients)) & set(structure_references(second.sources))
+                   and _reaches(first.name, {_base(n) for n in structure_references(second.target)}, consumers)
+                   for first in calls if first is not second) for second in calls)
+
+
+def test_gradients_are_differentiated_with_respect_to_their_output_gradients(sample):
+    """A tape differentiates a gradient it recorded with respect to that gradient's output gradients:
+    the VJP of each VJP in its upstream argument (ReluGrad's mask, EluGrad's factor)."""
+    found = sum(_upstream_sources(p) > 0 for p in sample)
+    print(f"programs differentiating a gradient by its output gradients: {found}/{len(sample)}")
+    assert found >= 20  # 4 before output gradients joined the gradient's dependencies
+
+
+def test_jacobians_take_unconnected_sources_often(sample):
+    """A jacobian's source its target does not reach: TF's vectorized loop still checks the ops behind the others."""
+    jacobians = unconnected = 0
+    for p in sample:
+        consumers = _flow(p)
+        for call in (s for s in walk(p.statements) if isinstance(s, Call) and s.method == "jacobian"):
+            jacobians += 1
+            targets = {_base(n) for n in structure_references(call.target)}
+            unconnected += any(not _reaches(_base(s), targets, consumers) for s in structure_references(call.sources))
+    print(f"jacobians with an unconnected source: {unconnected}/{jacobians}")
+    assert unconnected >= 0.25 * jacobians
+
+
+def test_variables_read_for_stop_gradient_meet_watched_variables():
+    """A Variable read only by stop_gradient (TF pauses the tapes: not watched) on a tape whose watched
+    variables the program lists."""
+    found = 0
+    for p in _sample(programs(dtypes=("float32",)), 300, seed=3):
+        variables = {n for n, leaf in p.leaves().items() if leaf.kind == "variable"}
+        listed = {s.tape for s in walk(p.statements) if isinstance(s, WatchedVariables)}
+        tapes = [t for t in walk(p.statements) if isinstance(t, Tape) and t.name in listed]
+        found += any(isinstance(s, Op) and s.path == "stop_gradient" and s.inputs[0] in variables
+                     for t in tapes for s in walk(t.body))
+    print(f"programs listing watched variables after a stop_gradient read: {found}/300")
+    assert found >= 2
+
+
+def test_half_precision_programs_overflow_composites():
+    """Among all ops, half-precision programs still put near-overflow leaves under a composite
+    (reduce_euclidean_norm and friends overflow in float16 only in TF's kernels)."""
+    composites = tuple(p for p in CATALOG if p.split(".")[-1] in ("reduce_euclidean_norm", "reduce_std",
+                                                                 "reduce_variance", "norm", "l2_normalize",
+                                                                 "reduce_logsumexp", "l2_loss"))
+    sample = _sample(programs(dtypes=("float16",)), 100, seed=4)
+    found = sum(any(np.any(np.abs(v) >= 256) for v in _leaf_inputs(p, composites)) for p in sample)
+    print(f"float16 programs with a near-overflow leaf under a composite: {found}/100")
+    assert found >= 25
+
+
+def test_cross_entropy_logits_come_from_the_chain():
+    """Cross entropies take fresh labels and the chain as logits (so a gradient through them runs the
+    VJPs before them, and their second order too), not only fresh leaves from the labels' domain."""
+    paths = tuple(p for p in CATALOG if "cross_entropy" in p)
+    sample = _sample(programs(ops=paths + ("nn.relu", "sin", "multiply"), dtypes=("float32", "float64")), 40)
+    logits = [(op.inputs[1], {o.name for o in p.ops()}) for p in sample for op in p.ops() if op.path in paths]
+    computed = sum(name in computed_names for name, computed_names in logits)
+    print(f"cross entropy logits computed by an op: {computed}/{len(logits)}")
+    assert computed >= 0.2 * len(logits)
+
+
+def _second_derivative_sources(program) -> int:
+    """Calls of an outer tape differentiating, with respect to an inner call's source, a target that
+    inner call's result reaches."""
+    consumers = _flow(program)
+    calls = [s for s in walk(program.statements) if isinstance(s, Call)]
+    return sum(any(set(structure_references(first.sources)) & set(structure_references(second.sources))
+                   and _reaches(first.name, {_base(n) for n in structure_references(second.target)}, consumers)
+                   for first in calls if first.tape != second.tape) for second in calls)
+
+
+def _special_sources(program) -> int:
+    """Calls taking as a source a leaf that holds a special point of the op consuming it."""
+    leaves = program.leaves()
+    special = {n for op in program.ops() for i, n in enumerate(op.inputs) if n in leaves and CATALOG[op.path].specials_for(i)
+               and np.any(np.isin(np.asarray(leaves[n].value), CATALOG[op.path].specials_for(i)))}
+    return sum(bool(special & set(structure_references(c.sources))) for c in walk(program.statements) if isinstance(c, Call))
+
+
+def test_second_derivatives_and_special_points_are_differentiated(sample):
+    """An outer tape's gradient with respect to an inner gradient's own source; leaves at an op's special point as
+    sources (the generator before these were favoured: 19 and 19 of this sample)."""
+    second = sum(_second_derivative_sources(p) > 0 for p in sample)
+    special = sum(_special_sources(p) > 0 for p in sample)
+    print(f"programs taking a second derivative by the same source: {second}, a special leaf as a source: {special}")
+    assert second >= 24 and special >= 35
+
+
+def _double_vjp_products(program) -> int:
+    """Calls differentiating another call's result itself by one of that call's output gradients (J·v by double VJP)."""
+    calls = {s.name: s for s in walk(program.statements) if isinstance(s, Call)}
+    return sum(isinstance(c.target, str) and c.target in calls and isinstance(c.sources, str)
+               and c.sources in structure_references(calls[c.target].output_gradients) for c in calls.values())
+
+
+def test_gradients_are_differentiated_by_their_output_gradients_directly(sample):
+    """A persistent tape's gradient, with no op in between, differentiated by its output gradient: every
+    VJP the first call ran is differentiated in its upstream argument (ReluGrad's mask shows unmasked)."""
+    found = sum(_double_vjp_products(p) > 0 for p in sample)
+    print(f"programs with a double-VJP product: {found}/{len(sample)}")
+    assert found >= 8
