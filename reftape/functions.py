@@ -510,8 +510,11 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = 
     axes = _axes(axis)
     if ord in ("fro", "euclidean", 2, 2.0) and not (axes is not None and len(axes) == 2 and ord in (2, 2.0)):
         result = sqrt(reduce_sum(multiply(tensor, conj(tensor)), axes, keepdims=True))
+    elif axes is not None and len(axes) == 2 and ord in (1, np.inf):  # columns' (1) or rows' (inf) largest sum
+        summed, largest = axes if ord == 1 else axes[::-1]
+        result = reduce_max(reduce_sum(abs(tensor), summed, keepdims=True), largest, keepdims=True)
     elif axes is not None and len(axes) == 2:
-        raise NotImplementedError(f"reftape supports the matrix norm 'fro'/'euclidean' only, got ord={ord!r}")
+        raise NotImplementedError(f"reftape has no matrix norm ord={ord!r} (TF's ord=2 takes an SVD)")
     elif ord == 1:
         result = reduce_sum(abs(tensor), axes, keepdims=True)
     elif ord == np.inf:

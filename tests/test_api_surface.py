@@ -54,6 +54,9 @@ EXPRESSIONS = [
  "tf.math.squared_difference(tf.constant([1], tf.int64), tf.constant([3], tf.int64))",
  "tf.einsum('i,i->i', tf.constant([1], tf.int16), tf.constant([3], tf.int16))", "tf.einsum('i,i->i', tf.constant([True]), tf.constant([True]))",
  "tf.einsum('i,i->i', tf.constant([1], tf.int32), tf.constant([3], tf.int32))",
+ # matrix norms: the largest column (ord=1) or row (ord=inf) sum of magnitudes
+ *[f"tf.norm(tf.constant([[3.0, -4.0], [1.0, 2.0]]), ord={o}, axis={a}, keepdims={k})"
+   for o in ("1", "np.inf") for a in ("[0, 1]", "[1, 0]", "(-1, -2)") for k in (False, True)],
  # TF's Fill and Reshape kernels check their shapes
  "tf.zeros([-1])", "tf.ones([2, -3])", "tf.fill([2], tf.constant([1.0, 2.0]))", "tf.eye(2, -1)", "tf.linspace(0.0, 1.0, -1)",
  "tf.reshape(tf.constant([1.0, 2.0]), [-2])", "tf.reshape(tf.ones([4]), [-1, -1])", "tf.reshape(tf.ones([4]), [-1, 3])",

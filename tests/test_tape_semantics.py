@@ -377,6 +377,8 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
 
 # Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
 TAPE_SNIPPETS = {
+    **{f"matrix_norm/ord={o}": f"x = tf.Variable([[3.0, -4.0], [1.0, 2.0], [-5.0, 0.5]])\nwith tf.GradientTape() as t:\n"
+       f"    y = tf.norm(x, ord={o}, axis=[0, 1])\nr = [y, t.gradient(y, x)]" for o in ("1", "np.inf")},
     # an upstream gradient shaped unlike the output: TF sums each operand's over every axis where the
     # operand's size is 1 or missing (BroadcastGradientArgs), even where the output's is 1 too
     **{f"seed_of_another_shape/{op}": f"a = tf.constant([1.0]); b = tf.Variable([[2.0, 3.0]])\n"
