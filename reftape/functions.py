@@ -851,6 +851,8 @@ def strided_slice(tensor: EagerTensor, key: tuple) -> EagerTensor:
 
 
 _SLICE_INDEX_DTYPES = frozenset({_dtypes.int16, _dtypes.int32, _dtypes.int64})
+_SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                     "tf.int32/tf.int64 tensors are valid indices")
 
 
 def _index_key(key: Any) -> tuple:
@@ -859,8 +861,8 @@ def _index_key(key: Any) -> tuple:
     key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
     normalized = []
     for part in key:
-        if isinstance(part, (EagerTensor, Variable, np.ndarray)) and not isinstance(part, bool):
-            dtype = part.dtype if not isinstance(part, np.ndarray) else _convert(part).dtype
+        if isinstance(part, (EagerTensor, Variable, np.ndarray)):
+            dtype = _convert(part).dtype if isinstance(part, np.ndarray) else part.dtype
             if dtype not in _SLICE_INDEX_DTYPES or np.ndim(part):
                 raise TypeError(f"{_SLICE_TYPE_ERROR}, got {part!r}")
             part = np.asarray(part).item()
@@ -869,10 +871,6 @@ def _index_key(key: Any) -> tuple:
         normalized.append(part)
     _check_packed_indices(normalized)
     return tuple(int(p) if isinstance(p, bool) else p for p in normalized)  # packed with integers, a bool is one
-
-
-_SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
-                     "tf.int32/tf.int64 tensors are valid indices")
 
 
 def _check_packed_indices(parts: list) -> None:
