@@ -417,7 +417,7 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Any:
     if isinstance(x, IndexedSlices):
         return IndexedSlices(cast(x.values, dtype), x.indices, x.dense_shape)
     x = convert_to_tensor(x)
-    return x if x.dtype == dtype else execute("Cast", [x], dtype=dtype)
+    return x if x.dtype == dtype else execute("Cast", [x], dtype=dtype, source=x.dtype)
 
 
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Any:

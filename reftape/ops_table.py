@@ -428,7 +428,7 @@ def _truncated_quotient(x, y):
     return np.where((q * y != x) & ((x < 0) != (y < 0)), q + 1, q).astype(x.dtype)
 
 
-def _cast(x, dtype):
+def _cast(x, dtype, source):
     """Values for Cast (the conversion itself happens on output); strings cast only to strings."""
     if (x.dtype == object) != (dtype is _dtypes.string):
         raise UnimplementedError(f"Cast {_dtypes.as_dtype(x.dtype).kernel_name} to {dtype.kernel_name} is not "
@@ -1648,9 +1648,22 @@ defop("StopGradient", lambda x: x, None, moves_data=True)
 defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x), _none_gradient,
       moves_data=True)  # strings: empty ones
 defop("OnesLike", np.ones_like, _none_gradient, moves_data=True, dtypes=ALL_NUMERIC_OR_BOOL)
+_SINGLE_WIDTH = frozenset({_dtypes.bfloat16, _dtypes.float32, _dtypes.complex64})
+_DOUBLE_WIDTH = frozenset({_dtypes.float64, _dtypes.complex128})
+
+
+def _casts_bits(attrs: dict) -> bool:
+    """Whether TF's Cast moves bits, subnormals kept: between float32, complex64 (its parts) and bfloat16
+    (rounded to its width), between float64 and complex128, and bfloat16 to bool (nonzero bits are True).
+    Its other float conversions run on its flushing arithmetic (float32 to float64 or bool included)."""
+    source, target = attrs["source"], attrs["dtype"]
+    return ({source, target} <= _SINGLE_WIDTH or {source, target} <= _DOUBLE_WIDTH
+            or (source is _dtypes.bfloat16 and target is _dtypes.bool))
+
+
 defop("Cast", _cast,
       lambda g, ans, x, dtype, **_: F.cast(g, x.dtype) if x.dtype in INEXACT and dtype in INEXACT else None,
-      out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True)
+      out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True, moves_data=_casts_bits)
 defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, ans, *inputs),
       num_outputs=lambda attrs: None)
 

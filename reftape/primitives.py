@@ -31,6 +31,7 @@ NUMERIC = REAL | COMPLEX
 ANY = None
 
 _HALF = frozenset({_dtypes.float16._numpy_dtype, _dtypes.bfloat16._numpy_dtype})  # computed in float32
+_BFLOAT16 = _dtypes.bfloat16._numpy_dtype  # float32's exponent range: TF's float32 arithmetic flushes its subnormals
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,8 @@ def _compute_value(tensor: Any, moves_data: bool) -> Any:
     if value is None or moves_data:
         return value
     if value.dtype not in _SMALLEST_NORMAL:
+        if value.dtype is _BFLOAT16:  # computed in float32 as TF does, which reads its subnormals as zero
+            return flush_subnormals(value.astype(np.float32))
         return value.astype(np.float32) if value.dtype in _HALF else value
     flushed = flush_subnormals(value)
     if flushed is value and isinstance(tensor, EagerTensor):
@@ -261,6 +264,8 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
                                                    *(t._value for t in inputs)), dtype)
         subnormal_free = False
     else:
+        if np_dtype is _BFLOAT16 and not primitive.keeps_normal:
+            result = _flushed_in_float32(result)
         array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, dtype)
         subnormal_free = np_dtype in _SMALLEST_NORMAL
         if subnormal_free and not primitive.keeps_normal:
@@ -299,6 +304,8 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
         flushes = subnormal_free = False
     elif moves_data and subnormal_free:  # moving values known to hold no subnormals yields none
         subnormal_free = _all_subnormal_free(inputs)
+    if out_dtype._numpy_dtype is _BFLOAT16 and not (moves_data or primitive.keeps_normal):
+        result = _flushed_in_float32(result) if primitive.num_outputs is None else [_flushed_in_float32(r) for r in result]
     if primitive.num_outputs is None:
         np_dtype = out_dtype._numpy_dtype  # NumPy's native dtypes are singletons: identity settles most
         array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, out_dtype)
@@ -310,6 +317,12 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
     if primitive.vjp is not None and inputs and _recording.stack.active:
         _recording.record_operation(primitive, inputs, outputs, attrs)
     return outputs if primitive.num_outputs is not None else outputs[0]
+
+
+def _flushed_in_float32(result: Any) -> np.ndarray:
+    """A bfloat16 kernel's result as TF computes it, in float32 with subnormals flushed, before it is
+    rounded to bfloat16 (whose exponent range is float32's)."""
+    return flush_subnormals(np.asarray(result, np.float32))
 
 
 def _output(result: Any, dtype: DType, flushes: bool, subnormal_free: bool) -> EagerTensor:

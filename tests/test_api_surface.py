@@ -57,6 +57,13 @@ EXPRESSIONS = [
  # matrix norms: the largest column (ord=1) or row (ord=inf) sum of magnitudes
  *[f"tf.norm(tf.constant([[3.0, -4.0], [1.0, 2.0]]), ord={o}, axis={a}, keepdims={k})"
    for o in ("1", "np.inf") for a in ("[0, 1]", "[1, 0]", "(-1, -2)") for k in (False, True)],
+ # casts between float32, complex64 and bfloat16, between float64 and complex128, and bfloat16 to bool keep subnormals
+ # (bits moved, rounded); TF's other float casts read them as zero
+ *[f"[np.asarray(v).tolist() for v in tf.cast({x}, {b}).numpy().reshape(-1)]"
+   for x in ("tf.constant([1e-39, -2e-39, 3.0])", "tf.cast(tf.constant([1e-39, -2e-39, 3.0]), tf.bfloat16)",
+             "tf.constant([1e-310, -2e-39, 3.0], tf.float64)", "tf.complex(tf.constant([1e-39, 2.0]), tf.constant([-2e-39, 0.0]))",
+             "tf.complex(tf.constant([1e-310, 2.0], tf.float64), tf.constant([-2e-39, 0.0], tf.float64))")
+   for b in ("tf.bfloat16", "tf.float32", "tf.float64", "tf.float16", "tf.complex64", "tf.bool", "tf.int32")],
  # TF's Fill and Reshape kernels check their shapes
  "tf.zeros([-1])", "tf.ones([2, -3])", "tf.fill([2], tf.constant([1.0, 2.0]))", "tf.eye(2, -1)", "tf.linspace(0.0, 1.0, -1)",
  "tf.reshape(tf.constant([1.0, 2.0]), [-2])", "tf.reshape(tf.ones([4]), [-1, -1])", "tf.reshape(tf.ones([4]), [-1, 3])",
