@@ -15,7 +15,7 @@ from .errors import InvalidArgumentError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import execute
 from .recording import suspended
-from .tensor import (CONVERSION_HOOKS, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
+from .tensor import (CONVERSION_HOOKS, SEQUENCE_PACKING, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
                      convert_to_tensor as _convert)
 from .variables import Variable
 
@@ -48,6 +48,63 @@ CONVERSION_HOOKS[IndexedSlices] = _densified
 
 def _is_tensor_like(value: Any) -> bool:
     return isinstance(value, (Tensor, Variable))
+
+
+def _packed_dtype(values: list | tuple) -> _dtypes.DType | None:
+    """The dtype of the first tensor or Variable in nested lists and tuples, depth first."""
+    for item in values:
+        if _is_tensor_like(item):
+            return item.dtype
+        if isinstance(item, (list, tuple)):
+            found = _packed_dtype(item)
+            if found is not None:
+                return found
+    return None
+
+
+def _autopacked(value: list | tuple, dtype: _dtypes.DType | None) -> EagerTensor | None:
+    """TF's conversion of a list or tuple that holds tensors: packed by recorded Pack ops, so gradients
+    flow to the tensors (`tf.reduce_sum([x, y])`); the first tensor's dtype unless one is asked for,
+    to which the tensors are then cast. None for one that holds none."""
+    inferred = _packed_dtype(value)
+    if inferred is None:
+        return None
+    if dtype is not None and dtype != inferred:
+        value = _tensors_cast(value, dtype)
+    return _pack(value, dtype or inferred)
+
+
+def _tensors_cast(value: Any, dtype: _dtypes.DType) -> Any:
+    if _is_tensor_like(value):
+        return value if value.dtype == dtype else cast(value, dtype)
+    if isinstance(value, (list, tuple)):
+        return [_tensors_cast(item, dtype) for item in value]
+    return value
+
+
+def _pack(values: list | tuple, dtype: _dtypes.DType) -> Any:
+    """One level of packing: tensors alone are packed unchecked (Pack rejects mixed dtypes); beside
+    other values, a tensor of another dtype is TF's TypeError and the values become constants."""
+    if all(_is_tensor_like(item) for item in values):
+        return execute("Pack", [convert_to_tensor(item) for item in values], axis=0)
+    parts, must_pack = [], False
+    for item in values:
+        if _is_tensor_like(item):
+            if item.dtype != dtype:
+                raise TypeError(f"Cannot convert a list containing a tensor of dtype {item.dtype} to {dtype} "
+                                f"(Tensor is: {item!r})")
+            must_pack = True
+        elif isinstance(item, (list, tuple)):
+            item = _pack(item, dtype)
+            must_pack = must_pack or isinstance(item, EagerTensor)
+        parts.append(item)
+    if not must_pack:
+        return parts
+    return execute("Pack", [convert_to_tensor(part) if _is_tensor_like(part) else constant(part, dtype=dtype)
+                            for part in parts], axis=0)
+
+
+SEQUENCE_PACKING.append(_autopacked)
 
 
 def _matching(values: Sequence[Any], strict: bool = False) -> list[EagerTensor]:

@@ -290,6 +290,121 @@ def _default_python_dtype(array: np.ndarray) -> DType:
     return _dtypes.string
 
 
+# -- Python sequences, NumPy values inside them included. TF's converter reads the shape off the
+# first elements and picks its conversion by the first leaf: a Python float or np.float32 makes
+# float32, np.float64 and np.float16 their own dtype, an integer int32 (int64 once one is beyond
+# int32, float32 once a float follows), a bool bool, a complex number complex128, a string a string.
+# Every other leaf must be one that conversion takes, in order: Python bools pass as numbers,
+# np.bool_ only as bools.
+
+_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
+_MIXED_TYPES = "Can't convert Python sequence with mixed types to Tensor."
+_NON_RECTANGULAR = "Can't convert non-rectangular Python sequence to Tensor."
+_OUT_OF_RANGE_INTEGER = "Can't convert Python sequence with out-of-range integer to Tensor."
+_OUT_OF_RANGE_FLOAT = "Can't convert Python sequence with a value out of range for a double-precision float."
+_SCALAR_LEAVES = (bool, int, float, complex, str, bytes, np.bool_, np.number, np.str_, np.bytes_)
+_FLOAT_LEAF_DTYPES = {np.float16: _dtypes.float16, np.float32: _dtypes.float32, np.float64: _dtypes.float64}
+# Finite values from which these dtypes round to an infinity (halfway to the next power of two, ties to even)
+_ROUNDS_TO_INFINITY = {_dtypes.float16: 65520.0, _dtypes.float32: 3.4028235677973366e38}
+# Leaf kinds each conversion takes ("float" leaves turn an integer conversion into float32)
+_TAKES = {"bool": {"bool", "numpy bool"}, "int": {"bool", "int"}, "float": {"bool", "int", "float"},
+          "complex": {"bool", "int", "float", "complex"}, "string": {"string"}}
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) or isinstance(value, np.ndarray) and value.ndim > 0
+
+
+def _sequence_leaves(value: list | tuple) -> tuple[tuple, list] | None:
+    """The shape TF reads off a nested sequence's first elements, and its leaves in order (NumPy arrays
+    inside are sequences, 0-d ones scalars); None when a leaf is not a Python or NumPy scalar (tensors,
+    which TF packs). A sequence where a scalar belongs mixes types; a scalar, or another length, where
+    a sequence belongs is non-rectangular."""
+    shape = []
+    first = value
+    while _is_sequence(first):
+        shape.append(len(first))
+        if not len(first):
+            break
+        first = first[0]
+    leaves: list = []
+
+    def walk(item: Any, depth: int) -> None:
+        if depth == len(shape):
+            if _is_sequence(item):
+                raise ValueError(_MIXED_TYPES)
+            leaves.append(item[()] if isinstance(item, np.ndarray) else item)
+        elif not _is_sequence(item) or len(item) != shape[depth]:
+            raise ValueError(_NON_RECTANGULAR)
+        else:
+            for element in item:
+                walk(element, depth + 1)
+
+    walk(value, 0)
+    if not all(leaf is None or isinstance(leaf, _SCALAR_LEAVES) for leaf in leaves):
+        return None
+    return tuple(shape), leaves
+
+
+def _leaf_kind(leaf: Any) -> str | None:
+    if leaf.__class__ is bool:
+        return "bool"
+    if isinstance(leaf, np.bool_):
+        return "numpy bool"
+    if isinstance(leaf, (int, np.integer)):
+        return "int"
+    if isinstance(leaf, (float, np.floating)):  # np.float64 is a float
+        return "float"
+    if isinstance(leaf, (complex, np.complexfloating)):
+        return "complex"
+    if isinstance(leaf, (str, bytes)):  # np.str_ and np.bytes_ too
+        return "string"
+    return None
+
+
+def _check_float_range(leaf: Any, dtype: DType) -> None:
+    """A finite float that rounds to an infinity of the converted-to dtype is refused (ints are not)."""
+    limit = _ROUNDS_TO_INFINITY.get(dtype)
+    if limit is not None and isinstance(leaf, (float, np.floating)) and limit <= abs(float(leaf)) < np.inf:
+        raise ValueError(_OUT_OF_RANGE_FLOAT)
+
+
+def _inferred_sequence(shape: tuple, leaves: list) -> tuple[np.ndarray, DType]:
+    """A sequence's array and dtype as TF's converter infers them from its first leaf (see above)."""
+    if not leaves:
+        return np.zeros(shape, np.float32), _dtypes.float32
+    first = leaves[0]
+    conversion = _leaf_kind(first)
+    if conversion is None:
+        raise _unsupported_value(first)
+    conversion = "bool" if conversion == "numpy bool" else conversion
+    dtype = {"bool": _dtypes.bool, "int": _dtypes.int32, "float": _FLOAT_LEAF_DTYPES.get(type(first), _dtypes.float32),
+             "complex": _dtypes.complex128, "string": _dtypes.string}[conversion]
+    for leaf in leaves:
+        kind = _leaf_kind(leaf)
+        if conversion == "int" and kind == "float":
+            conversion, dtype = "float", _dtypes.float32
+        if kind not in _TAKES[conversion]:
+            raise ValueError(_MIXED_TYPES)
+        if conversion == "int" and not _INT32_MIN <= leaf <= _INT32_MAX:
+            if not -2**63 <= leaf < 2**63:
+                raise ValueError(_OUT_OF_RANGE_INTEGER)
+            dtype = _dtypes.int64
+        elif conversion == "float":
+            _check_float_range(leaf, dtype)
+    if dtype is _dtypes.string:
+        return _as_string_array(np.array(leaves, dtype=object).reshape(shape)), dtype
+    wide = {"bool": np.bool_, "int": np.int64, "float": np.float64, "complex": np.complex128}[conversion]
+    return quiet_astype(np.array(leaves, dtype=wide).reshape(shape), dtype.as_numpy_dtype), dtype
+
+
+def _as_python(shape: tuple, leaves: list) -> Any:
+    """A sequence's leaves as nested lists of Python scalars (NumPy scalars read as their Python values)."""
+    items = np.empty(len(leaves), dtype=object)
+    items[:] = [leaf.item() if isinstance(leaf, np.generic) else leaf for leaf in leaves]
+    return items.reshape(shape).tolist()
+
+
 # TF's converter takes Python bools as numbers of these dtypes only (observed in TF 2.21)
 _BOOL_CONVERTS_TO = frozenset({"int32", "int64", "uint64", "float16", "float32", "float64", "complex128"})
 
@@ -324,18 +439,21 @@ def _unsupported_numpy_element(element: Any) -> ValueError:
     return ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type {type(element).__name__}).")
 
 
-def _check_inferred_float32(array: np.ndarray) -> None:
-    """Python floats converted to float32 for want of another dtype must fit it: TF fails on a finite
-    value that rounds to an infinity (a dtype asked for or hinted gives the infinity instead)."""
-    wide = array.astype(np.float64)
-    if np.any(np.isinf(quiet_astype(wide, np.float32)) & np.isfinite(wide)):
-        raise ValueError("Can't convert Python sequence with a value out of range for a double-precision float.")
-
-
 def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | None = None) -> tuple[np.ndarray, DType]:
     """Converts a non-tensor value to an array and its DType under TF's inference rules."""
     if value is None:
         raise _unsupported_value(value)
+    shown = value
+    if isinstance(value, (list, tuple)):
+        read = _sequence_leaves(value)
+        if read is not None:
+            shape, leaves = read
+            value = _as_python(shape, leaves)  # converting to a dtype, TF reads NumPy leaves as Python values
+            if dtype is None and not (dtype_hint is not None and _python_value_fits(np.asarray(value), dtype_hint)):
+                return _inferred_sequence(shape, leaves)
+            if leaves and type(leaves[0]) is np.float16 and (dtype or dtype_hint) == _dtypes.float16:
+                for leaf in leaves:  # converted by the half conversion a first np.float16 picks, which checks
+                    _check_float_range(leaf, _dtypes.float16)
     python_value = _is_python_value(value)
     try:
         array = np.asarray(value)
@@ -353,10 +471,10 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         _check_python_scalars(value, dtype)
     if dtype is None:
         dtype = _default_python_dtype(array) if python_value or array.dtype == object else _dtypes.as_dtype(array.dtype)
-        if python_value and dtype == _dtypes.float32:
-            _check_inferred_float32(array)
+        if python_value:  # a scalar here: sequences are inferred above
+            _check_float_range(value, dtype)
     elif python_value and not _python_value_fits(array, dtype):
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.kernel_name}")
+        raise TypeError(f"Cannot convert {shown!r} to EagerTensor of dtype {dtype.kernel_name}")
     if dtype == _dtypes.string:
         if not python_value and array.dtype.kind not in "OSU":  # TF makes strings of strings only
             raise _unsupported_numpy_element(array.flat[0].item())
@@ -388,6 +506,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
 
 # Conversion hooks for types defined in later modules (Variable, IndexedSlices densification).
 CONVERSION_HOOKS: dict[type, Any] = {}
+# TF's packing of lists and tuples that hold tensors, `(value, dtype) -> tensor or None` (functions.py).
+SEQUENCE_PACKING: list = []
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: str | None = None) -> EagerTensor:
@@ -396,6 +516,10 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     if isinstance(value, IndexedSlices) and dtype is not None and dtype != value.dtype:
         raise ValueError(f"Incompatible tensor conversion requested to `dtype` {dtype.name} for IndexedSlices ({value}) "
                          f"with dtype {value.dtype.name}")
+    if isinstance(value, (list, tuple)) and SEQUENCE_PACKING:
+        packed = SEQUENCE_PACKING[0](value, dtype)
+        if packed is not None:
+            return packed
     for cls, hook in CONVERSION_HOOKS.items():
         if isinstance(value, cls):
             value = hook(value)

@@ -372,6 +372,31 @@ EXPRESSIONS = [
  # nn.l2_normalize is math.l2_normalize
  'tf.nn.l2_normalize(tf.constant([[3.0, 4.0], [0.0, 0.0]]), axis=1)',
  'tf.nn.l2_normalize([3.0, 4.0], epsilon=100.0)',
+ # sequences as TF's converter reads them: the first leaf picks the conversion (np.float64 and np.float16
+ # their own dtype, a NumPy integer int32 as a Python one, a later float makes an integer conversion float32),
+ # every other leaf must be one it takes (a Python bool is a number, np.bool_ only a bool) and fit
+ *[f"tf.constant({value})" for value in (
+     "[1.0, np.float64(2.0)]", "[np.float64(2.0), 1]", "[np.float32(2.0), 1.0]", "[np.float16(1.0), 0.1]",
+     "[np.float32(1.0), np.float64(2.0)]", "[np.int64(2), 1]", "[np.int64(2**40), 1]", "[np.uint8(3), -1]",
+     "[1, np.float16(2.5)]", "[np.int64(1), 2.5]", "[np.array([1, 2], np.int64), [3, 4]]", "[np.array([1.0], np.float32), [2.0]]",
+     "[[1.0, 2.0], np.array([3.0, 4.0], np.float16)]", "[np.array(1.0), 2.0]", "[np.array([], np.float64)]",
+     "[np.array([], np.int64), []]", "[np.float32(1e-40), 1.0]", "(np.float32(1.0), 2.0)", "[np.str_('a'), 'b']",
+     "[1.0, True]", "[True, 1.0]", "[1, True]", "[[1], [True]]", "[1j, True]", "[1, 2.5, True]", "[True, np.bool_(False)]",
+     "[np.bool_(True), 1]", "[1.0, np.bool_(True)]", "[np.float16(1.0), True]", "[np.complex64(1j), 1.0]",
+     "[1.0, np.complex64(1j)]", "[1, 1j]", "[1.5, 2**63]", "[2**63, 1.5]", "[1, 2**63, 1.5]", "[1, 1.5, 2**63]",
+     "[2**40, 1.5]", "[1.0, 2**200]", "[1, 1e40]", "[np.float32(1.0), 1e40]", "[np.float16(1.0), 65519.0]",
+     "[np.float16(1.0), 65520.0]", "[np.float16(1.0), 70000]", "[1.0, [2.0]]", "[[1.0], 2.0]", "[None, 1.0]",
+     "[1.0, None]", "[np.float64(1.0), np.array([2.0])]")],
+ "tf.constant([np.float64(1.5), 2], dtype=tf.int32)", "tf.constant([np.float16(1.0), 7e4], dtype=tf.float16)",
+ "tf.constant([np.float32(1.0), 1e40], dtype=tf.float16)", "tf.convert_to_tensor([np.float16(1.0), 7e4], dtype_hint=tf.float16)",
+ "tf.convert_to_tensor([np.float16(1.0), 7e4], dtype_hint=tf.float32)", "tf.add([1.0, 2.0], [np.float64(1.0), 2.0])",
+ # lists holding tensors are packed (TF's autopacking): the first tensor's dtype, values converted to it
+ *[f"tf.convert_to_tensor({value})" for value in (
+     "[tf.constant(1.0), 2.0]", "[tf.constant(1.0), 2]", "[tf.constant(1), 2.5]", "[tf.Variable(1.0), np.float64(2.0)]",
+     "[tf.constant(1.0), tf.constant(2.0, tf.float64)]", "[tf.constant(1.0), tf.constant(2.0, tf.float64), 3.0]",
+     "[tf.constant([1.0]), [2.0]]", "[[1.0, 2.0], [tf.constant(3.0), 4.0]]", "[tf.constant(1.0), 'a']",
+     "[tf.constant(1.0), 2.0], dtype=tf.float64", "[tf.constant(1.0), 2.0], dtype=tf.int32")],
+ "tf.reduce_sum([tf.constant(1.0), np.float64(2.0)])", "tf.add([tf.constant(1.0), 2.0], 1.0)",
 ]
 
 

@@ -377,6 +377,13 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
 
 # Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
 TAPE_SNIPPETS = {
+    # a list holding tensors is packed by a recorded Pack: gradients reach the tensors and Variables in it
+    "packed_list/reduce_sum": "x = tf.constant(3.0); v = tf.Variable(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                              "    y = tf.reduce_sum([x * x, x, 2.0, v])\nr = t.gradient(y, [x, v])",
+    "packed_list/nested_cast": "x = tf.constant(3.0); v = tf.Variable(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                               "    y = tf.convert_to_tensor([[x, 1.0], [x, v]], dtype=tf.float64) ** 2\nr = t.gradient(y, [x, v])",
+    "packed_list/op_argument": "x = tf.Variable([1.0, 2.0])\nwith tf.GradientTape() as t:\n"
+                               "    y = tf.matmul([x, [3.0, 4.0]], [[x[0]], [x[1]]])\nr = [y, t.gradient(y, x)]",
     **{f"matrix_norm/ord={o}": f"x = tf.Variable([[3.0, -4.0], [1.0, 2.0], [-5.0, 0.5]])\nwith tf.GradientTape() as t:\n"
        f"    y = tf.norm(x, ord={o}, axis=[0, 1])\nr = [y, t.gradient(y, x)]" for o in ("1", "np.inf")},
     # an upstream gradient shaped unlike the output: TF sums each operand's over every axis where the
