@@ -831,7 +831,7 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> EagerTensor:
     """Reverses the given axes (ReverseV2); the gradient reverses the upstream along them."""
     tensor = convert_to_tensor(tensor)
     axes = _index_values(axis, "Tidx", _INT32_OR_64, default=_dtypes.int32)
-    if tensor.ndim == 0:  # TF's kernel returns a scalar as it is, whatever the axes
+    if tensor.ndim == 0 or not tensor._value.size:  # TF's kernel returns these as they are, whatever the axes
         return execute("Identity", [tensor])
     if axes.ndim != 1:
         raise InvalidArgumentError(f"'dims' must be 1-dimension, not {axes.ndim} [Op:ReverseV2] name: ")
@@ -882,7 +882,7 @@ def _check_unsorted_segments(shape: tuple, ids: np.ndarray, count: np.ndarray) -
     if shape[:ids.ndim] != ids.shape:
         fail(f"data.shape = {dims_text(shape)} does not start with segment_ids.shape = {dims_text(ids.shape)}")
     beyond = np.flatnonzero(ids >= count)
-    if beyond.size:
+    if beyond.size and np.prod(shape):  # with no data the kernel reads no id
         where = np.unravel_index(int(beyond[0]), ids.shape)
         fail(f"segment_ids[{','.join(str(int(i)) for i in where)}] = {ids[where]} is out of range [0, {int(count)})")
 

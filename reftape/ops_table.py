@@ -565,7 +565,7 @@ def _scan(fn, identity):
         if reverse:
             x = np.flip(x, axis)
         out = fn(x, axis=axis)
-        if exclusive:
+        if exclusive and out.shape[axis]:  # an empty scan axis has nothing to shift
             out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), identity), np.delete(out, -1, axis=axis)], axis=axis)
         return np.flip(out, axis) if reverse else out
     return forward
@@ -603,6 +603,9 @@ def _gather(params, indices, axis, batch_dims):
             if params.shape[i] != indices.shape[i]:
                 raise ValueError(f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: "
                                  f"{indices.shape[i]}")
+    out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
+    if not np.prod(params.shape[axis + 1:]):  # slices of no elements: the kernel copies nothing and checks no index
+        return np.zeros(out_shape, params.dtype)
     limit = params.shape[axis]
     bad = (indices < 0) | (indices >= limit)
     if np.any(bad):
@@ -611,7 +614,6 @@ def _gather(params, indices, axis, batch_dims):
         raise ValueError(f"indices{position} = {indices[where]} is not in [0, {limit})")
     if batch_dims == 0:
         return np.take(params, indices, axis=axis)
-    out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
     count = int(np.prod(params.shape[:batch_dims]))
     flat_params = params.reshape((count,) + params.shape[batch_dims:])
     flat_indices = indices.reshape((count,) + indices.shape[batch_dims:])
@@ -625,6 +627,8 @@ def _segment_sum(values, indices, num_segments):
     """TF's UnsortedSegmentSum: rows of a negative segment id are dropped."""
     out = np.zeros((num_segments,) + values.shape[indices.ndim:], values.dtype)
     kept = indices >= 0
+    if not values.size:  # the kernel returns before reading an id: out-of-range ones pass
+        return out
     if kept.all():
         np.add.at(out, indices, values)
     else:

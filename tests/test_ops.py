@@ -165,6 +165,24 @@ def test_second_order_check_catches_a_wrong_second_derivative(tf):
         _assert_sides_agree(run_second_order, case, inputs, 0, tf, planted)
 
 
+# Empty tensors: shapes with a zero among their sizes, first, last and inner (a scan or gather over
+# an empty axis, slices of no elements, reductions to empty or to identities).
+EMPTY_BASE_SHAPES = [(0, 3), (2, 0), (0,), (1, 0, 2)]
+
+
+@pytest.mark.parametrize("path", sorted(p for p, spec in CATALOG.items() if "float64" in spec.dtypes))
+def test_op_on_empty_inputs_matches_tensorflow(path, tf, candidate):
+    """Every attribute variant on inputs with an empty dimension: forward, gradient and second order
+    (float64), or the same exception class."""
+    for case in (c for c in CASES if c.spec.path == path):
+        for base in EMPTY_BASE_SHAPES:
+            inputs = [np.full(shape, 0.5) for shape in case.spec.input_shapes(base)]
+            for run in (run_case, run_second_order):
+                expected, actual = run(tf, case, inputs, 0), run(candidate, case, inputs, 0)
+                found = compare_values(expected, actual, tolerance_for=_tolerance(case))
+                assert not found, f"{case.id} on {base} ({run.__name__}): " + "\n".join(d.summary() for d in found)
+
+
 SPECIAL_CASES = [(case, point) for case in CASES for point in case.spec.specials]
 
 
