@@ -145,18 +145,28 @@ def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
     return execute(op, _matching([x, y], strict=True), **attrs)
 
 
+def _axis_argument(axis: Any, attr: str) -> Any:
+    """An axis argument as TF converts it for an op whose attribute `attr` types it: a tensor must hold
+    int32 or int64 (the op refuses another dtype), a Python float is no int32, a list of floats is a float
+    tensor; NumPy numbers convert."""
+    if _is_tensor_like(axis):
+        if axis.dtype.kernel_name not in _INT32_OR_64:
+            raise InvalidArgumentError(f"Value for attr '{attr}' of {axis.dtype.kernel_name} is not in the list of "
+                                       f"allowed values: int32, int64")
+        return np.asarray(axis)
+    if axis.__class__ is float:  # np.float64 too is a float, and converts
+        raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
+    if isinstance(axis, (list, tuple)) and np.size(axis) and np.asarray(axis).dtype.kind == "f":
+        raise InvalidArgumentError(f"Value for attr '{attr}' of float is not in the list of allowed values: int32, int64")
+    return axis
+
+
 def _axes(axis: Any) -> tuple | None:
     if axis is None:
         return None
     if axis.__class__ is tuple and all(a.__class__ is int for a in axis):  # what conversion would give, cheaply
         return axis
-    if _is_tensor_like(axis):
-        axis = np.asarray(axis)
-    elif isinstance(axis, float):  # TF converts a Python number to an int32 tensor, a list as it is
-        raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
-    elif isinstance(axis, (list, tuple)) and np.asarray(axis).dtype.kind == "f" and np.size(axis):
-        raise InvalidArgumentError("Value for attr 'Tidx' of float is not in the list of allowed values: int32, int64")
-    return tuple(int(a) for a in np.ravel(axis))  # any rank, as TF's reduction indices
+    return tuple(int(a) for a in np.ravel(_axis_argument(axis, "Tidx")))  # any rank, as TF's reduction indices
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,6 +428,8 @@ def atan2(y: Any, x: Any, name: str | None = None) -> EagerTensor:
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
+    if isinstance(inputs, (np.ndarray, Tensor, Variable)):  # TF sums the rows of one tensor or array
+        inputs = list(inputs)
     if not inputs:
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and shape.")
     tensors = _matching([convert_to_tensor(t) if isinstance(t, IndexedSlices) else t for t in inputs])
@@ -597,24 +609,45 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
     return multiply(x, rsqrt(maximum(square_sum, epsilon)))
 
 
-def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
+def _scan(op: str, x: Any, axis: Any, exclusive: bool, reverse: bool) -> EagerTensor:
     if axis is None:
         convert_to_tensor(axis)  # TF converts the axis: ValueError
-    return _unary("Cumsum", x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+    axis = _axis_argument(axis, "Tidx")
+    if np.ndim(axis):
+        raise InvalidArgumentError(f"ScanOp: axis must be a scalar, not {dims_text(np.shape(axis))} [Op:{op}]")
+    return _unary(op, x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
+    return _scan("Cumsum", x, axis, exclusive, reverse)
 
 
 def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
+    return _scan("Cumprod", x, axis, exclusive, reverse)
+
+
+_ARG_AXIS_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "int64"})
+
+
+def _arg_axis(axis: Any) -> int:
+    """argmax's and argmin's axis, checked in Python as TF checks it: a Python int, or a tensor of a
+    small integer dtype (NumPy values, whose dtypes are no TF DTypes, are refused)."""
     if axis is None:
-        convert_to_tensor(axis)  # TF converts the axis: ValueError
-    return _unary("Cumprod", x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+        return 0
+    dtype = getattr(axis, "dtype", None)
+    if dtype is not None and not (isinstance(dtype, _dtypes.DType) and dtype.name in _ARG_AXIS_DTYPES):
+        raise TypeError(f"axis tensor dtypes {dtype} is not supported")
+    if dtype is None and not isinstance(axis, int):
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    return int(axis)
 
 
 def argmax(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("ArgMax", input, axis=0 if axis is None else int(axis), output_type=_dtypes.as_dtype(output_type))
+    return _unary("ArgMax", input, axis=_arg_axis(axis), output_type=_dtypes.as_dtype(output_type))
 
 
 def argmin(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("ArgMin", input, axis=0 if axis is None else int(axis), output_type=_dtypes.as_dtype(output_type))
+    return _unary("ArgMin", input, axis=_arg_axis(axis), output_type=_dtypes.as_dtype(output_type))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -635,7 +668,10 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str | Non
 
 
 def expand_dims(input: Any, axis: int, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("ExpandDims", input, axis=int(axis))
+    axis = np.asarray(_axis_argument(axis, "Tdim"))
+    if axis.size != 1:
+        raise InvalidArgumentError("'dim' must be a tensor with a single value [Op:ExpandDims]")
+    return _unary("ExpandDims", input, axis=int(axis.reshape(-1)[0]))
 
 
 def squeeze(input: Any, axis: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
@@ -648,17 +684,24 @@ def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
         values = [values]
     if len(values) == 1:
         return identity(values[0])
-    return execute("ConcatV2", _matching(list(values), strict=True), axis=int(axis))
+    tensors = _matching(list(values), strict=True)
+    axis = np.asarray(_axis_argument(axis, "Tidx"))
+    if axis.size != 1 or axis.ndim > 1:
+        raise InvalidArgumentError(f"axis tensor should be a scalar integer, but got shape {dims_text(axis.shape)} "
+                                   f"[Op:ConcatV2] name: concat")
+    return execute("ConcatV2", tensors, axis=int(axis.reshape(-1)[0]))
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> EagerTensor:
-    if not values:  # TF converts the empty list itself along axis 0, and fails to read its shape otherwise
-        if axis == 0:
-            return convert_to_tensor([])
-        raise IndexError(f"{type(values).__name__} index out of range")
-    tensors = _matching(list(values), strict=True)
-    _check_axis_argument(int(axis), tensors[0]._value.ndim + 1)
-    return execute("Pack", tensors, axis=int(axis))
+    """Along axis 0, TF converts the values as one tensor first (a list holding tensors is packed, a
+    tensor is itself); otherwise, or where that conversion fails, it packs them as Pack's arguments."""
+    if axis == 0:
+        try:
+            return convert_to_tensor(values)
+        except (TypeError, ValueError):
+            pass
+    _check_axis_argument(int(axis), convert_to_tensor(values[0])._value.ndim + 1)
+    return execute("Pack", _matching(list(values), strict=True), axis=int(axis))  # a tensor: its rows
 
 
 def _check_axis_argument(axis: int, rank: int) -> None:

@@ -397,6 +397,22 @@ EXPRESSIONS = [
      "[tf.constant([1.0]), [2.0]]", "[[1.0, 2.0], [tf.constant(3.0), 4.0]]", "[tf.constant(1.0), 'a']",
      "[tf.constant(1.0), 2.0], dtype=tf.float64", "[tf.constant(1.0), 2.0], dtype=tf.int32")],
  "tf.reduce_sum([tf.constant(1.0), np.float64(2.0)])", "tf.add([tf.constant(1.0), 2.0], 1.0)",
+ # add_n and stack of one tensor or array: add_n sums its rows; stack converts it (axis 0) or packs its rows
+ *[f"tf.add_n({v})" for v in ("tf.constant([[1.0, 2.0], [3.0, 4.0]])", "tf.constant([0.0])", "tf.zeros([0, 2])",
+                               "tf.constant(1.0)", "tf.Variable([1.0, 2.0])", "np.array([[1, 2], [3, 4]])", "np.array([0.0])")],
+ *[f"tf.stack({v})" for v in ("tf.constant([[1.0, 2.0]])", "tf.constant(1.0)", "tf.constant([1.0, 2.0]), axis=1",
+                               "tf.constant([[1.0, 2.0]]), axis=1", "tf.Variable([[1.0, 2.0]]), axis=-1", "np.array([1.0, 2.0])",
+                               "[1, 2.5]", "[tf.constant(1), 2.5]", "[tf.constant(1.0), 2.0], axis=-1", "[]", "[], axis=1",
+                               "(tf.Variable(1.0), tf.Variable(2.0))", "[tf.constant(1.0), tf.constant(2.0, tf.float64)]",
+                               "[[1.0], tf.constant([2.0])]", "[tf.constant([1.0]), tf.constant([2.0])], axis=2")],
+ # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
+ # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
+ *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",
+                                       "tf.expand_dims(tf.ones([2]), {})", "tf.concat([tf.ones([2]), tf.ones([2])], {})",
+                                       "tf.argmax(tf.ones([2, 2]), {})")
+   for axis in ("tf.constant(0.0)", "tf.constant([0.0])", "0.0", "np.float64(0.0)", "np.float32(0.0)", "np.int32(0)",
+                "tf.constant(0, tf.int64)", "tf.constant(0, tf.int16)", "tf.constant(0, tf.uint8)", "tf.constant(False)",
+                "tf.Variable(0.0)", "[0.0]", "[0]", "tf.constant([])")],
 ]
 
 
