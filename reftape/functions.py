@@ -174,10 +174,12 @@ def _axes(axis: Any) -> tuple | None:
 
 
 def add(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    """TF's add (as `+`) only hints the dtype to a Python operand: `int32 + 2.5` fails in the op."""
+    """TF's add (and `+`) converts x alone and hints its dtype to y: `tf.add(2, float32)` and
+    `int32 + 2.5` fail in the op."""
     if x.__class__ is EagerTensor and y.__class__ is EagerTensor:  # nothing to convert
         return execute("AddV2", [x, y])
-    return execute("AddV2", _matching([x, y]))
+    x = convert_to_tensor(x)
+    return execute("AddV2", [x, convert_to_tensor(y, dtype_hint=x.dtype)])
 
 
 # The float type integers are divided in (None: divided as they are); other dtypes cannot be
@@ -207,7 +209,10 @@ def divide(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     return _true_division("RealDiv", *_matching([x, y]), "__truediv__")
 
 
-truediv = divide
+def truediv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
+    """`tf.truediv` converts x alone and hints its dtype to y: operands of two dtypes are its TypeError."""
+    x = convert_to_tensor(x)
+    return _true_division("RealDiv", x, convert_to_tensor(y, dtype_hint=x.dtype), "__truediv__")
 
 
 def floordiv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
@@ -432,7 +437,7 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> EagerTensor:
         inputs = list(inputs)
     if not inputs:
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and shape.")
-    tensors = _matching([convert_to_tensor(t) if isinstance(t, IndexedSlices) else t for t in inputs])
+    tensors = [convert_to_tensor(t) for t in inputs]  # each alone: mixed dtypes fail in the op
     return tensors[0] if len(tensors) == 1 else execute("AddN", tensors)
 
 
@@ -1226,7 +1231,7 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> E
     if approximate:
         coeff = cast(0.044715, features.dtype)
         inner = multiply(0.7978845608028654, add(features, multiply(coeff, pow(features, 3))))
-        return multiply(multiply(0.5, features), add(1.0, tanh(inner)))
+        return multiply(multiply(0.5, features), add(cast(1.0, features.dtype), tanh(inner)))  # TF's `1.0 + tanh(...)`
     return multiply(multiply(0.5, features), erfc(multiply(negative(features), cast(0.7071067811865476, features.dtype))))
 
 

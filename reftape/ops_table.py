@@ -1708,7 +1708,7 @@ defop("Sign", _sign,
 defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
 defop("Log", _log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
-defop("Log1p", _log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x)))), dtypes=INEXACT,
+defop("Log1p", _log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, x), _conj(x)))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_scalar_remainder))
 # Eigen's packet expm1 returns x where exp(x) rounds to 1; glibc's, under denormals-are-zero, gives zero
 defop("Expm1", _expm1, lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x))), dtypes=INEXACT,

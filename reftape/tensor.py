@@ -465,8 +465,9 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         others = [v for v in array.flat if not isinstance(v, (bytes, str))]
         if others:
             raise _unsupported_numpy_element(others[0]) if isinstance(value, np.ndarray) else _unsupported_value(value)
-    if dtype is None and python_value and dtype_hint is not None and _python_value_fits(array, dtype_hint):
-        dtype = dtype_hint
+    if dtype is None and dtype_hint is not None and (_python_value_fits(array, dtype_hint) if python_value else
+                                                     array.dtype.kind not in "OSU" and dtype_hint != _dtypes.string):
+        dtype = dtype_hint  # NumPy numbers are cast to a hinted dtype, whatever they hold
     if python_value:
         _check_python_scalars(value, dtype)
     if dtype is None:

@@ -405,6 +405,18 @@ EXPRESSIONS = [
                                "[1, 2.5]", "[tf.constant(1), 2.5]", "[tf.constant(1.0), 2.0], axis=-1", "[]", "[], axis=1",
                                "(tf.Variable(1.0), tf.Variable(2.0))", "[tf.constant(1.0), tf.constant(2.0, tf.float64)]",
                                "[[1.0], tf.constant([2.0])]", "[tf.constant([1.0]), tf.constant([2.0])], axis=2")],
+ # tf.add and tf.truediv convert x alone and hint its dtype to y; add_n converts each input alone
+ *[f"{f}({x}, {y})" for f in ("tf.add", "tf.truediv", "tf.math.add") for x, y in (
+     ("2", "tf.constant(1.0)"), ("2.0", "tf.constant(1.0)"), ("2.0", "tf.constant(1.0, tf.float64)"), ("tf.constant(1.0)", "2"),
+     ("tf.constant(1)", "2.5"), ("np.float64(2.0)", "tf.constant(1.0)"), ("[1.0]", "tf.constant(1.0, tf.float64)"),
+     ("2.0", "tf.Variable(1.0)"), ("1", "2"))],
+ # NumPy numbers are cast to a hinted dtype (as an operand of `+` is), strings keep theirs
+ *[f"tf.convert_to_tensor({v}, dtype_hint=tf.{d})" for v, d in (
+     ("np.float64(1.0)", "float32"), ("np.array([1.5])", "int32"), ("np.array([1, 2])", "float32"), ("np.array([1e300])", "float32"),
+     ("np.array([True])", "float32"), ("np.array([1.5])", "float16"), ("np.array(['a'])", "float16"), ("np.array([-1])", "uint8"),
+     ("np.array([300])", "int8"), ("np.array([1.0])", "string"))],
+ *[f"tf.add_n({v})" for v in ("[tf.constant(1.0), 2]", "[2.0, tf.constant(1.0)]", "[np.float64(2.0), tf.constant(1.0)]",
+                               "[tf.Variable(1.0), tf.constant(2.0)]", "[2.0, 3.0]")],
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",
