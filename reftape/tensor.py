@@ -237,6 +237,11 @@ class IndexedSlices:
 
 _PYTHON_SCALARS = (bool, int, float, complex, str, bytes)
 
+# TF's eager runtime caches the tensors it converts Python scalars to, keyed by the value (compared
+# with ==) and the dtype asked for (None: inferred): a float zero converts with the sign of the first
+# zero converted for that dtype in the process (tf.constant(0.0) then tf.constant(-0.0) is +0.0).
+_SCALAR_ZEROS: dict = {}
+
 
 def _is_python_value(value: Any) -> bool:
     """Python scalars and (nested) lists of them; TF infers their dtype narrowly."""
@@ -468,6 +473,9 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
     if dtype is None and dtype_hint is not None and (_python_value_fits(array, dtype_hint) if python_value else
                                                      array.dtype.kind not in "OSU" and dtype_hint != _dtypes.string):
         dtype = dtype_hint  # NumPy numbers are cast to a hinted dtype, whatever they hold
+    if value.__class__ is float and value == 0.0:
+        value = _SCALAR_ZEROS.setdefault(dtype, value)
+        array = np.asarray(value)
     if python_value:
         _check_python_scalars(value, dtype)
     if dtype is None:

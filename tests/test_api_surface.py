@@ -2,6 +2,10 @@
 evaluated with `tf` bound to TensorFlow and to reftape; values, dtypes, shapes, reprs of shapes and
 dtypes, returned structures and exception classes must agree."""
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -432,3 +436,29 @@ EXPRESSIONS = [
 def test_expression_matches_tensorflow(expression, tf, rt):
     found = compare_values(evaluate_expression(expression, tf), evaluate_expression(expression, rt))
     assert not found, "\n".join(d.summary() for d in found)
+
+
+# TF caches the tensors it converts Python scalars to, by value (==) and the dtype asked for: a float
+# zero takes the sign of the first zero converted for that dtype in the process. Each sequence runs in
+# a fresh interpreter per library, since the cache outlives every snippet.
+ZERO_SEQUENCES = [
+    "a = tf.constant(-0.0)", "tf.constant(0.0); a = tf.constant(-0.0)", "tf.constant(-0.0); a = tf.constant(0.0)",
+    "tf.constant(0.0); a = tf.constant(-0.0, tf.float32)",
+    "tf.constant(0.0); a = tf.concat([tf.constant([-0.0]), tf.constant([np.float32(-0.0)])], 0)",
+    "tf.constant(0.0); a = tf.stack([tf.Variable(-0.0), tf.fill([], -0.0), tf.cast(-0.0, tf.float32)])",
+    "tf.constant(0.0); a = tf.constant(1.0) * -0.0",
+    "tf.constant(0.0, tf.float16); a = tf.constant(1.0, tf.float16) // tf.constant(-0.0, tf.float16)",
+]
+
+
+def _signs_in_fresh_process(module: str, source: str) -> list:
+    script = ("import os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\nimport json, sys\nimport numpy as np\n"
+              f"import {module} as tf\nscope = {{'tf': tf, 'np': np}}\nexec(sys.argv[1], scope)\n"
+              "print(json.dumps(np.signbit(np.real(np.asarray(scope['a']))).tolist()))")
+    done = subprocess.run([sys.executable, "-c", script, source], capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("source", ZERO_SEQUENCES)
+def test_python_float_zeros_take_the_sign_of_the_first_zero_converted(source, tf, candidate):
+    assert _signs_in_fresh_process(candidate.__name__, source) == _signs_in_fresh_process(tf.__name__, source)
