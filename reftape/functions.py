@@ -580,8 +580,8 @@ def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002
          name: str | None = None) -> EagerTensor:
     """Vector norms (and the Frobenius norm over two axes), composed as TF composes them."""
+    axes = _norm_axes(axis, ord)
     tensor = convert_to_tensor(tensor)
-    axes = _axes(axis)
     if ord in ("fro", "euclidean", 2, 2.0) and not (axes is not None and len(axes) == 2 and ord in (2, 2.0)):
         result = sqrt(reduce_sum(multiply(tensor, conj(tensor)), axes, keepdims=True))
     elif axes is not None and len(axes) == 2 and ord in (1, np.inf):  # columns' (1) or rows' (inf) largest sum
@@ -599,6 +599,28 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = 
     else:
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
     return result if keepdims else squeeze(result, axes)
+
+
+_MATRIX_NORMS = ["euclidean", "fro", 1, 2, np.inf]
+_VECTOR_NORMS = ["euclidean", 1, 2, np.inf]
+
+
+def _norm_axes(axis: Any, ord: Any) -> tuple | None:  # noqa: A002
+    """norm's axis and ord, checked in Python before anything converts, as TF checks them: two
+    distinct Python ints (a list or tuple) for a matrix norm, one int or None for a vector norm."""
+    wrong_axis = f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}"
+    if isinstance(axis, (tuple, list)) and len(axis) == 2:
+        axis = tuple(axis)
+        if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
+        if ord not in _MATRIX_NORMS:
+            raise ValueError(f"'ord' must be a supported matrix norm in {_MATRIX_NORMS}, got {ord}")
+        return axis
+    if not (isinstance(axis, int) or axis is None):
+        raise ValueError(wrong_axis)
+    if (not np.isreal(ord) or ord <= 0) and ord not in _VECTOR_NORMS:
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    return None if axis is None else (axis,)
 
 
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
@@ -644,6 +666,8 @@ def _arg_axis(axis: Any) -> int:
         raise TypeError(f"axis tensor dtypes {dtype} is not supported")
     if dtype is None and not isinstance(axis, int):
         raise TypeError("axis must be int or Tensor with integer datatype")
+    if np.ndim(axis):
+        raise InvalidArgumentError(f"dim must be a scalar, but received tensor of shape: {dims_text(np.shape(axis))}")
     return int(axis)
 
 

@@ -421,6 +421,11 @@ EXPRESSIONS = [
      ("np.array([300])", "int8"), ("np.array([1.0])", "string"))],
  *[f"tf.add_n({v})" for v in ("[tf.constant(1.0), 2]", "[2.0, tf.constant(1.0)]", "[np.float64(2.0), tf.constant(1.0)]",
                                "[tf.Variable(1.0), tf.constant(2.0)]", "[2.0, 3.0]")],
+ # norm checks axis and ord in Python first: one int or None, or two distinct ints; a supported ord
+ *[f"tf.norm(tf.ones([2, 3]), {args})" for args in (
+     "axis=[0]", "axis=(0,)", "axis=[0, 0]", "axis=np.int64(0)", "axis=tf.constant(0)", "axis=True", "ord='fro'",
+     "ord='fro', axis=(0, 1)", "ord=3, axis=(0, 1)", "ord=-1", "ord=0.5", "ord=1j", "axis=[-1, 0], keepdims=True")],
+ "tf.argmax(tf.ones([2, 2]), tf.constant([[0, 1]]))",
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",
