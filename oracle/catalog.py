@@ -130,6 +130,27 @@ def _sparse_cross_entropy_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(labels=list(attrs["labels"]), logits=inputs[0])
 
 
+def index_rows(flat: tuple) -> list:
+    """An N-d index attribute, held flat (the index depth, then the rows), as TF's [n, depth] indices."""
+    depth = flat[0]
+    return [list(flat[i:i + depth]) for i in range(1, len(flat), depth)]
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {index_rows(attrs['indices'])!r})")
+def _gather_nd_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], index_rows(attrs["indices"]))
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({index_rows(attrs['indices'])!r}, {xs[0]}, {list(attrs['shape'])!r})")
+def _scatter_nd_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(index_rows(attrs["indices"]), inputs[0], list(attrs["shape"]))
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {index_rows(attrs['indices'])!r}, {xs[1]})")
+def _tensor_scatter_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], index_rows(attrs["indices"]), inputs[1])
+
+
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
     return OpSpec(path, 1, "unary", (domain,), **options)
 
@@ -277,6 +298,16 @@ _ENTRIES = [
     _unary("tile", attrs={"multiples": ((2, 1),)}),
     _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}),
     _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}),
+    # N-d indices held flat, index depth first (index_rows): rows (2, 1), (0, 2), (2, 1), or six rows of depth 1
+    # (the gradient is IndexedSlices for indices of shape [n, 1])
+    _unary("gather_nd", attrs={"indices": ((2, 2, 1, 0, 2, 2, 1), (1, 2, 1, 0, 2, 2, 1))}, call=_gather_nd_call,
+           dtypes=FLOATS_AND_COMPLEX),
+    _unary("scatter_nd", attrs={"indices": ((1, 2, 0, 2),), "shape": ((4, 4),)}, call=_scatter_nd_call,
+           dtypes=FLOATS_AND_COMPLEX),  # row 2 twice: the updates add up
+    _binary("tensor_scatter_nd_update", rule="same", attrs={"indices": ((1, 2, 0, 1), (1, 1, 1, 0))},
+            call=_tensor_scatter_call, dtypes=FLOATS_AND_COMPLEX),  # a repeated row: the last update stays
+    _binary("tensor_scatter_nd_add", rule="same", attrs={"indices": ((1, 2, 0, 2),)}, call=_tensor_scatter_call,
+            dtypes=FLOATS_AND_COMPLEX),
     _binary("boolean_mask", rule="same", call=_mask_call, analytic=False),
     _unary("reverse", attrs={"axis": ((1,), (0,), (-1, 0))}),
     # Flat paddings, read as [before, after] per axis; REFLECT pads less than a dimension, SYMMETRIC up to it
@@ -396,7 +427,8 @@ def family(path: str) -> str:
         return "reductions"
     if name in ("reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
                 "broadcast_to", "gather", "where", "clip_by_value", "cast", "identity", "stop_gradient", "add_n", "reverse",
-                "pad", "segment_sum", "unsorted_segment_sum"):
+                "pad", "segment_sum", "unsorted_segment_sum", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
+                "tensor_scatter_nd_add"):
         return "structure"
     return "elementwise_binary" if spec.arity >= 2 else "elementwise_unary"
 

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dtypes
-from .errors import InvalidArgumentError, _dims_text as dims_text
+from .errors import InvalidArgumentError, NotFoundError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import execute
 from .recording import suspended
@@ -39,7 +39,7 @@ def _densified(value: IndexedSlices) -> EagerTensor:
     if value.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices for argument `value` without dense_shape: "
                          f"{value!r}")
-    return execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
+    return execute("UnsortedSegmentSum", [convert_to_tensor(value.values)], indices=value.indices._value,
                    num_segments=int(value.dense_shape._value[0]))
 
 
@@ -688,6 +688,51 @@ def _gather_axis(axis: Any) -> int:
     if value.ndim:
         raise InvalidArgumentError("axis must be scalar [Op:GatherV2] name: ")
     return int(value)
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None,
+              bad_indices_policy: str = "") -> EagerTensor:
+    """The slices of `params` at each row of `indices`' last axis. The gradient is IndexedSlices for
+    indices of shape [n, 1], else the upstream scattered back (dense). TF's batch_dims (a composite of
+    other ops) is not implemented."""
+    if batch_dims != 0:
+        raise NotImplementedError("reftape's gather_nd takes batch_dims=0 only")
+    params = convert_to_tensor(params)
+    return execute("GatherNd", [params], indices=_index_values(indices, "Tindices", ("int16",) + _INT32_OR_64))
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: str | None = None) -> EagerTensor:
+    """Zeros of `shape` with `updates` summed in at `indices` (repeated indices add up, in the dtype);
+    the gradient gathers the upstream back."""
+    index_array = _index_values(indices, "Tindices", ("int16",) + _INT32_OR_64)
+    updates = convert_to_tensor(updates)
+    dims = convert_to_tensor(shape, dtype=_dtypes.as_dtype(index_array.dtype))._value
+    if index_array.dtype == np.int16:
+        raise NotFoundError(f"Could not find device for node: {{{{node ScatterNd}}}} = ScatterNd[T=DT_"
+                            f"{updates.dtype.kernel_name.upper()}, Tindices=DT_INT16] [Op:ScatterNd]")
+    if dims.ndim != 1:
+        raise InvalidArgumentError(f"Shape must be a vector, got shape {dims_text(dims.shape)} [Op:ScatterNd]")
+    return execute("ScatterNd", [updates], indices=index_array, shape=tuple(int(d) for d in dims))
+
+
+def _tensor_scatter(op: str, tensor: Any, indices: Any, updates: Any, index_dtypes: tuple) -> EagerTensor:
+    index_array = _index_values(indices, "Tindices", index_dtypes)
+    tensor, updates = _matching([tensor, updates], strict=True)
+    if index_array.dtype == np.int16:  # declared, without a kernel
+        raise NotFoundError(f"Could not find device for node: {{{{node {op}}}}} = {op}[T=DT_"
+                            f"{tensor.dtype.kernel_name.upper()}, Tindices=DT_INT16] [Op:{op}]")
+    return execute(op, [tensor, updates], indices=index_array)
+
+
+def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any, name: str | None = None) -> EagerTensor:
+    """`tensor` with the slices at `indices` replaced by `updates` (of a repeated index, the last)."""
+    return _tensor_scatter("TensorScatterUpdate", tensor, indices, updates, ("int16",) + _INT32_OR_64 + ("uint16",))
+
+
+def tensor_scatter_nd_add(tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "",
+                          name: str | None = None) -> EagerTensor:
+    """`tensor` with `updates` added in at `indices`, in the dtype, in order."""
+    return _tensor_scatter("TensorScatterAdd", tensor, indices, updates, _INT32_OR_64)
 
 
 def _index_values(value: Any, attr: str, allowed: tuple[str, ...], default: Any = None) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .errors import InternalError, UnimplementedError, _dims_text as dims_text
+from .errors import InternalError, InvalidArgumentError, UnimplementedError, _dims_text as dims_text
 from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
                          flush_subnormals)
 from .recording import active_recordings
@@ -640,6 +640,100 @@ def _segment_sum_vjp(g, ans, values, indices, num_segments, **_):
     rows = F.gather(g, np.where(kept, indices, 0))
     mask = F.reshape(F.constant(kept), kept.shape + (1,) * (len(_shape(rows)) - kept.ndim))
     return F.where(F.broadcast_to(mask, _shape(rows)), rows, F.zeros_like(rows))
+
+
+def _nd_rows(indices, shape: tuple, what: str) -> tuple:
+    """The rows of an N-d index (its last axis indexes the leading dimensions of `shape`) as a tuple of
+    index arrays, checked as TF's GatherNd and scatter kernels check them."""
+    depth = indices.shape[-1]
+    if depth > len(shape):
+        raise ValueError(f"index innermost dimension length must be <= {what} rank; saw: {depth} vs. {len(shape)}")
+    rows = indices.reshape(math.prod(indices.shape[:-1]), depth)
+    bad = np.flatnonzero(((rows < 0) | (rows >= np.array(shape[:depth], rows.dtype))).any(axis=1))
+    if bad.size:
+        index = ", ".join(str(int(i)) for i in rows[bad[0]])
+        raise ValueError(f"indices[{int(bad[0])}] = [{index}] does not index into {what} shape {dims_text(shape)}")
+    return tuple(rows.T)
+
+
+def _gather_nd(params, indices):
+    """GatherNd: the slices of params at each row of `indices`' last axis."""
+    if params.ndim == 0:
+        raise ValueError("params must be at least a vector")
+    if indices.ndim == 0:
+        raise ValueError("indices must be at least a vector")
+    rows = _nd_rows(indices, params.shape, "param")
+    depth, count = indices.shape[-1], math.prod(indices.shape[:-1])
+    if count and params.size == 0 and math.prod(params.shape[depth:]):
+        raise ValueError("Requested more than 0 entries, but params is empty.")
+    out_shape = indices.shape[:-1] + params.shape[depth:]
+    if depth == 0:
+        return np.broadcast_to(params, (count,) + params.shape).reshape(out_shape).copy()
+    return params[rows].reshape(out_shape)
+
+
+def _scatter_add(a, b):
+    """One accumulation of TF's scatter kernels, in the dtype: half types rounded at every add (float32
+    arithmetic, bfloat16's subnormals flushed there), float32 and float64 read and written flushed."""
+    if a.dtype == np.bool_:
+        return a | b
+    if a.dtype == _dtypes.bfloat16._numpy_dtype:
+        return flush_subnormals(flush_subnormals(a.astype(np.float32)) + flush_subnormals(b.astype(np.float32))).astype(a.dtype)
+    if a.dtype == np.float16:
+        return (a.astype(np.float32) + b.astype(np.float32)).astype(a.dtype)
+    if a.dtype.kind in "fc":
+        return flush_subnormals(flush_subnormals(a) + flush_subnormals(b))
+    return a + b
+
+
+def _check_scatter(indices, updates, shape: tuple) -> None:
+    if indices.ndim == 0 or indices.shape[-1] > len(shape):
+        raise ValueError(f"Index innermost dimension length must be <= output rank; saw: {indices.shape} vs. {shape}")
+    if updates.ndim == 0:
+        raise ValueError("Updates shape must have rank at least one. Found:[]")
+    if updates.shape != indices.shape[:-1] + tuple(shape[indices.shape[-1]:]):
+        raise ValueError(f"Dimensions of updates {dims_text(updates.shape)} must match indices "
+                         f"{dims_text(indices.shape)} and shape {dims_text(shape)}")
+    # TF's kernels refuse any row for an empty output, and for an index depth of 0 (the whole output)
+    if math.prod(indices.shape[:-1]) and (math.prod(shape) == 0 or indices.shape[-1] == 0):
+        raise ValueError("Indices and updates specified for empty output shape")
+
+
+def _scatter_into(out, indices, updates, accumulate: bool):
+    """Writes (or adds, in order) each slice of `updates` at its row of `indices` in `out`."""
+    _check_scatter(indices, updates, out.shape)
+    rows = _nd_rows(indices, out.shape, "")
+    slices = updates.reshape((math.prod(indices.shape[:-1]),) + out.shape[indices.shape[-1]:])
+    if not accumulate:
+        out[rows] = slices  # repeated rows: the last one stays, as on TF's CPU
+        return out
+    for i in range(len(slices)):
+        row = tuple(r[i] for r in rows)
+        out[row] = _scatter_add(np.asarray(out[row]), slices[i])
+    return out
+
+
+def _scatter_nd(updates, indices, shape):
+    """ScatterNd: zeros (empty strings) of `shape` with the updates summed in at their indices."""
+    zeros = np.full(shape, b"", object) if updates.dtype == object else np.zeros(shape, updates.dtype)
+    return _scatter_into(zeros, indices, updates, accumulate=True)
+
+
+def _gather_nd_vjp(g, ans, params, indices, **_):
+    """TF's GatherNd gradient: IndexedSlices for indices of shape [n, 1] (whose values are the upstream as
+    it comes, IndexedSlices too: TF nests them), else the upstream scattered (ScatterNd, which fails for a
+    scalar upstream); the dense shape in the indices' dtype."""
+    if indices.dtype not in (np.int32, np.int64):  # TF's `shape(params, out_type=indices.dtype)`
+        raise InvalidArgumentError(f"Value for attr 'out_type' of {np.dtype(indices.dtype).name} is not in the list "
+                                   f"of allowed values: int32, int64")
+    shape = _shape(params)
+    if indices.ndim == 2 and indices.shape[1] == 1:
+        return F.IndexedSlices(g, F.constant(indices[:, 0]), F.constant(list(shape), indices.dtype))
+    return F.execute("ScatterNd", [F.convert_to_tensor(g)], indices=indices, shape=shape)
+
+
+def _gather_nd_of(g, indices):
+    return F.execute("GatherNd", [g], indices=indices)
 
 
 def _check_paddings(x, paddings, most_dims):
@@ -1882,6 +1976,17 @@ defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_sp
 defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
 defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)
+defop("GatherNd", _gather_nd, _gather_nd_vjp, moves_data=True, sparse_upstream=True)
+# ScatterNd and TensorScatterAdd add in the dtype, read and written flushed (_scatter_add); their untouched
+# elements are zeros or copies
+defop("ScatterNd", _scatter_nd, lambda g, ans, updates, indices, shape, **_: _gather_nd_of(g, indices), moves_data=True)
+defop("TensorScatterUpdate", lambda tensor, updates, indices: _scatter_into(tensor.copy(), indices, updates, False),
+      lambda g, ans, tensor, updates, indices, **_: (
+          F.execute("TensorScatterUpdate", [F.identity(g), F.zeros_like(updates)], indices=indices),
+          _gather_nd_of(g, indices)), moves_data=True)
+defop("TensorScatterAdd", lambda tensor, updates, indices: _scatter_into(tensor.copy(), indices, updates, True),
+      lambda g, ans, tensor, updates, indices, **_: (F.identity(g), _gather_nd_of(F.convert_to_tensor(g), indices)),
+      moves_data=True, kernels=NUMERIC, sparse_upstream=True)  # an identity: IndexedSlices pass to the tensor
 defop("UnsortedSegmentSum", _segment_sum, _segment_sum_vjp, dtypes=NUMERIC)
 defop("SegmentSum", _sorted_segment_sum, lambda g, ans, data, segment_ids, **_: F.gather(g, segment_ids), dtypes=NUMERIC)
 defop("Pad", _pad, _pad_vjp, moves_data=True)

@@ -73,10 +73,23 @@ def aggregate(contributions: list) -> Any:
     if len(contributions) == 1:
         return contributions[0]
     if all(isinstance(g, IndexedSlices) for g in contributions):
+        if len({g.indices.dtype for g in contributions}) > 1:  # TF casts int32 indices to int64 among int64 ones
+            contributions = [IndexedSlices(g.values, F.cast(g.indices, _dtypes.int64), g.dense_shape)
+                             for g in contributions]
+        contributions = [_flattened(g) for g in contributions]
         return IndexedSlices(F.concat([g.values for g in contributions], 0),
                              F.concat([g.indices for g in contributions], 0),
                              contributions[0].dense_shape)
     return F.add_n(contributions)
+
+
+def _flattened(slices: IndexedSlices) -> IndexedSlices:
+    """IndexedSlices whose values are IndexedSlices (GatherNd's gradient of a sparse upstream) as one level,
+    as TF flattens them before summing: the inner values at the outer indices of the inner indices."""
+    if not isinstance(slices.values, IndexedSlices):
+        return slices
+    inner = _flattened(slices.values)
+    return IndexedSlices(inner.values, F.gather(slices.indices, inner.indices), inner.dense_shape)
 
 
 def backward(recording: Recording, targets: list, sources: list, output_gradients: list,

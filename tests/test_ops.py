@@ -579,6 +579,55 @@ GRADIENT_SNIPPETS = {
     "reverse/gradient": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))", "tf.reverse(x, [-1, 0])", "[x]"),
     "reverse/scalar": _first_order("x = tf.constant(2.0)", "tf.reverse(x, [3])", "[x]"),
     "reverse/second_order": _second_order(X, "tf.reverse(x * x, [1])", "[x]"),
+    # gather_nd: IndexedSlices for indices of shape [n, 1] (the dense shape in the indices' dtype), else the
+    # upstream scattered back; a scalar upstream fails in ScatterNd; int16 indices fail in TF's shape(out_type)
+    "gather_nd/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])\nwith tf.GradientTape() as t:\n"
+                          "    y = tf.gather_nd(v, tf.constant([[2], [0], [2]], tf.int64)) * 3.0\nr = t.gradient(y, v)",
+    # an IndexedSlices upstream becomes the values of gather_nd's IndexedSlices (TF nests them), flattened when
+    # contributions are summed (int32 indices cast to int64 among int64 ones)
+    "gather_nd/nested_indexed_slices": "v = tf.Variable(np.arange(6.0).reshape(3, 2))\nwith tf.GradientTape(persistent=True) as t:\n"
+                                       "    y4 = tf.gather_nd(v, [[1], [1], [0]])\n    y6 = tf.gather_nd(y4, [[0], [0]])\n"
+                                       "    z = tf.gather(y4, [0, 0])\n    w = tf.gather_nd(y4, [[0, 1], [0, 0]])\n"
+                                       "    q = tf.gather_nd(tf.gather(v, [2, 1]), [[1], [1]]) * 2.0\n"
+                                       "    c = tf.gather_nd(tf.gather_nd(v, tf.constant([[1], [0]], tf.int64)), [[1]])\n"
+                                       "r = [t.gradient(y6, v), t.gradient(z, v), t.gradient(w, v), t.gradient([y6, z], v), "
+                                       "t.gradient([y6, y4], v), t.gradient(y6 * 2.0, v), t.gradient(q, v), t.gradient([q, y6], v), "
+                                       "t.gradient([c, y6], v), t.gradient([y6, c], v), t.gradient(tf.reduce_sum(c) + tf.reduce_sum(y6), v)]",
+    "gather_nd/depth_2": _first_order(X, "tf.gather_nd(x, [[2, 1], [0, 3], [2, 1]])", "[x]"),
+    "gather_nd/rank_3_indices": _first_order(X, "tf.gather_nd(x, [[[1], [2]], [[1], [1]]])", "[x]"),
+    "gather_nd/depth_0": _first_order(X, "tf.gather_nd(x, tf.zeros([2, 0], tf.int32))", "[x]"),
+    "gather_nd/scalar_out": _first_order(X, "tf.gather_nd(x, [2, 1])", "[x]"),
+    "gather_nd/empty": _first_order(X, "tf.gather_nd(x, tf.zeros([0, 2], tf.int32))", "[x]"),
+    "gather_nd/int16_indices": _first_order(X, "tf.gather_nd(x, tf.constant([[1, 2]], tf.int16))", "[x]"),
+    "gather_nd/complex": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4) + 1j)",
+                                      "tf.gather_nd(x, [[2, 1], [0, 3]])", "[x]"),
+    "gather_nd/float16_repeated": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                               "tf.gather_nd(x, [[2, 1], [2, 1], [2, 1]])", "[x]"),
+    "gather_nd/second_order": _second_order(X, "tf.gather_nd(x * x, [[2, 1], [0, 3], [2, 1]])", "[x]"),
+    "gather_nd/second_order_slices": _second_order(X, "tf.gather_nd(x * x, [[2], [0], [2]])", "[x]"),
+    # scatter_nd and the tensor scatters: the upstream gathered back; the replaced slices get no gradient
+    "scatter_nd/depth_2": _first_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))",
+                                       "tf.scatter_nd([[1, 0], [0, 1], [1, 0]], u, [2, 2, 4])", "[u]"),
+    "scatter_nd/bfloat16": _first_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.bfloat16)",
+                                        "tf.scatter_nd([[1], [0], [1]], u, [3, 4])", "[u]"),
+    "scatter_nd/second_order": _second_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))",
+                                             "tf.scatter_nd([[1, 0], [0, 1], [1, 0]], u * u, [2, 2, 4])", "[u]"),
+    "tensor_scatter_nd_update/depth_2": _first_order(X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+                                                     "tf.tensor_scatter_nd_update(x, [[0, 1], [2, 3], [0, 1]], u)", "[x, u]"),
+    "tensor_scatter_nd_update/second_order": _second_order(
+        X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+        "tf.tensor_scatter_nd_update(x * x, [[0, 1], [2, 3], [0, 1]], u * u)", "[x, u]"),
+    "tensor_scatter_nd_update/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0]]); u = tf.Variable([[5.0, 6.0]])\n"
+                                         "with tf.GradientTape() as t:\n    y = tf.tensor_scatter_nd_update(v, [[1]], u) * 3.0\n"
+                                         "r = t.gradient(y, [v, u])",
+    "tensor_scatter_nd_add/depth_2": _first_order(X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+                                                  "tf.tensor_scatter_nd_add(x, [[0, 1], [2, 3], [0, 1]], u)", "[x, u]"),
+    "tensor_scatter_nd_add/second_order": _second_order(
+        X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+        "tf.tensor_scatter_nd_add(x * x, [[0, 1], [2, 3], [0, 1]], u * u)", "[x, u]"),
+    "tensor_scatter_nd_add/indexed_slices_upstream": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]); u = tf.constant([[0.5, -1.0]])\n"
+                                                     "with tf.GradientTape() as t:\n    t.watch(u)\n"
+                                                     "    y = tf.gather(tf.tensor_scatter_nd_add(v, [[1]], u), [2, 1, 2])\nr = t.gradient(y, [v, u])",
     # nn.l2_normalize is math.l2_normalize
     "l2_normalize/nn": _first_order(X, "tf.nn.l2_normalize(x, axis=1)", "[x]"),
 }
