@@ -267,6 +267,10 @@ _ENTRIES = [
     _unary("sinh", dtypes=FLOATS_AND_COMPLEX),
     _unary("cosh", dtypes=FLOATS_AND_COMPLEX),
     _unary("cumsum", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)}, sums_terms=True),
+    # Inverse functions on their real domains ("unit": (-1, 1); "above_one"); poles of the derivative at the edges
+    *[_unary(p, "unit", dtypes=FLOATS_AND_COMPLEX, specials=((1.0,), (-1.0,), (0.0,), (2.0,)))
+      for p in ("math.asin", "math.acos", "math.atanh")],
+    _unary("math.acosh", "above_one", dtypes=FLOATS_AND_COMPLEX, specials=((1.0,), (0.5,))),
     # Comparisons, logic and index ops: never differentiable, non-float outputs
     *[_binary(p, gradient="none", output="bool", analytic=False) for p in (
         "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "math.equal", "math.not_equal",
@@ -368,6 +372,7 @@ NOT_OPS = frozenset({
     "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "is_tensor", "ones", "zeros",
     "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
+    "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/test_api_surface.py pins them)
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
     "math.logical_xor",
     "reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all",  # bool only

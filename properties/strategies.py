@@ -70,6 +70,7 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     "simplex": ((0.0, 1.0), ()),
     "neg": ((-3.0, -0.1), (-1.0,)),
     "pos": ((0.1, 3.0), (1.0,)),
+    "above_one": ((1.0, 4.0), (1.0, 2.0)),
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
 # Below the smallest normal (the smallest subnormal among them): TF's kernels read them as zero in their

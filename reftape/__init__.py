@@ -12,7 +12,7 @@ from . import ops_table as _ops_table  # noqa: F401 - populates the primitive re
 from . import operators as _operators  # noqa: F401 - attaches Python operators
 from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64, half,
                      int8, int16, int32, int64, string, uint8)
-from .functions import (abs, add, add_n, argmax, argmin, boolean_mask, broadcast_to, cast, clip_by_value, complex, concat, constant,
+from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, asin, atanh, boolean_mask, broadcast_to, cast, clip_by_value, complex, concat, constant,
                         convert_to_tensor, cos, cosh, cumsum, divide, einsum, equal, exp, expand_dims,
                         eye, fill, floor, function, gather, gather_nd, greater, greater_equal, identity, is_tensor, less,
                         less_equal, linspace, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,

@@ -69,6 +69,11 @@ def _reduce_pair(x, y, gx, gy):
 _conj = F.conj_if_complex
 
 
+def _inverse_root_of_one_minus_square(x):
+    """1 / sqrt(1 - conj(x)^2): asin's and acos's derivative, op by op as TF's gradients compute it."""
+    return F.reciprocal(F.sqrt(F.subtract(_constant_like(1, x), F.square(_conj(x)))))
+
+
 def _kept_shape(x_shape: tuple, axis, keep_dims: bool, out_shape: tuple) -> tuple:
     axes = range(len(x_shape)) if axis is None else [a % max(len(x_shape), 1) for a in axis]
     return tuple(1 if i in axes else d for i, d in enumerate(x_shape))
@@ -1820,6 +1825,14 @@ defop("Cosh", np.cosh, lambda g, ans, x, **_: F.multiply(g, F.sinh(_conj(x))), d
 defop("Tanh", _tanh, lambda g, ans, x, **_: F.execute("TanhGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Asinh", np.arcsinh, lambda g, ans, x, **_: F.divide(g, F.cosh(_conj(ans))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_everywhere))
+defop("Asin", np.arcsin, lambda g, ans, x, **_: F.multiply(g, _inverse_root_of_one_minus_square(x)), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_scalar_loop(np.float32)))  # float64: glibc's asin everywhere
+defop("Acos", np.arccos, lambda g, ans, x, **_: F.multiply(F.negative(g), _inverse_root_of_one_minus_square(x)),
+      dtypes=INEXACT)
+defop("Atanh", np.arctanh, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.subtract(_constant_like(1, g),
+                                                                                       F.square(_conj(x))))),
+      dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
+defop("Acosh", np.arccosh, lambda g, ans, x, **_: F.divide(g, F.sinh(_conj(ans))), dtypes=INEXACT)
 defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
       dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)

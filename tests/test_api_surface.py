@@ -369,6 +369,12 @@ EXPRESSIONS = [
  'tf.reverse(tf.reshape(tf.range(6.0), [2, 3]), tf.constant([1], tf.int64))',
  'tf.reverse(tf.ones([1] * 9), [0])',
  'tf.reverse(tf.constant([[True, False]]), [[1]])',
+ # the inverse functions at the top level (the catalog holds math.asin, ...): values, edges, dtypes TF refuses
+ *[f"tf.{name}(tf.constant([-1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 1e-39]))" for name in ("asin", "acos", "atanh", "acosh")],
+ *[f"tf.{name}(tf.constant([0.5 + 0.5j, 2 + 0j, -2 + 0j], tf.complex64))" for name in ("asin", "acos", "atanh", "acosh")],
+ *[f"tf.{name}(tf.constant([1, 2]))" for name in ("asin", "acos", "atanh", "acosh")],
+ *[f"tf.math.{name}(tf.constant([0.25, 3.0], tf.{dtype}))" for name in ("asin", "acos", "atanh", "acosh")
+   for dtype in ("float16", "bfloat16")],
  # gather_nd and the N-d scatters: index checks (InvalidArgumentError), index dtypes each op declares and
  # has kernels for, depth 0 (whole params), empty indices, integer, bool and string values, sums in the dtype
  'tf.gather_nd(tf.reshape(tf.range(12), [3, 4]), [[2, 1], [0, 3]])',

@@ -59,7 +59,8 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
     sign = np.where(rng.uniform(size=size) < 0.5, -1.0, 1.0)
     values = {"any": rng.uniform(-2.0, 2.0, size), "positive": rng.uniform(0.2, 3.0, size),
               "nonzero": sign * magnitude, "unit": rng.uniform(-1.0, 1.0, size), "prob": rng.uniform(0.0, 1.0, size),
-              "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size)}[domain]
+              "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size),
+              "above_one": rng.uniform(1.1, 4.0, size)}[domain]
     if np.dtype(dtype).kind == "c":
         values = values + 1j * rng.uniform(-0.5, 0.5, size)
     return np.asarray(values).astype(dtype)
@@ -272,7 +273,7 @@ def test_bfloat16_subnormals_flushed_where_tf_flushes_them(path, tf, candidate):
 SUBNORMAL_READING_OPS = {"math.log": (0,), "math.log1p": (0,), "math.expm1": (0,), "sin": (0,), "math.sin": (0,),
                          "math.tan": (0,), "math.sinh": (0,), "math.asinh": (0,), "math.atan": (0,), "nn.elu": (0,),
                          "math.sign": (0,), "math.floormod": (0,), "complex": (0, 1), "pow": (0, 1),
-                         "math.xlogy": (1,), "math.atan2": (0, 1)}
+                         "math.xlogy": (1,), "math.atan2": (0, 1), "math.asin": (0,), "math.atanh": (0,)}
 
 
 def _below_normal(element: Any, tiny: float) -> bool:
@@ -628,6 +629,10 @@ GRADIENT_SNIPPETS = {
     "tensor_scatter_nd_add/indexed_slices_upstream": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]); u = tf.constant([[0.5, -1.0]])\n"
                                                      "with tf.GradientTape() as t:\n    t.watch(u)\n"
                                                      "    y = tf.gather(tf.tensor_scatter_nd_add(v, [[1]], u), [2, 1, 2])\nr = t.gradient(y, [v, u])",
+    # the inverse functions at the top level are tf.math's
+    **{f"inverse/{name}": _first_order("x = tf.constant([[-0.9, 0.0, 0.3], [0.5, -0.25, 0.75]], tf.float64)"
+                                       + (" + 1.5" if name == "acosh" else ""), f"tf.{name}(x)", "[x]")
+       for name in ("asin", "acos", "atanh", "acosh")},
     # nn.l2_normalize is math.l2_normalize
     "l2_normalize/nn": _first_order(X, "tf.nn.l2_normalize(x, axis=1)", "[x]"),
 }
