@@ -47,7 +47,7 @@ class OpSpec:
     sums_terms: bool = False                      # output elements sum many products (widens tolerance)
     analytic: bool = True                         # holomorphic in its inputs (complex-step applies)
     call: Callable | None = None                  # adapter for signatures other than op(*tensors, **attrs)
-    output: str = "same"                          # output dtype: "same" as the inputs, "bool", "int64", "real"
+    output: str = "same"                          # output dtype: "same" as the inputs, "bool", "int32", "int64", "real"
 
     def specials_for(self, position: int) -> tuple:
         """The scalar special values this op's input `position` is worth drawing."""
@@ -149,6 +149,11 @@ def _scatter_nd_call(op: Any, inputs: list, attrs: dict) -> Any:
 @_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {index_rows(attrs['indices'])!r}, {xs[1]})")
 def _tensor_scatter_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(inputs[0], index_rows(attrs["indices"]), inputs[1])
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}{_attr_source(attrs)}).values")
+def _top_k_values_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], **attrs).values
 
 
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
@@ -301,6 +306,7 @@ _ENTRIES = [
     _unary("split", attrs={"num_or_size_splits": ((1, 3),), "axis": (1,)}),
     _unary("tile", attrs={"multiples": ((2, 1),)}),
     _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}),
+    _unary("slice", attrs={"begin": ((1, 0), (0, 1)), "size": ((2, -1), (1, 2))}, dtypes=FLOATS_AND_COMPLEX),
     _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}),
     # N-d indices held flat, index depth first (index_rows): rows (2, 1), (0, 2), (2, 1), or six rows of depth 1
     # (the gradient is IndexedSlices for indices of shape [n, 1])
@@ -332,6 +338,13 @@ _ENTRIES = [
     _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True),
     _unary("linalg.norm", sums_terms=True, analytic=False),
     _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False),
+    # Selections by order: ties and signed zeros in index order
+    _unary("math.top_k", attrs={"k": (2, 4, 1)}, call=_top_k_values_call, analytic=False,
+           specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
+    _unary("sort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, analytic=False,
+           specials=(([1.0, 3.0, 3.0, 1.0],),)),
+    _unary("argsort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, gradient="none",
+           output="int32", analytic=False, specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
     # Neural-network ops
     _unary("nn.relu", specials=((0.0,), (NAN,)), analytic=False),
     _unary("nn.relu6", specials=((0.0,), (6.0,)), analytic=False),
@@ -373,6 +386,7 @@ NOT_OPS = frozenset({
     "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
     "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/test_api_surface.py pins them)
+    "nn.top_k",  # math.top_k (pinned there too)
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
     "math.logical_xor",
     "reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all",  # bool only
@@ -433,7 +447,7 @@ def family(path: str) -> str:
     if name in ("reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
                 "broadcast_to", "gather", "where", "clip_by_value", "cast", "identity", "stop_gradient", "add_n", "reverse",
                 "pad", "segment_sum", "unsorted_segment_sum", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
-                "tensor_scatter_nd_add"):
+                "tensor_scatter_nd_add", "slice", "sort", "top_k"):
         return "structure"
     return "elementwise_binary" if spec.arity >= 2 else "elementwise_unary"
 

@@ -450,6 +450,19 @@ def _scatter_nd_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     return attrs["shape"]
 
 
+def _slice_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """A begin in each dimension and a size of at least one from it (-1, to the end, at times)."""
+    begins = [int(b.rng.integers(0, d)) if d else 0 for d in shape]
+    sizes = [-1 if b.chance(0.3) else int(b.rng.integers(1, d - s + 1)) if d else 0 for d, s in zip(shape, begins)]
+    attrs["begin"], attrs["size"] = tuple(begins), tuple(sizes)
+    return tuple(d - s if n == -1 else n for d, s, n in zip(shape, begins, sizes))
+
+
+def _top_k_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["k"] = int(b.rng.integers(1, shape[-1] + 1)) if shape[-1] else 0
+    return shape[:-1] + (attrs["k"],)
+
+
 def _embedding_lookup_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     count = int(b.rng.integers(1, 4))
     attrs["ids"] = tuple(int(i) for i in b.rng.integers(0, shape[0], count))
@@ -528,7 +541,7 @@ _UNARY_SHAPES = {
     "reshape": lambda b, shape, attrs: (int(np.prod(shape)),),
     "transpose": _transpose_shape,
     "squeeze": lambda b, shape, attrs: tuple(d for d in shape if d != 1),
-    "gather": _gather_shape, "gather_nd": _gather_nd_shape, "scatter_nd": _scatter_nd_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
+    "gather": _gather_shape, "gather_nd": _gather_nd_shape, "slice": _slice_shape, "top_k": _top_k_shape, "scatter_nd": _scatter_nd_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
     "embedding_lookup": _embedding_lookup_shape, "pad": _pad_shape, "reverse": _reverse_shape,
     "unsorted_segment_sum": _unsorted_segment_sum_shape, "segment_sum": _segment_sum_shape,
     "sparse_softmax_cross_entropy_with_logits": _sparse_cross_entropy_shape,
@@ -663,7 +676,7 @@ def _real(dtype: str) -> str:
 
 def _output_dtype(spec: OpSpec, x: _Tensor, plan: _Plan) -> str | None:
     """The dtype of what the op feeds onward, or None when its output is only reported (bool, int)."""
-    if spec.output in ("bool", "int64"):
+    if spec.output in ("bool", "int32", "int64"):
         return None
     if spec.output == "real" or spec.path.endswith("abs") and x.dtype.startswith("complex"):
         return _real(x.dtype)

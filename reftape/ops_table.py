@@ -741,6 +741,48 @@ def _gather_nd_of(g, indices):
     return F.execute("GatherNd", [g], indices=indices)
 
 
+def _slice(x, begin, size):
+    """Slice: `size[i]` elements from `begin[i]` along each axis (sizes already resolved from -1)."""
+    return x[tuple(slice(b, b + n) for b, n in zip(begin, size))].copy()
+
+
+def _slice_vjp(g, ans, x, begin, size, **_):
+    """TF's Slice gradient: the upstream padded with zeros back to the input's place (Pad)."""
+    after = np.array(_shape(x), begin.dtype) - size - begin
+    return F.execute("Pad", [g], paddings=np.stack([begin, after], axis=1), constant=None)
+
+
+def _top_k_order(x, k):
+    """The column indices TopKV2 picks per row of the last axis: descending, ties (and subnormals, which its
+    comparisons read as zero, and signed zeros) in index order."""
+    keys = x.astype(np.float32) if x.dtype in (np.float16, _dtypes.bfloat16._numpy_dtype) else x
+    if keys.dtype.kind == "f":
+        keys = flush_subnormals(keys)
+    return np.argsort(-keys if keys.dtype.kind == "f" else ~keys, axis=-1, kind="stable")[..., :k]  # ~: no overflow
+
+
+def _top_k(x, k, sorted, index_type):
+    if x.ndim == 0:
+        raise ValueError("input must be >= 1-D, got shape []")
+    if k < 0:
+        raise ValueError(f"Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise ValueError(f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
+    order = _top_k_order(x, k)
+    return np.take_along_axis(x, order, axis=-1), order.astype(index_type)
+
+
+def _top_k_vjp(g, ans, x, k, **_):
+    """TF's TopKV2 gradient: the upstream of the values scattered (ScatterNd) to the flat positions of the
+    picked elements, reshaped to the input's shape; nothing for the indices."""
+    shape, picked = _shape(x), ans[1]._value
+    columns = shape[-1] if shape else 1
+    rows = picked.reshape(-1, k) + (np.arange(picked.size // k if k else 0) * columns)[:, None]
+    flat = F.execute("ScatterNd", [F.reshape(g[0], (-1,))], indices=rows.reshape(-1, 1).astype(np.int32),
+                     shape=(math.prod(shape),))
+    return F.reshape(flat, shape)
+
+
 def _check_paddings(x, paddings, most_dims):
     """Pad's and MirrorPad's checks of the paddings (a [rank, 2] integer matrix) and rank, in the kernel's order."""
     if paddings.ndim != 2 or paddings.shape[1] != 2:
@@ -1989,6 +2031,10 @@ defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_sp
 defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
 defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)
+defop("Slice", _slice, _slice_vjp, moves_data=True)
+# The values and the indices (int32, or the index_type asked for): selections, subnormals kept
+defop("TopKV2", _top_k, _top_k_vjp, dtypes=REAL, moves_data=True, num_outputs=lambda attrs: 2,
+      out_dtype=lambda dt, a: (dt, _dtypes.as_dtype(a["index_type"])))
 defop("GatherNd", _gather_nd, _gather_nd_vjp, moves_data=True, sparse_upstream=True)
 # ScatterNd and TensorScatterAdd add in the dtype, read and written flushed (_scatter_add); their untouched
 # elements are zeros or copies

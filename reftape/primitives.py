@@ -296,6 +296,13 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = dtype if primitive.out_dtype is None else primitive.out_dtype(dtype, attrs)
+    if out_dtype.__class__ is tuple:  # outputs of their own dtypes (TopKV2's values and indices): data movement
+        free = _all_subnormal_free(inputs)
+        outputs = tuple([_output(r, d, False, free and d._numpy_dtype in _SMALLEST_NORMAL)
+                         for r, d in zip(result, out_dtype)])
+        if primitive.vjp is not None and inputs and _recording.stack.active:
+            _recording.record_operation(primitive, inputs, outputs, attrs)
+        return outputs
     subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
     flushes = subnormal_free and not (moves_data or primitive.keeps_normal)
     if primitive.subnormal_rule is not None and dtype._numpy_dtype in REAL_FLUSHED and any(

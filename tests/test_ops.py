@@ -629,6 +629,30 @@ GRADIENT_SNIPPETS = {
     "tensor_scatter_nd_add/indexed_slices_upstream": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]); u = tf.constant([[0.5, -1.0]])\n"
                                                      "with tf.GradientTape() as t:\n    t.watch(u)\n"
                                                      "    y = tf.gather(tf.tensor_scatter_nd_add(v, [[1]], u), [2, 1, 2])\nr = t.gradient(y, [v, u])",
+    # slice: the upstream padded back (Pad); top_k: the values' upstream scattered back, none for the indices;
+    # sort and argsort as TF composes them (negation, transposition, TopKV2)
+    "slice/int64_begin": _first_order(X, "tf.slice(x, tf.constant([1, 1], tf.int64), [-1, 2])", "[x]"),
+    "slice/rank_3_second_order": _second_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                               "tf.slice(x * x, [1, 0, 2], [1, -1, 2])", "[x]"),
+    "slice/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape() as t:\n"
+                      "    y = tf.slice(v, [0, 1], [2, 1]) * 3.0\nr = t.gradient(y, v)",
+    "top_k/ties_k_1": _first_order("x = tf.constant([[1.0, 3.0, 3.0], [2.0, -0.0, 2.0]])", "tf.math.top_k(x, 1).values", "[x]"),
+    "top_k/float16_rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4), tf.float16)",
+                                         "tf.math.top_k(x, 3).values", "[x]"),
+    "top_k/indices": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                     "    t.watch(x)\n    y = tf.math.top_k(x, 2)\n    z = y.values * tf.cast(y.indices, tf.float32)\n"
+                     "r = [y, t.gradient(z, x), t.gradient(y.indices, x), t.gradient(y, x)]",
+    "top_k/second_order": _second_order(X, "tf.math.top_k(x * x, 3).values", "[x]"),
+    "top_k/jacobian": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                      "    t.watch(x)\n    y = tf.math.top_k(x, 2).values\n"
+                      "r = [t.jacobian(y, x), t.jacobian(y, x, experimental_use_pfor=False), t.batch_jacobian(y, x)]",
+    "sort/axis_0_descending": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4)[:, ::-1])",
+                                           "tf.sort(x, axis=1, direction='DESCENDING')", "[x]"),
+    "sort/second_order": _second_order(X, "tf.sort(x * x, axis=0)", "[x]"),
+    "sort/bfloat16": _first_order("x = tf.constant([[1.0, -3.0, 3.0], [2.0, 0.5, 2.0]], tf.bfloat16)", "tf.sort(x)", "[x]"),
+    "argsort/none_gradient": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                             "    t.watch(x)\n    y = tf.argsort(x)\n"
+                             "r = [y, t.gradient(y, x), t.gradient(y, x, unconnected_gradients='zero')]",
     # the inverse functions at the top level are tf.math's
     **{f"inverse/{name}": _first_order("x = tf.constant([[-0.9, 0.0, 0.3], [0.5, -0.25, 0.75]], tf.float64)"
                                        + (" + 1.5" if name == "acosh" else ""), f"tf.{name}(x)", "[x]")
