@@ -213,6 +213,9 @@ _ENTRIES = [
     _unary("math.asinh", dtypes=FLOATS_AND_COMPLEX),
     _unary("math.atan", dtypes=FLOATS_AND_COMPLEX),
     _unary("math.sigmoid", dtypes=FLOATS_AND_COMPLEX),
+    # Poles at the non-positive integers (digamma NaN there, lgamma +inf); digamma's gradient is polygamma(1, x)
+    *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), analytic=False,
+             specials=((0.0,), (-1.0,), (-2.5,), (1.0,), (2.0,))) for p in ("math.lgamma", "math.digamma")],
     _unary("math.log_sigmoid", specials=((-100.0,), (100.0,))),
     _unary("math.softplus", specials=((0.0,),)),
     _unary("math.erf", specials=((0.0,),)),

@@ -647,6 +647,124 @@ def _segment_sum_vjp(g, ans, values, indices, num_segments, **_):
     return F.where(F.broadcast_to(mask, _shape(rows)), rows, F.zeros_like(rows))
 
 
+def _lgamma_scalar(v: float) -> float:
+    """C's lgamma: log|Gamma(v)|, +inf at the poles (v a non-positive integer) and at +-inf."""
+    if math.isnan(v):
+        return v
+    if math.isinf(v) or v <= 0 and v == math.floor(v):
+        return math.inf
+    return math.lgamma(v)
+
+
+_lgamma = _elementwise(_lgamma_scalar)
+
+
+def _lgamma_of_tiny(result, x):
+    """glibc's lgamma reads a subnormal of either sign as 2^-150 (float32) or 2^-1075 (float64) in
+    magnitude (see _glibc_logf): -log of that, in every element (Eigen has no packet lgamma)."""
+    return np.where(_subnormal(x), x.dtype.type(-_GLIBC_SUBNORMAL_EXPONENT[x.dtype] * math.log(2)), result)
+
+
+# Cephes' asymptotic series of digamma as Eigen evaluates it, in the dtype: float32 and float64 coefficients
+_DIGAMMA_SERIES = {np.dtype(np.float32): (1e8, (-4.16666666666666666667e-3, 3.96825396825396825397e-3,
+                                                -8.33333333333333333333e-3, 8.33333333333333333333e-2)),
+                   np.dtype(np.float64): (1e17, (8.33333333333333333333e-2, -2.10927960927960927961e-2,
+                                                 7.57575757575757575758e-3, -4.16666666666666666667e-3,
+                                                 3.96825396825396825397e-3, -8.33333333333333333333e-3,
+                                                 8.33333333333333333333e-2))}
+
+
+def _digamma(x):
+    """Eigen's digamma in the dtype: NaN at non-positive integers, reflection below zero (pi / tan(pi r)
+    of the distance r to the nearest integer, 0 at a half), the recurrence up to 10, then the series."""
+    t = x.dtype.type
+    limit, series = _DIGAMMA_SERIES[x.dtype]
+    negative = x <= 0
+    floor = np.floor(x)
+    pole = negative & (floor == x)
+    distance = np.where(x - floor > t(0.5), x - (floor + t(1)), x - floor)
+    reflection = np.where(distance == t(0.5), t(0), t(np.pi) / np.tan(t(np.pi) * distance))
+    s = np.where(negative, t(1) - x, x)
+    w = np.zeros_like(s)
+    below = s < t(10)
+    while np.any(below):
+        w = np.where(below, w + t(1) / s, w)
+        s = np.where(below, s + t(1), s)
+        below = s < t(10)
+    z = t(1) / (s * s)
+    poly = np.full_like(s, t(series[0]))
+    for c in series[1:]:
+        poly = poly * z + t(c)
+    y = np.where(s < t(limit), z * poly, t(0))
+    y = np.log(s) - t(0.5) / s - y - w
+    return np.where(pole, t(np.nan), np.where(negative, y - reflection, y))
+
+
+# Cephes' Euler-Maclaurin coefficients of the Hurwitz zeta function, as Eigen's zeta uses them
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def _zeta_scalar(x: float, q: float) -> float:
+    """The Hurwitz zeta function zeta(x, q) as Eigen (Cephes) computes it, in float64."""
+    if x == 1:
+        return math.inf
+    if x < 1 or math.isnan(x) or math.isnan(q):
+        return math.nan
+    if q <= 0:
+        if q == math.floor(q):
+            return math.inf if x == math.floor(x) and int(x) % 2 == 0 else math.nan
+        if x != math.floor(x):
+            return math.nan
+    s, a, b, i = q ** -x, q, 0.0, 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -x
+        s += b
+        if abs(b / s) < 1.11022302462515654042e-16:
+            return s
+    if b == 0:
+        return s
+    w = a
+    s += b * w / (x - 1) - 0.5 * b
+    a, k = 1.0, 0.0
+    for coefficient in _ZETA_A:
+        a *= x + k
+        b /= w
+        t = a * b / coefficient
+        s += t
+        if abs(t / s) < 1.11022302462515654042e-16:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+def _polygamma_scalar(n: float, x: float) -> float:
+    if math.floor(n) != n or n < 0:
+        return math.nan
+    return (-1.0) ** (n + 1) * math.exp(math.lgamma(n + 1)) * _zeta_scalar(n + 1, x)
+
+
+def _polygamma(n, x):
+    """Polygamma: digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x) (float64, rounded to the dtype);
+    NaN for an n that is not a non-negative integer."""
+    n, x = np.broadcast_arrays(n, x)
+    out = np.vectorize(_polygamma_scalar, otypes=[np.float64])(n.astype(np.float64), x.astype(np.float64))
+    return np.where(n == 0, _digamma(x), out.astype(x.dtype)) if x.size else out.astype(x.dtype)
+
+
+def _polygamma_vjp(g, ans, n, x, **_):
+    """TF's Polygamma gradient: none for n; polygamma(n + 1, x) times the upstream, summed over x's broadcast
+    axes."""
+    partial = F.execute("Polygamma", [F.add(n, _constant_like(1, n)), x])
+    return None, F.reshape(F.reduce_sum(F.multiply(partial, g), _broadcast_axes(_shape(x), _shape(n))), _shape(x))
+
+
 def _nd_rows(indices, shape: tuple, what: str) -> tuple:
     """The rows of an N-d index (its last axis indexes the leading dimensions of `shape`) as a tuple of
     index arrays, checked as TF's GatherNd and scatter kernels check them."""
@@ -1880,6 +1998,12 @@ defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add
 defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(2 / np.sqrt(np.pi), g)),
                                                      F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
+defop("Lgamma", _lgamma, lambda g, ans, x, **_: F.multiply(g, F.digamma(_conj(x))), dtypes=FLOAT, kernels=FLOAT - {_dtypes.bfloat16},
+      subnormal_rule=_lgamma_of_tiny)
+defop("Digamma", _digamma, lambda g, ans, x, **_: F.multiply(g, F.execute("Polygamma", [_constant_like(1, x), _conj(x)])),
+      dtypes=FLOAT, kernels=FLOAT - {_dtypes.bfloat16}, gradient_ops=("Polygamma",))
+defop("Polygamma", _polygamma, _polygamma_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
+      traced_refusal="Value passed to parameter 'a' has DataType {dtype} not in list of allowed values: float32, float64")
 defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(-2 / np.sqrt(np.pi), g)),
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Floor", np.floor, _none_gradient, dtypes=FLOAT, keeps_normal=True)

@@ -435,6 +435,12 @@ EXPRESSIONS = [
  'tf.sort(tf.constant([1 + 1j, 2j]))',
  'tf.sort(tf.zeros([2, 0]))',
  'tf.sort(tf.constant([2.0, 1.0], tf.float16))',
+ # lgamma and digamma: poles, infinities, large and tiny values, subnormals (lgamma: glibc's reading; digamma: a
+ # pole), the dtypes TF declares without a kernel (bfloat16) or refuses
+ *[f"tf.math.{name}(tf.constant([0.0, -0.0, -1.0, -2.5, np.inf, -np.inf, np.nan, 1e-30, 1e30, -1e30, 0.5, 1e-39, -1e-39], tf.{dtype}))"
+   for name in ("lgamma", "digamma") for dtype in ("float32", "float64")],
+ *[f"tf.math.{name}(tf.constant([0.3, 2.5, -1.5], tf.{dtype}))" for name in ("lgamma", "digamma")
+   for dtype in ("float16", "bfloat16", "complex64", "int32")],
  # gather_nd and the N-d scatters: index checks (InvalidArgumentError), index dtypes each op declares and
  # has kernels for, depth 0 (whole params), empty indices, integer, bool and string values, sums in the dtype
  'tf.gather_nd(tf.reshape(tf.range(12), [3, 4]), [[2, 1], [0, 3]])',

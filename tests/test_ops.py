@@ -273,7 +273,8 @@ def test_bfloat16_subnormals_flushed_where_tf_flushes_them(path, tf, candidate):
 SUBNORMAL_READING_OPS = {"math.log": (0,), "math.log1p": (0,), "math.expm1": (0,), "sin": (0,), "math.sin": (0,),
                          "math.tan": (0,), "math.sinh": (0,), "math.asinh": (0,), "math.atan": (0,), "nn.elu": (0,),
                          "math.sign": (0,), "math.floormod": (0,), "complex": (0, 1), "pow": (0, 1),
-                         "math.xlogy": (1,), "math.atan2": (0, 1), "math.asin": (0,), "math.atanh": (0,)}
+                         "math.xlogy": (1,), "math.atan2": (0, 1), "math.asin": (0,), "math.atanh": (0,),
+                         "math.lgamma": (0,), "math.digamma": (0,)}
 
 
 def _below_normal(element: Any, tiny: float) -> bool:
@@ -653,6 +654,37 @@ GRADIENT_SNIPPETS = {
     "argsort/none_gradient": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
                              "    t.watch(x)\n    y = tf.argsort(x)\n"
                              "r = [y, t.gradient(y, x), t.gradient(y, x, unconnected_gradients='zero')]",
+    # lgamma and digamma below zero (reflection), their gradients digamma and polygamma(1, x), third order
+    "lgamma/negative": _first_order("x = tf.constant([[-2.5, -0.5, 0.25], [1.5, -3.75, 7.0]], tf.float64)",
+                                    "tf.math.lgamma(x)", "[x]"),
+    "digamma/negative_float32": _first_order("x = tf.constant([[-2.5, -0.5, 0.25], [1.5, -3.75, 7.0]])",
+                                             "tf.math.digamma(x)", "[x]"),
+    "digamma/third_order": "x = tf.constant([-2.5, 0.25, 1.5, 12.0], tf.float64)\nwith tf.GradientTape() as t3:\n"
+                           "    t3.watch(x)\n    with tf.GradientTape() as t2:\n        t2.watch(x)\n"
+                           "        with tf.GradientTape() as t1:\n            t1.watch(x)\n            y = tf.math.digamma(x)\n"
+                           "        g1 = t1.gradient(y, x)\n    g2 = t2.gradient(g1, x)\nr = [y, g1, g2, t3.gradient(g2, x)]",
+    # float16: TF has no Polygamma kernel for it (eager: InvalidArgumentError; the vectorized jacobian's traced
+    # loop: TypeError when it builds the op)
+    "digamma/float16_gradient": "x = tf.constant([0.5, 2.0], tf.float16)\n"
+                                "def outer_jacobian():  # an outer tape records the vectorized loop: TF builds its gradient\n"
+                                "    with tf.GradientTape() as outer:\n        outer.watch(x)\n"
+                                "        with tf.GradientTape() as inner:\n            inner.watch(x)\n"
+                                "            z = tf.math.lgamma(x)\n        return inner.jacobian(z, x)\n"
+                                "with tf.GradientTape(persistent=True) as t:\n"
+                                "    t.watch(x)\n    y = tf.math.digamma(x)\nr = []\n"
+                                "for call in (lambda: t.gradient(y, x), lambda: t.jacobian(y, x), "
+                                "lambda: t.jacobian(y, x, experimental_use_pfor=False), lambda: t.batch_jacobian(y[None], x[None]), "
+                                "lambda: t.batch_jacobian(tf.math.lgamma(x)[None], x[None]), outer_jacobian):\n"
+                                "    try:\n        r.append(call())\n    except Exception as e:\n"
+                                "        r.append(type(e).__name__ + (str(e) if isinstance(e, TypeError) else ''))",
+    # a non-persistent tape whose vectorized jacobian failed in its gradient call has lost its ops
+    "digamma/one_shot_tape_after_failed_jacobian": "x = tf.constant([0.5, 2.0], tf.float16); c = tf.constant([1.0, 2.0])\n"
+                                                   "with tf.GradientTape() as t:\n    t.watch([x, c])\n"
+                                                   "    y = tf.math.digamma(x)\n    z = c * c\nr = []\n"
+                                                   "for call in (lambda: t.jacobian(y, x), lambda: t.gradient([y, z], [x, c], "
+                                                   "unconnected_gradients='zero'), lambda: t.gradient(z, c)):\n"
+                                                   "    try:\n        r.append(call())\n    except Exception as e:\n"
+                                                   "        r.append(type(e).__name__)",
     # the inverse functions at the top level are tf.math's
     **{f"inverse/{name}": _first_order("x = tf.constant([[-0.9, 0.0, 0.3], [0.5, -0.25, 0.75]], tf.float64)"
                                        + (" + 1.5" if name == "acosh" else ""), f"tf.{name}(x)", "[x]")
