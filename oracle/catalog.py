@@ -47,7 +47,7 @@ class OpSpec:
     sums_terms: bool = False                      # output elements sum many products (widens tolerance)
     analytic: bool = True                         # holomorphic in its inputs (complex-step applies)
     call: Callable | None = None                  # adapter for signatures other than op(*tensors, **attrs)
-    output: str = "same"                          # output dtype: "same" as the inputs, "bool", "int64", "real"
+    output: str = "same"                          # output dtype: "same" as the inputs, "bool", "int32", "int64", "real"
 
     def specials_for(self, position: int) -> tuple:
         """The scalar special values this op's input `position` is worth drawing."""
@@ -130,6 +130,32 @@ def _sparse_cross_entropy_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(labels=list(attrs["labels"]), logits=inputs[0])
 
 
+def index_rows(flat: tuple) -> list:
+    """An N-d index attribute, held flat (the index depth, then the rows), as TF's [n, depth] indices."""
+    depth = flat[0]
+    return [list(flat[i:i + depth]) for i in range(1, len(flat), depth)]
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {index_rows(attrs['indices'])!r})")
+def _gather_nd_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], index_rows(attrs["indices"]))
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({index_rows(attrs['indices'])!r}, {xs[0]}, {list(attrs['shape'])!r})")
+def _scatter_nd_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(index_rows(attrs["indices"]), inputs[0], list(attrs["shape"]))
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {index_rows(attrs['indices'])!r}, {xs[1]})")
+def _tensor_scatter_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], index_rows(attrs["indices"]), inputs[1])
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]}{_attr_source(attrs)}).values")
+def _top_k_values_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], **attrs).values
+
+
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
     return OpSpec(path, 1, "unary", (domain,), **options)
 
@@ -187,6 +213,9 @@ _ENTRIES = [
     _unary("math.asinh", dtypes=FLOATS_AND_COMPLEX),
     _unary("math.atan", dtypes=FLOATS_AND_COMPLEX),
     _unary("math.sigmoid", dtypes=FLOATS_AND_COMPLEX),
+    # Poles at the non-positive integers (digamma NaN there, lgamma +inf); digamma's gradient is polygamma(1, x)
+    *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), analytic=False,
+             specials=((0.0,), (-1.0,), (-2.5,), (1.0,), (2.0,))) for p in ("math.lgamma", "math.digamma")],
     _unary("math.log_sigmoid", specials=((-100.0,), (100.0,))),
     _unary("math.softplus", specials=((0.0,),)),
     _unary("math.erf", specials=((0.0,),)),
@@ -246,6 +275,10 @@ _ENTRIES = [
     _unary("sinh", dtypes=FLOATS_AND_COMPLEX),
     _unary("cosh", dtypes=FLOATS_AND_COMPLEX),
     _unary("cumsum", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)}, sums_terms=True),
+    # Inverse functions on their real domains ("unit": (-1, 1); "above_one"); poles of the derivative at the edges
+    *[_unary(p, "unit", dtypes=FLOATS_AND_COMPLEX, specials=((1.0,), (-1.0,), (0.0,), (2.0,)))
+      for p in ("math.asin", "math.acos", "math.atanh")],
+    _unary("math.acosh", "above_one", dtypes=FLOATS_AND_COMPLEX, specials=((1.0,), (0.5,))),
     # Comparisons, logic and index ops: never differentiable, non-float outputs
     *[_binary(p, gradient="none", output="bool", analytic=False) for p in (
         "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "math.equal", "math.not_equal",
@@ -276,7 +309,18 @@ _ENTRIES = [
     _unary("split", attrs={"num_or_size_splits": ((1, 3),), "axis": (1,)}),
     _unary("tile", attrs={"multiples": ((2, 1),)}),
     _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}),
+    _unary("slice", attrs={"begin": ((1, 0), (0, 1)), "size": ((2, -1), (1, 2))}, dtypes=FLOATS_AND_COMPLEX),
     _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}),
+    # N-d indices held flat, index depth first (index_rows): rows (2, 1), (0, 2), (2, 1), or six rows of depth 1
+    # (the gradient is IndexedSlices for indices of shape [n, 1])
+    _unary("gather_nd", attrs={"indices": ((2, 2, 1, 0, 2, 2, 1), (1, 2, 1, 0, 2, 2, 1))}, call=_gather_nd_call,
+           dtypes=FLOATS_AND_COMPLEX),
+    _unary("scatter_nd", attrs={"indices": ((1, 2, 0, 2),), "shape": ((4, 4),)}, call=_scatter_nd_call,
+           dtypes=FLOATS_AND_COMPLEX),  # row 2 twice: the updates add up
+    _binary("tensor_scatter_nd_update", rule="same", attrs={"indices": ((1, 2, 0, 1), (1, 1, 1, 0))},
+            call=_tensor_scatter_call, dtypes=FLOATS_AND_COMPLEX),  # a repeated row: the last update stays
+    _binary("tensor_scatter_nd_add", rule="same", attrs={"indices": ((1, 2, 0, 2),)}, call=_tensor_scatter_call,
+            dtypes=FLOATS_AND_COMPLEX),
     _binary("boolean_mask", rule="same", call=_mask_call, analytic=False),
     _unary("reverse", attrs={"axis": ((1,), (0,), (-1, 0))}),
     # Flat paddings, read as [before, after] per axis; REFLECT pads less than a dimension, SYMMETRIC up to it
@@ -297,6 +341,13 @@ _ENTRIES = [
     _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True),
     _unary("linalg.norm", sums_terms=True, analytic=False),
     _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False),
+    # Selections by order: ties and signed zeros in index order
+    _unary("math.top_k", attrs={"k": (2, 4, 1)}, call=_top_k_values_call, analytic=False,
+           specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
+    _unary("sort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, analytic=False,
+           specials=(([1.0, 3.0, 3.0, 1.0],),)),
+    _unary("argsort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, gradient="none",
+           output="int32", analytic=False, specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
     # Neural-network ops
     _unary("nn.relu", specials=((0.0,), (NAN,)), analytic=False),
     _unary("nn.relu6", specials=((0.0,), (6.0,)), analytic=False),
@@ -337,6 +388,8 @@ NOT_OPS = frozenset({
     "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "is_tensor", "ones", "zeros",
     "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
+    "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/test_api_surface.py pins them)
+    "nn.top_k",  # math.top_k (pinned there too)
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
     "math.logical_xor",
     "reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all",  # bool only
@@ -396,7 +449,8 @@ def family(path: str) -> str:
         return "reductions"
     if name in ("reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
                 "broadcast_to", "gather", "where", "clip_by_value", "cast", "identity", "stop_gradient", "add_n", "reverse",
-                "pad", "segment_sum", "unsorted_segment_sum"):
+                "pad", "segment_sum", "unsorted_segment_sum", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
+                "tensor_scatter_nd_add", "slice", "sort", "top_k"):
         return "structure"
     return "elementwise_binary" if spec.arity >= 2 else "elementwise_unary"
 

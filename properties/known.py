@@ -155,7 +155,7 @@ def _flipped_by_rounding(d: Discrepancy, evidence: Evidence | None) -> bool:
         return False
     name = d.where[len("values/"):]
     op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
-    if op is None or CATALOG[op.path].output not in ("bool", "int64"):
+    if op is None or CATALOG[op.path].output not in ("bool", "int32", "int64"):
         return False
     leaves, inputs, differ = evidence.program.leaves(), [], False
     for input_name in op.inputs:

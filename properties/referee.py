@@ -142,7 +142,7 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
                                    and leaves[n].trainable)
                 if s.path not in NEVER_RECORDED and any(tracked(n) for n in s.inputs):
                     recorded.add(s.name)
-                    if CATALOG[s.path].output not in ("bool", "int64"):
+                    if CATALOG[s.path].output not in ("bool", "int32", "int64"):
                         watched.add(s.name)
             elif isinstance(s, Call) and any(tracked(n) for n in _call_inputs(s)):
                 recorded.add(s.name)

@@ -70,6 +70,7 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     "simplex": ((0.0, 1.0), ()),
     "neg": ((-3.0, -0.1), (-1.0,)),
     "pos": ((0.1, 3.0), (1.0,)),
+    "above_one": ((1.0, 4.0), (1.0, 2.0)),
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
 # Below the smallest normal (the smallest subnormal among them): TF's kernels read them as zero in their
@@ -85,6 +86,9 @@ MAX_RANK = 4
 MAX_ATTRIBUTE_INTEGERS = 8  # the longest integer array an attribute holds (oracle/validation.py)
 # Ops whose attribute holds an integer per row of their input (segment ids, labels)
 ROW_ATTRIBUTES = frozenset({"segment_sum", "unsorted_segment_sum", "sparse_softmax_cross_entropy_with_logits"})
+# Ops indexing the rows of their first input with N-d indices held flat, the index depth first
+# (catalog.index_rows): at most MAX_ATTRIBUTE_INTEGERS - 1 rows
+INDEXED_ROWS = frozenset({"scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add"})
 MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
 # Magnitudes, by the last part of an op's path. Ill-conditioned ops (a large input turns one ulp of
 # difference between two correct implementations into many) never consume what amplifying ops may
@@ -375,6 +379,8 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
         return rank == 0
     if _last(spec) in ROW_ATTRIBUTES and rank and t.shape[0] > MAX_ATTRIBUTE_INTEGERS:
         return False
+    if _last(spec) in INDEXED_ROWS | {"gather_nd"} and rank and not 0 < t.shape[0] < MAX_ATTRIBUTE_INTEGERS:
+        return False  # no empty index lists: TF reads [] as float32
     if _min_rank(spec) == 2:
         return rank == 2
     if rank < _min_rank(spec):
@@ -423,6 +429,38 @@ def _gather_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     count = int(b.rng.integers(1, 4))
     attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[axis], count))
     return shape[:axis] + (count,) + shape[axis + 1:]
+
+
+def _gather_nd_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """One to three rows of N-d indices of depth 1 or 2 (the first: IndexedSlices gradients), some repeated."""
+    depth = 2 if len(shape) >= 2 and shape[1] and b.chance(0.5) else 1
+    count = int(b.rng.integers(1, 4))
+    rows = [int(b.rng.integers(0, shape[a])) for _ in range(count) for a in range(depth)]
+    attrs["indices"] = (depth, *rows)
+    return (count,) + shape[depth:]
+
+
+def _scatter_nd_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Each row of the updates scattered into a new shape (its first axis replaced by one or two of 1 to
+    3 entries; depth 2 where the indices fit), rows repeated at times (they add up)."""
+    depth = 2 if 2 * shape[0] < MAX_ATTRIBUTE_INTEGERS and b.chance(0.5) else 1
+    leading = tuple(int(b.rng.integers(1, 4)) for _ in range(depth))
+    attrs["shape"] = leading + shape[1:]
+    attrs["indices"] = (depth, *[int(b.rng.integers(0, d)) for _ in range(shape[0]) for d in leading])
+    return attrs["shape"]
+
+
+def _slice_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """A begin in each dimension and a size of at least one from it (-1, to the end, at times)."""
+    begins = [int(b.rng.integers(0, d)) if d else 0 for d in shape]
+    sizes = [-1 if b.chance(0.3) else int(b.rng.integers(1, d - s + 1)) if d else 0 for d, s in zip(shape, begins)]
+    attrs["begin"], attrs["size"] = tuple(begins), tuple(sizes)
+    return tuple(d - s if n == -1 else n for d, s, n in zip(shape, begins, sizes))
+
+
+def _top_k_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["k"] = int(b.rng.integers(1, shape[-1] + 1)) if shape[-1] else 0
+    return shape[:-1] + (attrs["k"],)
 
 
 def _embedding_lookup_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
@@ -503,7 +541,7 @@ _UNARY_SHAPES = {
     "reshape": lambda b, shape, attrs: (int(np.prod(shape)),),
     "transpose": _transpose_shape,
     "squeeze": lambda b, shape, attrs: tuple(d for d in shape if d != 1),
-    "gather": _gather_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
+    "gather": _gather_shape, "gather_nd": _gather_nd_shape, "slice": _slice_shape, "top_k": _top_k_shape, "scatter_nd": _scatter_nd_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
     "embedding_lookup": _embedding_lookup_shape, "pad": _pad_shape, "reverse": _reverse_shape,
     "unsorted_segment_sum": _unsorted_segment_sum_shape, "segment_sum": _segment_sum_shape,
     "sparse_softmax_cross_entropy_with_logits": _sparse_cross_entropy_shape,
@@ -591,6 +629,8 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     elif spec.path == "stack":
         axis = attrs["axis"] % (len(shape) + 1)
         shape = shape[:axis] + (2,) + shape[axis:]
+    elif _last(spec) in INDEXED_ROWS:  # the updates' rows, each to a row of the tensor (repeats at times)
+        attrs["indices"] = (1, *[int(i) for i in b.rng.integers(0, shape[0], shape[0])])
     return _Plan([x, y], shape)
 
 
@@ -636,7 +676,7 @@ def _real(dtype: str) -> str:
 
 def _output_dtype(spec: OpSpec, x: _Tensor, plan: _Plan) -> str | None:
     """The dtype of what the op feeds onward, or None when its output is only reported (bool, int)."""
-    if spec.output in ("bool", "int64"):
+    if spec.output in ("bool", "int32", "int64"):
         return None
     if spec.output == "real" or spec.path.endswith("abs") and x.dtype.startswith("complex"):
         return _real(x.dtype)

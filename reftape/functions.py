@@ -5,13 +5,14 @@ so that gradients, special points included, follow the same path as in TF."""
 from __future__ import annotations
 
 import builtins
+import collections
 import math
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import dtypes as _dtypes
-from .errors import InvalidArgumentError, _dims_text as dims_text
+from .errors import InvalidArgumentError, NotFoundError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import execute
 from .recording import suspended
@@ -39,7 +40,7 @@ def _densified(value: IndexedSlices) -> EagerTensor:
     if value.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices for argument `value` without dense_shape: "
                          f"{value!r}")
-    return execute("UnsortedSegmentSum", [value.values], indices=value.indices._value,
+    return execute("UnsortedSegmentSum", [convert_to_tensor(value.values)], indices=value.indices._value,
                    num_segments=int(value.dense_shape._value[0]))
 
 
@@ -279,6 +280,12 @@ cosh = _unary_function("Cosh", "Hyperbolic cosine.")
 tanh = _unary_function("Tanh", "Hyperbolic tangent.")
 asinh = _unary_function("Asinh", "Inverse hyperbolic sine.")
 atan = _unary_function("Atan", "Inverse tangent.")
+asin = _unary_function("Asin", "Inverse sine.")
+acos = _unary_function("Acos", "Inverse cosine.")
+atanh = _unary_function("Atanh", "Inverse hyperbolic tangent.")
+acosh = _unary_function("Acosh", "Inverse hyperbolic cosine.")
+lgamma = _unary_function("Lgamma", "log|Gamma(x)|; its gradient is digamma.")
+digamma = _unary_function("Digamma", "The derivative of lgamma; its gradient is polygamma(1, x).")
 sigmoid = _unary_function("Sigmoid", "Logistic function.")
 erf = _unary_function("Erf", "Error function.")
 erfc = _unary_function("Erfc", "Complementary error function.")
@@ -819,6 +826,155 @@ def _gather_axis(axis: Any) -> int:
     return int(value)
 
 
+def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> EagerTensor:  # noqa: A001 - TF's name
+    """`size[i]` elements from `begin[i]` along each axis (-1: to the end); the gradient pads the upstream
+    back with zeros."""
+    tensor = convert_to_tensor(input_)
+    begin, size = _index_pair(begin, size, "Slice")
+    dims = tensor.shape.as_list()
+    if begin.ndim != 1 or size.ndim != 1 or begin.size != len(dims) or size.size != len(dims):
+        raise InvalidArgumentError(f"Expected begin and size arguments to be 1-D tensors of size {len(dims)}, but got "
+                                   f"shapes {dims_text(begin.shape)} and {dims_text(size.shape)} instead. [Op:Slice]")
+    resolved = np.where(size == -1, np.array(dims, begin.dtype) - begin, size).astype(begin.dtype)
+    for i, (b, n, d) in enumerate(zip(begin, resolved, dims)):
+        if not 0 <= b <= d:
+            raise InvalidArgumentError(f"Expected begin[{i}] in [0, {d}], but got {b} [Op:Slice]")
+        if not 0 <= n <= d - b:
+            raise InvalidArgumentError(f"Expected size[{i}] in [0, {d - b}], but got {size[i]} [Op:Slice]")
+    return execute("Slice", [tensor], begin=begin, size=resolved)
+
+
+def _index_pair(first: Any, second: Any, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two index arguments of one type attribute, converted as TF's op wrappers convert them: a Python
+    value takes the dtype of a tensor beside it; two tensors must agree."""
+    if _is_tensor_like(first) and not _is_tensor_like(second):
+        second = convert_to_tensor(second, dtype=first.dtype)
+    elif _is_tensor_like(second) and not _is_tensor_like(first):
+        first = convert_to_tensor(first, dtype=second.dtype)
+    first, second = (_index_values(v, "Index", _INT32_OR_64) for v in (first, second))  # []: float32, refused
+    if first.dtype != second.dtype:
+        raise InvalidArgumentError(f"cannot compute {op} as input #2(zero-based) was expected to be a "
+                                   f"{first.dtype.name} tensor but is a {second.dtype.name} tensor [Op:{op}]")
+    return first, second
+
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002 - TF's names
+          name: str | None = None) -> TopKV2:
+    """The k largest entries of the last axis, descending, ties in index order, with their indices; the
+    gradient scatters the values' upstream back. TF's unsorted order for 1 < k < n (its heap's) is not
+    implemented."""
+    x = convert_to_tensor(input)
+    count = _index_values(k, "Tk", ("int16",) + _INT32_OR_64)
+    index_type = _dtypes.as_dtype(index_type)
+    if index_type.name not in ("int16", "int32", "int64"):
+        raise InvalidArgumentError(f"Value for attr 'index_type' of {index_type.name} is not in the list of allowed "
+                                   "values: int16, int32, int64")
+    if count.ndim:
+        raise InvalidArgumentError(f"k must be scalar, got shape {dims_text(count.shape)} [Op:TopKV2]")
+    values, indices = execute("TopKV2", [x], k=int(count), sorted=bool(sorted), index_type=index_type.as_numpy_dtype)
+    if not sorted and 1 < int(count) < x.shape[-1]:
+        raise NotImplementedError("reftape's top_k does not implement TF's unsorted order (sorted=False, 1 < k < n)")
+    return TopKV2(values, indices)
+
+
+_SORT_DIRECTIONS = ("ASCENDING", "DESCENDING")
+
+
+def sort(values: Any, axis: Any = -1, direction: str = "ASCENDING", name: str | None = None) -> EagerTensor:
+    """Sorted along `axis`, as TF composes it: top_k of the values (negated for ASCENDING), transposed so
+    that `axis` is last; the gradient goes back through those ops."""
+    return _sort_or_argsort(values, axis, direction, indices=False)
+
+
+def argsort(values: Any, axis: Any = -1, direction: str = "ASCENDING", stable: bool = False,
+            name: str | None = None) -> EagerTensor:
+    """The indices (int32) that sort `values` along `axis`; always stable, as TF's."""
+    return _sort_or_argsort(values, axis, direction, indices=True)
+
+
+def _sort_or_argsort(values: Any, axis: Any, direction: Any, indices: bool) -> EagerTensor:
+    if direction not in _SORT_DIRECTIONS:
+        raise ValueError(f"Argument `direction` should be one of {', '.join(_SORT_DIRECTIONS)}. Received: "
+                         f"direction={direction}")
+    axis_tensor = convert_to_tensor(axis)
+    if axis_tensor.ndim:
+        raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis_tensor}.")
+    values = convert_to_tensor(values)
+    if direction == "DESCENDING":
+        return _descending_sort(values, int(axis_tensor._value), indices)
+    dtype = values.dtype
+    if dtype == _dtypes.uint8:  # TF's order-reversing maps: max - x, -x - 1 (integers, no overflow), -x
+        result = _descending_sort(subtract(dtype.max, values), int(axis_tensor._value), indices)
+        return result if indices else subtract(dtype.max, result)
+    if dtype.is_integer:
+        result = _descending_sort(subtract(negative(values), 1), int(axis_tensor._value), indices)
+        return result if indices else subtract(negative(result), 1)
+    result = _descending_sort(negative(values), int(axis_tensor._value), indices)
+    return result if indices else negative(result)
+
+
+def _descending_sort(values: EagerTensor, axis: int, indices: bool) -> EagerTensor:
+    rank = values.ndim
+    if not -rank <= axis < rank:  # TF reads the size as shape(values)[axis]
+        raise InvalidArgumentError(f"slice index {axis} of dimension 0 out of bounds. [Op:StridedSlice] name: ")
+    count = values.shape[axis]
+    perm = None
+    if axis != -1 and axis + 1 != rank:
+        axis += rank if axis < 0 else 0
+        perm = list(builtins.range(axis)) + [rank - 1] + list(builtins.range(axis + 1, rank - 1)) + [axis]
+        values = transpose(values, perm)
+    result = top_k(values, count)[1 if indices else 0]
+    return result if perm is None else transpose(result, perm)
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None,
+              bad_indices_policy: str = "") -> EagerTensor:
+    """The slices of `params` at each row of `indices`' last axis. The gradient is IndexedSlices for
+    indices of shape [n, 1], else the upstream scattered back (dense). TF's batch_dims (a composite of
+    other ops) is not implemented."""
+    if batch_dims != 0:
+        raise NotImplementedError("reftape's gather_nd takes batch_dims=0 only")
+    params = convert_to_tensor(params)
+    return execute("GatherNd", [params], indices=_index_values(indices, "Tindices", ("int16",) + _INT32_OR_64))
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: str | None = None) -> EagerTensor:
+    """Zeros of `shape` with `updates` summed in at `indices` (repeated indices add up, in the dtype);
+    the gradient gathers the upstream back."""
+    index_array = _index_values(indices, "Tindices", ("int16",) + _INT32_OR_64)
+    updates = convert_to_tensor(updates)
+    dims = convert_to_tensor(shape, dtype=_dtypes.as_dtype(index_array.dtype))._value
+    if index_array.dtype == np.int16:
+        raise NotFoundError(f"Could not find device for node: {{{{node ScatterNd}}}} = ScatterNd[T=DT_"
+                            f"{updates.dtype.kernel_name.upper()}, Tindices=DT_INT16] [Op:ScatterNd]")
+    if dims.ndim != 1:
+        raise InvalidArgumentError(f"Shape must be a vector, got shape {dims_text(dims.shape)} [Op:ScatterNd]")
+    return execute("ScatterNd", [updates], indices=index_array, shape=tuple(int(d) for d in dims))
+
+
+def _tensor_scatter(op: str, tensor: Any, indices: Any, updates: Any, index_dtypes: tuple) -> EagerTensor:
+    index_array = _index_values(indices, "Tindices", index_dtypes)
+    tensor, updates = _matching([tensor, updates], strict=True)
+    if index_array.dtype == np.int16:  # declared, without a kernel
+        raise NotFoundError(f"Could not find device for node: {{{{node {op}}}}} = {op}[T=DT_"
+                            f"{tensor.dtype.kernel_name.upper()}, Tindices=DT_INT16] [Op:{op}]")
+    return execute(op, [tensor, updates], indices=index_array)
+
+
+def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any, name: str | None = None) -> EagerTensor:
+    """`tensor` with the slices at `indices` replaced by `updates` (of a repeated index, the last)."""
+    return _tensor_scatter("TensorScatterUpdate", tensor, indices, updates, ("int16",) + _INT32_OR_64 + ("uint16",))
+
+
+def tensor_scatter_nd_add(tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "",
+                          name: str | None = None) -> EagerTensor:
+    """`tensor` with `updates` added in at `indices`, in the dtype, in order."""
+    return _tensor_scatter("TensorScatterAdd", tensor, indices, updates, _INT32_OR_64)
+
+
 def _index_values(value: Any, attr: str, allowed: tuple[str, ...], default: Any = None) -> np.ndarray:
     """An index argument (ids, segment ids, labels, paddings, axes) converted as TF converts it (an empty
     list to the attribute's `default` dtype, where it has one), and refused by the op as TF refuses a
@@ -995,7 +1151,7 @@ def _index_key(key: Any) -> tuple:
             if dtype not in _SLICE_INDEX_DTYPES or np.ndim(part):
                 raise TypeError(f"{_SLICE_TYPE_ERROR}, got {part!r}")
             part = np.asarray(part).item()
-        elif not isinstance(part, (int, np.integer, slice)) and part is not None and part is not Ellipsis:
+        elif not isinstance(part, (int, np.integer, builtins.slice)) and part is not None and part is not Ellipsis:
             raise TypeError(f"{_SLICE_TYPE_ERROR}, got {part!r}")
         normalized.append(part)
     _check_packed_indices(normalized)
@@ -1012,7 +1168,7 @@ def _check_packed_indices(parts: list) -> None:
     if other is None:
         raise InvalidArgumentError("Value for attr 'Index' of bool is not in the list of allowed values: int16, "
                                    "int32, int64 [Op:StridedSlice]")
-    raise TypeError(f"Cannot convert {0 if isinstance(other, slice) else other!r} to EagerTensor of dtype bool")
+    raise TypeError(f"Cannot convert {0 if isinstance(other, builtins.slice) else other!r} to EagerTensor of dtype bool")
 
 
 def getitem(tensor: Any, key: Any) -> EagerTensor:

@@ -6,7 +6,7 @@ from . import functions as _f
 from .functions import (bias_add, elu, embedding_lookup, gelu, l2_loss, l2_normalize, leaky_relu, log_softmax, relu,
                         relu6, selu, sigmoid, sigmoid_cross_entropy_with_logits, softmax,
                         softmax_cross_entropy_with_logits, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
-                        tanh)
+                        tanh, top_k)
 from .tape import custom_gradient as _custom_gradient
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .errors import InternalError, UnimplementedError, _dims_text as dims_text
+from .errors import InternalError, InvalidArgumentError, UnimplementedError, _dims_text as dims_text
 from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
                          flush_subnormals)
 from .recording import active_recordings
@@ -67,6 +67,11 @@ def _reduce_pair(x, y, gx, gy):
 
 
 _conj = F.conj_if_complex
+
+
+def _inverse_root_of_one_minus_square(x):
+    """1 / sqrt(1 - conj(x)^2): asin's and acos's derivative, op by op as TF's gradients compute it."""
+    return F.reciprocal(F.sqrt(F.subtract(_constant_like(1, x), F.square(_conj(x)))))
 
 
 def _kept_shape(x_shape: tuple, axis, keep_dims: bool, out_shape: tuple) -> tuple:
@@ -644,6 +649,260 @@ def _segment_sum_vjp(g, ans, values, indices, num_segments, **_):
     rows = F.gather(g, np.where(kept, indices, 0))
     mask = F.reshape(F.constant(kept), kept.shape + (1,) * (len(_shape(rows)) - kept.ndim))
     return F.where(F.broadcast_to(mask, _shape(rows)), rows, F.zeros_like(rows))
+
+
+def _lgamma_scalar(v: float) -> float:
+    """C's lgamma: log|Gamma(v)|, +inf at the poles (v a non-positive integer) and at +-inf."""
+    if math.isnan(v):
+        return v
+    if math.isinf(v) or v <= 0 and v == math.floor(v):
+        return math.inf
+    return math.lgamma(v)
+
+
+_lgamma = _elementwise(_lgamma_scalar)
+
+
+def _lgamma_of_tiny(result, x):
+    """glibc's lgamma reads a subnormal of either sign as 2^-150 (float32) or 2^-1075 (float64) in
+    magnitude (see _glibc_logf): -log of that, in every element (Eigen has no packet lgamma)."""
+    return np.where(_subnormal(x), x.dtype.type(-_GLIBC_SUBNORMAL_EXPONENT[x.dtype] * math.log(2)), result)
+
+
+# Cephes' asymptotic series of digamma as Eigen evaluates it, in the dtype: float32 and float64 coefficients
+_DIGAMMA_SERIES = {np.dtype(np.float32): (1e8, (-4.16666666666666666667e-3, 3.96825396825396825397e-3,
+                                                -8.33333333333333333333e-3, 8.33333333333333333333e-2)),
+                   np.dtype(np.float64): (1e17, (8.33333333333333333333e-2, -2.10927960927960927961e-2,
+                                                 7.57575757575757575758e-3, -4.16666666666666666667e-3,
+                                                 3.96825396825396825397e-3, -8.33333333333333333333e-3,
+                                                 8.33333333333333333333e-2))}
+
+
+def _digamma(x):
+    """Eigen's digamma in the dtype: NaN at non-positive integers, reflection below zero (pi / tan(pi r)
+    of the distance r to the nearest integer, 0 at a half), the recurrence up to 10, then the series."""
+    t = x.dtype.type
+    limit, series = _DIGAMMA_SERIES[x.dtype]
+    negative = x <= 0
+    floor = np.floor(x)
+    pole = negative & (floor == x)
+    distance = np.where(x - floor > t(0.5), x - (floor + t(1)), x - floor)
+    reflection = np.where(distance == t(0.5), t(0), t(np.pi) / np.tan(t(np.pi) * distance))
+    s = np.where(negative, t(1) - x, x)
+    w = np.zeros_like(s)
+    below = s < t(10)
+    while np.any(below):
+        w = np.where(below, w + t(1) / s, w)
+        s = np.where(below, s + t(1), s)
+        below = s < t(10)
+    z = t(1) / (s * s)
+    poly = np.full_like(s, t(series[0]))
+    for c in series[1:]:
+        poly = poly * z + t(c)
+    y = np.where(s < t(limit), z * poly, t(0))
+    y = np.log(s) - t(0.5) / s - y - w
+    return np.where(pole, t(np.nan), np.where(negative, y - reflection, y))
+
+
+# Cephes' Euler-Maclaurin coefficients of the Hurwitz zeta function, as Eigen's zeta uses them
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def _zeta_scalar(x: float, q: float) -> float:
+    """The Hurwitz zeta function zeta(x, q) as Eigen (Cephes) computes it, in float64."""
+    if x == 1:
+        return math.inf
+    if x < 1 or math.isnan(x) or math.isnan(q):
+        return math.nan
+    if q <= 0:
+        if q == math.floor(q):
+            return math.inf if x == math.floor(x) and int(x) % 2 == 0 else math.nan
+        if x != math.floor(x):
+            return math.nan
+    s, a, b, i = q ** -x, q, 0.0, 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -x
+        s += b
+        if abs(b / s) < 1.11022302462515654042e-16:
+            return s
+    if b == 0:
+        return s
+    w = a
+    s += b * w / (x - 1) - 0.5 * b
+    a, k = 1.0, 0.0
+    for coefficient in _ZETA_A:
+        a *= x + k
+        b /= w
+        t = a * b / coefficient
+        s += t
+        if abs(t / s) < 1.11022302462515654042e-16:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+def _polygamma_scalar(n: float, x: float) -> float:
+    if math.floor(n) != n or n < 0:
+        return math.nan
+    return (-1.0) ** (n + 1) * math.exp(math.lgamma(n + 1)) * _zeta_scalar(n + 1, x)
+
+
+def _polygamma(n, x):
+    """Polygamma: digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x) (float64, rounded to the dtype);
+    NaN for an n that is not a non-negative integer."""
+    n, x = np.broadcast_arrays(n, x)
+    out = np.vectorize(_polygamma_scalar, otypes=[np.float64])(n.astype(np.float64), x.astype(np.float64))
+    return np.where(n == 0, _digamma(x), out.astype(x.dtype)) if x.size else out.astype(x.dtype)
+
+
+def _polygamma_vjp(g, ans, n, x, **_):
+    """TF's Polygamma gradient: none for n; polygamma(n + 1, x) times the upstream, summed over x's broadcast
+    axes."""
+    partial = F.execute("Polygamma", [F.add(n, _constant_like(1, n)), x])
+    return None, F.reshape(F.reduce_sum(F.multiply(partial, g), _broadcast_axes(_shape(x), _shape(n))), _shape(x))
+
+
+def _nd_rows(indices, shape: tuple, what: str) -> tuple:
+    """The rows of an N-d index (its last axis indexes the leading dimensions of `shape`) as a tuple of
+    index arrays, checked as TF's GatherNd and scatter kernels check them."""
+    depth = indices.shape[-1]
+    if depth > len(shape):
+        raise ValueError(f"index innermost dimension length must be <= {what} rank; saw: {depth} vs. {len(shape)}")
+    rows = indices.reshape(math.prod(indices.shape[:-1]), depth)
+    bad = np.flatnonzero(((rows < 0) | (rows >= np.array(shape[:depth], rows.dtype))).any(axis=1))
+    if bad.size:
+        index = ", ".join(str(int(i)) for i in rows[bad[0]])
+        raise ValueError(f"indices[{int(bad[0])}] = [{index}] does not index into {what} shape {dims_text(shape)}")
+    return tuple(rows.T)
+
+
+def _gather_nd(params, indices):
+    """GatherNd: the slices of params at each row of `indices`' last axis."""
+    if params.ndim == 0:
+        raise ValueError("params must be at least a vector")
+    if indices.ndim == 0:
+        raise ValueError("indices must be at least a vector")
+    rows = _nd_rows(indices, params.shape, "param")
+    depth, count = indices.shape[-1], math.prod(indices.shape[:-1])
+    if count and params.size == 0 and math.prod(params.shape[depth:]):
+        raise ValueError("Requested more than 0 entries, but params is empty.")
+    out_shape = indices.shape[:-1] + params.shape[depth:]
+    if depth == 0:
+        return np.broadcast_to(params, (count,) + params.shape).reshape(out_shape).copy()
+    return params[rows].reshape(out_shape)
+
+
+def _scatter_add(a, b):
+    """One accumulation of TF's scatter kernels, in the dtype: half types rounded at every add (float32
+    arithmetic, bfloat16's subnormals flushed there), float32 and float64 read and written flushed."""
+    if a.dtype == np.bool_:
+        return a | b
+    if a.dtype == _dtypes.bfloat16._numpy_dtype:
+        return flush_subnormals(flush_subnormals(a.astype(np.float32)) + flush_subnormals(b.astype(np.float32))).astype(a.dtype)
+    if a.dtype == np.float16:
+        return (a.astype(np.float32) + b.astype(np.float32)).astype(a.dtype)
+    if a.dtype.kind in "fc":
+        return flush_subnormals(flush_subnormals(a) + flush_subnormals(b))
+    return a + b
+
+
+def _check_scatter(indices, updates, shape: tuple) -> None:
+    if indices.ndim == 0 or indices.shape[-1] > len(shape):
+        raise ValueError(f"Index innermost dimension length must be <= output rank; saw: {indices.shape} vs. {shape}")
+    if updates.ndim == 0:
+        raise ValueError("Updates shape must have rank at least one. Found:[]")
+    if updates.shape != indices.shape[:-1] + tuple(shape[indices.shape[-1]:]):
+        raise ValueError(f"Dimensions of updates {dims_text(updates.shape)} must match indices "
+                         f"{dims_text(indices.shape)} and shape {dims_text(shape)}")
+    # TF's kernels refuse any row for an empty output, and for an index depth of 0 (the whole output)
+    if math.prod(indices.shape[:-1]) and (math.prod(shape) == 0 or indices.shape[-1] == 0):
+        raise ValueError("Indices and updates specified for empty output shape")
+
+
+def _scatter_into(out, indices, updates, accumulate: bool):
+    """Writes (or adds, in order) each slice of `updates` at its row of `indices` in `out`."""
+    _check_scatter(indices, updates, out.shape)
+    rows = _nd_rows(indices, out.shape, "")
+    slices = updates.reshape((math.prod(indices.shape[:-1]),) + out.shape[indices.shape[-1]:])
+    if not accumulate:
+        out[rows] = slices  # repeated rows: the last one stays, as on TF's CPU
+        return out
+    for i in range(len(slices)):
+        row = tuple(r[i] for r in rows)
+        out[row] = _scatter_add(np.asarray(out[row]), slices[i])
+    return out
+
+
+def _scatter_nd(updates, indices, shape):
+    """ScatterNd: zeros (empty strings) of `shape` with the updates summed in at their indices."""
+    zeros = np.full(shape, b"", object) if updates.dtype == object else np.zeros(shape, updates.dtype)
+    return _scatter_into(zeros, indices, updates, accumulate=True)
+
+
+def _gather_nd_vjp(g, ans, params, indices, **_):
+    """TF's GatherNd gradient: IndexedSlices for indices of shape [n, 1] (whose values are the upstream as
+    it comes, IndexedSlices too: TF nests them), else the upstream scattered (ScatterNd, which fails for a
+    scalar upstream); the dense shape in the indices' dtype."""
+    if indices.dtype not in (np.int32, np.int64):  # TF's `shape(params, out_type=indices.dtype)`
+        raise InvalidArgumentError(f"Value for attr 'out_type' of {np.dtype(indices.dtype).name} is not in the list "
+                                   f"of allowed values: int32, int64")
+    shape = _shape(params)
+    if indices.ndim == 2 and indices.shape[1] == 1:
+        return F.IndexedSlices(g, F.constant(indices[:, 0]), F.constant(list(shape), indices.dtype))
+    return F.execute("ScatterNd", [F.convert_to_tensor(g)], indices=indices, shape=shape)
+
+
+def _gather_nd_of(g, indices):
+    return F.execute("GatherNd", [g], indices=indices)
+
+
+def _slice(x, begin, size):
+    """Slice: `size[i]` elements from `begin[i]` along each axis (sizes already resolved from -1)."""
+    return x[tuple(slice(b, b + n) for b, n in zip(begin, size))].copy()
+
+
+def _slice_vjp(g, ans, x, begin, size, **_):
+    """TF's Slice gradient: the upstream padded with zeros back to the input's place (Pad)."""
+    after = np.array(_shape(x), begin.dtype) - size - begin
+    return F.execute("Pad", [g], paddings=np.stack([begin, after], axis=1), constant=None)
+
+
+def _top_k_order(x, k):
+    """The column indices TopKV2 picks per row of the last axis: descending, ties (and subnormals, which its
+    comparisons read as zero, and signed zeros) in index order."""
+    keys = x.astype(np.float32) if x.dtype in (np.float16, _dtypes.bfloat16._numpy_dtype) else x
+    if keys.dtype.kind == "f":
+        keys = flush_subnormals(keys)
+    return np.argsort(-keys if keys.dtype.kind == "f" else ~keys, axis=-1, kind="stable")[..., :k]  # ~: no overflow
+
+
+def _top_k(x, k, sorted, index_type):
+    if x.ndim == 0:
+        raise ValueError("input must be >= 1-D, got shape []")
+    if k < 0:
+        raise ValueError(f"Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise ValueError(f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
+    order = _top_k_order(x, k)
+    return np.take_along_axis(x, order, axis=-1), order.astype(index_type)
+
+
+def _top_k_vjp(g, ans, x, k, **_):
+    """TF's TopKV2 gradient: the upstream of the values scattered (ScatterNd) to the flat positions of the
+    picked elements, reshaped to the input's shape; nothing for the indices."""
+    shape, picked = _shape(x), ans[1]._value
+    columns = shape[-1] if shape else 1
+    rows = picked.reshape(-1, k) + (np.arange(picked.size // k if k else 0) * columns)[:, None]
+    flat = F.execute("ScatterNd", [F.reshape(g[0], (-1,))], indices=rows.reshape(-1, 1).astype(np.int32),
+                     shape=(math.prod(shape),))
+    return F.reshape(flat, shape)
 
 
 def _check_paddings(x, paddings, most_dims):
@@ -1730,11 +1989,25 @@ defop("Cosh", np.cosh, lambda g, ans, x, **_: F.multiply(g, F.sinh(_conj(x))), d
 defop("Tanh", _tanh, lambda g, ans, x, **_: F.execute("TanhGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Asinh", np.arcsinh, lambda g, ans, x, **_: F.divide(g, F.cosh(_conj(ans))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_everywhere))
+defop("Asin", np.arcsin, lambda g, ans, x, **_: F.multiply(g, _inverse_root_of_one_minus_square(x)), dtypes=INEXACT,
+      subnormal_rule=_tiny_unchanged(_scalar_loop(np.float32)))  # float64: glibc's asin everywhere
+defop("Acos", np.arccos, lambda g, ans, x, **_: F.multiply(F.negative(g), _inverse_root_of_one_minus_square(x)),
+      dtypes=INEXACT)
+defop("Atanh", np.arctanh, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.subtract(_constant_like(1, g),
+                                                                                       F.square(_conj(x))))),
+      dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
+defop("Acosh", np.arccosh, lambda g, ans, x, **_: F.divide(g, F.sinh(_conj(ans))), dtypes=INEXACT)
 defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
       dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(2 / np.sqrt(np.pi), g)),
                                                      F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
+defop("Lgamma", _lgamma, lambda g, ans, x, **_: F.multiply(g, F.digamma(_conj(x))), dtypes=FLOAT, kernels=FLOAT - {_dtypes.bfloat16},
+      subnormal_rule=_lgamma_of_tiny)
+defop("Digamma", _digamma, lambda g, ans, x, **_: F.multiply(g, F.execute("Polygamma", [_constant_like(1, x), _conj(x)])),
+      dtypes=FLOAT, kernels=FLOAT - {_dtypes.bfloat16}, gradient_ops=("Polygamma",))
+defop("Polygamma", _polygamma, _polygamma_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
+      traced_refusal="Value passed to parameter 'a' has DataType {dtype} not in list of allowed values: float32, float64")
 defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(-2 / np.sqrt(np.pi), g)),
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Floor", np.floor, _none_gradient, dtypes=FLOAT, keeps_normal=True)
@@ -1886,6 +2159,21 @@ defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_sp
 defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
 defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)
+defop("Slice", _slice, _slice_vjp, moves_data=True)
+# The values and the indices (int32, or the index_type asked for): selections, subnormals kept
+defop("TopKV2", _top_k, _top_k_vjp, dtypes=REAL, moves_data=True, num_outputs=lambda attrs: 2,
+      out_dtype=lambda dt, a: (dt, _dtypes.as_dtype(a["index_type"])))
+defop("GatherNd", _gather_nd, _gather_nd_vjp, moves_data=True, sparse_upstream=True)
+# ScatterNd and TensorScatterAdd add in the dtype, read and written flushed (_scatter_add); their untouched
+# elements are zeros or copies
+defop("ScatterNd", _scatter_nd, lambda g, ans, updates, indices, shape, **_: _gather_nd_of(g, indices), moves_data=True)
+defop("TensorScatterUpdate", lambda tensor, updates, indices: _scatter_into(tensor.copy(), indices, updates, False),
+      lambda g, ans, tensor, updates, indices, **_: (
+          F.execute("TensorScatterUpdate", [F.identity(g), F.zeros_like(updates)], indices=indices),
+          _gather_nd_of(g, indices)), moves_data=True)
+defop("TensorScatterAdd", lambda tensor, updates, indices: _scatter_into(tensor.copy(), indices, updates, True),
+      lambda g, ans, tensor, updates, indices, **_: (F.identity(g), _gather_nd_of(F.convert_to_tensor(g), indices)),
+      moves_data=True, kernels=NUMERIC, sparse_upstream=True)  # an identity: IndexedSlices pass to the tensor
 defop("UnsortedSegmentSum", _segment_sum, _segment_sum_vjp, dtypes=NUMERIC)
 defop("SegmentSum", _sorted_segment_sum, lambda g, ans, data, segment_ids, **_: F.gather(g, segment_ids), dtypes=NUMERIC)
 defop("Pad", _pad, _pad_vjp, moves_data=True)

@@ -51,6 +51,10 @@ class Primitive:
     # depends on them (a reduction over no axes is a copy).
     moves_data: bool | Callable[[dict], bool] = False
     kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
+    # TF's graph-mode refusal of a dtype (a TypeError, inside traced code such as the vectorized jacobian's
+    # loop), where reftape follows it: a template of {dtype}
+    traced_refusal: str | None = None
+    gradient_ops: tuple = ()  # primitives the VJP builds that may refuse a dtype this op takes (see traced_refusal)
     # Outputs are input values, zeros or whole numbers: from flushed inputs, no subnormal can come out,
     # so the outputs need no check.
     keeps_normal: bool = False
@@ -88,8 +92,11 @@ def _reject(primitive: Primitive, dtype: DType) -> None:
     """Raises TF's error for a dtype the op does not allow, or allows without a CPU kernel."""
     if primitive.dtypes is not None and dtype not in primitive.dtypes:
         allowed = ", ".join(sorted(d.kernel_name for d in primitive.dtypes))
-        raise InvalidArgumentError(f"Value for attr 'T' of {dtype.name} is not in the list of allowed "
-                                   f"values: {allowed}\n\t; NodeDef: {{{{node {primitive.name}}}}} [Op:{primitive.name}]")
+        error = InvalidArgumentError(f"Value for attr 'T' of {dtype.name} is not in the list of allowed "
+                                     f"values: {allowed}\n\t; NodeDef: {{{{node {primitive.name}}}}} [Op:{primitive.name}]")
+        if primitive.traced_refusal is not None:
+            error.traced_refusal = primitive.traced_refusal.format(dtype=dtype.name)
+        raise error
     if primitive.kernels is not None and dtype not in primitive.kernels:
         raise NotFoundError(f"Could not find device for node: {{{{node {primitive.name}}}}} = "
                             f"{primitive.name}[T=DT_{dtype.kernel_name.upper()}] [Op:{primitive.name}]")
@@ -296,6 +303,13 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = dtype if primitive.out_dtype is None else primitive.out_dtype(dtype, attrs)
+    if out_dtype.__class__ is tuple:  # outputs of their own dtypes (TopKV2's values and indices): data movement
+        free = _all_subnormal_free(inputs)
+        outputs = tuple([_output(r, d, False, free and d._numpy_dtype in _SMALLEST_NORMAL)
+                         for r, d in zip(result, out_dtype)])
+        if primitive.vjp is not None and inputs and _recording.stack.active:
+            _recording.record_operation(primitive, inputs, outputs, attrs)
+        return outputs
     subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
     flushes = subnormal_free and not (moves_data or primitive.keeps_normal)
     if primitive.subnormal_rule is not None and dtype._numpy_dtype in REAL_FLUSHED and any(

@@ -73,10 +73,23 @@ def aggregate(contributions: list) -> Any:
     if len(contributions) == 1:
         return contributions[0]
     if all(isinstance(g, IndexedSlices) for g in contributions):
+        if len({g.indices.dtype for g in contributions}) > 1:  # TF casts int32 indices to int64 among int64 ones
+            contributions = [IndexedSlices(g.values, F.cast(g.indices, _dtypes.int64), g.dense_shape)
+                             for g in contributions]
+        contributions = [_flattened(g) for g in contributions]
         return IndexedSlices(F.concat([g.values for g in contributions], 0),
                              F.concat([g.indices for g in contributions], 0),
                              contributions[0].dense_shape)
     return F.add_n(contributions)
+
+
+def _flattened(slices: IndexedSlices) -> IndexedSlices:
+    """IndexedSlices whose values are IndexedSlices (GatherNd's gradient of a sparse upstream) as one level,
+    as TF flattens them before summing: the inner values at the outer indices of the inner indices."""
+    if not isinstance(slices.values, IndexedSlices):
+        return slices
+    inner = _flattened(slices.values)
+    return IndexedSlices(inner.values, F.gather(slices.indices, inner.indices), inner.dense_shape)
 
 
 def backward(recording: Recording, targets: list, sources: list, output_gradients: list,
@@ -534,6 +547,7 @@ class GradientTape:
         rows: list[list] = [[] for _ in sources]
         connected = [False] * len(sources)
         first_op = next(Recording._op_ids)
+        differentiating = False
         try:
             for source in sources:  # as each iteration's gradient call checks them, tracked target or not
                 _check_dtype_like(source)
@@ -542,6 +556,7 @@ class GradientTape:
                 # TF differentiates gather(reshape(target), i), recorded only where the tape tracks the
                 # target: an untracked target is connected to nothing, not even to itself.
                 return [None] * len(sources)
+            differentiating = True
             for i in range(count):
                 for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
                     connected[k] = connected[k] or grad is not None
@@ -554,6 +569,8 @@ class GradientTape:
             if vectorized:
                 _check_pfor_iterations(parallel_iterations, count)
         except Exception as error:
+            if differentiating and not self._persistent:  # TF's traced gradient call took the one-shot tape's ops
+                recording.ops.clear()
             if vectorized:  # TF's loop body is traced by AutoGraph, which re-raises in its own way
                 raise _as_traced(error) from None
             raise
@@ -609,6 +626,8 @@ _REBUILT_AS_THEMSELVES = (AssertionError, AttributeError, NameError, NotImplemen
 def _as_traced(error: Exception) -> Exception:
     """`error`, raised inside a traced loop, as AutoGraph re-raises it."""
     kind = type(error)
+    if getattr(error, "traced_refusal", None) is not None:  # a dtype refused when the traced op is built
+        return TypeError(f"in user code:\n\n\n    TypeError: {error.traced_refusal}\n")
     if isinstance(error, (OpError, StagingError, KeyError)):  # KeyError: as TF 2.21's jacobian was seen to raise
         return error
     message = f"in user code:\n\n\n    {kind.__name__}: {error}\n"
@@ -626,6 +645,12 @@ def _check_vectorized_loop_is_differentiable(first_op: int, gradients: list) -> 
     for recording in active_recordings():
         for op_id in _reachable_ops(recording, [t._id for t in returned]):
             op = recording.ops[op_id]
+            if op_id > first_op:  # TF builds the gradient of each op in the loop: a refused dtype is a TypeError
+                for name in op.primitive.gradient_ops:
+                    built = REGISTRY[name]
+                    dtype = op.inputs[0].dtype
+                    if built.traced_refusal is not None and built.dtypes is not None and dtype not in built.dtypes:
+                        raise TypeError(built.traced_refusal.format(dtype=dtype.name))
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
                 name = op.primitive.name
                 raise LookupError(f"No gradient defined for operation'gradient_tape/{name}/pfor/{name}' (op type: "

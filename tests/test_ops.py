@@ -59,7 +59,8 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
     sign = np.where(rng.uniform(size=size) < 0.5, -1.0, 1.0)
     values = {"any": rng.uniform(-2.0, 2.0, size), "positive": rng.uniform(0.2, 3.0, size),
               "nonzero": sign * magnitude, "unit": rng.uniform(-1.0, 1.0, size), "prob": rng.uniform(0.0, 1.0, size),
-              "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size)}[domain]
+              "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size),
+              "above_one": rng.uniform(1.1, 4.0, size)}[domain]
     if np.dtype(dtype).kind == "c":
         values = values + 1j * rng.uniform(-0.5, 0.5, size)
     return np.asarray(values).astype(dtype)
@@ -290,7 +291,8 @@ def test_bfloat16_subnormals_flushed_where_tf_flushes_them(path, tf, candidate):
 SUBNORMAL_READING_OPS = {"math.log": (0,), "math.log1p": (0,), "math.expm1": (0,), "sin": (0,), "math.sin": (0,),
                          "math.tan": (0,), "math.sinh": (0,), "math.asinh": (0,), "math.atan": (0,), "nn.elu": (0,),
                          "math.sign": (0,), "math.floormod": (0,), "complex": (0, 1), "pow": (0, 1),
-                         "math.xlogy": (1,), "math.atan2": (0, 1)}
+                         "math.xlogy": (1,), "math.atan2": (0, 1), "math.asin": (0,), "math.atanh": (0,),
+                         "math.lgamma": (0,), "math.digamma": (0,)}
 
 
 def _below_normal(element: Any, tiny: float) -> bool:
@@ -597,6 +599,114 @@ GRADIENT_SNIPPETS = {
     "reverse/gradient": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))", "tf.reverse(x, [-1, 0])", "[x]"),
     "reverse/scalar": _first_order("x = tf.constant(2.0)", "tf.reverse(x, [3])", "[x]"),
     "reverse/second_order": _second_order(X, "tf.reverse(x * x, [1])", "[x]"),
+    # gather_nd: IndexedSlices for indices of shape [n, 1] (the dense shape in the indices' dtype), else the
+    # upstream scattered back; a scalar upstream fails in ScatterNd; int16 indices fail in TF's shape(out_type)
+    "gather_nd/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])\nwith tf.GradientTape() as t:\n"
+                          "    y = tf.gather_nd(v, tf.constant([[2], [0], [2]], tf.int64)) * 3.0\nr = t.gradient(y, v)",
+    # an IndexedSlices upstream becomes the values of gather_nd's IndexedSlices (TF nests them), flattened when
+    # contributions are summed (int32 indices cast to int64 among int64 ones)
+    "gather_nd/nested_indexed_slices": "v = tf.Variable(np.arange(6.0).reshape(3, 2))\nwith tf.GradientTape(persistent=True) as t:\n"
+                                       "    y4 = tf.gather_nd(v, [[1], [1], [0]])\n    y6 = tf.gather_nd(y4, [[0], [0]])\n"
+                                       "    z = tf.gather(y4, [0, 0])\n    w = tf.gather_nd(y4, [[0, 1], [0, 0]])\n"
+                                       "    q = tf.gather_nd(tf.gather(v, [2, 1]), [[1], [1]]) * 2.0\n"
+                                       "    c = tf.gather_nd(tf.gather_nd(v, tf.constant([[1], [0]], tf.int64)), [[1]])\n"
+                                       "r = [t.gradient(y6, v), t.gradient(z, v), t.gradient(w, v), t.gradient([y6, z], v), "
+                                       "t.gradient([y6, y4], v), t.gradient(y6 * 2.0, v), t.gradient(q, v), t.gradient([q, y6], v), "
+                                       "t.gradient([c, y6], v), t.gradient([y6, c], v), t.gradient(tf.reduce_sum(c) + tf.reduce_sum(y6), v)]",
+    "gather_nd/depth_2": _first_order(X, "tf.gather_nd(x, [[2, 1], [0, 3], [2, 1]])", "[x]"),
+    "gather_nd/rank_3_indices": _first_order(X, "tf.gather_nd(x, [[[1], [2]], [[1], [1]]])", "[x]"),
+    "gather_nd/depth_0": _first_order(X, "tf.gather_nd(x, tf.zeros([2, 0], tf.int32))", "[x]"),
+    "gather_nd/scalar_out": _first_order(X, "tf.gather_nd(x, [2, 1])", "[x]"),
+    "gather_nd/empty": _first_order(X, "tf.gather_nd(x, tf.zeros([0, 2], tf.int32))", "[x]"),
+    "gather_nd/int16_indices": _first_order(X, "tf.gather_nd(x, tf.constant([[1, 2]], tf.int16))", "[x]"),
+    "gather_nd/complex": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4) + 1j)",
+                                      "tf.gather_nd(x, [[2, 1], [0, 3]])", "[x]"),
+    "gather_nd/float16_repeated": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                               "tf.gather_nd(x, [[2, 1], [2, 1], [2, 1]])", "[x]"),
+    "gather_nd/second_order": _second_order(X, "tf.gather_nd(x * x, [[2, 1], [0, 3], [2, 1]])", "[x]"),
+    "gather_nd/second_order_slices": _second_order(X, "tf.gather_nd(x * x, [[2], [0], [2]])", "[x]"),
+    # scatter_nd and the tensor scatters: the upstream gathered back; the replaced slices get no gradient
+    "scatter_nd/depth_2": _first_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))",
+                                       "tf.scatter_nd([[1, 0], [0, 1], [1, 0]], u, [2, 2, 4])", "[u]"),
+    "scatter_nd/bfloat16": _first_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.bfloat16)",
+                                        "tf.scatter_nd([[1], [0], [1]], u, [3, 4])", "[u]"),
+    "scatter_nd/second_order": _second_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))",
+                                             "tf.scatter_nd([[1, 0], [0, 1], [1, 0]], u * u, [2, 2, 4])", "[u]"),
+    "tensor_scatter_nd_update/depth_2": _first_order(X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+                                                     "tf.tensor_scatter_nd_update(x, [[0, 1], [2, 3], [0, 1]], u)", "[x, u]"),
+    "tensor_scatter_nd_update/second_order": _second_order(
+        X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+        "tf.tensor_scatter_nd_update(x * x, [[0, 1], [2, 3], [0, 1]], u * u)", "[x, u]"),
+    "tensor_scatter_nd_update/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0]]); u = tf.Variable([[5.0, 6.0]])\n"
+                                         "with tf.GradientTape() as t:\n    y = tf.tensor_scatter_nd_update(v, [[1]], u) * 3.0\n"
+                                         "r = t.gradient(y, [v, u])",
+    "tensor_scatter_nd_add/depth_2": _first_order(X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+                                                  "tf.tensor_scatter_nd_add(x, [[0, 1], [2, 3], [0, 1]], u)", "[x, u]"),
+    "tensor_scatter_nd_add/second_order": _second_order(
+        X + "; u = tf.constant([1.0, -2.0, 0.5], tf.float64)",
+        "tf.tensor_scatter_nd_add(x * x, [[0, 1], [2, 3], [0, 1]], u * u)", "[x, u]"),
+    "tensor_scatter_nd_add/indexed_slices_upstream": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]); u = tf.constant([[0.5, -1.0]])\n"
+                                                     "with tf.GradientTape() as t:\n    t.watch(u)\n"
+                                                     "    y = tf.gather(tf.tensor_scatter_nd_add(v, [[1]], u), [2, 1, 2])\nr = t.gradient(y, [v, u])",
+    # slice: the upstream padded back (Pad); top_k: the values' upstream scattered back, none for the indices;
+    # sort and argsort as TF composes them (negation, transposition, TopKV2)
+    "slice/int64_begin": _first_order(X, "tf.slice(x, tf.constant([1, 1], tf.int64), [-1, 2])", "[x]"),
+    "slice/rank_3_second_order": _second_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                               "tf.slice(x * x, [1, 0, 2], [1, -1, 2])", "[x]"),
+    "slice/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape() as t:\n"
+                      "    y = tf.slice(v, [0, 1], [2, 1]) * 3.0\nr = t.gradient(y, v)",
+    "top_k/ties_k_1": _first_order("x = tf.constant([[1.0, 3.0, 3.0], [2.0, -0.0, 2.0]])", "tf.math.top_k(x, 1).values", "[x]"),
+    "top_k/float16_rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4), tf.float16)",
+                                         "tf.math.top_k(x, 3).values", "[x]"),
+    "top_k/indices": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                     "    t.watch(x)\n    y = tf.math.top_k(x, 2)\n    z = y.values * tf.cast(y.indices, tf.float32)\n"
+                     "r = [y, t.gradient(z, x), t.gradient(y.indices, x), t.gradient(y, x)]",
+    "top_k/second_order": _second_order(X, "tf.math.top_k(x * x, 3).values", "[x]"),
+    "top_k/jacobian": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                      "    t.watch(x)\n    y = tf.math.top_k(x, 2).values\n"
+                      "r = [t.jacobian(y, x), t.jacobian(y, x, experimental_use_pfor=False), t.batch_jacobian(y, x)]",
+    "sort/axis_0_descending": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4)[:, ::-1])",
+                                           "tf.sort(x, axis=1, direction='DESCENDING')", "[x]"),
+    "sort/second_order": _second_order(X, "tf.sort(x * x, axis=0)", "[x]"),
+    "sort/bfloat16": _first_order("x = tf.constant([[1.0, -3.0, 3.0], [2.0, 0.5, 2.0]], tf.bfloat16)", "tf.sort(x)", "[x]"),
+    "argsort/none_gradient": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                             "    t.watch(x)\n    y = tf.argsort(x)\n"
+                             "r = [y, t.gradient(y, x), t.gradient(y, x, unconnected_gradients='zero')]",
+    # lgamma and digamma below zero (reflection), their gradients digamma and polygamma(1, x), third order
+    "lgamma/negative": _first_order("x = tf.constant([[-2.5, -0.5, 0.25], [1.5, -3.75, 7.0]], tf.float64)",
+                                    "tf.math.lgamma(x)", "[x]"),
+    "digamma/negative_float32": _first_order("x = tf.constant([[-2.5, -0.5, 0.25], [1.5, -3.75, 7.0]])",
+                                             "tf.math.digamma(x)", "[x]"),
+    "digamma/third_order": "x = tf.constant([-2.5, 0.25, 1.5, 12.0], tf.float64)\nwith tf.GradientTape() as t3:\n"
+                           "    t3.watch(x)\n    with tf.GradientTape() as t2:\n        t2.watch(x)\n"
+                           "        with tf.GradientTape() as t1:\n            t1.watch(x)\n            y = tf.math.digamma(x)\n"
+                           "        g1 = t1.gradient(y, x)\n    g2 = t2.gradient(g1, x)\nr = [y, g1, g2, t3.gradient(g2, x)]",
+    # float16: TF has no Polygamma kernel for it (eager: InvalidArgumentError; the vectorized jacobian's traced
+    # loop: TypeError when it builds the op)
+    "digamma/float16_gradient": "x = tf.constant([0.5, 2.0], tf.float16)\n"
+                                "def outer_jacobian():  # an outer tape records the vectorized loop: TF builds its gradient\n"
+                                "    with tf.GradientTape() as outer:\n        outer.watch(x)\n"
+                                "        with tf.GradientTape() as inner:\n            inner.watch(x)\n"
+                                "            z = tf.math.lgamma(x)\n        return inner.jacobian(z, x)\n"
+                                "with tf.GradientTape(persistent=True) as t:\n"
+                                "    t.watch(x)\n    y = tf.math.digamma(x)\nr = []\n"
+                                "for call in (lambda: t.gradient(y, x), lambda: t.jacobian(y, x), "
+                                "lambda: t.jacobian(y, x, experimental_use_pfor=False), lambda: t.batch_jacobian(y[None], x[None]), "
+                                "lambda: t.batch_jacobian(tf.math.lgamma(x)[None], x[None]), outer_jacobian):\n"
+                                "    try:\n        r.append(call())\n    except Exception as e:\n"
+                                "        r.append(type(e).__name__ + (str(e) if isinstance(e, TypeError) else ''))",
+    # a non-persistent tape whose vectorized jacobian failed in its gradient call has lost its ops
+    "digamma/one_shot_tape_after_failed_jacobian": "x = tf.constant([0.5, 2.0], tf.float16); c = tf.constant([1.0, 2.0])\n"
+                                                   "with tf.GradientTape() as t:\n    t.watch([x, c])\n"
+                                                   "    y = tf.math.digamma(x)\n    z = c * c\nr = []\n"
+                                                   "for call in (lambda: t.jacobian(y, x), lambda: t.gradient([y, z], [x, c], "
+                                                   "unconnected_gradients='zero'), lambda: t.gradient(z, c)):\n"
+                                                   "    try:\n        r.append(call())\n    except Exception as e:\n"
+                                                   "        r.append(type(e).__name__)",
+    # the inverse functions at the top level are tf.math's
+    **{f"inverse/{name}": _first_order("x = tf.constant([[-0.9, 0.0, 0.3], [0.5, -0.25, 0.75]], tf.float64)"
+                                       + (" + 1.5" if name == "acosh" else ""), f"tf.{name}(x)", "[x]")
+       for name in ("asin", "acos", "atanh", "acosh")},
     # nn.l2_normalize is math.l2_normalize
     "l2_normalize/nn": _first_order(X, "tf.nn.l2_normalize(x, axis=1)", "[x]"),
 }

@@ -75,7 +75,7 @@ def _top_level_ops(program) -> list:
 
 def _floating_ops(program) -> list:
     """The program's own ops whose output is a floating tensor (not a comparison's or an index)."""
-    return [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int64")]
+    return [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int32", "int64")]
 
 
 def _flow(program):
