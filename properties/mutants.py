@@ -168,7 +168,7 @@ MUTANTS: tuple[Mutant, ...] = (
          "F.multiply(g_backprop, softmax)",
          "softmax_cross_entropy_with_logits' second derivative forgets the projection term"),
     _vjp("log1p-grad-off-tape", "second-order",
-         "lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(1, _conj(x))))",
+         "lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, x), _conj(x))))",
          "lambda g, ans, x, **_: F.multiply(g, 1 / (1 + _conj(x).numpy()))",
          "log1p's VJP computes 1/(1+x) in NumPy, off the tape: first order right, the second derivative "
          "(sigmoid_cross_entropy_with_logits' among them) loses its term"),

@@ -899,6 +899,8 @@ def _top_k_vjp(g, ans, x, k, **_):
     picked elements, reshaped to the input's shape; nothing for the indices."""
     shape, picked = _shape(x), ans[1]._value
     columns = shape[-1] if shape else 1
+    if not columns:  # TF's gradient steps a range by the last size
+        raise InvalidArgumentError("Requires delta != 0: 0 [Op:Range] name: ")
     rows = picked.reshape(-1, k) + (np.arange(picked.size // k if k else 0) * columns)[:, None]
     flat = F.execute("ScatterNd", [F.reshape(g[0], (-1,))], indices=rows.reshape(-1, 1).astype(np.int32),
                      shape=(math.prod(shape),))
