@@ -710,56 +710,61 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
            1.8152105401943546773e17, -7.1661652561756670113e18)
 
 
-def _zeta_scalar(x: float, q: float) -> float:
-    """The Hurwitz zeta function zeta(x, q) as Eigen (Cephes) computes it, in float64."""
-    if x == 1:
-        return math.inf
-    if x < 1 or math.isnan(x) or math.isnan(q):
-        return math.nan
-    if q <= 0:
-        if q == math.floor(q):
-            return math.inf if x == math.floor(x) and int(x) % 2 == 0 else math.nan
-        if x != math.floor(x):
-            return math.nan
-    s, a, b, i = q ** -x, q, 0.0, 0
-    while i < 9 or a <= 9.0:
+def _zeta_scalar(x, q, t):
+    """The Hurwitz zeta function zeta(x, q) as Eigen (Cephes) computes it, in the NumPy scalar type `t`
+    (float32 or float64, as TF's kernel computes; NumPy scalars overflow to an infinity as C does)."""
+    x, q, zero, one = t(x), t(q), t(0), t(1)
+    machep = t(np.finfo(t).eps / 2)
+    if x == one:
+        return t(np.inf)
+    if x < one or np.isnan(x) or np.isnan(q):
+        return t(np.nan)
+    if q <= zero:
+        if q == np.floor(q):
+            return t(np.inf) if x == np.floor(x) and int(x) % 2 == 0 else t(np.nan)
+        if x != np.floor(x):
+            return t(np.nan)
+    s, a, b, i = q ** -x, q, zero, 0
+    while i < 9 or a <= t(9):
         i += 1
-        a += 1.0
+        a += one
         b = a ** -x
         s += b
-        if abs(b / s) < 1.11022302462515654042e-16:
+        if s and abs(b / s) < machep:  # C's b / 0 is no stop either
             return s
-    if b == 0:
+    if b == zero:
         return s
     w = a
-    s += b * w / (x - 1) - 0.5 * b
-    a, k = 1.0, 0.0
+    s += b * w / (x - one) - t(0.5) * b
+    a, k = one, zero
     for coefficient in _ZETA_A:
         a *= x + k
         b /= w
-        t = a * b / coefficient
-        s += t
-        if abs(t / s) < 1.11022302462515654042e-16:
+        term = a * b / t(coefficient)
+        s += term
+        if s and abs(term / s) < machep:
             return s
-        k += 1.0
+        k += one
         a *= x + k
         b /= w
-        k += 1.0
+        k += one
     return s
 
 
-def _polygamma_scalar(n: float, x: float) -> float:
-    if math.floor(n) != n or n < 0:
-        return math.nan
-    return (-1.0) ** (n + 1) * math.exp(math.lgamma(n + 1)) * _zeta_scalar(n + 1, x)
+def _polygamma_scalar(n, x, t):
+    if np.floor(n) != n or n < 0:
+        return t(np.nan)
+    sign = t(-1) if int(n + 1) % 2 else t(1)  # (-1)^(n + 1)
+    return sign * np.exp(t(math.lgamma(n + 1))) * _zeta_scalar(n + 1, x, t)
 
 
 def _polygamma(n, x):
-    """Polygamma: digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x) (float64, rounded to the dtype);
-    NaN for an n that is not a non-negative integer."""
+    """Polygamma: digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x), computed in the input's dtype as
+    TF's float32 and float64 kernels compute it; NaN for an n that is not a non-negative integer."""
     n, x = np.broadcast_arrays(n, x)
-    out = np.vectorize(_polygamma_scalar, otypes=[np.float64])(n.astype(np.float64), x.astype(np.float64))
-    return np.where(n == 0, _digamma(x), out.astype(x.dtype)) if x.size else out.astype(x.dtype)
+    t = x.dtype.type
+    out = np.array([_polygamma_scalar(a, b, t) for a, b in zip(n.reshape(-1), x.reshape(-1))], dtype=x.dtype)
+    return np.where(n == 0, _digamma(x), out.reshape(x.shape))
 
 
 def _polygamma_vjp(g, ans, n, x, **_):

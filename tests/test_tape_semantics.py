@@ -377,6 +377,12 @@ def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
 
 # Snippets run on TF and on the backend: the value of `r` (or the exception) must agree, messages included.
 TAPE_SNIPPETS = {
+    # digamma's gradient (polygamma) at infinities, huge and tiny inputs, to the second order, in the
+    # input's dtype as TF's float32 and float64 kernels compute it
+    **{f"digamma_far_out/{dtype}": f"x = tf.constant([float('inf'), -float('inf'), 2.23, {big}, -1e30, 0.0, -3.0, {tiny}, 0.7], "
+       f"tf.{dtype})\nwith tf.GradientTape() as t:\n    t.watch(x)\n    with tf.GradientTape() as t2:\n"
+       f"        t2.watch(x)\n        y = tf.math.digamma(x)\n    g = t2.gradient(y, x)\nr = [g, t.gradient(g, x)]"
+       for dtype, big, tiny in (("float32", "1e30", "1e-30"), ("float64", "1e300", "1e-300"))},
     # a list holding tensors is packed by a recorded Pack: gradients reach the tensors and Variables in it
     "packed_list/reduce_sum": "x = tf.constant(3.0); v = tf.Variable(2.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
                               "    y = tf.reduce_sum([x * x, x, 2.0, v])\nr = t.gradient(y, [x, v])",
