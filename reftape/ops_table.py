@@ -565,7 +565,7 @@ def _scan(fn, identity):
         if reverse:
             x = np.flip(x, axis)
         out = fn(x, axis=axis)
-        if exclusive:
+        if exclusive and x.shape[axis]:  # along an empty axis there is nothing to shift (TF: an empty result)
             out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), identity), np.delete(out, -1, axis=axis)], axis=axis)
         return np.flip(out, axis) if reverse else out
     return forward
