@@ -54,14 +54,24 @@ class OpSpec:
         return tuple(point[position] for point in self.specials
                      if position < len(point) and isinstance(point[position], float))
 
-    def input_shapes(self, base: tuple) -> tuple:
-        return SHAPE_RULES[self.shape_rule](base)
+    def input_shapes(self, base: tuple, attrs: dict | None = None) -> tuple:
+        """The input shapes of the rule for `base`; a matrix operand transposed or adjoint by `attrs`
+        is stored the other way round."""
+        shapes = SHAPE_RULES[self.shape_rule](base)
+        if self.shape_rule in ("matmul", "matvec") and attrs:
+            shapes = tuple(s[::-1] if flipped(attrs, operand) else s for s, operand in zip(shapes, "ab"))
+        return shapes
 
     def __post_init__(self) -> None:
         if len(self.domains) != self.arity:
             raise ValueError(f"{self.path}: {len(self.domains)} domains for arity {self.arity}")
         if self.gradient not in ("gradient", "zeros", "none"):
             raise ValueError(f"{self.path}: gradient must be 'gradient', 'zeros' or 'none', got {self.gradient!r}")
+
+
+def flipped(attrs: dict, operand: str) -> bool:
+    """Whether matmul's operand `operand` ("a" or "b") is transposed or adjoint by `attrs`."""
+    return bool(attrs.get(f"transpose_{operand}") or attrs.get(f"adjoint_{operand}"))
 
 
 def _attr_source(attrs: dict) -> str:
@@ -165,7 +175,11 @@ def _binary(path: str, domains: tuple = ("any", "any"), rule: str = "broadcast",
 
 
 NAN, INF = math.nan, math.inf
-REDUCE_ATTRS = {"axis": (None, 1, 0, -1), "keepdims": (False, True)}
+# (0, -1) stands for several axes: generators draw distinct axes of the input they reduce
+REDUCE_ATTRS = {"axis": (None, 1, 0, -1, (0, -1)), "keepdims": (False, True)}
+# Each operand plain, transposed or adjoint (generators never set both flags of one operand: TF refuses that)
+MATMUL_ATTRS = {"transpose_a": (False, True), "transpose_b": (False, True), "adjoint_a": (False, True),
+                "adjoint_b": (False, True)}
 
 _ENTRIES = [
     # Arithmetic
@@ -299,18 +313,19 @@ _ENTRIES = [
     _unary("norm", attrs={"ord": ("euclidean", 1, 3), "axis": (None, 1), "keepdims": (False, True)}, sums_terms=True,
            specials=(([0.0, 0.0],), ([3.0, 4.0],)), analytic=False),
     # Structure
-    _unary("reshape", attrs={"shape": ((-1,),)}),
-    _unary("transpose", attrs={"perm": (None, (1, 0))}),
-    _unary("expand_dims", attrs={"axis": (1, 0, -1)}),
-    _unary("squeeze", attrs={"axis": (None,)}),
-    _binary("concat", rule="concat", attrs={"axis": (0, 1)}, call=_list_call),
-    _binary("stack", rule="same", attrs={"axis": (0, 1)}, call=_list_call),
-    _unary("unstack", attrs={"axis": (1, 0)}),
-    _unary("split", attrs={"num_or_size_splits": ((1, 3),), "axis": (1,)}),
-    _unary("tile", attrs={"multiples": ((2, 1),)}),
-    _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}),
+    _unary("reshape", attrs={"shape": ((-1,),)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("transpose", attrs={"perm": (None, (1, 0)), "conjugate": (False, True)}, dtypes=FLOATS_AND_COMPLEX,
+           analytic=False),
+    _unary("expand_dims", attrs={"axis": (1, 0, -1)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("squeeze", attrs={"axis": (None,)}, dtypes=FLOATS_AND_COMPLEX),
+    _binary("concat", rule="concat", attrs={"axis": (0, 1)}, call=_list_call, dtypes=FLOATS_AND_COMPLEX),
+    _binary("stack", rule="same", attrs={"axis": (0, 1)}, call=_list_call, dtypes=FLOATS_AND_COMPLEX),
+    _unary("unstack", attrs={"axis": (1, 0)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("split", attrs={"num_or_size_splits": ((1, 3),), "axis": (1,)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("tile", attrs={"multiples": ((2, 1),)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}, dtypes=FLOATS_AND_COMPLEX),
     _unary("slice", attrs={"begin": ((1, 0), (0, 1)), "size": ((2, -1), (1, 2))}, dtypes=FLOATS_AND_COMPLEX),
-    _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}),
+    _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}, dtypes=FLOATS_AND_COMPLEX),
     # N-d indices held flat, index depth first (index_rows): rows (2, 1), (0, 2), (2, 1), or six rows of depth 1
     # (the gradient is IndexedSlices for indices of shape [n, 1])
     _unary("gather_nd", attrs={"indices": ((2, 2, 1, 0, 2, 2, 1), (1, 2, 1, 0, 2, 2, 1))}, call=_gather_nd_call,
@@ -322,7 +337,7 @@ _ENTRIES = [
     _binary("tensor_scatter_nd_add", rule="same", attrs={"indices": ((1, 2, 0, 2),)}, call=_tensor_scatter_call,
             dtypes=FLOATS_AND_COMPLEX),
     _binary("boolean_mask", rule="same", call=_mask_call, analytic=False),
-    _unary("reverse", attrs={"axis": ((1,), (0,), (-1, 0))}),
+    _unary("reverse", attrs={"axis": ((1,), (0,), (-1, 0))}, dtypes=FLOATS_AND_COMPLEX),
     # Flat paddings, read as [before, after] per axis; REFLECT pads less than a dimension, SYMMETRIC up to it
     _unary("pad", attrs={"paddings": ((1, 0, 0, 2),), "mode": ("CONSTANT", "REFLECT", "SYMMETRIC"),
                          "constant_values": (0.0, 1.5)}, call=_pad_call, dtypes=FLOATS_AND_COMPLEX),
@@ -333,10 +348,9 @@ _ENTRIES = [
     OpSpec("one_hot", 2, "scalars", ("any", "any"), attrs={"indices": ((0, 2, -1),), "depth": (3,), "axis": (-1, 0)},
            call=_one_hot_call, gradient="none", dtypes=FLOATS_AND_COMPLEX, analytic=False),
     # Linear algebra
-    _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
-            attrs={"transpose_a": (False,), "transpose_b": (False,)}),
-    _binary("linalg.matmul", rule="matmul", sums_terms=True),
-    _binary("linalg.matvec", rule="matvec", sums_terms=True),
+    _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True, attrs=MATMUL_ATTRS),
+    _binary("linalg.matmul", rule="matmul", sums_terms=True, attrs=MATMUL_ATTRS),
+    _binary("linalg.matvec", rule="matvec", sums_terms=True, attrs={"transpose_a": (False, True), "adjoint_a": (False, True)}),
     _binary("einsum", rule="matmul", attrs={"equation": ("ij,jk->ik",)}, call=_einsum_call, sums_terms=True),
     _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True),
     _unary("linalg.norm", sums_terms=True, analytic=False),

@@ -8,7 +8,10 @@ reftape and still compiles, so the catalogue follows refactorings of the tape). 
 Families and classes (from issue 7):
 - `vjp`: sign-or-scale, wrong-tensor, missing-conjugate, broadcast-reduction, tie-rule,
   special-point, dtype-leak, second-order, accumulation, large-magnitude (a composite op computed
-  in more precision than TF's kernel, which overflows in the input's dtype);
+  in more precision than TF's kernel, which overflows in the input's dtype), attribute (right for
+  an op's usual attribute values, wrong for one: a negative axis, several axes, transpose or adjoint
+  flags), shape-edge (wrong only for empty tensors), forward-value (the forward value wrong at a
+  special point: NaN, a tie, a half, a negative quotient);
 - `tape`: tape-option, nesting, stop-recording, reset, output-gradients, accumulation,
   source-structure, jacobian, custom-gradient, stop-gradient, integer-dtype, variable,
   gradient-target (a Variable as a target, a target that is also a source, a target listed twice),
@@ -27,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 VJP_CLASSES = ("sign-or-scale", "wrong-tensor", "missing-conjugate", "broadcast-reduction", "tie-rule",
-               "special-point", "dtype-leak", "second-order", "accumulation", "large-magnitude")
+               "special-point", "dtype-leak", "second-order", "accumulation", "large-magnitude", "attribute",
+               "shape-edge", "forward-value")
 TAPE_CLASSES = ("tape-option", "nesting", "stop-recording", "reset", "output-gradients", "accumulation",
                 "source-structure", "jacobian", "custom-gradient", "stop-gradient", "integer-dtype", "variable",
                 "gradient-target", "target-structure", "recorded-without-gradient")
@@ -342,6 +346,91 @@ MUTANTS: tuple[Mutant, ...] = (
           'defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x), _none_gradient,',
           'defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x), None,',
           "zeros_like is never recorded (like stop_gradient), so its output is off the tape (TF records it)"),
+    # --- Second batch (sensitivity-3): faults planted before the generator was tuned towards them
+    _vjp("concat-negative-axis", "attribute", "    axis = axis % ans.ndim\n    if g.__class__ is F.IndexedSlices:",
+         "    if g.__class__ is F.IndexedSlices:",
+         "concat's VJP slices along `axis` as given: a negative axis (counted from the end) slices the first axis"),
+    _vjp("gather-negative-axis", "attribute", "    axis = axis + len(shape) if axis < 0 else axis\n    batch_dims = batch_dims",
+         "    batch_dims = batch_dims",
+         "gather's dense VJP (axis other than 0) forgets to count a negative axis from the end"),
+    _vjp("matmul-both-transposed-swapped", "attribute",
+         "ga, gb = lambda: mm(b, g, transpose_a=True, transpose_b=True),",
+         "ga, gb = lambda: mm(g, b, transpose_a=True, transpose_b=True),",
+         "matmul(a, b, transpose_a=True, transpose_b=True): a's gradient is g^T b^T instead of b^T g^T "
+         "(its transpose, silently when square)"),
+    _vjp("matmul-adjoint-unconjugated", "missing-conjugate", "            a, transpose_a = conj_if_complex(a), True",
+         "            a, transpose_a = a, True", "matmul's adjoint_a of a matrix transposes without conjugating",
+         file="functions.py"),
+    _vjp("transpose-conjugate-ignored", "missing-conjugate",
+         "    return conj(result) if conjugate and a.dtype.is_complex else result", "    return result",
+         "transpose(conjugate=True) of a complex tensor does not conjugate", file="functions.py"),
+    _vjp("batch-matmul-unbroadcast-dropped", "broadcast-reduction",
+         "    return (unbroadcast(gx, _shape(x), _shape(gx)[:-2] + _shape(x)[-2:]),\n"
+         "            unbroadcast(gy, _shape(y), _shape(gy)[:-2] + _shape(y)[-2:]))",
+         "    return gx, gy",
+         "a batched matmul's VJP does not sum the gradient of an operand broadcast over the batch dimensions"),
+    _vjp("reduce-several-axes-first-only", "attribute", "[a % max(len(x_shape), 1) for a in axis]",
+         "[a % max(len(x_shape), 1) for a in axis[:1]]",
+         "the reductions' VJPs restore only the first of several reduced axes (reduce_sum(x, axis=[0, 1]))"),
+    _vjp("mean-half-sum-unrounded", "large-magnitude",
+         "    return _rounded(total, T, x) / (x.size // max(np.size(total), 1))",
+         "    return total / (x.size // max(np.size(total), 1))",
+         "reduce_mean of a half type sums in float32 and never overflows (TF's float16 sum past 65504 is inf)"),
+    _vjp("mul-scalar-fast-path-no-conj", "missing-conjugate", "        return F.multiply(g, _conj(y)), None",
+         "        return F.multiply(g, y), None",
+         "multiply's fast path (a scalar second operand that needs no gradient) forgets to conjugate it"),
+    _vjp("softmax-of-empty", "shape-edge",
+         "    if x.ndim == 0 or x.size == 0:\n        return _nothing_to_normalise(x)\n    shifted = x - np.max(x, axis=-1, keepdims=True)\n    e = np.exp(shifted)",
+         "    if x.ndim == 0:\n        return _nothing_to_normalise(x)\n    shifted = x - np.max(x, axis=-1, keepdims=True)\n    e = np.exp(shifted)",
+         "softmax of an empty tensor fails in NumPy's max (TF returns it empty)"),
+    _vjp("reduce-max-of-empty", "shape-edge", 'defop("Max", _reduce(np.max, _lowest),', 'defop("Max", _reduce(np.max),',
+         "reduce_max over an empty axis fails in NumPy (TF gives -inf, the identity)"),
+    _vjp("floordiv-truncates", "forward-value", "    return np.floor(x / y)\n", "    return np.trunc(x / y)\n",
+         "floordiv of floats rounds a negative quotient toward zero instead of down"),
+    _vjp("maximum-textbook", "forward-value", "    return np.where((x > y) | np.isnan(x), x, y)",
+         "    return np.where(x >= y, x, y)",
+         "maximum as x >= y ? x : y: a NaN first operand is lost and a tie (-0.0, 0.0) gives the first operand"),
+    _vjp("abs-grad-one-at-zero", "special-point", 'defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)),',
+         'defop("Abs", np.abs, lambda g, ans, x, **_: F.where(F.less(x, 0), F.negative(g), g),',
+         "abs's gradient at 0 is the upstream (TF: sign(0) = 0)"),
+    _vjp("round-half-away", "forward-value", 'defop("Round", np.round,',
+         'defop("Round", lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x),',
+         "round rounds halves away from zero (TF: to even)"),
+    _vjp("expm1-no-conj", "missing-conjugate", "lambda g, ans, x, **_: F.multiply(g, F.exp(_conj(x)))",
+         "lambda g, ans, x, **_: F.multiply(g, F.exp(x))", "expm1's VJP forgets to conjugate for complex"),
+    _vjp("rsqrt-grad-second-order", "second-order", "F.multiply(F.multiply(F.multiply(-1.5, _conj(g)), dy), F.square(_conj(y)))",
+         "F.multiply(F.multiply(F.multiply(-0.5, _conj(g)), dy), F.square(_conj(y)))",
+         "rsqrt's second derivative has the first derivative's coefficient (-0.5 instead of -1.5)"),
+    _vjp("relu6-grad-second-order-relu-mask", "second-order", '(F.execute("Relu6Grad", [g, y]), F.zeros_like(y))',
+         '(F.execute("ReluGrad", [g, y]), F.zeros_like(y))',
+         "the gradient of relu6's gradient is masked like relu's: it passes where relu6 is clipped at 6"),
+    _vjp("mirror-pad-grad-second-order-mode", "second-order",
+         'lambda g, ans, dy, paddings, mode, **_: F.execute("MirrorPad", [g], paddings=paddings, mode=mode)',
+         'lambda g, ans, dy, paddings, mode, **_: F.execute("MirrorPad", [g], paddings=paddings, mode="REFLECT")',
+         "the gradient of MirrorPadGrad always reflects, also for SYMMETRIC padding"),
+    _vjp("leaky-relu-grad-second-order-unscaled", "second-order",
+         '(F.execute("LeakyReluGrad", [g, x], alpha=alpha, T=T), F.zeros_like(x))', "(g, F.zeros_like(x))",
+         "the gradient of leaky_relu's gradient forgets the slope alpha below zero"),
+    _tape("zero-policy-float32-zeros", "tape-option", "tape.py", "        return F.zeros_like(source)\n    return grad",
+          "        return F.zeros(tuple(source.shape))\n    return grad",
+          "unconnected_gradients=ZERO fills float32 zeros whatever the source's dtype (and reads no Variable)"),
+    _tape("jacobian-loop-zeros-no-read", "jacobian", "tape.py", "                    F.zeros_like(source)\n",
+          "                    pass\n",
+          "jacobian's loop path (experimental_use_pfor=False) with ZERO fills an unconnected Variable's zeros "
+          "without reading it, so recording tapes do not watch it (TF's zeros_like reads it)"),
+    _tape("reset-keeps-watched-variables", "reset", "tape.py",
+          "        self._pop_tape()\n        self._tape = None\n        self._push_tape()",
+          "        variables = self._tape.variables\n        self._pop_tape()\n        self._tape = None\n"
+          "        self._push_tape()\n        self._tape.variables.update(variables)",
+          "reset() forgets the recorded ops but keeps the list of watched Variables"),
+    _tape("watch-variable-unlisted", "variable", "tape.py",
+          "            if hasattr(leaf, \"handle\"):\n                self._tape.watch_variable(leaf)",
+          "            if hasattr(leaf, \"handle\"):\n                self._tape.watch(leaf.handle)",
+          "tape.watch(variable) traces the Variable but watched_variables() does not list it"),
+    _tape("indexed-slices-aggregate-first-only", "accumulation", "tape.py",
+          "    if all(isinstance(g, IndexedSlices) for g in contributions):",
+          "    if isinstance(contributions[0], IndexedSlices):",
+          "gradient contributions are concatenated as IndexedSlices when the first is one, though a dense one follows"),
 )
 
 

@@ -36,6 +36,11 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   stop_gradient, which TF runs with the tapes paused) newest first; jacobians take an unconnected
   source often; half-precision programs draw composite ops more often, and their inputs come near
   the dtype's largest values; float32 and float64 leaves hold subnormals now and then;
+- attributes take TF's other forms: an axis now and then counted from the end, reductions over
+  several axes, matmul's operands transposed or adjoint and its second operand a stack of matrices
+  (the first broadcasts over it); tensors with an empty dimension go through reductions, softmax,
+  scans and transposes as well as elementwise ops; a tape around a level lists its watched
+  variables after that level's calls (what the calls read);
 - what KNOWN_DIVERGENCES.md explains is avoided, not drawn and excused: softmax cross entropy's
   labels are never a source for a tape that may have recorded a gradient computation (entry 1).
 """
@@ -49,7 +54,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec
+from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec, flipped
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
                                     StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
                                     pack_references)
@@ -89,6 +94,9 @@ ROW_ATTRIBUTES = frozenset({"segment_sum", "unsorted_segment_sum", "sparse_softm
 # Ops indexing the rows of their first input with N-d indices held flat, the index depth first
 # (catalog.index_rows): at most MAX_ATTRIBUTE_INTEGERS - 1 rows
 INDEXED_ROWS = frozenset({"scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add"})
+NEGATIVE_AXIS_CHANCE = 0.3  # an axis attribute counted from the end instead
+BATCHED_MATMUL_CHANCE = 0.25  # matmul's second operand a stack of matrices
+ENCLOSING_WATCHED_VARIABLES = 0.3  # watched_variables() of an enclosing tape after a level's calls
 MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
 # Magnitudes, by the last part of an op's path. Ill-conditioned ops (a large input turns one ulp of
 # difference between two correct implementations into many) never consume what amplifying ops may
@@ -533,7 +541,8 @@ def _reduction_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     axis, keep = attrs.get("axis"), attrs.get("keepdims", False)
     if axis is None:
         return (1,) * len(shape) if keep else ()
-    return _axis_shape(shape, axis, keep)
+    axes = {a % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,))}
+    return tuple(1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes)
 
 
 # Output shapes of unary ops that change the shape, by the last part of their path.
@@ -641,11 +650,33 @@ def _suffix(b: _Builder, shape: tuple) -> tuple:
 
 
 def _matrix_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
-    columns = int(b.rng.integers(1, 4))
-    shape = (x.shape[1], columns) if spec.shape_rule == "matmul" else (x.shape[1],)
+    """x (stored transposed where a flag says so) times a matrix or vector, which for matmul is now and
+    then a stack of matrices: x then broadcasts over the batch (its VJP sums the batch back)."""
+    _one_flag_per_operand(attrs)
+    if spec.shape_rule == "matvec" and x.shape[0] == 1:
+        # not into a vector of one element: a normalization downstream is then invariant to it, and its
+        # gradient is the rounding noise of KNOWN_DIVERGENCES 5
+        attrs["transpose_a"] = attrs["adjoint_a"] = False
+    rows, inner = x.shape[::-1] if flipped(attrs, "a") else x.shape
+    if spec.shape_rule == "matvec":
+        shape = (inner,)
+    else:
+        columns = int(b.rng.integers(1, 4))
+        shape = (columns, inner) if flipped(attrs, "b") else (inner, columns)
+        if "transpose_b" in attrs and b.chance(BATCHED_MATMUL_CHANCE):
+            shape = (int(b.rng.integers(1, 4)),) + shape
     partners = [t for t in b.usable(spec) if t.shape == shape]
     y = b.pick(partners) if partners and b.chance(0.5) else b.leaf(shape)
-    return _Plan([x, y], (x.shape[0], y.shape[1]) if spec.shape_rule == "matmul" else (x.shape[0],))
+    if spec.shape_rule == "matvec":
+        return _Plan([x, y], (rows,))
+    return _Plan([x, y], shape[:-2] + (rows, shape[-2] if flipped(attrs, "b") else shape[-1]))
+
+
+def _one_flag_per_operand(attrs: dict) -> None:
+    """TF refuses an operand both transposed and adjoint: such an operand is left plain."""
+    for operand in "ab":
+        if attrs.get(f"transpose_{operand}") and attrs.get(f"adjoint_{operand}"):
+            attrs[f"transpose_{operand}"] = attrs[f"adjoint_{operand}"] = False
 
 
 def _bias_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
@@ -701,6 +732,7 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
         # Along a single element its gradient cancels exactly, and TF's vectorized float32 rsqrt
         # leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5): normalize a wider leaf.
         x = b.leaf((2, 3))
+    _vary_axis(b, spec, x, attrs)
     plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
     name = b.fresh("y")
     b.emit(Op(name, spec.path, [t.name for t in plan.inputs], attrs))
@@ -716,6 +748,26 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
     b.frontier.append(out)
     if dtype == b.dtype:
         b.tensors.append(out)
+
+
+def _vary_axis(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> None:
+    """An axis attribute in the other forms TF takes: now and then counted from the end (an op's VJP
+    must count it back), and, for a reduction whose catalog entry lists several axes, distinct axes
+    of the input in any order, some counted from the end. (Ops that draw their own axis, one_hot and
+    expand_dims, replace it afterwards.)"""
+    axis = attrs.get("axis")
+    if isinstance(axis, tuple) and _is_reduction(spec):
+        attrs["axis"] = _several_axes(b, len(x.shape))
+        return
+    rank = len(x.shape) + (spec.path == "stack")  # stack's axis counts the new dimension
+    if isinstance(axis, int) and 0 <= axis < rank and b.chance(NEGATIVE_AXIS_CHANCE):
+        attrs["axis"] = axis - rank
+
+
+def _several_axes(b: _Builder, rank: int) -> tuple:
+    """Two or more distinct axes of a tensor of `rank` (one for a vector), in random order."""
+    count = int(b.rng.integers(2, rank + 1)) if rank >= 2 else 1
+    return tuple(int(a) - rank if b.chance(NEGATIVE_AXIS_CHANCE) else int(a) for a in b.rng.permutation(rank)[:count])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1075,19 +1127,38 @@ def _watched_variables(b: _Builder, tape: Tape, parent: list, rng: np.random.Gen
     (b.body if b.chance(0.5) else parent).append(WatchedVariables(b.fresh("w"), tape.name))
 
 
+# Attributes an op on an empty tensor may take as drawn (no indices, sizes or paddings into the empty axis)
+EMPTY_SAFE_ATTRIBUTES = frozenset({"alpha", "approximate", "axis", "keepdims", "exclusive", "reverse", "perm",
+                                   "conjugate"})
+
+
+def _takes_empty(spec: OpSpec) -> bool:
+    """A differentiable op of one input whose attributes can be drawn for a tensor with an empty axis:
+    elementwise ops, reductions (to an empty or a full result: max's -inf, prod's 1, mean's NaN),
+    softmax, scans, transpose, reverse."""
+    return (spec.shape_rule == "unary" and spec.output == "same" and spec.gradient == "gradient"
+            and spec.call is None and set(spec.attrs) <= EMPTY_SAFE_ATTRIBUTES and _last(spec) != "unstack")
+
+
 def _empty_jacobian(b: _Builder, tape: str) -> list:
     """An op on a tensor with an empty dimension, recorded, and its jacobian or batch_jacobian with
     respect to a Variable or a watched constant, on either loop."""
-    elementwise = [p for p in b.ops if CATALOG[p].shape_rule == "unary" and not CATALOG[p].attrs
-                   and CATALOG[p].domains == ("any",) and CATALOG[p].output == "same"]
-    if not elementwise:
+    fitting = [p for p in b.ops if _takes_empty(CATALOG[p])]
+    if not fitting:
         return []
     shape = b.pick(((0,), (2, 0), (0, 3), (3, 0, 2)))
     leaf = b.leaf(shape, kind=b.pick(("constant", "variable")))
     name = b.fresh("y")
     b.emit(Watch(tape, [leaf.name]))
     leaf.watchers.add(tape)
-    b.emit(Op(name, b.pick(elementwise), [leaf.name]))
+    spec = CATALOG[b.pick(fitting)]
+    attrs = {attribute: b.pick(choices) for attribute, choices in spec.attrs.items()}
+    if isinstance(attrs.get("axis"), int) and not -len(shape) <= attrs["axis"] < len(shape):
+        attrs["axis"] = 0
+    _vary_axis(b, spec, leaf, attrs)
+    if _last(spec) in ("transpose", "reverse"):
+        _UNARY_SHAPES[_last(spec)](b, shape, attrs)
+    b.emit(Op(name, spec.path, [leaf.name], attrs))
     method = "batch_jacobian" if len(shape) >= 2 and b.chance(0.5) else "jacobian"
     unconnected, form = b.pick(UNCONNECTED)
     return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=b.chance(0.5))]
@@ -1191,6 +1262,9 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
                if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
     for call in empty:
         b.emit(call)
+    if b.tapes and b.chance(ENCLOSING_WATCHED_VARIABLES):
+        # what the calls read (jacobians' Variable sources, ZERO's zeros_like), as a tape around them saw it
+        b.emit(WatchedVariables(b.fresh("w"), b.pick(b.tapes).name))
     b.body = parent
 
 

@@ -151,6 +151,15 @@ _REGRESSIONS = {
         Leaf("x", "constant", np.array([3.0, 4.0], np.float32), "float32"),
         Tape("t", [Watch("t", ["x"]), Op("y", "multiply", ["u", "x"])]),
         Call("g", "t", "gradient", {"list": ["u", "y"]}, {"list": ["u", "x", "u"]})]),
+    # An exclusive scan along an empty axis is empty (reftape's shift failed on it), and so is the
+    # gradient of reduce_prod of an empty tensor (its VJP scans with exclusive cumprods).
+    "exclusive_scans_and_reduce_prod_of_empty_tensors": Program([
+        Leaf("x", "variable", np.zeros((2, 0), np.float32), "float32"),
+        Tape("t", [Op("s", "math.cumsum", ["x"], {"axis": 1, "exclusive": True, "reverse": True}),
+                   Op("p", "math.cumprod", ["x"], {"axis": -1, "exclusive": True, "reverse": False}),
+                   Op("q", "reduce_prod", ["x"], {"axis": 1, "keepdims": False})], persistent=True),
+        Call("g", "t", "gradient", {"list": ["s", "p", "q"]}, "x"),
+        Call("j", "t", "jacobian", "q", "x", use_pfor=False)], ["s", "p", "q"]),
 }
 
 

@@ -90,7 +90,7 @@ def _tolerance(case: Case) -> Callable:
 def _inputs_for(case: Case, dtype: str, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     np_dtype = np.dtype(dtype) if dtype != "bfloat16" else np.dtype("float32")
-    shapes = case.spec.input_shapes(BASE_SHAPE)
+    shapes = case.spec.input_shapes(BASE_SHAPE, case.attrs)
     arrays = [_draw(rng, shape, domain, np_dtype) for shape, domain in zip(shapes, case.spec.domains)]
     if dtype == "bfloat16":
         arrays = [a.astype(ml_dtypes.bfloat16) for a in arrays]

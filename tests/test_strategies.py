@@ -615,3 +615,81 @@ def test_gradients_are_differentiated_by_their_output_gradients_directly(sample)
     found = sum(_double_vjp_products(p) > 0 for p in sample)
     print(f"programs with a double-VJP product: {found}/{len(sample)}")
     assert found >= 8
+
+
+def _ops_with_attrs(program) -> list:
+    return [op for op in program.ops() if op.attrs]
+
+
+def test_axes_are_counted_from_the_end_and_reductions_take_several(sample):
+    """Axis attributes in TF's other forms: counted from the end where the catalog lists only non-negative
+    ones (concat, stack, gather, the scans, unstack, split), and reductions over several axes, some
+    counted from the end (the generator before drew neither: 0 and 0 of this sample; now 25 and 12)."""
+    listed_non_negative = [p for p, spec in CATALOG.items()
+                           if all(a is None or isinstance(a, int) and a >= 0 for a in spec.attrs.get("axis", (-1,)))]
+    ops = [op for p in sample for op in _ops_with_attrs(p)]
+    negative = sum(op.path in listed_non_negative and isinstance(op.attrs.get("axis"), int) and op.attrs["axis"] < 0
+                   for op in ops)
+    several = sum(op.path.split(".")[-1].startswith("reduce_") and isinstance(op.attrs.get("axis"), tuple)
+                  and len(op.attrs["axis"]) >= 2 for op in ops)
+    print(f"negative axes where the catalog lists none: {negative}, reductions over several axes: {several}")
+    assert negative >= 20 and several >= 10
+
+
+def test_matmuls_transpose_adjoint_and_batch_their_operands():
+    """matmul with an operand transposed or adjoint (complex ones conjugated), and with a stack of matrices as
+    second operand, which the first broadcasts over (the generator before drew neither: 0 and 0; now 343 and 98)."""
+    sample = _sample(programs(ops=("matmul", "linalg.matmul", "linalg.matvec", "sin"),
+                              dtypes=("float64", "complex64")), 100, seed=5)
+    flagged = batched = 0
+    for p in sample:
+        leaves = p.leaves()
+        for op in (op for op in p.ops() if "matmul" in op.path or "matvec" in op.path):
+            flagged += any(op.attrs.get(flag) for flag in ("transpose_a", "transpose_b", "adjoint_a", "adjoint_b"))
+            batched += op.inputs[1] in leaves and np.ndim(leaves[op.inputs[1]].value) == 3
+    print(f"matrix products with a transposed or adjoint operand: {flagged}, with a stack of matrices: {batched}")
+    assert flagged >= 150 and batched >= 40
+
+
+def test_complex_programs_reach_structure_ops():
+    """Complex programs run the structure ops (their VJPs move complex gradients) and transpose's
+    conjugate=True (the generator before: 20 casts of integer leaves, and 0; now 201 and 55)."""
+    from reftape_oracle.catalog import FAMILIES
+
+    sample = _sample(programs(dtypes=("complex64", "complex128")), 150, seed=6)
+    structure = sum(op.path in FAMILIES["structure"] and op.path not in ("identity", "stop_gradient", "add_n", "pad",
+                                                                          "math.segment_sum",
+                                                                          "math.unsorted_segment_sum")
+                    for p in sample for op in p.ops())
+    transposes = _sample(programs(ops=("transpose", "sin", "multiply"), dtypes=("complex128",)), 40, seed=6)
+    conjugated = sum(op.path == "transpose" and op.attrs.get("conjugate") is True for p in transposes for op in p.ops())
+    print(f"structure ops in complex programs: {structure}, transposes with conjugate=True: {conjugated}")
+    assert structure >= 100 and conjugated >= 10
+
+
+def test_empty_tensors_reach_ops_with_attributes():
+    """Ops on a tensor with an empty dimension beyond elementwise ones: reductions (to -inf, 1, NaN or empty),
+    softmax, scans, transpose (the generator before took elementwise ops without attributes only: 0; now 29)."""
+    sample = _sample(programs(dtypes=("float32", "float64")), 300, seed=7)
+    found = 0
+    for p in sample:
+        leaves = p.leaves()
+        found += sum(bool(op.attrs) and any(n in leaves and np.size(leaves[n].value) == 0 for n in op.inputs)
+                     for op in p.ops())
+    print(f"ops with attributes on empty tensors: {found}/300 programs")
+    assert found >= 15
+
+
+def test_enclosing_tapes_list_their_watched_variables_after_inner_calls(sample):
+    """watched_variables() of a tape after a call made on a tape inside it: what the call read (a jacobian's
+    unconnected Variable source filled by zeros_like, ZERO's fill) is watched by the enclosing tape
+    (the generator before: 11 of this sample; now 27)."""
+    found = 0
+    for p in sample:
+        order = list(walk(p.statements))
+        inner = {t.name: {s.name for s in walk(t.body) if isinstance(s, Tape)} for t in order if isinstance(t, Tape)}
+        calls = [(i, s) for i, s in enumerate(order) if isinstance(s, Call)]
+        found += any(isinstance(s, WatchedVariables) and any(i < j and c.tape in inner[s.tape] for i, c in calls)
+                     for j, s in enumerate(order))
+    print(f"programs listing an enclosing tape's watched variables after an inner call: {found}/{len(sample)}")
+    assert found >= 20
