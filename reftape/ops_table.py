@@ -1065,7 +1065,7 @@ def _matmul2d(a, b, transpose_a, transpose_b):
     Not over an inner dimension of 1: OpenBLAS skips the zero factors of that rank-1 update (NaN times 0
     came out 0), where TF's contraction adds each product to +0 (so -1 times 0 is +0)."""
     a, b = a.T if transpose_a else a, b.T if transpose_b else b
-    if a.shape[1] == 1 and a.dtype.kind in "fc":
+    if a.shape[1] == 1 and b.shape[0] == 1 and a.dtype.kind in "fc":  # (other shapes: np.dot's mismatch)
         product = _packet_multiply(*np.broadcast_arrays(a, b)) if a.dtype.kind == "c" else a * b
         return product + a.dtype.type(0)
     return np.dot(a, b)

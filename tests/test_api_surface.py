@@ -557,6 +557,9 @@ EXPRESSIONS = [
      "axis=[0]", "axis=(0,)", "axis=[0, 0]", "axis=np.int64(0)", "axis=tf.constant(0)", "axis=True", "ord='fro'",
      "ord='fro', axis=(0, 1)", "ord=3, axis=(0, 1)", "ord=-1", "ord=0.5", "ord=1j", "axis=[-1, 0], keepdims=True")],
  "tf.argmax(tf.ones([2, 2]), tf.constant([[0, 1]]))",
+ # MatMul's inner sizes must agree whatever the flags (over an inner size of 1, reftape's rank-1 product broadcast)
+ *[f"tf.matmul(tf.ones([1, 4], tf.{d}), tf.ones([4, 2], tf.{d}), {flag}=True)" for d in ("float32", "float64", "complex64")
+   for flag in ("transpose_a", "adjoint_a", "transpose_b")],
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",
