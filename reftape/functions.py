@@ -615,16 +615,18 @@ _VECTOR_NORMS = ["euclidean", 1, 2, np.inf]
 def _norm_axes(axis: Any, ord: Any) -> tuple | None:  # noqa: A002
     """norm's axis and ord, checked in Python before anything converts, as TF checks them: two
     distinct Python ints (a list or tuple) for a matrix norm, one int or None for a vector norm."""
-    wrong_axis = f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}"
+    def wrong_axis(shown: Any) -> ValueError:  # TF shows a list as the tuple it made of it
+        return ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {shown}")
+
     if isinstance(axis, (tuple, list)) and len(axis) == 2:
         axis = tuple(axis)
         if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:
-            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
+            raise wrong_axis(axis)
         if ord not in _MATRIX_NORMS:
             raise ValueError(f"'ord' must be a supported matrix norm in {_MATRIX_NORMS}, got {ord}")
         return axis
     if not (isinstance(axis, int) or axis is None):
-        raise ValueError(wrong_axis)
+        raise wrong_axis(axis)
     if (not np.isreal(ord) or ord <= 0) and ord not in _VECTOR_NORMS:
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
     return None if axis is None else (axis,)
