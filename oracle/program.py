@@ -32,7 +32,10 @@ Structure = Union[str, dict]
 
 @dataclass
 class Leaf:
-    """An input: a Variable (trainable or not), a constant, or an integer constant."""
+    """An input: a Variable (trainable or not), a constant tensor, or a value that ops convert
+    themselves: a Python literal (kind "python": a number, or nested lists of numbers, of the type
+    `dtype` names: float64 for float, int64 for int, bool, complex128 for complex) or a NumPy value
+    (kind "numpy": a NumPy scalar for shape (), an array otherwise)."""
 
     name: str
     kind: str  # "variable" | "constant"
@@ -47,6 +50,15 @@ class Op:
     path: str
     inputs: list
     attrs: dict = field(default_factory=dict)
+
+
+@dataclass
+class ListLiteral:
+    """`name = [items...]`: a Python list of tensors, literals or lists, as ops receive it (TF packs a
+    list holding tensors into one tensor, recording a Pack so that gradients reach the items)."""
+
+    name: str
+    items: list
 
 
 @dataclass
@@ -162,7 +174,7 @@ class ReadValue:
     variable: str
 
 
-STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, Watch, Tape, StopRecording, Reset, Call, WatchedVariables,
+STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call, WatchedVariables,
                                             CustomGradient, Apply, Assign, ReadValue)}
 
 # Names the generated script itself uses inside or around `_program()` (builtins included): a program
@@ -396,8 +408,24 @@ def array_literal(value: np.ndarray) -> str:
     return f"np.array([{', '.join(items)}], dtype={dtype!r}).reshape({list(value.shape)})"
 
 
+def python_literal(value: np.ndarray) -> str:
+    """Exact Python source for an array's elements as Python numbers, nested in lists by its shape."""
+    def source(x: Any) -> str:
+        if isinstance(x, list):
+            return "[" + ", ".join(map(source, x)) + "]"
+        if isinstance(x, complex):
+            return f"complex({_float_literal(x.real)}, {_float_literal(x.imag)})"
+        return _float_literal(x) if isinstance(x, float) else repr(x)
+
+    return source(np.asarray(value).tolist())
+
+
 def _leaf_source(leaf: Leaf) -> str:
+    if leaf.kind == "python":
+        return f"{leaf.name} = {python_literal(leaf.value)}"
     literal = array_literal(leaf.value)
+    if leaf.kind == "numpy":
+        return f"{leaf.name} = {literal}" + ("[()]" if np.ndim(leaf.value) == 0 else "")  # [()]: a NumPy scalar
     if leaf.kind == "variable":
         return (f"{leaf.name} = tf.Variable({literal}, dtype=tf.{leaf.dtype}, trainable={leaf.trainable}, "
                 f"name={leaf.name!r})")  # named: watched_variables() and Variable results show which
@@ -425,6 +453,8 @@ def _statements_source(statements: list, indent: int) -> list[str]:
             lines.append(pad + _leaf_source(s))
         elif isinstance(s, Op):
             lines.append(pad + f"{s.name} = " + call_source(s.path, list(s.inputs), dict(s.attrs)))
+        elif isinstance(s, ListLiteral):
+            lines.append(pad + f"{s.name} = [{', '.join(s.items)}]")
         elif isinstance(s, Watch):
             lines.append(pad + f"{s.tape}.watch([{', '.join(s.names)}])")
         elif isinstance(s, Reset):

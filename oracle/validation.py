@@ -50,6 +50,7 @@ MAX_JSON_DEPTH = 120          # containers inside each other in a program's JSON
 MAX_JSON_BYTES = 64 << 20     # a program's JSON text
 MAX_NAME_LENGTH = 64
 
+PYTHON_DTYPES = {"float64": "float", "int64": "int", "bool": "bool", "complex128": "complex"}  # a Python leaf's types
 LEAF_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                "bfloat16", "float32", "float64", "complex64", "complex128")
 SCHEMA_PATH = Path(__file__).with_name("program.schema.json")
@@ -506,9 +507,10 @@ class Arguments(References):
 
 # One entry per statement type: each field (in the order they are checked) with its kind.
 FIELDS: dict[str, dict[str, Kind]] = {
-    "Leaf": {"name": Definition("tensor"), "kind": Option("variable", "constant"), "value": Value(),
-             "dtype": DType(), "trainable": Flag()},
+    "Leaf": {"name": Definition("tensor"), "kind": Option("variable", "constant", "python", "numpy"),
+             "value": Value(), "dtype": DType(), "trainable": Flag()},
     "Op": {"name": Definition("tensor"), "path": OpPath(), "inputs": OpInputs(), "attrs": Attributes()},
+    "ListLiteral": {"name": Definition("tensor"), "items": References(non_empty=True)},
     "Watch": {"tape": TapeReference(), "names": References()},
     "Tape": {"name": Definition("tape"), "persistent": Flag(), "watch_accessed_variables": Flag(), "body": Body()},
     "StopRecording": {"tape": TapeReference(recording=True), "body": Body(pauses=True)},
@@ -527,6 +529,19 @@ FIELDS: dict[str, dict[str, Kind]] = {
     "ReadValue": {"name": Definition("tensor"), "variable": Reference()},
     "WatchedVariables": {"name": Definition("tuple of watched variables"), "tape": TapeReference()},
 }
+
+
+def _check_leaf_form(statement: Any, at: str) -> None:
+    """A Python or NumPy leaf holds exactly the values its dtype names (they print as they are)."""
+    kind, dtype = getattr(statement, "kind", None), getattr(statement, "dtype", None)
+    if kind == "python" and dtype not in PYTHON_DTYPES:
+        raise ProgramError(f"{at}.dtype", f"a Python leaf is of dtype {', '.join(PYTHON_DTYPES)} (Python "
+                                          f"{', '.join(PYTHON_DTYPES.values())}), not {dtype!r}")
+    if kind == "numpy" and dtype == "bfloat16":
+        raise ProgramError(f"{at}.dtype", "a NumPy leaf cannot be bfloat16 (NumPy has no such type)")
+    if kind in ("python", "numpy") and statement.value.dtype.name != dtype:
+        raise ProgramError(f"{at}.value", f"a {kind} leaf's value is of its dtype {dtype!r}, not "
+                                          f"{statement.value.dtype.name!r}")
 
 
 def _check_call_options(statement: Any, at: str) -> None:
@@ -557,6 +572,8 @@ def _check_statements(statements: Any, at: str, context: _Context) -> None:
         for field, field_kind in FIELDS[kind].items():
             field_kind.check(getattr(statement, field), f"{where}.{field}", statement, context)
         _check_call_options(statement, where)
+        if kind == "Leaf":
+            _check_leaf_form(statement, where)
         for name, defines, name_at in context.pending:
             context.define(name, defines, name_at)
         context.pending.clear()

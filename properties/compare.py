@@ -29,7 +29,7 @@ import numpy as np
 
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import Program
+from reftape_oracle.program import ListLiteral, Op, Program, walk
 from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
 TolerancePolicy = Callable[[np.dtype], Tolerance]
@@ -108,9 +108,11 @@ def input_magnitudes(program: Program, reference: Outcome) -> dict[str, float]:
         if described.get("kind") in _ARRAYS and _is_floating_name(described["dtype"]):
             magnitudes[name] = max(magnitudes.get(name, 0.0), _largest_magnitude(decode_array(described)))
     unknown = max(magnitudes.values(), default=0.0)  # what an input the program computes otherwise may hold
-    for op in program.ops():  # in program order: inputs come first
-        inputs = [magnitudes.get(name.split("[")[0], unknown) for name in op.inputs]
-        magnitudes[op.name] = max([magnitudes.get(op.name, 0.0)] + inputs)
+    for s in walk(program.statements):  # in program order: inputs come first
+        if isinstance(s, (Op, ListLiteral)):
+            reads = s.inputs if isinstance(s, Op) else s.items
+            inputs = [magnitudes.get(name.split("[")[0], unknown) for name in reads]
+            magnitudes[s.name] = max([magnitudes.get(s.name, 0.0)] + inputs)
     return magnitudes
 
 

@@ -28,7 +28,7 @@ from typing import Any, Iterator
 
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue, StopRecording,
                                     Tape, Watch, WatchedVariables, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
@@ -53,7 +53,7 @@ def first_divergence(finding: Finding) -> Finding:
 
 # -- the program as a graph ---------------------------------------------------------------
 
-DEFINITIONS = (Leaf, Op, Call, Apply, ReadValue, CustomGradient, WatchedVariables)   # statements that define a name
+DEFINITIONS = (Leaf, Op, ListLiteral, Call, Apply, ReadValue, CustomGradient, WatchedVariables)   # statements that define a name
 VALUES = (Op, Apply, ReadValue)                                       # ... a value the program computes
 
 
@@ -72,10 +72,12 @@ def base(name: str) -> str:
 
 
 def inputs_of(statement: Any) -> list[str]:
-    """The names a statement reads: an op's or an application's inputs; a call's targets, sources and
+    """The names a statement reads: an op's or an application's inputs, a list's items; a call's targets, sources and
     output gradients; a variable read or assigned; what a custom gradient's functions read outside."""
     if isinstance(statement, Op):
         names = statement.inputs
+    elif isinstance(statement, ListLiteral):
+        names = statement.items
     elif isinstance(statement, Call):
         parts = (statement.target, statement.sources, statement.output_gradients)
         names = [name for part in parts if part is not None for name in structure_names(part)]
@@ -225,12 +227,19 @@ def adjoint_program(program: Program, call: Call) -> tuple[Program, list[str]]:
     statements = prefix(program.statements, position + 1)[0]
     before = Program(statements)  # what an assign after the call stores in a variable is not on its path
     defined = producers(before)
-    nodes = [n for n in reversed(ancestors(before, structure_names(call.target)))
-             if not isinstance(defined[n], CustomGradient)]
+    nodes = [n for n in reversed(ancestors(before, structure_names(call.target))) if _differentiable(defined[n])]
     adjoints = Call(ADJOINTS, call.tape, "gradient", call.target, {"list": nodes},
                     output_gradients=call.output_gradients if call.method == "gradient" else None,
                     unconnected=call.unconnected, unconnected_form=call.unconnected_form)
     return Program(substitute(statements, call, [adjoints])), nodes
+
+
+def _differentiable(statement: Any) -> bool:
+    """Whether a name's value is a tensor a gradient can be taken with respect to (not a function,
+    a Python list or a Python or NumPy value)."""
+    if isinstance(statement, Leaf):
+        return statement.kind in ("variable", "constant")
+    return not isinstance(statement, (CustomGradient, ListLiteral))
 
 
 def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:
@@ -252,9 +261,15 @@ def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:
 
 
 def consumers_on_path(program: Program, node: str, path: list[str]) -> list[Any]:
-    """The statements on `path` that read `node`, in program order."""
+    """The statements on `path` that read `node`, in program order (directly, or in a list they read)."""
+    lists = {s.name: s for s in scope(program.statements) if isinstance(s, ListLiteral)}
+
+    def reads(names: list[str], seen: frozenset = frozenset()) -> bool:  # seen: a rebound name reads itself
+        return any(n == node or n in lists and n not in seen and reads(inputs_of(lists[n]), seen | {n})
+                   for n in names)
+
     return [s for s in scope(program.statements)
-            if isinstance(s, (*VALUES, Call)) and s.name in path and node in inputs_of(s)]
+            if isinstance(s, (*VALUES, Call)) and s.name in path and reads(inputs_of(s))]
 
 
 def _blamed_consumer(finding: Finding, program: Program, node: str, consumers: list,

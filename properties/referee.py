@@ -49,7 +49,7 @@ import numpy as np
 
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import (Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, structure_children,
+from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch, structure_children,
                                     flat_references, structure_references, walk)
 from .compare import Discrepancy
 from .tolerance import Tolerance, is_floating
@@ -60,7 +60,7 @@ KINK_RESOLUTION = 1e-3   # one-sided slopes further apart than this (relative) m
 COMPLEX_STEP = 1e-20
 CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
 TENSOR_KINDS = ("tensor", "variable", "ndarray")   # descriptions that hold tensor data
-MODELLED = (Leaf, Op, Watch, Tape, StopRecording, Reset, Call)   # custom gradients and variable updates are not
+MODELLED = (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call)   # custom gradients and variable updates are not
 NEVER_RECORDED = {"stop_gradient"}   # not differentiable to TF; round, floor, ... are recorded with a None gradient
 
 
@@ -78,9 +78,14 @@ def _call_inputs(call: Call) -> list[str]:
         structure_references(call.output_gradients)
 
 
+def _reads(s: Any) -> list[str]:
+    """The names an op, a list or a call reads."""
+    return s.inputs if isinstance(s, Op) else s.items if isinstance(s, ListLiteral) else _call_inputs(s)
+
+
 def _needed(program: Program, roots: list[str]) -> set[str]:
     """The ops and calls the roots depend on, through gradient calls too."""
-    producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, Call))}
+    producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, ListLiteral, Call))}
     needed: set[str] = set()
     work = [_base(n) for n in roots]
     while work:
@@ -89,7 +94,7 @@ def _needed(program: Program, roots: list[str]) -> set[str]:
             continue
         needed.add(name)
         s = producers[name]
-        work.extend(_base(n) for n in (s.inputs if isinstance(s, Op) else _call_inputs(s)))
+        work.extend(_base(n) for n in _reads(s))
     return needed
 
 
@@ -97,7 +102,7 @@ def _depending_on(program: Program, source: str) -> set[str]:
     """The source and every op and call computed from it."""
     found = {source}
     for s in walk(program.statements):
-        inputs = s.inputs if isinstance(s, Op) else _call_inputs(s) if isinstance(s, Call) else []
+        inputs = _reads(s) if isinstance(s, (Op, ListLiteral, Call)) else []
         if any(n in found or _base(n) in found for n in inputs):
             found.add(s.name)
     return found
@@ -111,12 +116,17 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
     with watch_accessed_variables, a trainable variable an op reads there is tracked; `reset`
     forgets everything. Elsewhere nothing is recorded or watched."""
     leaves = program.leaves()
+    lists = {s.name: s.items for s in walk(program.statements) if isinstance(s, ListLiteral)}
     tape = next(s for s in walk(program.statements) if isinstance(s, Tape) and s.name == call.tape)
     watched: set[str] = set()
     recorded: set[str] = set()
 
     def floating_leaf(name: str) -> bool:
         return name in leaves and is_floating(np.asarray(leaves[name].value).dtype)
+
+    def read(names: list[str]) -> list[str]:
+        """The names, a list's items in place of the list (TF packs them when the op runs)."""
+        return [item for n in names for item in (read(lists[n]) if n in lists else [n])]
 
     def tracked(name: str) -> bool:
         return name in watched or _base(name) in watched
@@ -137,10 +147,11 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
             elif isinstance(s, Watch) and s.tape == call.tape:
                 watched.update(n for n in s.names if floating_leaf(n) or n not in leaves)
             elif isinstance(s, Op):
+                inputs = read(s.inputs)
                 if tape.watch_accessed_variables:
-                    watched.update(n for n in s.inputs if floating_leaf(n) and leaves[n].kind == "variable"
+                    watched.update(n for n in inputs if floating_leaf(n) and leaves[n].kind == "variable"
                                    and leaves[n].trainable)
-                if s.path not in NEVER_RECORDED and any(tracked(n) for n in s.inputs):
+                if s.path not in NEVER_RECORDED and any(tracked(n) for n in inputs):
                     recorded.add(s.name)
                     if CATALOG[s.path].output not in ("bool", "int32", "int64"):
                         watched.add(s.name)
@@ -161,10 +172,13 @@ def _wide(dtype: str) -> str:
 
 
 def _widened_leaf(leaf: Leaf, value: np.ndarray, complex_step: bool) -> Leaf:
+    """A floating leaf in 64 bits (Python and NumPy ones as constants: converted alone, a Python float
+    is float32)."""
     if not is_floating(np.asarray(leaf.value).dtype):
         return leaf
     dtype = "complex128" if complex_step else _wide(leaf.dtype)
-    return replace(leaf, value=np.asarray(value).astype(dtype), dtype=dtype)
+    kind = "variable" if leaf.kind == "variable" else "constant"
+    return replace(leaf, kind=kind, value=np.asarray(value).astype(dtype), dtype=dtype)
 
 
 def _widened_op(op: Op, name: str, inputs: list[str]) -> Op:
@@ -183,6 +197,8 @@ def _pruned(statements: list, keep: set[str], leaf_value) -> list:
             kept.append(leaf_value(s))
         elif isinstance(s, Op) and s.name in keep:
             kept.append(_widened_op(s, s.name, s.inputs))
+        elif isinstance(s, ListLiteral) and s.name in keep:
+            kept.append(s)
         elif isinstance(s, Call) and s.name in keep:
             kept.append(s)
         elif isinstance(s, Watch) and any(_base(n) in keep for n in s.names):
@@ -210,7 +226,7 @@ class _Targets:
         leaves = program.leaves()
         needed = _needed(program, self._names + self._weights + [source])
         watched, recorded = _tape_state(program, call)
-        producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, Call))}
+        producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, ListLiteral, Call))}
         statements = [s for s in producers.values() if s.name in needed]
         if source not in leaves and not isinstance(producers.get(_base(source)), Op):
             raise Unjudgeable(f"the source {source} is neither a leaf nor an op's output")
@@ -234,15 +250,17 @@ class _Targets:
         self.x0 = values[-1]
         self.complex_step = (all(not leaf.dtype.startswith("complex") for leaf in leaves.values())
                              and all(v.dtype.kind != "c" for v in values[:count])
-                             and all(isinstance(s, Op) and _analytic(s) for s in statements))
+                             and all(isinstance(s, ListLiteral) or isinstance(s, Op) and _analytic(s)
+                                 for s in statements))
         if self.complex_step:  # only where the complex extension is the real function (no branch cut at x0)
             extension = self(self.x0.astype(np.complex128), complex_step=True)
             self.complex_step = extension is not None and bool(
                 np.all(extension.imag == 0) and np.allclose(extension.real, self.t0.real, rtol=1e-12, atol=0))
 
-    def _flat(self, program: Program, ops: list[Op], passing: set[str], source: str, source_tracked: bool,
+    def _flat(self, program: Program, ops: list, passing: set[str], source: str, source_tracked: bool,
               method: str):
         leaves = program.leaves()
+        lists = {op.name for op in ops if isinstance(op, ListLiteral)}
 
         def frozen(name: str) -> str:
             return name if _base(name) in leaves else "_frozen_" + name
@@ -250,7 +268,7 @@ class _Targets:
         def live(name: str, perturbed: bool) -> str:
             if name == source:
                 return "_source" if perturbed and source_tracked else frozen(name)
-            return name if _base(name) in passing else frozen(name)
+            return name if _base(name) in passing or name in lists else frozen(name)  # a live list: live items
 
         def build(x: np.ndarray | None, complex_step: bool) -> Program:
             perturbed = x is not None
@@ -258,6 +276,10 @@ class _Targets:
             if perturbed:
                 statements.append(Leaf("_source", "constant", x, x.dtype.name))
             for op in ops:
+                if isinstance(op, ListLiteral):
+                    statements += [ListLiteral("_frozen_" + op.name, [frozen(n) for n in op.items]),
+                                   ListLiteral(op.name, [live(n, perturbed) for n in op.items])]
+                    continue
                 statements.append(_widened_op(op, "_frozen_" + op.name, [frozen(n) for n in op.inputs]))
                 if op.name in passing:
                     statements.append(_widened_op(op, op.name, [live(n, perturbed) for n in op.inputs]))

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reftape_oracle.program import Call, Leaf, Op, Program, structure_references, walk
+from reftape_oracle.program import Call, Leaf, ListLiteral, Op, Program, structure_references, walk
 
 NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP, MARGIN = 150, 38, 60, 16, 10
 
@@ -46,6 +46,8 @@ def _node(statement: Any) -> Node | None:
         return Node(statement.name, f"{statement.name}: {statement.kind} {statement.dtype}", "leaf", [])
     if isinstance(statement, Op):
         return Node(statement.name, f"{statement.name} = {statement.path}", "op", _names(statement.inputs))
+    if isinstance(statement, ListLiteral):
+        return Node(statement.name, f"{statement.name} = [{', '.join(statement.items)}]", "op", _names(statement.items))
     if isinstance(statement, Call):
         reads = _names(structure_references(statement.target) + structure_references(statement.sources)
                        + structure_references(statement.output_gradients))

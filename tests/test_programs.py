@@ -14,7 +14,8 @@ from reftape_oracle import run
 from reftape_properties.compare import compare
 from reftape_properties.findings import HarnessError, evaluate
 from reftape_oracle.outcome import Outcome, describe
-from reftape_oracle.program import Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch, WatchedVariables
+from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
+                                    WatchedVariables)
 from reftape_properties.tolerance import Tolerance, compare_arrays, epsilon
 
 
@@ -174,6 +175,8 @@ PROGRAMS = {
         Call("floor_to_source", "t", "gradient", "f", "c", unconnected="zero", unconnected_form="string"),
     ]),
     "mixed-dtype-error": Program(leaves() + [Op("bad", "add", ["c", "d"])], outputs=["bad"]),
+    "python-int-first-converted-alone": Program(leaves() + [Leaf("three", "python", np.array(3), "int64"),
+                                                            Op("bad", "add", ["three", "c"])], outputs=["bad"]),
     "namedtuples-and-watched-variables": Program(leaves() + [
         Tape("t", persistent=True, body=[
             Watch("t", ["c", "frozen"]),
@@ -185,6 +188,30 @@ PROGRAMS = {
              {"namedtuple": ["Targets", [["only", "og"]]]}),
         WatchedVariables("after", "t"),
     ]),
+    "python-and-numpy-operands-and-lists": Program(leaves() + [
+        Leaf("half", "python", np.array(0.5), "float64"),
+        Leaf("three", "python", np.array(3), "int64"),
+        Leaf("row", "python", np.array([1.5, -0.0, 2.0]), "float64"),
+        Leaf("wide", "numpy", np.array([0.25, 1e-40, -2.0]), "float64"),
+        Leaf("scalar16", "numpy", np.array(1.5, np.float16), "float16"),
+        Tape("t", persistent=True, body=[
+            Watch("t", ["c"]),
+            Op("a", "multiply", ["v", "half"]),
+            Op("b", "add", ["c", "row"]),
+            Op("p", "pow", ["a", "three"]),
+            Op("w", "subtract", ["c", "wide"]),
+            Op("h", "multiply", ["d", "scalar16"]),
+            Op("first_python", "add", ["half", "c"]),   # converted alone: float32, as c is
+            ListLiteral("pair", ["a", "v"]),
+            ListLiteral("mixed", ["b", "row"]),
+            ListLiteral("nested", ["pair", "mixed"]),
+            Op("packed", "math.sin", ["nested"]),
+            Op("total", "reduce_sum", ["packed"]),
+        ]),
+        Call("g", "t", "gradient", "total", {"list": ["v", "c"]}),
+        Call("j", "t", "jacobian", "packed", "v"),
+        WatchedVariables("watched", "t"),
+    ], outputs=["a", "b", "p", "w", "h", "first_python", "packed", "pair", "row", "wide", "scalar16"]),
 }
 
 
@@ -200,7 +227,7 @@ def test_program_agrees_with_tensorflow(name):
 
 @pytest.mark.parametrize("backend", ["tensorflow", "reftape"])
 @pytest.mark.parametrize("name", ["structures-and-unconnected", "higher-order-nested", "special-values",
-                                  "namedtuples-and-watched-variables"])
+                                  "namedtuples-and-watched-variables", "python-and-numpy-operands-and-lists"])
 def test_printed_script_reproduces_the_interpreter(name, backend):
     program = PROGRAMS[name]
     script = program.to_source(backend)

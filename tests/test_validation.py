@@ -61,6 +61,15 @@ def custom_program_data() -> dict:
          "sources": {"namedtuple": ["Pair", [["first", "r"], ["second", {"namedtuple": ["Pair", [["first", "w"],
                                                                                           ["second", "x"]]]}]]]}},
         {"statement": "WatchedVariables", "name": "after", "tape": "t2"},
+        {"statement": "Leaf", "name": "py", "kind": "python", "dtype": "float64", "value": tensor("0.5", "-0.0",
+                                                                                                 dtype="float64")},
+        {"statement": "Leaf", "name": "npv", "kind": "numpy", "dtype": "float32",
+         "value": tensor("1.5", dtype="float32", shape=[])},
+        {"statement": "Tape", "name": "t3", "body": [
+            {"statement": "Watch", "tape": "t3", "names": ["x"]},
+            {"statement": "ListLiteral", "name": "packed", "items": ["x", "py"]},
+            {"statement": "Op", "name": "q", "path": "multiply", "inputs": ["packed", "npv"]}]},
+        {"statement": "Call", "name": "k", "tape": "t3", "method": "gradient", "target": "q", "sources": "x"},
     ]
     data["outputs"].append("z")
     return data
@@ -463,6 +472,18 @@ def custom_mutated(change) -> dict:
     (lambda d: APPLY(d).__setitem__("function", "g"), "statements[5].body[1].function", "is a tensor, not a function"),
     (lambda d: d["statements"][5]["body"][2].__setitem__("method", "assign_mul"),
      "statements[5].body[2].method", "is not one of"),
+    (lambda d: d["statements"][8].__setitem__("dtype", "float32"), "statements[8].dtype", "a Python leaf is of dtype"),
+    (lambda d: d["statements"][8]["value"].__setitem__("dtype", "float32"), "statements[8].value",
+     "a python leaf's value is of its dtype 'float64', not 'float32'"),
+    (lambda d: d["statements"][9].update(dtype="bfloat16", value=tensor("1.5", dtype="bfloat16", shape=[])),
+     "statements[9].dtype", "a NumPy leaf cannot be bfloat16"),
+    (lambda d: d["statements"][9].__setitem__("kind", "literal"), "statements[9].kind", "is not one of"),
+    (lambda d: d["statements"][10]["body"][1].__setitem__("items", []), "statements[10].body[1].items",
+     "should be non-empty"),
+    (lambda d: d["statements"][10]["body"][1]["items"].append("q"), "statements[10].body[1].items[2]",
+     "'q' is not defined"),
+    (lambda d: d["statements"][10]["body"][1]["items"].append("t3"), "statements[10].body[1].items[2]",
+     "'t3' is a tape, not a tensor"),
 ])
 def test_custom_gradients_and_variable_updates_are_validated(change, path, message):
     error = rejected(custom_mutated(change))
