@@ -55,8 +55,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec, flipped
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
-                                    StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue,
+                                    Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
                                     pack_references)
 
 # Orders matter: Hypothesis shrinks sampled_from toward the first element.
@@ -97,6 +97,9 @@ INDEXED_ROWS = frozenset({"scatter_nd", "tensor_scatter_nd_update", "tensor_scat
 NEGATIVE_AXIS_CHANCE = 0.3  # an axis attribute counted from the end instead
 BATCHED_MATMUL_CHANCE = 0.25  # matmul's second operand a stack of matrices
 ENCLOSING_WATCHED_VARIABLES = 0.3  # watched_variables() of an enclosing tape after a level's calls
+LITERAL_OPERAND_CHANCE = 0.2  # an op of several inputs takes one as a Python or NumPy value it converts itself
+PACKED_INPUT_CHANCE = 0.04  # an op takes a Python list of tensors (and literals), which TF packs (recording a Pack)
+CONVERTED = ("python", "numpy", "list")  # kinds of what ops convert themselves: never a gradient's source or target
 MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
 # Magnitudes, by the last part of an op's path. Ill-conditioned ops (a large input turns one ulp of
 # difference between two correct implementations into many) never consume what amplifying ops may
@@ -249,7 +252,7 @@ class _Tensor:
     dtype: str
     serial: int                       # creation order: sorts sets of tensors reproducibly
     reaches: frozenset = frozenset()  # the tensors this one depends on (transitively), by identity
-    kind: str = "op"                  # "op", "constant" or "variable"
+    kind: str = "op"                  # "op", "constant", "variable", "python", "numpy" or "list" (a ListLiteral)
     depth: int = 0                    # ops on the longest path from a leaf
     large: bool = False               # may be large in magnitude (see AMPLIFYING)
     trainable: bool = True
@@ -723,8 +726,13 @@ _CHAIN_POSITION = {"cross_entropy": 1}
 
 def _add_op(b: _Builder, spec: OpSpec) -> None:
     """Appends one op of `spec` whose inputs fit its shape rule; its output joins the frontier, and
-    its inputs leave it (except where the op cuts the gradient: they stay targets too)."""
+    its inputs leave it (except where the op cuts the gradient: they stay targets too). Now and then
+    its chain input is a Python list the op packs, or one of its fresh constant operands a Python or
+    NumPy value it converts."""
+    first_fresh = b.counter + 1
     x = _input(b, spec, _CHAIN_POSITION.get(spec.shape_rule, 0))
+    if spec.shape_rule in ("unary", "broadcast", "same") and b.chance(PACKED_INPUT_CHANCE):
+        x = _packed(b, spec, x)
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
@@ -734,6 +742,8 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
         x = b.leaf((2, 3))
     _vary_axis(b, spec, x, attrs)
     plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
+    if spec.arity >= 2 and b.chance(LITERAL_OPERAND_CHANCE):
+        _literal_operand(b, plan, first_fresh)
     name = b.fresh("y")
     b.emit(Op(name, spec.path, [t.name for t in plan.inputs], attrs))
     dtype = _output_dtype(spec, x, plan)
@@ -744,10 +754,79 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
     out = b.output(name if plan.element is None else f"{name}[{plan.element}]", plan.shape, dtype, plan.inputs,
                    _last(spec), path=spec.path)
     if spec.gradient == "gradient":
-        b.frontier = [t for t in b.frontier if t not in plan.inputs]
+        consumed = [item for t in plan.inputs for item in (t.inputs if t.kind == "list" else (t,))]
+        b.frontier = [t for t in b.frontier if t not in consumed]
     b.frontier.append(out)
     if dtype == b.dtype:
         b.tensors.append(out)
+
+
+def _packed(b: _Builder, spec: OpSpec, x: _Tensor) -> _Tensor:
+    """`[x, ...]` in place of `x`, where the op may take a tensor one rank higher: x with tensors of its
+    shape and dtype (x itself again at times) and now and then a Python literal of that shape, in
+    any order; the list as the op's input (TF packs it, recording a Pack that passes the gradient to
+    each tensor)."""
+    pseudo = _Tensor("", (2,) + x.shape, x.dtype, 0)
+    if len(x.shape) >= MAX_RANK or 2 * x.size > MAX_ELEMENTS or not _fits(pseudo, spec):
+        return x
+    partners = [t for t in b.usable(spec) if t.shape == x.shape and t.dtype == x.dtype]
+    items = [x]
+    for _ in range(int(b.rng.integers(1, 3)) if 3 * x.size <= MAX_ELEMENTS else 1):
+        if b.chance(0.2):
+            items.append(_literal(b, _array(b.rng, x.dtype, x.shape, spec.domains[0]), "python"))
+        else:
+            items.append(b.pick(partners) if partners and b.chance(0.7) else x)
+    order = b.rng.permutation(len(items))
+    items = [items[i] for i in order]
+    name = b.fresh("s")
+    b.emit(ListLiteral(name, [t.name for t in items]))
+    packed = b.output(name, (len(items),) + x.shape, x.dtype, items, depth=max(t.depth for t in items))
+    packed.kind = "list"
+    return packed
+
+
+def _literal(b: _Builder, value: np.ndarray, kind: str) -> _Tensor:
+    """A fresh Python (or NumPy) value holding `value` in a form TF converts (see `_literal_form`)."""
+    kind, value, dtype = _literal_form(b, value, kind)
+    name = b.fresh("p")
+    b.emit(Leaf(name, kind, value, dtype))
+    return _Tensor(name, tuple(value.shape), dtype, b.counter, kind=kind, value=value)
+
+
+def _literal_form(b: _Builder, value: np.ndarray, kind: str) -> tuple[str, np.ndarray, str]:
+    """(kind, value, dtype) of a Python or NumPy value for `value`: Python floats, complex numbers or
+    ints (a float's value rounded, now and then); NumPy values of its dtype (float32 for bfloat16) or,
+    for floats, float64 now and then (which TF casts to the dtype it converts to)."""
+    value = np.asarray(value)
+    if kind == "python":
+        if value.dtype.kind == "c":
+            value = value.astype(np.complex128)
+        elif value.dtype.kind in "iu" or b.chance(0.2):
+            value = np.round(value.astype(np.float64)).astype(np.int64)
+        else:
+            value = value.astype(np.float64)
+        return kind, value, value.dtype.name
+    if value.dtype.kind == "f" and b.chance(0.3) or value.dtype.name == "bfloat16":
+        value = value.astype(np.float64 if value.dtype.name != "bfloat16" or b.chance(0.5) else np.float32)
+    return kind, value, value.dtype.name
+
+
+def _literal_operand(b: _Builder, plan: _Plan, first_fresh: int) -> None:
+    """One of the op's fresh constant operands (drawn for it, used once) becomes a Python or NumPy value
+    holding the same elements (its special points kept); the chain's operand mostly stays a tensor."""
+    fresh = [i for i, t in enumerate(plan.inputs) if t.kind == "constant" and t.serial >= first_fresh
+             and plan.inputs.count(t) == 1 and (i > 0 or b.chance(0.2))]
+    if not fresh:
+        return
+    position = b.pick(fresh)
+    t = plan.inputs[position]
+    literal = _literal(b, t.value, "python" if b.chance(0.55) else "numpy")
+    b.body[:] = [s for s in b.body if getattr(s, "name", None) != t.name and not (isinstance(s, Watch)
+                                                                                  and s.names == [t.name])]
+    for pool in (b.leaves, b.tensors, b.integers, b.frontier):
+        if t in pool:
+            pool.remove(t)
+    plan.inputs[position] = literal
 
 
 def _vary_axis(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> None:
@@ -793,9 +872,10 @@ def _structure(b: _Builder, names: list[str], kind: str) -> Any:
 
 
 def _offerable(b: _Builder, t: _Tensor) -> bool:
-    """Whether `t` may be a source of the next call, on whichever path the call draws it: not softmax cross
-    entropy's labels where the tape may have recorded a gradient computation (KNOWN_DIVERGENCES 1)."""
-    return not (b.higher_order and t.first_order_only)
+    """Whether `t` may be a source of the next call, on whichever path the call draws it: a tensor (not
+    a Python or NumPy value, nor a list), and not softmax cross entropy's labels where the tape may
+    have recorded a gradient computation (KNOWN_DIVERGENCES 1)."""
+    return t.kind not in CONVERTED and not (b.higher_order and t.first_order_only)
 
 
 def _reaching(b: _Builder, targets: list[_Tensor]) -> list[_Tensor]:

@@ -34,7 +34,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     return _convert(value, dtype, dtype_hint)  # IndexedSlices: dtype checked, then densified by the hook below
 
 
-def _densified(value: IndexedSlices) -> EagerTensor:
+def _densified(value: IndexedSlices, dtype: Any = None) -> EagerTensor:
     """IndexedSlices as the dense tensor TF converts them to (wherever a tensor is expected: op
     arguments, Variable assignments), summing repeated indices; without a dense_shape, TF's ValueError."""
     if value.dense_shape is None:
@@ -108,16 +108,19 @@ def _pack(values: list | tuple, dtype: _dtypes.DType) -> Any:
 SEQUENCE_PACKING.append(_autopacked)
 
 
-def _matching(values: Sequence[Any], strict: bool = False) -> list[EagerTensor]:
+def _matching(values: Sequence[Any], strict: bool = False, beside: Sequence[Any] = ()) -> list[EagerTensor]:
     """Converts op arguments the way TF's eager op wrappers do: Python and NumPy values take the
     dtype of the first tensor argument (no promotion between tensors: mismatches fail in the op).
     A Python value that does not fit that dtype is a TypeError where TF converts strictly (`strict`:
-    its generated op wrappers), and keeps its own dtype where TF only hints the dtype."""
+    its generated op wrappers), and keeps its own dtype where TF only hints the dtype. Where a value
+    (or one of the op's other inputs, `beside`) leaves TF's fast path, its fallback converts in order."""
     for value in values:
         if value.__class__ is not EagerTensor:
             break
     else:  # tensors only: what conversion would conclude, cheaply
         return list(values)
+    if strict and any(_leaves_fast_path(v) for v in (*values, *beside)):
+        return _matching_in_order(values)
     anchor = next((v for v in values if _is_tensor_like(v)), None)
     dtype = None if anchor is None else anchor.dtype
     converted = []
@@ -133,6 +136,24 @@ def _matching(values: Sequence[Any], strict: bool = False) -> list[EagerTensor]:
             converted.append(convert_to_tensor(value, dtype_hint=dtype))
         if dtype is None:
             dtype = converted[-1].dtype
+    return converted
+
+
+def _leaves_fast_path(value: Any) -> bool:
+    """TF's eager fast path converts tensors, Variables, Python numbers and NumPy arrays itself; a list,
+    a tuple or a NumPy scalar of no Python number type sends the op to its Python fallback."""
+    python_number = (builtins.int, builtins.float, builtins.complex)
+    return isinstance(value, (list, tuple)) or isinstance(value, np.generic) and not isinstance(value, python_number)
+
+
+def _matching_in_order(values: Sequence[Any]) -> list[EagerTensor]:
+    """The fallback's conversion: to the first tensor's dtype (not a Variable's), or else in order, each
+    value to the dtype of the first one converted (a Variable of another dtype is TF's ValueError)."""
+    dtype = next((v.dtype for v in values if isinstance(v, EagerTensor)), None)
+    converted = []
+    for value in values:
+        converted.append(convert_to_tensor(value, dtype=dtype))
+        dtype = dtype or converted[-1].dtype
     return converted
 
 
@@ -959,7 +980,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str =
 
 def _tensor_scatter(op: str, tensor: Any, indices: Any, updates: Any, index_dtypes: tuple) -> EagerTensor:
     index_array = _index_values(indices, "Tindices", index_dtypes)
-    tensor, updates = _matching([tensor, updates], strict=True)
+    tensor, updates = _matching([tensor, updates], strict=True, beside=[indices])
     if index_array.dtype == np.int16:  # declared, without a kernel
         raise NotFoundError(f"Could not find device for node: {{{{node {op}}}}} = {op}[T=DT_"
                             f"{tensor.dtype.kernel_name.upper()}, Tindices=DT_INT16] [Op:{op}]")
@@ -1324,7 +1345,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     """Matrix product of the two innermost dimensions, batching over the others."""
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
-    a, b = _matching([a, b])
+    a = a if isinstance(a, EagerTensor) else convert_to_tensor(a)  # converted alone, its dtype hinted to b
+    b = convert_to_tensor(b, dtype_hint=a.dtype)
     if a.ndim < 2 or b.ndim < 2:
         from .errors import InvalidArgumentError
 
@@ -1346,8 +1368,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
 
 def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
            b_is_sparse: bool = False, name: str | None = None) -> EagerTensor:
-    a, b = _matching([a, b])
-    product = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a)
+    product = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a)  # each converted alone
     return squeeze(product, axis=-1)
 
 
@@ -1355,6 +1376,9 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
     expected = equation.split("->")[0].count(",") + 1
     if len(inputs) != expected:
         raise ValueError(f'Got {len(inputs)} inputs for equation "{equation}", expecting {expected}')
+    for operand in inputs:  # TF reads each operand's static shape first
+        if not hasattr(operand, "shape"):
+            raise AttributeError(f"'{type(operand).__name__}' object has no attribute 'shape'")
     return execute("Einsum", _matching(list(inputs)), equation=equation.replace(" ", ""))
 
 
@@ -1449,8 +1473,9 @@ def l2_loss(t: Any, name: str | None = None) -> EagerTensor:
 
 
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> EagerTensor:
-    """max(x, 0) - x * z + log(1 + exp(-|x|)), written with where() as TF writes it."""
-    logits, labels = _matching([logits, labels])
+    """max(x, 0) - x * z + log(1 + exp(-|x|)), written with where() as TF writes it (each converted alone)."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
     if logits.shape != labels.shape:
         raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs {labels.shape}).")
     zero = zeros_like(logits)
@@ -1461,8 +1486,10 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
 
 
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, name: str | None = None) -> EagerTensor:
-    """The fused SoftmaxCrossEntropyWithLogits kernel over the flattened outer dimensions."""
-    logits, labels = _matching([logits, labels])
+    """The fused SoftmaxCrossEntropyWithLogits kernel over the flattened outer dimensions (each converted
+    alone: the labels are cast to the logits' dtype)."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
     axis = axis % logits.ndim
     if axis != logits.ndim - 1:
         perm = [d for d in builtins.range(logits.ndim) if d != axis] + [axis]
@@ -1484,8 +1511,7 @@ def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | 
             data_format = "NHWC"
         else:
             raise ValueError(f"`data_format` must be of the form `N...C` or `NC...`. Received: data_format={data_format}")
-    value = convert_to_tensor(value)
-    bias = convert_to_tensor(bias, dtype_hint=value.dtype)
+    value, bias = _matching([value, bias], strict=True)  # eager: straight to the op's wrapper
     return execute("BiasAdd", [value, bias], data_format=data_format or "NHWC")
 
 

@@ -513,7 +513,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
     return EagerTensor(array, value_dtype)
 
 
-# Conversion hooks for types defined in later modules (Variable, IndexedSlices densification).
+# Conversion hooks for types defined in later modules (Variable, IndexedSlices densification):
+# `(value, dtype) -> tensor`, dtype the one requested (or None).
 CONVERSION_HOOKS: dict[type, Any] = {}
 # TF's packing of lists and tuples that hold tensors, `(value, dtype) -> tensor or None` (functions.py).
 SEQUENCE_PACKING: list = []
@@ -531,7 +532,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
             return packed
     for cls, hook in CONVERSION_HOOKS.items():
         if isinstance(value, cls):
-            value = hook(value)
+            value = hook(value, dtype)
             break
     if isinstance(value, EagerTensor):
         if dtype is not None and dtype != value.dtype:

@@ -187,4 +187,12 @@ class _VariableReference:
         return isinstance(other, _VariableReference) and other._variable is self._variable
 
 
-CONVERSION_HOOKS[Variable] = ResourceVariable.read_value
+def _variable_as_tensor(variable: Variable, dtype: Any) -> EagerTensor:
+    """A Variable converted to a tensor: a recorded read, refused before reading for another dtype."""
+    if dtype is not None and dtype != variable.dtype:
+        raise ValueError(f"Incompatible type conversion requested to type {dtype.name} for `tf.Variable of type "
+                         f"{variable.dtype.name}. (Variable: {variable!r})")
+    return variable.read_value()
+
+
+CONVERSION_HOOKS[Variable] = _variable_as_tensor

@@ -568,6 +568,42 @@ EXPRESSIONS = [
    for axis in ("tf.constant(0.0)", "tf.constant([0.0])", "0.0", "np.float64(0.0)", "np.float32(0.0)", "np.int32(0)",
                 "tf.constant(0, tf.int64)", "tf.constant(0, tf.int16)", "tf.constant(0, tf.uint8)", "tf.constant(False)",
                 "tf.Variable(0.0)", "[0.0]", "[0]", "tf.constant([])")],
+ # TF's eager fast path converts tensors, Variables, Python numbers and NumPy arrays with the dtype of
+ # the first tensor or Variable; a list, tuple or NumPy scalar (not a Python number) among an op's inputs
+ # sends it to the Python fallback, which converts in order: to the first tensor's dtype (not a
+ # Variable's), or each to the first converted one's, a Variable of another dtype being its ValueError
+ *[f"{f}({x}, {y})" for f in ("tf.math.multiply", "tf.math.pow", "tf.math.squared_difference", "tf.math.xlogy")
+   for x, y in (("[2.0, 3.0]", "tf.Variable([1.5, 2.0], dtype=tf.float64)"), ("[2, 3]", "tf.Variable([1.5, 2.0])"),
+                ("(2.0, 3.0)", "tf.Variable([1.5, 2.0], dtype=tf.float16)"), ("2.0", "tf.Variable([1.5, 2.0], dtype=tf.float16)"),
+                ("np.float32(2.0)", "tf.Variable([1.5, 2.0], dtype=tf.float64)"), ("np.float64(2.0)", "tf.Variable([1.5, 2.0], dtype=tf.float16)"),
+                ("np.int64(2)", "tf.Variable([1.5, 2.0])"), ("np.array([2.0, 1.0])", "tf.Variable([1.5, 2.0], dtype=tf.float16)"),
+                ("[2.0, 3.0]", "tf.constant([1.5, 2.0], tf.float64)"), ("tf.Variable([1.5, 2.0], dtype=tf.float64)", "[2.0, 3.0]"),
+                ("[1j, 2]", "tf.Variable([1.5, 2.0], dtype=tf.complex64)"), ("[tf.constant(1.5, tf.float16), 2.0]",
+                                                                           "tf.Variable([1.5, 2.0])"))],
+ "tf.concat([[2.0, 3.0], tf.Variable([1.5, 2.0], dtype=tf.float32), tf.constant([1.5], tf.float64)], 0)",
+ "tf.concat([np.array([1.0]), [2.0, 3.0], tf.Variable([1.5, 2.0], dtype=tf.float64)], 0)",
+ "tf.concat([[2.0], tf.Variable([1.5, 2.0], dtype=tf.float64)], 0)", "tf.concat([[], tf.Variable([1.5])], 0)",
+ "tf.where([True, False], [2.0, 3.0], tf.Variable([1.5, 2.0], dtype=tf.float64))",
+ "tf.tensor_scatter_nd_add(np.ones([2, 2], np.float32), [[0]], tf.Variable([[1.5, 2.0]], dtype=tf.float64))",
+ "tf.tensor_scatter_nd_update(np.ones([2, 2]), [[0]], tf.Variable([[1.5, 2.0]], dtype=tf.float16))",
+ "tf.convert_to_tensor(tf.Variable([1.5, 2.0]), dtype=tf.float64)",
+ # matmul converts a alone and hints its dtype to b; matvec converts each alone; bias_add goes straight
+ # to its op; the cross entropies convert each alone (softmax's labels then cast to the logits' dtype);
+ # einsum reads each operand's shape first
+ *[f"tf.linalg.{f}({x}, {y})" for f in ("matmul", "matvec") for x, y in (
+     ("[[1.0, 2.0], [3.0, 4.0]]", "tf.Variable([[1.5, 2.0], [1.0, 1.0]], dtype=tf.float64)"),
+     ("[[1, 2], [3, 4]]", "tf.constant([[1.5, 2.0], [1.0, 1.0]], tf.float64)"),
+     ("tf.constant([[1.5, 2.0], [1.0, 1.0]], tf.float64)", "[[1.0, 2.0], [3.0, 4.0]]"),
+     ("tf.constant([[1.5, 2.0], [1.0, 1.0]], tf.float16)", "np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)"),
+     ("tf.constant([[1.5, 2.0], [1.0, 1.0]], tf.float16)", "[1.0, 2.0]"))],
+ *[f"tf.nn.bias_add({x}, {y})" for x, y in (("[[1.0, 2.0]]", "tf.Variable([1.5, 2.0], dtype=tf.float64)"),
+                                            ("np.ones([1, 2], np.int64)", "tf.Variable([1.5, 2.0], dtype=tf.float64)"),
+                                            ("tf.ones([1, 2], tf.float16)", "np.array([1.5, 2.0])"))],
+ *[f"tf.nn.{f}_cross_entropy_with_logits(labels={x}, logits={y})" for f in ("sigmoid", "softmax") for x, y in (
+     ("[[0.25, 0.75]]", "tf.Variable([[1.5, 2.0]], dtype=tf.float64)"), ("tf.constant([[0.25, 0.75]], tf.float64)", "[[1.5, 2.0]]"),
+     ("tf.constant([[0.25, 0.75]], tf.float64)", "tf.constant([[1.5, 2.0]], tf.float16)"), ("[[0, 1]]", "[[1.5, 2.0]]"))],
+ *[f"tf.einsum('ij,jk->ik', {x}, {y})" for x, y in (("[[1.0, 2.0]]", "tf.ones([2, 1])"), ("tf.ones([1, 2])", "[[1.0], [2.0]]"),
+                                                    ("np.ones([1, 2], np.float32)", "tf.ones([2, 1])"), ("2.0", "tf.ones([2, 1])"))],
 ]
 
 

@@ -3,6 +3,7 @@ catalog op, dtype and tape option value, keep filtering negligible, and reject i
 with clear errors. Fractions are measured over a fixed sample and asserted with bounds below what
 the sample shows, so that they guard the generator's aim without pinning its exact draws."""
 
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -11,8 +12,9 @@ from hypothesis import strategies as st
 
 from reftape_oracle import run
 from reftape_oracle.catalog import CATALOG
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Op, ReadValue, StopRecording, Tape, Watch,
-                                    WatchedVariables, flat_references, structure_references, walk)
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, ReadValue,
+                                    StopRecording, Tape, Watch, WatchedVariables, flat_references,
+                                    structure_references, walk)
 from reftape_properties.recording import coverage_summary, features
 from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
                                    values)
@@ -402,7 +404,7 @@ def test_half_precision_composites_see_large_inputs():
 def test_float32_and_float64_leaves_hold_subnormals():
     """Subnormals of both signs (the smallest too) reach ops in float32 and float64 programs: TF reads
     them as zero in its vector loops and as they are in its scalar loops."""
-    sample = _sample(programs(dtypes=("float32", "float64")), 60)
+    sample = _sample(programs(dtypes=("float32", "float64")), 120)
     found = set()
     for p in sample:
         for leaf in p.leaves().values():
@@ -693,3 +695,40 @@ def test_enclosing_tapes_list_their_watched_variables_after_inner_calls(sample):
                      for j, s in enumerate(order))
     print(f"programs listing an enclosing tape's watched variables after an inner call: {found}/{len(sample)}")
     assert found >= 20
+
+
+def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
+    """Ops receive what TF converts itself: Python numbers and nested lists, NumPy scalars and arrays
+    (of the program's dtype and of float64, which TF casts), and Python lists holding tensors (packed
+    by a recorded Pack, through which gradients reach a list's tensors and Variables), sometimes with
+    a Python literal beside them."""
+    sample = _sample(programs(), 200)
+    found = Counter()
+    for p in sample:
+        statements = list(walk(p.statements))
+        leaves = p.leaves()
+        literals = {s.name: s for s in statements if isinstance(s, Leaf) and s.kind in ("python", "numpy")}
+        lists = [s for s in statements if isinstance(s, ListLiteral)]
+        differentiated = {n for s in statements if isinstance(s, Call) for n in flat_references(s.sources)}
+        found["python"] += any(s.kind == "python" for s in literals.values())
+        found["python int"] += any(s.kind == "python" and s.dtype == "int64" for s in literals.values())
+        found["numpy"] += any(s.kind == "numpy" for s in literals.values())
+        found["numpy float64 elsewhere"] += any(s.kind == "numpy" and s.dtype == "float64" != _dtype(p)
+                                                for s in literals.values())
+        found["first operand"] += any(op.inputs[0] in literals for op in p.ops() if len(op.inputs) > 1)
+        found["list"] += bool(lists)
+        found["list with a literal"] += any(any(i in literals for i in s.items) for s in lists)
+        found["list item differentiated"] += any(i in differentiated for s in lists for i in s.items)
+        found["list of variables"] += any(getattr(leaves.get(i), "kind", "") == "variable" for s in lists
+                                          for i in s.items)
+    print(f"programs of 200 with: {dict(found)}")
+    assert found["python"] >= 22 and found["numpy"] >= 7 and found["list"] >= 22, found
+    assert found["python int"] >= 2 and found["numpy float64 elsewhere"] >= 1 and found["first operand"] >= 2, found
+    assert found["list with a literal"] >= 8 and found["list item differentiated"] >= 10, found
+    assert found["list of variables"] >= 8, found
+
+
+def _dtype(program) -> str:
+    """The program's dtype: that of its first floating tensor leaf."""
+    return next(leaf.dtype for leaf in program.leaves().values() if leaf.kind in ("variable", "constant")
+                and leaf.dtype.startswith(("float", "bfloat", "complex")))
