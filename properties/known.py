@@ -8,7 +8,11 @@ that no longer reproduce (then the entry, or the generator restriction it justif
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -340,6 +344,60 @@ KNOWN.append(KnownDivergence(
              Leaf("b", "constant", np.array([np.inf, 1.0, 2.0], np.float32), "bfloat16"),
              Op("s", "nn.softmax", ["x"]), Op("t", "nn.softmax", ["b"])], ["s", "t"]),
     _vectorized_softmax_of_non_finite,
+))
+
+
+DETERMINISTIC_COMPOSITES = frozenset({"nn.sparse_softmax_cross_entropy_with_logits"})
+DETERMINISM_LINE = "tf.config.experimental.enable_op_determinism()\n"
+
+
+def tensorflow_without_determinism(program: Program) -> Outcome | None:
+    """The program's outcome on TF's default kernels (a fresh process: op determinism cannot be turned
+    off once on); None when that run fails."""
+    source = program.to_source("tensorflow")
+    assert DETERMINISM_LINE in source, "the oracle's configuration changed: update DETERMINISM_LINE"
+    try:
+        done = subprocess.run([sys.executable, "-c", source.replace(DETERMINISM_LINE, "")], capture_output=True,
+                              text=True, timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+        observed = json.loads(done.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        return None
+    return Outcome("tensorflow", values=observed["values"], calls=observed["calls"], error=observed["error"])
+
+
+def _default_kernel_at_infinity(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entry 12: an inf/NaN pattern where TF's side has NaN and the program holds an op that TF computes
+    as a composite under op determinism; explained only when TF's default kernels give the candidate's
+    answer there (rerun without op determinism)."""
+    if d.kind != "nan-inf-pattern" or evidence is None or evidence.actual is None:
+        return False
+    if not any(op.path in DETERMINISTIC_COMPOSITES for op in evidence.program.ops()):
+        return False
+    if not np.any(np.isnan(decode_array(d.expected).astype(np.complex128))):
+        return False
+    default = tensorflow_without_determinism(evidence.program)
+    from .compare import compare
+
+    return default is not None and all(other.where != d.where for other in compare(default, evidence.actual,
+                                                                                   evidence.program))
+
+
+def _sparse_xent_at_infinity_program() -> Program:
+    """An infinite upstream gradient (sinh of a float16 loss near 28) into a row whose label's logit is far
+    below the others."""
+    logits = np.array([[2.9, -0.23, -1.0], [-2.2, -30.0, -2.48]], np.float16)
+    return Program([Leaf("logits", "variable", logits, "float16"),
+                    Tape("t", [Op("loss", "nn.sparse_softmax_cross_entropy_with_logits", ["logits"],
+                                  {"labels": (0, 1)}),
+                               Op("y", "sinh", ["loss"])]),
+                    Call("g", "t", "gradient", "y", "logits")], [])
+
+
+KNOWN.append(KnownDivergence(
+    12, "sparse_softmax_cross_entropy_with_logits under op determinism: TF's composite turns an infinite "
+        "upstream gradient into NaN where its default kernel (and reftape) give an infinity",
+    _sparse_xent_at_infinity_program(),
+    _default_kernel_at_infinity,
 ))
 
 

@@ -17,7 +17,8 @@ Families and classes (from issue 7):
   gradient-target (a Variable as a target, a target that is also a source, a target listed twice),
   target-structure (how a structured target flattens, which decides the output gradient each target
   is paired with), recorded-without-gradient (ops TF records with a None gradient, whose outputs are
-  on the tape).
+  on the tape), conversion (how ops convert Python and NumPy operands and lists of tensors: dtype
+  hints, the eager fast path and its fallback, autopacking's recorded Pack).
 
 `equivalent` says why a mutant cannot be detected (it computes the same thing as reftape for every
 program), where that is shown; such a mutant must survive every detector, which makes it the control
@@ -34,7 +35,7 @@ VJP_CLASSES = ("sign-or-scale", "wrong-tensor", "missing-conjugate", "broadcast-
                "shape-edge", "forward-value")
 TAPE_CLASSES = ("tape-option", "nesting", "stop-recording", "reset", "output-gradients", "accumulation",
                 "source-structure", "jacobian", "custom-gradient", "stop-gradient", "integer-dtype", "variable",
-                "gradient-target", "target-structure", "recorded-without-gradient")
+                "gradient-target", "target-structure", "recorded-without-gradient", "conversion")
 
 
 @dataclass(frozen=True)
@@ -427,6 +428,45 @@ MUTANTS: tuple[Mutant, ...] = (
           "            if hasattr(leaf, \"handle\"):\n                self._tape.watch_variable(leaf)",
           "            if hasattr(leaf, \"handle\"):\n                self._tape.watch(leaf.handle)",
           "tape.watch(variable) traces the Variable but watched_variables() does not list it"),
+    # --- conversions of what ops receive that is not a tensor
+    _tape("autopack-unrecorded", "conversion", "functions.py",
+          '        return execute("Pack", [convert_to_tensor(item) for item in values], axis=0)',
+          "        return constant(np.stack([convert_to_tensor(item).numpy() for item in values]), dtype=dtype)",
+          "a list of tensors is converted to a constant, not packed by a recorded Pack: no gradient reaches them"),
+    _tape("autopack-mixed-unrecorded", "conversion", "functions.py",
+          "    if not must_pack:\n        return parts\n",
+          "    if not must_pack or True:\n        return constant(np.stack([np.asarray(part) for part in parts]), dtype=dtype)\n",
+          "a list holding tensors beside Python values becomes a constant: no gradient reaches its tensors"),
+    _tape("fast-path-fallback-ignored", "conversion", "functions.py",
+          "    if strict and any(_leaves_fast_path(v) for v in (*values, *beside)):",
+          "    if False:",
+          "a list or NumPy scalar before a Variable takes the Variable's dtype, where TF's fallback converts in "
+          "order and refuses the Variable"),
+    _tape("variable-conversion-unchecked", "conversion", "variables.py",
+          "    if dtype is not None and dtype != variable.dtype:",
+          "    if False:",
+          "a Variable converted to another dtype is read first and refused with the tensors' message"),
+    _tape("numpy-operand-uncast", "conversion", "functions.py",
+          "            converted.append(_convert(quiet_astype(np.asarray(value), dtype.as_numpy_dtype)))",
+          "            converted.append(_convert(np.asarray(value)))",
+          "a NumPy operand keeps its dtype where TF casts it to the tensor operand's"),
+    _tape("python-operand-hint-dropped", "conversion", "functions.py",
+          "            converted.append(convert_to_tensor(value, dtype_hint=dtype))",
+          "            converted.append(convert_to_tensor(value))",
+          "a Python operand TF only hints (divide, divide_no_nan, einsum) is converted with its own dtype"),
+    _tape("matmul-b-converted-alone", "conversion", "functions.py",
+          "    b = convert_to_tensor(b, dtype_hint=a.dtype)",
+          "    b = convert_to_tensor(b)",
+          "matmul converts a Python or NumPy b alone instead of hinting a's dtype"),
+    _tape("python-list-hint-ignored", "conversion", "tensor.py",
+          "            if dtype is None and not (dtype_hint is not None and _python_value_fits(np.asarray(value), "
+          "dtype_hint)):",
+          "            if dtype is None:",
+          "a Python list given a dtype hint is inferred on its own (float32 for floats)"),
+    _tape("python-int-refused-for-floats", "conversion", "tensor.py",
+          '        return kind in "iuf" or kind == "O" and all(type(s) is int for s in array.flat)',
+          '        return kind == "f"',
+          "Python integers do not convert to a floating dtype (tf.multiply(x, 3) refused)"),
     _tape("indexed-slices-aggregate-first-only", "accumulation", "tape.py",
           "    if all(isinstance(g, IndexedSlices) for g in contributions):",
           "    if isinstance(contributions[0], IndexedSlices):",

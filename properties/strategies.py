@@ -99,6 +99,7 @@ BATCHED_MATMUL_CHANCE = 0.25  # matmul's second operand a stack of matrices
 ENCLOSING_WATCHED_VARIABLES = 0.3  # watched_variables() of an enclosing tape after a level's calls
 LITERAL_OPERAND_CHANCE = 0.2  # an op of several inputs takes one as a Python or NumPy value it converts itself
 PACKED_INPUT_CHANCE = 0.04  # an op takes a Python list of tensors (and literals), which TF packs (recording a Pack)
+PARTITIONED = frozenset({"embedding_lookup"})  # a list there is a partitioned table, not a tensor to pack
 CONVERTED = ("python", "numpy", "list")  # kinds of what ops convert themselves: never a gradient's source or target
 MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: they start again from leaves
 # Magnitudes, by the last part of an op's path. Ill-conditioned ops (a large input turns one ulp of
@@ -731,7 +732,8 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
     NumPy value it converts."""
     first_fresh = b.counter + 1
     x = _input(b, spec, _CHAIN_POSITION.get(spec.shape_rule, 0))
-    if spec.shape_rule in ("unary", "broadcast", "same") and b.chance(PACKED_INPUT_CHANCE):
+    if spec.shape_rule in ("unary", "broadcast", "same") and _last(spec) not in PARTITIONED and b.chance(
+            PACKED_INPUT_CHANCE):
         x = _packed(b, spec, x)
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):

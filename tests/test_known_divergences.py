@@ -180,3 +180,20 @@ def test_indexed_slices_in_another_order_are_excused_only_with_the_same_parts():
         altered.calls["g"][part]["data"] = change(altered.calls["g"][part]["data"])
         evidence = Evidence(program, finding.expected, altered, "reftape")
         assert all(explained_by(d, evidence) is None for d in finding.discrepancies if d.where == f"calls/g.{part}")
+
+
+def test_default_kernel_entry_is_checked_by_rerunning_tensorflow_without_determinism():
+    """Entry 12 explains the pattern only where TF's default kernels (a fresh process without op
+    determinism) give the candidate's answer: reftape's -inf is explained, a planted +inf is not."""
+    from reftape_properties.compare import compare
+    from reftape_properties.known import Evidence, explained_by
+
+    program = KNOWN[11].program
+    expected, actual = run(program, "tensorflow"), run(program, "reftape")
+    (found,) = compare(expected, actual, program)
+    assert found.kind == "nan-inf-pattern" and explained_by(found, Evidence(program, expected, actual, "reftape")).number == 12
+    planted = json.loads(json.dumps(actual.observed()))
+    planted["calls"]["g"]["data"][4] = "inf"    # TF's default kernel gives -inf there
+    wrong = type(actual)("reftape", values=planted["values"], calls=planted["calls"], error=planted["error"])
+    (found,) = compare(expected, wrong, program)
+    assert explained_by(found, Evidence(program, expected, wrong, "reftape")) is None

