@@ -41,6 +41,11 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   (the first broadcasts over it); tensors with an empty dimension go through reductions, softmax,
   scans and transposes as well as elementwise ops; a tape around a level lists its watched
   variables after that level's calls (what the calls read);
+- ops receive what TF converts itself: one of an op's fresh constant operands becomes a Python number
+  or nested list, or a NumPy scalar or array (its dtype, or float64 for floats), holding the same
+  elements; and an op's chain input becomes now and then a Python list of tensors (Variables among
+  them, the same tensor twice, a Python literal beside them), which TF packs with a recorded Pack
+  (never into embedding_lookup, where a list is a partitioned table); neither is ever a source;
 - what KNOWN_DIVERGENCES.md explains is avoided, not drawn and excused: softmax cross entropy's
   labels are never a source for a tape that may have recorded a gradient computation (entry 1).
 """
