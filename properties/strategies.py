@@ -108,10 +108,11 @@ ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan"
                              "log_sigmoid", "softplus", "erf", "erfc", "gelu", "silu", "elu", "selu", "reduce_prod",
                              "cumprod", "square", "reduce_logsumexp", "softmax", "log_softmax",
                              "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
-                             "sparse_softmax_cross_entropy_with_logits"})
+                             "sparse_softmax_cross_entropy_with_logits", "cumulative_logsumexp"})
 # Ops built of several steps that TF computes in the input's precision: a half-precision input near
 # the dtype's largest value overflows in an intermediate step (squares, sums, exps).
-COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize",
+COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize", "clip_by_norm",
+                       "global_norm", "clip_by_global_norm", "moments",
                        "reduce_logsumexp", "l2_loss"})
 HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
 BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",
@@ -576,6 +577,9 @@ def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     if name == "cast":
         attrs["dtype"] = "float64" if x.dtype != "float64" else "float32"
         return _Plan([x], x.shape, dtype=attrs["dtype"])
+    if name == "moments":  # (mean, variance): either is fed onward
+        reduced = _reduction_shape(b, x.shape, {"axis": attrs["axes"], "keepdims": attrs["keepdims"]})
+        return _Plan([x], reduced, element=int(b.rng.integers(2)))
     if name in _UNARY_SHAPES:
         return _Plan([x], _UNARY_SHAPES[name](b, x.shape, attrs))
     if _is_reduction(spec):
@@ -640,6 +644,10 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         shape = shape[:axis] + (2,) + shape[axis:]
     elif _last(spec) in INDEXED_ROWS:  # the updates' rows, each to a row of the tensor (repeats at times)
         attrs["indices"] = (1, *[int(i) for i in b.rng.integers(0, shape[0], shape[0])])
+    elif _last(spec) == "global_norm":
+        shape = ()
+    elif _last(spec) == "clip_by_global_norm":  # the clipped tensors, then the norm: the first is fed onward
+        return _Plan([x, y], x.shape, element=0)
     return _Plan([x, y], shape)
 
 

@@ -512,6 +512,48 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | 
     return IndexedSlices(clipped, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else clipped
 
 
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Any:
+    """`t` scaled so that its L2 norm over `axes` is at most `clip_norm` (a negative bound counts as 0),
+    composed as TF composes it; IndexedSlices have their values clipped."""
+    values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+    clipped = _clip_by_norm(values, clip_norm, axes)
+    return IndexedSlices(clipped, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else clipped
+
+
+def _tensor_list(t_list: Any) -> list:
+    """TF's check of a list argument: any sequence but a string."""
+    if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    return list(t_list)
+
+
+def _values_of(t_list: list) -> list:
+    """The tensors of a list (an IndexedSlices' values), Nones kept."""
+    return [None if t is None else convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t) for t in t_list]
+
+
+def global_norm(t_list: Sequence[Any], name: str | None = None) -> EagerTensor:
+    """sqrt(sum of the squared L2 norms) of the tensors in `t_list`, Nones ignored: as TF sums it,
+    half squares (L2Loss) stacked, summed and doubled."""
+    half_squared_norms = [l2_loss(v) for v in _values_of(_tensor_list(t_list)) if v is not None]
+    half_squared_norm = reduce_sum(stack(half_squared_norms))
+    return sqrt(half_squared_norm * constant(2.0, dtype=half_squared_norm.dtype))
+
+
+def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,
+                        name: str | None = None) -> tuple[list, Any]:
+    """(the tensors scaled by clip_norm / max(global_norm, clip_norm), the global norm); Nones stay None,
+    IndexedSlices keep their indices. A non-finite norm makes every value NaN (TF adds norm - norm)."""
+    t_list = _tensor_list(t_list)
+    if use_norm is None:
+        use_norm = global_norm(t_list)
+    scale_for_finite = clip_norm * minimum(1.0 / use_norm, constant(1.0, dtype=use_norm.dtype) / clip_norm)
+    scale = scale_for_finite + (use_norm - use_norm)
+    clipped = [None if v is None else identity(v * cast(scale, v.dtype)) for v in _values_of(t_list)]
+    return [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c
+            for c, t in zip(clipped, t_list)], use_norm
+
+
 # ---------------------------------------------------------------------------------------------
 # Reductions and scans
 
@@ -660,6 +702,11 @@ def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False
 
 def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> EagerTensor:
     return _scan("Cumprod", x, axis, exclusive, reverse)
+
+
+def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+                         name: str | None = None) -> EagerTensor:
+    return _scan("CumulativeLogsumexp", x, axis, exclusive, reverse)
 
 
 _ARG_AXIS_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "int64"})
@@ -1023,7 +1070,9 @@ def _clip_by_norm(values: EagerTensor, clip_norm: Any, axes: list) -> EagerTenso
     positive = greater(l2sum, 0)._value
     safe = _select(positive, l2sum, ones(tuple(l2sum.shape), l2sum.dtype))  # TF's v1 ones_like: fresh ones
     l2norm = _select(positive, sqrt(safe), l2sum)
-    return identity(truediv(multiply(values, clip_norm), maximum(l2norm, clip_norm)))
+    intermediate = multiply(values, clip_norm)
+    values.shape.assert_is_compatible_with(intermediate.shape)  # a clip_norm may not broadcast the values
+    return identity(truediv(intermediate, maximum(l2norm, clip_norm)))
 
 
 def _select(condition: np.ndarray, x: EagerTensor, y: EagerTensor) -> EagerTensor:
@@ -1288,6 +1337,47 @@ def _check_range(start: Any, limit: Any, delta: Any) -> None:
     raise InvalidArgumentError(f"{problem} [Op:Range] name: ")
 
 
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool, name: str | None = None) -> EagerTensor:
+    """mask[..., j] = j < lengths[...], for j in [0, maxlen) (maxlen: the largest length, at least 0),
+    composed as TF composes it (Max, Range, Cast, Less) in maxlen's dtype; cast to `dtype` last."""
+    lengths = convert_to_tensor(lengths)
+    if maxlen is None:
+        maxlen = maximum(constant(0, lengths.dtype), reduce_max(lengths))
+    else:
+        maxlen = convert_to_tensor(maxlen)
+    if maxlen.ndim != 0:
+        raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
+                         f"with shape '{maxlen.shape}' instead")
+    row_vector = range(constant(0, maxlen.dtype), maxlen, constant(1, maxlen.dtype), dtype=maxlen.dtype)
+    result = less(row_vector, cast(expand_dims(lengths, -1), maxlen.dtype))
+    if dtype is None or result.dtype.is_compatible_with(dtype):
+        return result
+    return cast(result, dtype)
+
+
+def meshgrid(*args: Any, **kwargs: Any) -> list[EagerTensor]:
+    """Coordinate grids: each argument reshaped along its own axis and multiplied by ones of the grid's
+    shape (the first two axes swapped for indexing='xy'), in the first argument's dtype."""
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
+    count = len(args)
+    if not count:
+        return []
+    ones_shape = (1,) * count
+    grids = [reshape(stack(x), ones_shape[:i] + (-1,) + ones_shape[i + 1:]) for i, x in enumerate(args)]
+    sizes = [size(x) for x in args]
+    if indexing == "xy" and count > 1:
+        grids[0] = reshape(grids[0], (1, -1) + (1,) * (count - 2))
+        grids[1] = reshape(grids[1], (-1, 1) + (1,) * (count - 2))
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    grid_of_ones = ones(sizes, convert_to_tensor(args[0]).dtype)
+    return [grid * grid_of_ones for grid in grids]
+
+
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,
         name: str | None = None) -> EagerTensor:
     dtype = _dtypes.as_dtype(dtype)
@@ -1446,6 +1536,19 @@ def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Eager
 
 def l2_loss(t: Any, name: str | None = None) -> EagerTensor:
     return _unary("L2Loss", t)
+
+
+def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None) -> tuple:
+    """(mean, variance) over `axes`; the variance's squared differences hold the mean constant, as TF's
+    do; float16 computed in float32 (as TF: `x.dtype` read before any conversion). `shift` is unused."""
+    computed = cast(x, _dtypes.float32) if x.dtype == _dtypes.float16 else x
+    mean = reduce_mean(computed, axes, keepdims=True)
+    variance = reduce_mean(squared_difference(computed, stop_gradient(mean)), axes, keepdims=True)
+    if not keepdims:
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    if x.dtype == _dtypes.float16:
+        return cast(mean, _dtypes.float16), cast(variance, _dtypes.float16)
+    return mean, variance
 
 
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> EagerTensor:

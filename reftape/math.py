@@ -1,6 +1,6 @@
 """`tf.math`."""
 
-from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2, atanh, ceil, conj, cos, cosh, cumprod, cumsum, digamma,
+from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2, atanh, ceil, conj, cos, cosh, cumprod, cumsum, cumulative_logsumexp, digamma,
                         divide, divide_no_nan, equal, erf, erfc, exp, expm1, floor, floordiv, floormod, greater,
                         greater_equal, imag, is_finite, is_nan, l2_normalize, less, less_equal, lgamma, log, log1p, log_sigmoid,
                         logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, multiply_no_nan, negative, not_equal,

@@ -576,6 +576,40 @@ def _scan(fn, identity):
     return forward
 
 
+def _cumulative_logsumexp(x, axis, exclusive, reverse):
+    """TF's CumulativeLogsumexp: a scan from -inf whose step is Eigen's LogSumExp of (accumulator,
+    element): max + log1p(exp(min - max)), or max where max is -inf. min and max are std::min and
+    std::max with the accumulator first, which keep the accumulator against a NaN element."""
+    if x.ndim == 0:
+        raise ValueError(f"ScanOp: Expected scan axis in the range [0, 0), but got {axis}")
+    moved = np.moveaxis(np.flip(x, axis) if reverse else x, axis, 0)
+    out = np.empty_like(moved)
+    accumulator = np.full(moved.shape[1:], -np.inf, x.dtype)
+    lowest = _typed(np.finfo(x.dtype).min, x.dtype)
+    for i, element in enumerate(moved):
+        if exclusive:
+            out[i] = accumulator
+        low = np.where(element < accumulator, element, accumulator)
+        high = np.where(accumulator < element, element, accumulator)
+        accumulator = np.where(high < lowest, high, np.log1p(np.exp(low - high)) + high)
+        if not exclusive:
+            out[i] = accumulator
+    out = np.moveaxis(out, 0, axis)
+    return np.flip(out, axis).copy() if reverse else out
+
+
+def _cumulative_logsumexp_vjp(g, ans, x, axis, exclusive, reverse, **_):
+    """TF's gradient: the positive and the negative parts of the upstream, each in log space, scanned
+    back against the output and raised again; the lowest finite value stands for log(0)."""
+    lowest = _constant_like(g.dtype.min, g)
+
+    def part(select, magnitude):
+        log_part = F.where(select(g, _constant_like(0, g)), F.log(magnitude), lowest)
+        scanned = F.cumulative_logsumexp(F.subtract(log_part, ans), axis, exclusive=exclusive, reverse=not reverse)
+        return F.exp(F.add(scanned, x))
+    return F.subtract(part(F.greater, g), part(F.less, F.negative(g)))
+
+
 def _squeeze(x, axis):
     if axis is None:
         return np.squeeze(x)
@@ -2121,6 +2155,7 @@ defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),
       dtypes=NUMERIC)
 defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)
+defop("CumulativeLogsumexp", _cumulative_logsumexp, _cumulative_logsumexp_vjp, dtypes=FLOAT)
 
 # Shapes and structure
 def _reshape_target(shape: tuple, dims: tuple) -> tuple:

@@ -560,6 +560,47 @@ EXPRESSIONS = [
  # MatMul's inner sizes must agree whatever the flags (over an inner size of 1, reftape's rank-1 product broadcast)
  *[f"tf.matmul(tf.ones([1, 4], tf.{d}), tf.ones([4, 2], tf.{d}), {flag}=True)" for d in ("float32", "float64", "complex64")
    for flag in ("transpose_a", "adjoint_a", "transpose_b")],
+ # norm clipping as TF composes it: a negative bound counts as 0, a bound that broadcasts the values is refused, IndexedSlices
+ # keep their indices, None entries stay None, a non-finite global norm makes every value NaN; TF 2 has no clip_by_average_norm
+ "tf.clip_by_norm([3.0, 4.0], 2.0)", "tf.clip_by_norm([[3.0, 4.0], [0.3, 0.4]], 1.0, axes=[1])", "tf.clip_by_norm([3.0, 4.0], -1.0)",
+ "tf.clip_by_norm([0.0, 0.0], 1.0)", "tf.clip_by_norm([3.0, 4.0], tf.constant([1.0, 2.0]))", "tf.clip_by_norm([3, 4], 1)",
+ "tf.clip_by_norm(tf.constant([3.0, 4.0], tf.float64), tf.constant(-2.0))", "tf.clip_by_norm([3.0, 4.0], [[1.0], [2.0]])",
+ "tf.clip_by_norm(tf.IndexedSlices(tf.constant([[3.0, 4.0]]), tf.constant([1]), tf.constant([2, 2])), 1.0)",
+ "tf.clip_by_norm(tf.constant([1 + 1j]), 1.0)", "tf.clip_by_norm([np.inf, 1.0], 1.0)",
+ "tf.clip_by_global_norm([tf.constant([3.0, 4.0]), None, tf.constant([[12.0]])], 6.5)",
+ "tf.clip_by_global_norm((tf.constant([3.0]), tf.constant([4.0], tf.float64)), 1.0)",
+ "tf.clip_by_global_norm([tf.constant([3.0, 4.0])], 1.0, use_norm=tf.constant(10.0))",
+ "tf.clip_by_global_norm([tf.constant([np.inf, 1.0]), tf.constant([2.0])], 1.0)", "tf.clip_by_global_norm([None], 1.0)",
+ "tf.clip_by_global_norm([], 1.0)", "tf.clip_by_global_norm(3.0, 1.0)", "tf.clip_by_global_norm('ab', 1.0)",
+ "tf.clip_by_global_norm([tf.IndexedSlices(tf.constant([[3.0, 4.0]]), tf.constant([1]), tf.constant([2, 2]))], 1.0)",
+ "tf.clip_by_global_norm([tf.constant([3.0, 4.0])], tf.constant(1.0, tf.float64))", "tf.clip_by_global_norm([[3.0, 4.0]], 1.0)",
+ "tf.linalg.global_norm([tf.constant([3.0]), None, tf.constant([4.0])])", "tf.linalg.global_norm([tf.constant([1 + 1j])])",
+ "tf.linalg.global_norm([tf.constant([1.0]), tf.constant([2.0], tf.float64)])", "hasattr(tf, 'clip_by_average_norm')",
+ # moments: float16 computed in float32, keepdims, axes squeezed (a shift is ignored); x must be a tensor (x.dtype read first)
+ "tf.nn.moments(tf.constant([[1.0, 2.0], [3.0, 5.0]]), [0])", "tf.nn.moments(tf.constant([[1.0, 2.0], [3.0, 5.0]]), [0, 1], keepdims=True)",
+ "tf.nn.moments(tf.constant([[60000.0, 60000.0]], tf.float16), [1])", "tf.nn.moments(tf.constant([[1.0, 2.0]], tf.bfloat16), [1], shift=3.0)",
+ "tf.nn.moments(tf.constant([1, 2, 4]), [0])", "tf.nn.moments([1.0, 2.0], [0])", "tf.nn.moments(np.array([1.0, 2.0]), [0])",
+ "tf.nn.moments(tf.constant([[1.0], [2.0]]), None)", "tf.nn.moments(tf.constant([[1.0, 2.0]]), [2])",
+ "tf.nn.moments(tf.constant([1 + 2j, 3j]), [0])",
+ # cumulative_logsumexp: Eigen's LogSumExp step from -inf, which keeps the accumulator against a NaN element
+ *[f"tf.math.cumulative_logsumexp(tf.constant({x}){d}, exclusive={e}, reverse={r})"
+   for x in ("[1.0, np.nan, 2.0]", "[np.nan, 1.0, 2.0]", "[-np.inf, -np.inf, 1.0]", "[1.0, np.inf, np.inf]", "[np.inf, 1.0, -np.inf]",
+             "[-3.4e38, -3.4e38, 5.0]") for d in ("", ", tf.float64") for e in (False, True) for r in (False, True)],
+ "tf.math.cumulative_logsumexp(tf.constant([[1.0, np.nan], [2.0, 3.0], [np.nan, -np.inf]]), axis=0)",
+ "tf.math.cumulative_logsumexp(tf.constant([[1.0, np.nan, 2.0], [2.0, 3.0, np.nan]]), axis=1, reverse=True)",
+ "tf.math.cumulative_logsumexp(tf.constant(np.linspace(-3.0, 3.0, 13), tf.float16))", "tf.math.cumulative_logsumexp(tf.constant([1.0, 2.0], tf.bfloat16))",
+ "tf.math.cumulative_logsumexp(tf.constant(2.0))", "tf.math.cumulative_logsumexp(tf.constant([1, 2]))", "tf.math.cumulative_logsumexp([1.0, 2.0], axis=1)",
+ "tf.math.cumulative_logsumexp(tf.constant([1j]))", "tf.math.cumulative_logsumexp(tf.zeros([2, 0]), axis=1, exclusive=True)",
+ # sequence_mask: Max, Range, Cast and Less in maxlen's dtype; a negative maxlen fails in Range
+ "tf.sequence_mask([1, 3, 2], 5)", "tf.sequence_mask([[1, 3], [2, 0]])", "tf.sequence_mask([1, 3], 4, dtype=tf.float32)",
+ "tf.sequence_mask(tf.constant([1, 3], tf.int64), 2)", "tf.sequence_mask([1.5, 2.0], 3.0)", "tf.sequence_mask([1, 2], tf.constant(3, tf.int64))",
+ "tf.sequence_mask([1, 2], [3])", "tf.sequence_mask([1, 2], -1)", "tf.sequence_mask([-1, 2])", "tf.sequence_mask(tf.constant([], tf.int32))",
+ "tf.sequence_mask(3, 4)", "tf.sequence_mask([1, 4], 2, dtype=tf.int32)", "tf.sequence_mask([1, 2], 3, dtype=None)",
+ # meshgrid: 'xy' swaps the first two axes; the first argument's dtype for the ones (a mismatch fails in Mul)
+ "tf.meshgrid([1, 2, 3], [4, 5])", "tf.meshgrid([1, 2, 3], [4, 5], indexing='ij')", "tf.meshgrid([1.0, 2.0], [3.0], [4.0, 5.0, 6.0])",
+ "tf.meshgrid([1.0, 2.0], [3.0], [4.0, 5.0, 6.0], indexing='ij')", "tf.meshgrid([1.0, 2.0])", "tf.meshgrid()",
+ "tf.meshgrid(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [5.0])", "tf.meshgrid([1.0, 2.0], [3, 4])", "tf.meshgrid([1, 2], indexing='xz')",
+ "tf.meshgrid([1, 2], sparse=True)", "tf.meshgrid(tf.constant(2.0), [1.0, 3.0])", "tf.meshgrid([1.0, 2.0], tf.zeros([0]))",
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",

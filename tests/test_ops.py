@@ -709,6 +709,45 @@ GRADIENT_SNIPPETS = {
        for name in ("asin", "acos", "atanh", "acosh")},
     # nn.l2_normalize is math.l2_normalize
     "l2_normalize/nn": _first_order(X, "tf.nn.l2_normalize(x, axis=1)", "[x]"),
+    # norm clipping: IndexedSlices keep their indices (a Variable's gathered rows), None entries stay None, a tensor
+    # clip_norm gets a gradient (through max(clip_norm, 0) and the selects at a zero norm)
+    "clip_by_norm/tensor_bound": _first_order(X + "; c = tf.constant(2.5, tf.float64)", "tf.clip_by_norm(x, c, axes=[0])", "[x, c]"),
+    "clip_by_norm/zero_rows": _first_order("x = tf.constant([[0.0, 0.0], [3.0, 4.0]]); c = tf.constant(-1.0)",
+                                           "tf.clip_by_norm(x, c, axes=[1])", "[x, c]"),
+    "clip_by_norm/second_order": _second_order(X, "tf.clip_by_norm(x * x, 4.0, axes=[1])", "[x]"),
+    "clip_by_norm/indexed_slices": "v = tf.Variable(np.arange(6.0).reshape(3, 2))\nwith tf.GradientTape() as t:\n"
+                                   "    with tf.GradientTape() as inner:\n        y = tf.reduce_sum(tf.gather(v, [2, 0]) ** 2)\n"
+                                   "    g = tf.clip_by_norm(inner.gradient(y, v), 1.0)\n    z = tf.reduce_sum(tf.convert_to_tensor(g) * [[1.0, 2.0]])\n"
+                                   "r = [g, t.gradient(z, v)]",
+    "clip_by_global_norm/none_and_slices": "v = tf.Variable(np.arange(6.0).reshape(3, 2)); w = tf.Variable([3.0, -4.0])\n"
+                                           "with tf.GradientTape(persistent=True) as t:\n"
+                                           "    clipped, n = tf.clip_by_global_norm([tf.gather(v, [2, 0]), None, w * 2.0], 5.0)\n"
+                                           "    y = tf.reduce_sum(clipped[0] * [[1.0, -2.0]]) + tf.reduce_sum(clipped[2] ** 2) + n\n"
+                                           "r = [clipped, n, t.gradient(y, [v, w]), t.gradient(n, [v, w])]",
+    "clip_by_global_norm/second_order": _second_order(X + "; c = tf.constant(3.0, tf.float64)",
+                                                      "tf.clip_by_global_norm([x * x, x], c)[0][0]", "[x, c]"),
+    "clip_by_global_norm/use_norm": _first_order(X + "; n = tf.constant(4.0, tf.float64)",
+                                                 "tf.clip_by_global_norm([x], 2.0, use_norm=n)[0][0]", "[x, n]"),
+    "global_norm/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                        "tf.linalg.global_norm([x, None, x * 2.0])", "[x]"),
+    # moments: the variance's differences hold the mean constant; float16 through float32 casts
+    "moments/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                    "tf.add_n(tf.nn.moments(x, [0]))", "[x]"),
+    "moments/variance_second_order": _second_order(X, "tf.nn.moments(x * x, [0, 1], keepdims=True)[1]", "[x]"),
+    # cumulative_logsumexp: the upstream's positive and negative parts scanned back in log space
+    "cumulative_logsumexp/axis_1_exclusive_reverse": _first_order(X, "tf.math.cumulative_logsumexp(x, 1, exclusive=True, reverse=True)", "[x]"),
+    "cumulative_logsumexp/second_order": _second_order(X, "tf.math.cumulative_logsumexp(x * x, 0)", "[x]"),
+    "cumulative_logsumexp/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                                 "tf.math.cumulative_logsumexp(x, 1)", "[x]"),
+    "cumulative_logsumexp/infinities": _first_order("x = tf.constant([[-np.inf, 1.0, -np.inf], [2.0, np.inf, 0.5]])",
+                                                    "tf.math.cumulative_logsumexp(x, 1)", "[x]"),
+    # meshgrid: each input's gradient sums the upstream over the grid's other axes (Mul by ones)
+    "meshgrid/xy": "x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([4.0, 5.0]); z = tf.constant([0.5, 1.5])\n"
+                   "with tf.GradientTape(persistent=True) as t:\n    t.watch([x, y, z])\n    g = tf.meshgrid(x, y, z)\n"
+                   "    s = tf.reduce_sum(g[0] * g[1] * g[2] * tf.reshape(tf.range(12.0), [2, 3, 2]))\n"
+                   "r = [g, t.gradient(s, [x, y, z]), t.jacobian(g[1], y)]",
+    "meshgrid/ij_second_order": _second_order("x = tf.constant([1.0, 2.0, 3.0], tf.float64); y = tf.constant([4.0, 5.0], tf.float64)",
+                                              "tf.add_n([a * a for a in tf.meshgrid(x, y * x[:2], indexing='ij')])", "[x, y]"),
 }
 
 
