@@ -16,6 +16,7 @@ from typing import Any, Callable
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
 FLOATS_AND_COMPLEX = FLOATS + COMPLEX
+LINALG_DTYPES = ("float32", "float64") + COMPLEX  # TF's factorisations have no half-precision kernels
 
 # Shape rules: how input shapes relate. Each maps a base shape (rank >= 1) to input shapes.
 SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
@@ -29,7 +30,11 @@ SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
     "cross_entropy": lambda s: (s, s),
     "bias": lambda s: (s, s[-1:]),                     # a value and a bias along its last axis
     "scalars": lambda s: ((), ()),                     # one_hot's on_value and off_value
+    "matrix": lambda s: (s if len(s) >= 2 else (s[0], s[0]),),                 # a (batch of) matrices
+    "square": lambda s: (s[:-1] + (s[-1], s[-1]),),                          # a batch of square matrices
+    "square_rhs": lambda s: (s[:-1] + (s[-1], s[-1]), s[:-1] + (s[-1], 2)),  # and two right-hand sides each
 }
+MATRIX_RULES = ("matrix", "square", "square_rhs")
 
 
 @dataclass(frozen=True)
@@ -377,6 +382,27 @@ _ENTRIES = [
     _unary("linalg.norm", sums_terms=True, analytic=False),
     _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False),
     _binary("linalg.global_norm", rule="same", call=_list_call, sums_terms=True, specials=((0.0, 0.0),), analytic=False),
+    OpSpec("linalg.matrix_transpose", 1, "matrix", attrs={"conjugate": (False, True)}, dtypes=FLOATS_AND_COMPLEX,
+           analytic=False),
+    OpSpec("linalg.adjoint", 1, "matrix", dtypes=FLOATS_AND_COMPLEX, analytic=False),
+    OpSpec("linalg.trace", 1, "matrix", dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    OpSpec("linalg.diag_part", 1, "matrix", attrs={"k": (0, 1, -1)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("linalg.diag", attrs={"k": (0, 1, -1)}, dtypes=FLOATS_AND_COMPLEX),
+    OpSpec("linalg.band_part", 1, "matrix", attrs={"num_lower": (-1, 0, 1), "num_upper": (0, -1, 1)},
+           dtypes=FLOATS_AND_COMPLEX),
+    # Factorisations of well-conditioned matrices ("invertible": diagonally dominant; "spd": Hermitian positive
+    # definite); singular, NaN and indefinite inputs are pinned by tests/test_api_surface.py
+    OpSpec("linalg.inv", 1, "square", ("invertible",), attrs={"adjoint": (False, True)}, sums_terms=True,
+           dtypes=("float16", "float32", "float64") + COMPLEX),
+    OpSpec("linalg.det", 1, "square", ("invertible",), sums_terms=True, dtypes=LINALG_DTYPES),
+    OpSpec("linalg.slogdet", 1, "square", ("invertible",), call=_pair_of_results_call, sums_terms=True, analytic=False,
+           dtypes=LINALG_DTYPES),
+    OpSpec("linalg.cholesky", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
+    OpSpec("linalg.logdet", 1, "square", ("spd",), sums_terms=True, analytic=False, output="real", dtypes=LINALG_DTYPES),
+    OpSpec("linalg.solve", 2, "square_rhs", ("invertible", "any"), attrs={"adjoint": (False, True)}, sums_terms=True,
+           dtypes=LINALG_DTYPES),
+    OpSpec("linalg.triangular_solve", 2, "square_rhs", ("invertible", "any"),
+           attrs={"lower": (True, False), "adjoint": (False, True)}, sums_terms=True, dtypes=LINALG_DTYPES),
     # Selections by order: ties and signed zeros in index order
     _unary("math.top_k", attrs={"k": (2, 4, 1)}, call=_top_k_values_call, analytic=False,
            specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),

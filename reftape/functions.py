@@ -1441,6 +1441,91 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a
     return squeeze(product, axis=-1)
 
 
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> EagerTensor:
+    """The last two axes swapped (and conjugated if asked): a Transpose, as TF builds it."""
+    a = convert_to_tensor(a)
+    if a.ndim < 2:
+        raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a._value} "
+                         f"with shape: {a.shape}")
+    return transpose(a, list(builtins.range(a.ndim - 2)) + [a.ndim - 1, a.ndim - 2], conjugate=conjugate)
+
+
+def adjoint(matrix: Any, name: str | None = None) -> EagerTensor:
+    return matrix_transpose(matrix, conjugate=True)
+
+
+def _diagonal_index(k: Any) -> int:
+    """One diagonal (k above the main one); TF's bands of several diagonals are not implemented."""
+    index = np.asarray(k._value if isinstance(k, EagerTensor) else k).reshape(-1)
+    if index.size == 2 and index[0] == index[1]:
+        index = index[:1]
+    if index.size != 1:
+        raise NotImplementedError("reftape's diag and diag_part take one diagonal, not a band of several (k=(low, high))")
+    return int(index[0])
+
+
+def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002 - TF's names
+              align: str = "RIGHT_LEFT") -> EagerTensor:
+    """The k-th diagonal of each matrix (MatrixDiagPartV3); its gradient is a matrix of zeros around it."""
+    return _unary("MatrixDiagPartV3", input, k=_diagonal_index(k))
+
+
+def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -1, num_cols: Any = -1,
+         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> EagerTensor:
+    """Matrices with `diagonal` on their k-th diagonal and padding_value elsewhere (MatrixDiagV3)."""
+    diagonal = convert_to_tensor(diagonal)
+    padding = convert_to_tensor(padding_value, dtype=diagonal.dtype)
+    return execute("MatrixDiagV3", [diagonal], k=_diagonal_index(k), num_rows=int(num_rows), num_cols=int(num_cols),
+                   padding_value=padding._value)
+
+
+def trace(x: Any, name: str | None = None) -> EagerTensor:
+    """The sum of each matrix's diagonal, as TF composes it (diag_part, then a sum)."""
+    return reduce_sum(diag_part(convert_to_tensor(x)), [-1])
+
+
+def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """The band of each matrix within num_lower diagonals below and num_upper above (negative: all)."""
+    lower, upper = (int(_index_values(n if _is_tensor_like(n) else convert_to_tensor(n, _dtypes.int64), "Tindex",
+                                      _INT32_OR_64)) for n in (num_lower, num_upper))
+    return _unary("MatrixBandPart", input, num_lower=lower, num_upper=upper)
+
+
+def inv(input: Any, adjoint: bool = False, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's names
+    return _unary("MatrixInverse", input, adjoint=bool(adjoint))
+
+
+def det(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """sign * exp(log |det|) from an LU factorisation, as TF's kernel computes it."""
+    return _unary("MatrixDeterminant", input)
+
+
+LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+
+
+def slogdet(input: Any, name: str | None = None) -> LogMatrixDeterminant:  # noqa: A002 - TF's name
+    """(sign, log |det|), both in the input's dtype (complex for complex inputs)."""
+    return LogMatrixDeterminant(*_unary("LogMatrixDeterminant", input))
+
+
+def cholesky(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    return _unary("Cholesky", input)
+
+
+def logdet(matrix: Any, name: str | None = None) -> EagerTensor:
+    """log det of Hermitian positive definite matrices, as TF composes it from the Cholesky factor."""
+    factor = cholesky(matrix)
+    return 2.0 * reduce_sum(log(real(diag_part(factor))), axis=[-1])
+
+
+def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> EagerTensor:
+    return execute("MatrixSolve", _matching([matrix, rhs], strict=True), adjoint=bool(adjoint))
+
+
+def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False, name: str | None = None) -> EagerTensor:
+    return execute("MatrixTriangularSolve", _matching([matrix, rhs], strict=True), lower=bool(lower), adjoint=bool(adjoint))
+
+
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
     expected = equation.split("->")[0].count(",") + 1
     if len(inputs) != expected:

@@ -601,6 +601,49 @@ EXPRESSIONS = [
  "tf.meshgrid([1.0, 2.0], [3.0], [4.0, 5.0, 6.0], indexing='ij')", "tf.meshgrid([1.0, 2.0])", "tf.meshgrid()",
  "tf.meshgrid(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [5.0])", "tf.meshgrid([1.0, 2.0], [3, 4])", "tf.meshgrid([1, 2], indexing='xz')",
  "tf.meshgrid([1, 2], sparse=True)", "tf.meshgrid(tf.constant(2.0), [1.0, 3.0])", "tf.meshgrid([1.0, 2.0], tf.zeros([0]))",
+ # tf.linalg as TF's Eigen kernels compute it: LU with partial pivoting (a zero pivot, not a NaN, makes inv and solve
+ # fail; det is sign * exp(log |det|), the sign of a singular matrix a signed zero from the row swaps), Cholesky's failure
+ # fills the lower triangle with NaN (zeros for complex; the upper triangle is left unset, so it is masked here)
+ *[f"tf.linalg.{f}(tf.constant({m}))" for f in ("det", "slogdet", "inv", "logdet")
+   for m in ("[[1.0, 2.0], [2.0, 4.0]]", "[[2.0, 4.0], [1.0, 2.0]]", "[[0.0, 1.0], [0.0, 2.0]]", "[[1.0, np.nan], [2.0, 4.0]]",
+             "[[1.0, np.inf], [0.0, 1.0]]", "[[1e30, 0.0], [0.0, 1e30]]", "[[0.0, 1.0], [1.0, 0.0]]", "np.zeros([2, 0, 0])",
+             "[[[2.0, 1.0], [1.0, 3.0]], [[0.0, 1.0], [1.0, 0.0]]]", "[[4.0, 100.0], [2.0, 5.0]]", "[[1.0, 2.0, 3.0]]", "[1.0, 2.0]",
+             "[[1 + 1j, 2.0], [2 + 2j, 4.0]]", "[[3.0, 1j], [-1j, 2.0]]", "np.eye(3, dtype=np.float16)", "[[1, 2], [3, 4]]")],
+ *[f"tf.linalg.band_part(tf.linalg.cholesky(tf.constant({m})), -1, 0)"
+   for m in ("[[1.0, 2.0], [2.0, 1.0]]", "np.full([3, 3], 0.5)", "[[1.0, np.nan], [np.nan, 1.0]]", "[[1.0, np.nan], [0.5, 1.0]]",
+             "[[[1.0, 2.0], [2.0, 1.0]], [[4.0, 0.0], [2.0, 5.0]]]", "[[4.0, 0.0, 0.0], [2.0, 5.0, 0.0], [1.0, 1.0, -9.0]]",
+             "np.array([[-4.0, 0.0], [2.0, 5.0]], np.complex64)", "np.array([[4.0, 2 - 1j], [2 + 1j, 5.0]])", "np.zeros([0, 0])")],
+ "tf.linalg.cholesky(tf.ones([2, 3]))", "tf.linalg.cholesky(tf.ones([2]))", "tf.linalg.cholesky(tf.eye(2, dtype=tf.float16))",
+ "tf.linalg.cholesky(tf.eye(2, dtype=tf.bfloat16))", "tf.linalg.inv(tf.ones([2, 3]))", "tf.linalg.inv(tf.eye(2, dtype=tf.bfloat16))",
+ "tf.linalg.inv(tf.constant([[1 + 1j, 2.0], [0.0, 1.0]]), adjoint=True)", "tf.linalg.det(tf.eye(2, dtype=tf.float16))",
+ "tf.linalg.det([[1.0, 2.0], [3.0, 4.0]])",
+ *[f"tf.linalg.solve(tf.constant({a}), tf.constant({b}){flag})" for a, b in (
+     ("[[1.0, 2.0], [2.0, 4.0]]", "[[1.0], [1.0]]"), ("[[1.0, np.nan], [2.0, 4.0]]", "[[1.0], [1.0]]"),
+     ("[[2.0, 1.0], [1.0, 3.0]]", "[[1.0, 2.0], [3.0, 4.0]]"), ("np.eye(2)", "np.ones([3, 1])"), ("np.eye(2)", "np.ones([2])"),
+     ("np.ones([3, 2, 2]) + np.eye(2)", "np.ones([2, 1])"), ("np.ones([2, 3])", "np.ones([2, 1])"), ("np.zeros([0, 0])", "np.zeros([0, 3])"),
+     ("[[1 + 2j, 1.0], [0.0, 1.0]]", "[[1.0], [1j]]")) for flag in ("", ", adjoint=True")],
+ "tf.linalg.solve([[2.0, 1.0], [1.0, 3.0]], tf.constant([[1.0], [2.0]], tf.float64))",
+ *[f"tf.linalg.triangular_solve(tf.constant({a}), tf.constant({b}){flags})" for a, b in (
+     ("[[0.0, 0.0], [1.0, 1.0]]", "[[1.0], [1.0]]"), ("[[2.0, np.nan], [5.0, 4.0]]", "[[1.0], [2.0]]"),
+     ("[[2.0, 1.0], [5.0, 4.0]]", "[[1.0, -1.0], [2.0, 0.5]]"), ("np.eye(2) + np.ones([3, 2, 2])", "[[1.0], [1.0]]"),
+     ("[[2.0, 1.0], [5.0, 4.0]]", "np.ones([3, 2, 1])"), ("np.eye(2)", "np.ones([3, 1])"), ("np.ones([2, 2, 2])", "np.ones([3, 2, 1])"),
+     ("[[1 + 1j, 2.0], [3j, 2.0]]", "[[1.0], [1j]]")) for flags in ("", ", lower=False", ", adjoint=True", ", lower=False, adjoint=True")],
+ "tf.linalg.triangular_solve(tf.eye(2, dtype=tf.float16), tf.ones([2, 1], tf.float16))",
+ # diagonals, bands, traces and transposes of (batches of) matrices, and their checks
+ *[f"tf.linalg.diag_part(tf.reshape(tf.range(12.0), [3, 4]), k={k})" for k in (0, 1, -2, 3, -3, 4, (1, 1), "tf.constant(1)")],
+ "tf.linalg.diag_part(tf.ones([3]))", "tf.linalg.diag_part(tf.reshape(tf.range(24), [2, 3, 4]))", "tf.linalg.diag_part(tf.zeros([2, 0]))",
+ *[f"tf.linalg.diag([1.0, 2.0]{a})" for a in ("", ", k=1", ", k=-2", ", num_rows=3", ", num_cols=3", ", num_rows=3, num_cols=4",
+                                               ", num_rows=1, num_cols=1", ", num_rows=3, padding_value=9", ", k=1, num_rows=2",
+                                               ", padding_value=tf.constant(1.5)")],
+ "tf.linalg.diag(1.0)", "tf.linalg.diag([[1, 2], [3, 4]])", "tf.linalg.diag(tf.zeros([0]))",
+ *[f"tf.linalg.band_part(tf.reshape(tf.range(12.0), [3, 4]), {lo}, {up})" for lo, up in (
+     (1, 0), (0, -1), (-1, 0), (0, 0), (-2, 1), (3, 4), (4, 0), (0, 5), ("tf.constant(1, tf.int64)", "tf.constant(0, tf.int64)"),
+     (1.0, 0))],
+ "tf.linalg.band_part(tf.ones([3]), 1, 0)", "tf.linalg.band_part(tf.ones([2, 2, 3], tf.complex64), 0, 1)",
+ "tf.linalg.trace(tf.reshape(tf.range(12.0), [3, 4]))", "tf.linalg.trace(tf.ones([3]))", "tf.linalg.trace([[1, 2], [3, 4]])",
+ "tf.linalg.trace(tf.ones([2, 0, 3]))", "tf.linalg.matrix_transpose(tf.ones([3]))",
+ "tf.linalg.matrix_transpose(tf.constant([[1 + 2j, 3j]]), conjugate=True)", "tf.linalg.matrix_transpose(tf.reshape(tf.range(6), [1, 2, 3]))",
+ "tf.linalg.adjoint(tf.constant([[1 + 2j, 3j]]))", "tf.linalg.adjoint([[1.0, 2.0]])",
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",

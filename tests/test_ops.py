@@ -18,6 +18,7 @@ import pytest
 
 from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
 from reftape_properties.recording import record_op_coverage
+from reftape_properties.strategies import structured_matrices
 
 from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.compare import compare_values
@@ -60,10 +61,11 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
     values = {"any": rng.uniform(-2.0, 2.0, size), "positive": rng.uniform(0.2, 3.0, size),
               "nonzero": sign * magnitude, "unit": rng.uniform(-1.0, 1.0, size), "prob": rng.uniform(0.0, 1.0, size),
               "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size),
-              "above_one": rng.uniform(1.1, 4.0, size)}[domain]
+              "above_one": rng.uniform(1.1, 4.0, size), "invertible": rng.uniform(-1.0, 1.0, size),
+              "spd": rng.uniform(-1.0, 1.0, size)}[domain]
     if np.dtype(dtype).kind == "c":
         values = values + 1j * rng.uniform(-0.5, 0.5, size)
-    return np.asarray(values).astype(dtype)
+    return np.asarray(structured_matrices(np.asarray(values), domain)).astype(dtype)
 
 
 def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) -> dict:
@@ -741,6 +743,39 @@ GRADIENT_SNIPPETS = {
                                                  "tf.math.cumulative_logsumexp(x, 1)", "[x]"),
     "cumulative_logsumexp/infinities": _first_order("x = tf.constant([[-np.inf, 1.0, -np.inf], [2.0, np.inf, 0.5]])",
                                                     "tf.math.cumulative_logsumexp(x, 1)", "[x]"),
+    # tf.linalg: TF's gradients (the inverse's adjoint for det and slogdet, which fails where the matrix is singular;
+    # Cholesky's through triangular solves; triangular_solve's summed over broadcast batch dimensions)
+    "det/singular": _first_order("x = tf.constant([[1.0, 2.0], [2.0, 4.0]])", "tf.linalg.det(x)", "[x]"),
+    "det/batched_complex": _first_order("x = tf.constant(np.arange(8.0).reshape(2, 2, 2) + 3j * np.eye(2))", "tf.linalg.det(x)", "[x]"),
+    "slogdet/sign_upstream": "x = tf.constant([[0.0, 2.0], [1.5, 1.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                            "    t.watch(x)\n    s = tf.linalg.slogdet(x)\n"
+                            "r = [s, t.gradient(s.sign, x), t.gradient(s, x), t.gradient(s.log_abs_determinant * 3.0, x)]",
+    "slogdet/second_order": _second_order("x = tf.constant([[3.0, 1.0], [0.5, -2.0]], tf.float64)",
+                                          "tf.linalg.slogdet(x * x + 1.0).log_abs_determinant", "[x]"),
+    "inv/adjoint_second_order": _second_order("x = tf.constant([[3.0, 1.0 + 1j], [0.5j, -2.0]])", "tf.linalg.inv(x * x, adjoint=True)", "[x]"),
+    "inv/float16": _first_order("x = tf.constant([[3.0, 1.0], [0.5, -2.0]], tf.float16)", "tf.linalg.inv(x)", "[x]"),
+    "cholesky/complex_second_order": _second_order("x = tf.constant([[4.0, 1.0 - 1j], [1.0 + 1j, 3.0]])",
+                                                   "tf.linalg.cholesky(x)", "[x]"),
+    "cholesky/reads_the_lower_triangle": _first_order("x = tf.constant([[4.0, 100.0], [2.0, 5.0]])", "tf.linalg.cholesky(x)", "[x]"),
+    "logdet/gradient": _first_order("x = tf.constant([[[4.0, 1.0], [1.0, 3.0]], [[2.0, 0.5], [0.5, 1.0]]], tf.float64)",
+                                    "tf.linalg.logdet(x)", "[x]"),
+    "solve/adjoint_second_order": _second_order("a = tf.constant([[3.0, 1.0], [0.5, -2.0]], tf.float64); "
+                                                "b = tf.constant([[1.0, 2.0], [-1.0, 0.5]], tf.float64)",
+                                                "tf.linalg.solve(a * a + 1.0, b * b, adjoint=True)", "[a, b]"),
+    "triangular_solve/broadcast_batches": _first_order("a = tf.constant(np.arange(8.0).reshape(2, 2, 2) + 3.0 * np.eye(2)); "
+                                                       "b = tf.constant([[1.0], [-2.0]], tf.float64)",
+                                                       "tf.linalg.triangular_solve(a, b, lower=False, adjoint=True)", "[a, b]"),
+    "triangular_solve/broadcast_rhs_batches": _first_order("a = tf.constant([[2.0, 0.0], [1.0, 3.0]], tf.float64); "
+                                                           "b = tf.constant(np.arange(6.0).reshape(3, 2, 1))",
+                                                           "tf.linalg.triangular_solve(a, b)", "[a, b]"),
+    "triangular_solve/second_order": _second_order("a = tf.constant([[2.0, 0.7], [1.0, 3.0]], tf.float64); "
+                                                   "b = tf.constant([[1.0, 2.0], [-1.0, 0.5]], tf.float64)",
+                                                   "tf.linalg.triangular_solve(a * a, b, lower=False)", "[a, b]"),
+    "diag/num_rows_padding": _first_order("d = tf.constant([1.0, -2.0], tf.float64)",
+                                          "tf.linalg.diag(d, k=-1, num_rows=3, num_cols=4, padding_value=0.5)", "[d]"),
+    "diag_part/k_second_order": _second_order(X, "tf.linalg.diag_part(x * x, k=1)", "[x]"),
+    "band_part/second_order": _second_order(X, "tf.linalg.band_part(x * x, 1, 0)", "[x]"),
+    "trace/complex": _first_order("x = tf.constant(np.arange(12.0).reshape(3, 4) * (1 + 1j))", "tf.linalg.trace(x)", "[x]"),
     # meshgrid: each input's gradient sums the upstream over the grid's other axes (Mul by ones)
     "meshgrid/xy": "x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([4.0, 5.0]); z = tf.constant([0.5, 1.5])\n"
                    "with tf.GradientTape(persistent=True) as t:\n    t.watch([x, y, z])\n    g = tf.meshgrid(x, y, z)\n"
