@@ -184,6 +184,15 @@ def _pair_of_results_call(op: Any, inputs: list, attrs: dict) -> Any:
     return list(op(inputs[0], **attrs))
 
 
+def _constant_first_call(attr: str) -> Callable:
+    """An op whose first argument is a constant attribute (polygamma's order, zeta's exponent), given as
+    a tensor of the input's shape and dtype (input * 0 + value: no gradient reaches the input through it)."""
+    @_adapter(lambda op, xs, attrs: f"{op}({xs[0]} * 0.0 + {attrs[attr]!r}, {xs[0]})")
+    def call(op: Any, inputs: list, attrs: dict) -> Any:
+        return op(inputs[0] * 0.0 + attrs[attr], inputs[0])
+    return call
+
+
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
     return OpSpec(path, 1, "unary", (domain,), **options)
 
@@ -253,6 +262,11 @@ _ENTRIES = [
     # Poles at the non-positive integers (digamma NaN there, lgamma +inf); digamma's gradient is polygamma(1, x)
     *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), analytic=False,
              specials=((0.0,), (-1.0,), (-2.5,), (1.0,), (2.0,))) for p in ("math.lgamma", "math.digamma")],
+    # polygamma(a, x) of the orders 0 to 2 (NaN for others); zeta(x, q) of exponents above 1; no gradient for a or x
+    _unary("math.polygamma", "positive", attrs={"a": (1.0, 0.0, 2.0)}, call=_constant_first_call("a"),
+           dtypes=("float32", "float64"), specials=((0.0,), (-1.5,)), analytic=False),
+    _unary("math.zeta", "positive", attrs={"x": (2.0, 3.5)}, call=_constant_first_call("x"), dtypes=("float32", "float64"),
+           specials=((0.0,),), analytic=False),
     _unary("math.log_sigmoid", specials=((-100.0,), (100.0,))),
     _unary("math.softplus", specials=((0.0,),)),
     _unary("math.erf", specials=((0.0,),)),

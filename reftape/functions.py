@@ -286,6 +286,16 @@ atanh = _unary_function("Atanh", "Inverse hyperbolic tangent.")
 acosh = _unary_function("Acosh", "Inverse hyperbolic cosine.")
 lgamma = _unary_function("Lgamma", "log|Gamma(x)|; its gradient is digamma.")
 digamma = _unary_function("Digamma", "The derivative of lgamma; its gradient is polygamma(1, x).")
+
+
+def polygamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The a-th derivative of digamma (a a non-negative integer, else NaN); no gradient for a."""
+    return _binary("Polygamma", a, x)
+
+
+def zeta(x: Any, q: Any, name: str | None = None) -> EagerTensor:
+    """The Hurwitz zeta function; no gradient for x."""
+    return _binary("Zeta", x, q)
 sigmoid = _unary_function("Sigmoid", "Logistic function.")
 erf = _unary_function("Erf", "Error function.")
 erfc = _unary_function("Erfc", "Complementary error function.")

@@ -808,6 +808,19 @@ def _polygamma_vjp(g, ans, n, x, **_):
     return None, F.reshape(F.reduce_sum(F.multiply(partial, g), _broadcast_axes(_shape(x), _shape(n))), _shape(x))
 
 
+def _zeta(x, q):
+    """Zeta: the Hurwitz zeta function elementwise, in the input's dtype (see _zeta_scalar)."""
+    x, q = np.broadcast_arrays(x, q)
+    t = x.dtype.type
+    return np.array([_zeta_scalar(a, b, t) for a, b in zip(x.reshape(-1), q.reshape(-1))], dtype=x.dtype).reshape(x.shape)
+
+
+def _zeta_vjp(g, ans, x, q, **_):
+    """TF's Zeta gradient: none for x; -x zeta(x + 1, q) times the upstream, summed over q's broadcast axes."""
+    partial = F.multiply(F.negative(x), F.execute("Zeta", [F.add(x, _constant_like(1, x)), q]))
+    return None, F.reshape(F.reduce_sum(F.multiply(partial, g), _broadcast_axes(_shape(q), _shape(x))), _shape(q))
+
+
 def _nd_rows(indices, shape: tuple, what: str) -> tuple:
     """The rows of an N-d index (its last axis indexes the leading dimensions of `shape`) as a tuple of
     index arrays, checked as TF's GatherNd and scatter kernels check them."""
@@ -2049,6 +2062,7 @@ defop("Digamma", _digamma, lambda g, ans, x, **_: F.multiply(g, F.execute("Polyg
       dtypes=FLOAT, kernels=FLOAT - {_dtypes.bfloat16}, gradient_ops=("Polygamma",))
 defop("Polygamma", _polygamma, _polygamma_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
       traced_refusal="Value passed to parameter 'a' has DataType {dtype} not in list of allowed values: float32, float64")
+defop("Zeta", _zeta, _zeta_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}))
 defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(-2 / np.sqrt(np.pi), g)),
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Floor", np.floor, _none_gradient, dtypes=FLOAT, keeps_normal=True)

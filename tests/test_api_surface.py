@@ -644,6 +644,13 @@ EXPRESSIONS = [
  "tf.linalg.trace(tf.ones([2, 0, 3]))", "tf.linalg.matrix_transpose(tf.ones([3]))",
  "tf.linalg.matrix_transpose(tf.constant([[1 + 2j, 3j]]), conjugate=True)", "tf.linalg.matrix_transpose(tf.reshape(tf.range(6), [1, 2, 3]))",
  "tf.linalg.adjoint(tf.constant([[1 + 2j, 3j]]))", "tf.linalg.adjoint([[1.0, 2.0]])",
+ # polygamma and zeta (Eigen's Cephes series): NaN for orders that are not non-negative integers, poles, broadcasting
+ "tf.math.polygamma([0.0, 1.0, 2.0, 1.5, -1.0, 3.0], [0.5, 2.0, 3.0, 2.0, 2.0, -1.5])", "tf.math.polygamma(1.0, [0.0, -2.0, 1e-3, 40.0])",
+ "tf.math.polygamma(tf.constant([1.0, 2.0], tf.float64), tf.constant([[0.5], [4.0]], tf.float64))",
+ "tf.math.polygamma(tf.constant(1.0, tf.float16), tf.constant(2.0, tf.float16))", "tf.math.polygamma(1, 2)",
+ "tf.math.polygamma(tf.constant(1.0), tf.constant(2.0, tf.float64))", "tf.math.polygamma(1, tf.constant([2.0]))",
+ "tf.math.zeta([2.0, 3.5, 1.0, 0.5, 2.0], [1.0, 2.0, 1.0, 1.0, -1.5])", "tf.math.zeta(2.0, [0.0, 1e-3, 50.0])",
+ "tf.math.zeta(tf.constant([[2.0], [4.0]], tf.float64), tf.constant([0.5, 3.0], tf.float64))", "tf.math.zeta(2, 3)",
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",

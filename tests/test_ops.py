@@ -776,6 +776,16 @@ GRADIENT_SNIPPETS = {
     "diag_part/k_second_order": _second_order(X, "tf.linalg.diag_part(x * x, k=1)", "[x]"),
     "band_part/second_order": _second_order(X, "tf.linalg.band_part(x * x, 1, 0)", "[x]"),
     "trace/complex": _first_order("x = tf.constant(np.arange(12.0).reshape(3, 4) * (1 + 1j))", "tf.linalg.trace(x)", "[x]"),
+    # polygamma's and zeta's gradients: none for the order and the exponent, summed over broadcast axes for x and q
+    "polygamma/broadcast": "a = tf.constant([[0.0], [1.0], [2.0]]); x = tf.constant([0.5, 2.0, 3.5, -1.5])\n"
+                           "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, x])\n    y = tf.math.polygamma(a, x)\n"
+                           "r = [y, t.gradient(y, [a, x]), t.gradient(y, [a, x], unconnected_gradients='zero')]",
+    "polygamma/second_order": _second_order("x = tf.constant([[0.5, 2.0], [3.5, 7.0]], tf.float64)",
+                                            "tf.math.polygamma(tf.constant(1.0, tf.float64), x)", "[x]"),
+    "zeta/broadcast": "x = tf.constant([[2.0], [3.5]]); q = tf.constant([0.5, 2.0, 4.0])\n"
+                      "with tf.GradientTape() as t:\n    t.watch([x, q])\n    y = tf.math.zeta(x, q)\nr = [y, t.gradient(y, [x, q])]",
+    "zeta/second_order": _second_order("q = tf.constant([[0.5, 2.0], [3.5, 7.0]], tf.float64)",
+                                       "tf.math.zeta(tf.constant(2.5, tf.float64), q)", "[q]"),
     # meshgrid: each input's gradient sums the upstream over the grid's other axes (Mul by ones)
     "meshgrid/xy": "x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([4.0, 5.0]); z = tf.constant([0.5, 1.5])\n"
                    "with tf.GradientTape(persistent=True) as t:\n    t.watch([x, y, z])\n    g = tf.meshgrid(x, y, z)\n"
