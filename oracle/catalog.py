@@ -418,10 +418,11 @@ _ENTRIES = [
     OpSpec("linalg.triangular_solve", 2, "square_rhs", ("invertible", "any"),
            attrs={"lower": (True, False), "adjoint": (False, True)}, sums_terms=True, dtypes=LINALG_DTYPES),
     # Selections by order: ties and signed zeros in index order
-    _unary("math.top_k", attrs={"k": (2, 4, 1)}, call=_top_k_values_call, analytic=False,
-           specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
+    # (NaNs, and sorted=False for 1 < k < n, in the orders TF's kernel leaves)
+    _unary("math.top_k", attrs={"k": (2, 4, 1), "sorted": (True, False)}, call=_top_k_values_call, analytic=False,
+           specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],), ([NAN, 1.0, NAN, 3.0],))),
     _unary("sort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, analytic=False,
-           specials=(([1.0, 3.0, 3.0, 1.0],),)),
+           specials=(([1.0, 3.0, 3.0, 1.0],), ([2.0, NAN, -1.0, NAN],))),
     _unary("argsort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, gradient="none",
            output="int32", analytic=False, specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
     # Neural-network ops

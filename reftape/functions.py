@@ -922,9 +922,9 @@ TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002 - TF's names
           name: str | None = None) -> TopKV2:
-    """The k largest entries of the last axis, descending, ties in index order, with their indices; the
-    gradient scatters the values' upstream back. TF's unsorted order for 1 < k < n (its heap's) is not
-    implemented."""
+    """The k largest entries of the last axis, descending, ties in index order, with their indices (with
+    sorted=False, or NaNs in a row, in the order TF's kernel leaves them); the gradient scatters the
+    values' upstream back."""
     x = convert_to_tensor(input)
     count = _index_values(k, "Tk", ("int16",) + _INT32_OR_64)
     index_type = _dtypes.as_dtype(index_type)
@@ -934,8 +934,6 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = _dtypes
     if count.ndim:
         raise InvalidArgumentError(f"k must be scalar, got shape {dims_text(count.shape)} [Op:TopKV2]")
     values, indices = execute("TopKV2", [x], k=int(count), sorted=bool(sorted), index_type=index_type.as_numpy_dtype)
-    if not sorted and 1 < int(count) < x.shape[-1]:
-        raise NotImplementedError("reftape's top_k does not implement TF's unsorted order (sorted=False, 1 < k < n)")
     return TopKV2(values, indices)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .errors import InternalError, InvalidArgumentError, UnimplementedError, _dims_text as dims_text
+from .ordering import top_k_columns
 from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
                          flush_subnormals)
 from .recording import active_recordings
@@ -926,13 +927,23 @@ def _slice_vjp(g, ans, x, begin, size, **_):
     return F.execute("Pad", [g], paddings=np.stack([begin, after], axis=1), constant=None)
 
 
-def _top_k_order(x, k):
-    """The column indices TopKV2 picks per row of the last axis: descending, ties (and subnormals, which its
-    comparisons read as zero, and signed zeros) in index order."""
+def _top_k_order(x, k, sorted_):
+    """The column indices TopKV2 picks per row of the last axis. Sorted, and without NaNs: descending, ties
+    (and subnormals, which its comparisons read as zero, and signed zeros) in index order. Rows holding
+    NaNs, and the heap's order of sorted=False, as TF's kernel leaves them (reftape/ordering.py)."""
     keys = x.astype(np.float32) if x.dtype in (np.float16, _dtypes.bfloat16._numpy_dtype) else x
     if keys.dtype.kind == "f":
         keys = flush_subnormals(keys)
-    return np.argsort(-keys if keys.dtype.kind == "f" else ~keys, axis=-1, kind="stable")[..., :k]  # ~: no overflow
+    columns = keys.shape[-1]
+    irregular = np.isnan(keys).any(axis=-1) if keys.dtype.kind == "f" else np.zeros(keys.shape[:-1], bool)
+    if not sorted_ and 1 < k < columns:
+        irregular = np.ones(keys.shape[:-1], bool)
+    order = np.argsort(-keys if keys.dtype.kind == "f" else ~keys, axis=-1, kind="stable")[..., :k]  # ~: no overflow
+    lanes = _PACKET.get(keys.dtype, 8)
+    for row in np.ndindex(irregular.shape):
+        if irregular[row]:
+            order[row] = top_k_columns(keys[row].tolist(), k, sorted_, lanes)
+    return order
 
 
 def _top_k(x, k, sorted, index_type):
@@ -942,7 +953,7 @@ def _top_k(x, k, sorted, index_type):
         raise ValueError(f"Need k >= 0, got {k}")
     if x.shape[-1] < k:
         raise ValueError(f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
-    order = _top_k_order(x, k)
+    order = _top_k_order(x, k, sorted)
     return np.take_along_axis(x, order, axis=-1), order.astype(index_type)
 
 

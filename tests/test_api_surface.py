@@ -411,6 +411,22 @@ EXPRESSIONS = [
  'tf.math.top_k(tf.constant([1, 3], tf.float16), 1, index_type=tf.int16)',
  'tf.math.top_k(tf.constant([1, 3], tf.float16), 1, index_type=tf.float32)',
  'tf.math.top_k(tf.constant([2.5, 3.0, 2.5], tf.bfloat16), 2)',
+ # NaNs and sorted=False as TF's kernel leaves them (reftape/ordering.py): k = 1 takes Eigen's vectorized maximum (NaNs
+ # skipped in full packets of 8 float32 or 4 float64, taking over in the scalar remainder), k = n introsorts, other k a
+ # bounded heap (its internal order when unsorted); sort and argsort follow through TF's composition
+ *[f"tf.math.top_k(tf.constant({x}{d}), {k}{o})" for x in (
+     "[1.0, np.nan, -np.inf, 0.0, -0.0, np.inf, np.nan, 2.0, -1.0]", "[np.inf, np.nan, -np.inf]", "[3.0, 1.0, np.nan]",
+     "[-0.0, 0.0, np.nan]", "[np.nan, np.nan]", "[1.0] * 20 + [np.nan] + [5.0] * 3", "[1.0, 2.0, 3.0, 4.0, 5.0, np.nan, 7.0, 8.0, 9.0]",
+     "[np.nan] + list(np.linspace(-3.0, 3.0, 40)) + [np.nan, 0.5] * 6", "[[np.nan, 1.0, 2.0, 0.5], [4.0, np.nan, -1.0, 4.0]]")
+   for d in ("", ", tf.float64", ", tf.float16") for k in (1, 2, "tf.shape(tf.constant(" + x + "))[-1]") for o in ("", ", sorted=False")],
+ *[f"tf.math.top_k(tf.constant({x}{d}), {k}, sorted=False)" for x in (
+     "[5.0, 1.0, 4.0, 2.0, 8.0, 3.0, 7.0, 6.0, 0.0]", "[2, 0, -3, 0, 1, 9, 0, -5, -4, 0, 1, 0, 9, 0, 3, 1]",
+     "[3.5, 0.0, -1.0, -4.0, np.inf, 3.5, np.inf, 0.0]", "list(np.sin(np.arange(50.0)))")
+   for d in ("", ", tf.float64") for k in (2, 3, 5, 7)],
+ "tf.math.top_k(tf.constant([[5, 1, 4, 2], [8, 3, 7, 6]], tf.int32), 3, sorted=False)",
+ *[f"tf.{f}(tf.constant({x}){a})" for f in ("sort", "argsort") for x in (
+     "[1.0, np.nan, -np.inf, 0.0, -0.0, np.inf, np.nan, 2.0, -1.0]", "[[np.nan, 1.0], [2.0, np.nan]]",
+     "list(np.cos(np.arange(40.0))) + [np.nan] * 3") for a in ("", ", direction='DESCENDING'", ", axis=0")],
  'tf.math.top_k([1.0, 2.0], tf.constant(1, tf.int64))',
  'tf.math.top_k([1.0, 2.0], 1.0)',
  'tf.math.top_k([1.0, 2.0], [1])',

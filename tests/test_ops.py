@@ -664,6 +664,13 @@ GRADIENT_SNIPPETS = {
                      "    t.watch(x)\n    y = tf.math.top_k(x, 2)\n    z = y.values * tf.cast(y.indices, tf.float32)\n"
                      "r = [y, t.gradient(z, x), t.gradient(y.indices, x), t.gradient(y, x)]",
     "top_k/second_order": _second_order(X, "tf.math.top_k(x * x, 3).values", "[x]"),
+    # unsorted and NaN orders: the gradient follows the kernel's indices
+    "top_k/unsorted": _first_order("x = tf.constant([[5.0, 1.0, 4.0, 2.0, 8.0, 3.0, 7.0, 6.0, 0.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]])",
+                                   "tf.math.top_k(x, 4, sorted=False).values", "[x]"),
+    "top_k/nan_rows": _first_order("x = tf.constant([[1.0, np.nan, -np.inf, 0.0, 2.0], [np.nan, 3.0, np.nan, -1.0, 0.5]], tf.float64)",
+                                   "tf.math.top_k(x, 3).values", "[x]"),
+    "sort/nan": _first_order("x = tf.constant([[1.0, np.nan, -np.inf, 0.0, 2.0], [np.nan, 3.0, np.nan, -1.0, 0.5]])",
+                             "tf.sort(x, axis=1)", "[x]"),
     "top_k/jacobian": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
                       "    t.watch(x)\n    y = tf.math.top_k(x, 2).values\n"
                       "r = [t.jacobian(y, x), t.jacobian(y, x, experimental_use_pfor=False), t.batch_jacobian(y, x)]",
