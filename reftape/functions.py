@@ -990,12 +990,36 @@ def _descending_sort(values: EagerTensor, axis: int, indices: bool) -> EagerTens
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None,
               bad_indices_policy: str = "") -> EagerTensor:
     """The slices of `params` at each row of `indices`' last axis. The gradient is IndexedSlices for
-    indices of shape [n, 1], else the upstream scattered back (dense). TF's batch_dims (a composite of
-    other ops) is not implemented."""
+    indices of shape [n, 1], else the upstream scattered back (dense). With batch_dims, TF's composite."""
+    batch_dims = int(np.asarray(convert_to_tensor(batch_dims)._value))  # TF reads its constant value
     if batch_dims != 0:
-        raise NotImplementedError("reftape's gather_nd takes batch_dims=0 only")
+        return _batch_gather_nd(params, indices, batch_dims)
     params = convert_to_tensor(params)
     return execute("GatherNd", [params], indices=_index_values(indices, "Tindices", ("int16",) + _INT32_OR_64))
+
+
+def _batch_gather_nd(params: Any, indices: Any, batch_dims: int) -> EagerTensor:
+    """gather_nd with leading batch dimensions, composed as TF composes it: each index row prefixed with
+    its batch coordinates (a grid of them, tiled over the indices' inner dimensions), one GatherNd over
+    the flattened batch, reshaped back; the index arithmetic's checks are TF's ops' own."""
+    indices, params = convert_to_tensor(indices), convert_to_tensor(params)
+    if batch_dims < 0:
+        raise ValueError("tf.gather_nd does not allow negative batch_dims.")
+    if batch_dims >= indices.ndim:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`indices`) = {indices.ndim}")
+    if batch_dims >= params.ndim:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`params`) = {params.ndim}")
+    batch_shape = shape(params)[:batch_dims]
+    indices_shape = shape(indices)
+    coordinates = [cast(range(0, cast(size_, _dtypes.int32), 1), indices.dtype) for size_ in unstack(batch_shape, axis=0)]
+    grid = transpose(stack([reshape(x, (-1,)) for x in meshgrid(*coordinates, indexing="ij")], axis=0))
+    grid_shape = shape(grid)
+    inner_ranks = indices.ndim - batch_dims - 1
+    grid = reshape(grid, concat([grid_shape[:1], ones(inner_ranks, dtype=grid_shape.dtype), grid_shape[1:]], axis=0))
+    grid = tile(grid, concat(((1,), indices_shape[batch_dims:-1], (1,)), axis=0))
+    flat_indices = reshape(indices, concat(([reduce_prod(batch_shape, [0])], indices_shape[batch_dims:]), axis=0))
+    gathered = gather_nd(params, concat((grid, flat_indices), axis=-1))
+    return reshape(gathered, concat((batch_shape, shape(gathered)[1:]), axis=0))
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: str | None = None) -> EagerTensor:

@@ -427,6 +427,13 @@ EXPRESSIONS = [
  *[f"tf.{f}(tf.constant({x}){a})" for f in ("sort", "argsort") for x in (
      "[1.0, np.nan, -np.inf, 0.0, -0.0, np.inf, np.nan, 2.0, -1.0]", "[[np.nan, 1.0], [2.0, np.nan]]",
      "list(np.cos(np.arange(40.0))) + [np.nan] * 3") for a in ("", ", direction='DESCENDING'", ", axis=0")],
+ # gather_nd with batch_dims: TF's composite (batch coordinates prefixed to each index row), its checks and its ops' own
+ *[f"tf.gather_nd(tf.reshape(tf.range(24.0), [2, 3, 4]), {i}, batch_dims={b})" for i, b in (
+     ("[[1], [0]]", 1), ("[[[1, 2]], [[0, 3]]]", 1), ("[[[1], [2]], [[0], [0]]]", 1), ("[[[1, 2], [0, 0]], [[2, 3], [1, 1]]]", 1),
+     ("tf.constant([[1], [0]], tf.int64)", 1), ("tf.zeros([2, 0], tf.int32)", 1), ("[[[1], [2], [3]], [[0], [0], [0]]]", 2),
+     ("[[[1], [2], [0]], [[3], [0], [1]]]", 2), ("[[1], [0]]", -1), ("[[1], [0]]", 1.0), ("[[1], [0]]", 2), ("[[1], [0], [2]]", 1),
+     ("[[3], [0]]", 1), ("[[[1]], [[0]]]", 3), ("[[1], [0]]", "tf.constant(1)"), ("[[1.0], [0.0]]", 1))],
+ "tf.gather_nd(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [1, 0], batch_dims=1)",
  'tf.math.top_k([1.0, 2.0], tf.constant(1, tf.int64))',
  'tf.math.top_k([1.0, 2.0], 1.0)',
  'tf.math.top_k([1.0, 2.0], [1])',

@@ -626,6 +626,14 @@ GRADIENT_SNIPPETS = {
     "gather_nd/float16_repeated": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
                                                "tf.gather_nd(x, [[2, 1], [2, 1], [2, 1]])", "[x]"),
     "gather_nd/second_order": _second_order(X, "tf.gather_nd(x * x, [[2, 1], [0, 3], [2, 1]])", "[x]"),
+    "gather_nd/batch_dims": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                         "tf.gather_nd(x, [[[1, 2], [1, 2]], [[0, 3], [2, 0]]], batch_dims=1)", "[x]"),
+    "gather_nd/batch_dims_2_second_order": _second_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                                         "tf.gather_nd(x * x, [[[1], [2], [3]], [[0], [0], [1]]], batch_dims=2)", "[x]"),
+    "gather_nd/batch_dims_variable": "v = tf.Variable(np.arange(12.0).reshape(2, 3, 2))\nwith tf.GradientTape() as t:\n"
+                                     "    y = tf.gather_nd(v, [[2], [0]], batch_dims=1) * 3.0\nr = [y, t.gradient(y, v)]",
+    "gather_nd/batch_dims_depth_0": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 6).reshape(2, 3))",
+                                                 "tf.gather_nd(x, tf.zeros([2, 0], tf.int32), batch_dims=1)", "[x]"),
     "gather_nd/second_order_slices": _second_order(X, "tf.gather_nd(x * x, [[2], [0], [2]])", "[x]"),
     # scatter_nd and the tensor scatters: the upstream gathered back; the replaced slices get no gradient
     "scatter_nd/depth_2": _first_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))",
