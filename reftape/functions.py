@@ -770,7 +770,31 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> EagerTensor: 
 
 
 def squeeze(input: Any, axis: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("Squeeze", input, axis=_axes(axis))
+    return _unary("Squeeze", input, axis=_squeeze_axes(axis))
+
+
+def _squeeze_axes(axis: Any) -> tuple | None:
+    """squeeze's axis as TF passes it to the op: a scalar made a list, a list's items read as int attributes;
+    a tensor or array is no list (TF's fast path fails allocating for a 0-d one: std::bad_alloc)."""
+    if axis is None:
+        return None
+    if np.isscalar(axis):
+        axis = [axis]
+    if not isinstance(axis, (list, tuple)):
+        if (_is_tensor_like(axis) or isinstance(axis, np.ndarray)) and np.ndim(axis) == 0:
+            raise MemoryError("std::bad_alloc")
+        raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axis!r}.")
+    return tuple(_int_attribute(a, "axis") for a in axis)
+
+
+def _int_attribute(value: Any, argument: str) -> int:
+    """An int attribute as TF's eager fast path reads it: numbers truncated toward zero (bools as 0 and 1),
+    0-d tensors and arrays by their value, anything else TF's TypeError."""
+    if _is_tensor_like(value) or isinstance(value, np.ndarray) and value.ndim == 0:
+        value = np.asarray(convert_to_tensor(value)._value).item() if np.ndim(value) == 0 else value
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return int(value)
+    raise TypeError(f"Expected int for argument '{argument}' not {value!r}.")
 
 
 def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
@@ -796,6 +820,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Eage
         except (TypeError, ValueError):
             pass
     _check_axis_argument(int(axis), convert_to_tensor(values[0])._value.ndim + 1)
+    if _is_tensor_like(axis) and not isinstance(values, (list, tuple)):  # TF's slow path, for a tensor axis
+        raise TypeError(f"Expected list for 'values' argument to 'pack' Op, not {values!r}.")
+    if isinstance(values, np.ndarray) and values.ndim >= 2:  # TF's fast path takes tensors, not such arrays
+        raise ValueError(f"expected a sequence for attr N, got an ndarray with rank {values.ndim} instead")
     return execute("Pack", _matching(list(values), strict=True), axis=int(axis))  # a tensor: its rows
 
 
@@ -806,10 +834,19 @@ def _check_axis_argument(axis: int, rank: int) -> None:
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None = None) -> list[EagerTensor]:
+    """The slices along `axis`; a given `num` is checked by the op (against the axis' size), None read from
+    the shape after TF's Python check of the axis."""
     value = convert_to_tensor(value)
-    _check_axis_argument(int(axis), value._value.ndim)
-    count = value.shape[axis] if num is None else int(num)
-    return list(execute("Unpack", [value], num=count, axis=int(axis)))
+    if num is None:
+        _check_axis_argument(int(axis), value._value.ndim)
+        num = value.shape[axis]
+    count = _int_attribute(num, "num")
+    if count < 0:
+        raise InvalidArgumentError(f"Value for attr 'num' of {count} must be at least minimum 0\n\t; NodeDef: "
+                                   f"{{{{node Unpack}}}} [Op:Unpack]")
+    if count == 0:  # an op without outputs: TF runs no kernel, so nothing is checked
+        return []
+    return list(execute("Unpack", [value], num=count, axis=_int_attribute(axis, "axis")))
 
 
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
@@ -1317,15 +1354,23 @@ def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerT
     """A ZerosLike op, recorded with a None gradient (so its output is on the tape); with another
     dtype, fresh zeros that no tape records, as TF builds them."""
     source = convert_to_tensor(input)
-    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+    if dtype is not None and _asks_another_dtype(dtype, source):
         return zeros(tuple(source.shape), dtype)
     return execute("ZerosLike", [source])
+
+
+def _asks_another_dtype(dtype: Any, source: EagerTensor) -> bool:
+    """TF's `dtype != tensor.dtype` in zeros_like and ones_like: a tensor given as the dtype compares
+    elementwise, and fails converting the DType (ValueError)."""
+    if _is_tensor_like(dtype):
+        return bool(not_equal(dtype, source.dtype))
+    return _dtypes.as_dtype(dtype) != source.dtype
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
     """A OnesLike op, recorded with a None gradient; with another dtype, fresh ones (see zeros_like)."""
     source = convert_to_tensor(input)
-    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+    if dtype is not None and _asks_another_dtype(dtype, source):
         return ones(tuple(source.shape), dtype)
     return execute("OnesLike", [source])
 
@@ -1559,6 +1604,10 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
+    unknown = [key for key in kwargs if key not in ("name", "optimize")]
+    if unknown:  # TF's message lists "greedy" among the valid arguments, which it refuses all the same
+        raise TypeError(f"Invalid keyword arguments for einsum: {', '.join(unknown)}. "
+                        f"Valid arguments: name, optimize, greedy.")
     expected = equation.split("->")[0].count(",") + 1
     if len(inputs) != expected:
         raise ValueError(f'Got {len(inputs)} inputs for equation "{equation}", expecting {expected}')

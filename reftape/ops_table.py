@@ -1160,8 +1160,12 @@ def _log_softmax(x):
 
 
 def _softmax_xent(logits, labels):
-    log_probs = _log_softmax(logits)
-    return -np.sum(labels * log_probs, axis=-1), np.exp(log_probs) - labels
+    """TF's kernel: loss = sum(labels * (log(sum(exp(shifted))) - shifted)), with no negation (a row of no
+    classes loses +0), and backprop = exp(shifted) / sum(exp(shifted)) - labels."""
+    shifted = logits - np.max(logits, axis=-1, keepdims=True, initial=-np.inf)
+    exps = np.exp(shifted)
+    sums = np.sum(exps, axis=-1, keepdims=True)
+    return np.sum(labels * (np.log(sums) - shifted), axis=-1), exps / sums - labels
 
 
 def _pmax(x, y):
@@ -2218,7 +2222,16 @@ defop("Transpose", lambda x, perm: np.transpose(x, perm),
 defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, moves_data=True, sparse_upstream=True)
 defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), lambda g, ans, *xs, axis, **_: F.unstack(g, len(xs), axis),
       moves_data=True)
-defop("Unpack", lambda x, num, axis: tuple(np.moveaxis(x, axis, 0)), lambda g, ans, x, num, axis, **_: F.stack(g, axis),
+def _unpack(x, num, axis):
+    """Unpack: `num` slices along `axis`, which must be in range and of that size."""
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis = {axis} not in [{-x.ndim}, {x.ndim})")
+    if x.shape[axis] != num:
+        raise ValueError(f"Input shape axis {axis % x.ndim} must equal {num}, got shape {dims_text(x.shape)}")
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+defop("Unpack", _unpack, lambda g, ans, x, num, axis, **_: F.stack(g, axis),
       num_outputs=lambda attrs: attrs["num"], moves_data=True)
 defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_splits)[:-1], axis=axis)),
       lambda g, ans, x, size_splits, axis, **_: F.concat(g, axis), num_outputs=lambda attrs: len(attrs["size_splits"]),

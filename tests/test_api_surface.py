@@ -674,6 +674,29 @@ EXPRESSIONS = [
  "tf.math.polygamma(tf.constant(1.0), tf.constant(2.0, tf.float64))", "tf.math.polygamma(1, tf.constant([2.0]))",
  "tf.math.zeta([2.0, 3.5, 1.0, 0.5, 2.0], [1.0, 2.0, 1.0, 1.0, -1.5])", "tf.math.zeta(2.0, [0.0, 1e-3, 50.0])",
  "tf.math.zeta(tf.constant([[2.0], [4.0]], tf.float64), tf.constant([0.5, 3.0], tf.float64))", "tf.math.zeta(2, 3)",
+ # argument checks as TF's Python wrappers and op wrappers make them: einsum's keywords; squeeze's axis (a scalar made a list,
+ # items read as int attributes, a tensor or array refused, a 0-d one failing to allocate); concat of one tensor; zeros_like's
+ # and ones_like's dtype; unstack's num checked by the op
+ # (none run for num=0); stack of a NumPy array of rank 2 or more along another axis; the cross entropy of rows of no classes
+ "tf.einsum('ij->ji', tf.ones([2, 2]), foo=1)", "tf.einsum('ij->ji', tf.ones([2, 2]), foo=1, bar=2)", "tf.einsum('ij->ji', tf.ones([2, 2]), greedy=1)",
+ "tf.einsum('ij->ji', tf.ones([2, 2]), name='x', optimize='greedy')",
+ *[f"tf.squeeze(tf.ones([1, 2]), axis={a})" for a in (
+     "tf.constant(0)", "tf.constant(1)", "tf.constant(0, tf.int64)", "np.array(0)", "tf.Variable(0)", "tf.constant([0])", "np.array([0])",
+     "tf.constant([0, 1])", "(0,)", "[tf.constant(0)]", "[np.array(0)]", "0.0", "0.5", "[1.5]", "True", "np.float32(0.0)", "[tf.constant(0.0)]",
+     "'a'", "[None]", "{0}", "[[0]]", "np.int32(0)")],
+ "tf.concat(tf.constant([[1.0, 2.0], [3.0, 4.0]]), 0)", "tf.concat(tf.constant([[1.0, 2.0], [3.0, 4.0]]), 1)", "tf.concat(np.array([[1.0], [2.0]]), 0)",
+ *[f"tf.{f}_like({x}, dtype={d})" for f in ("ones", "zeros") for x in ("tf.ones([2])", "[1.0, 2.0]")
+   for d in ("3", "np.float64", "'float64'", "'foo'")],  # a tensor as the dtype: tests/test_ops.py's EDGE_SNIPPETS
+ *[f"tf.unstack(tf.ones([2, 3]), num={n}{a})" for n in ("True", "2.0", "2.5", "3", "np.int64(2)", "tf.constant(2)", "-1", "0", "'2'", "None")
+   for a in ("", ", axis=1", ", axis=2", ", axis=-3")],
+ "tf.unstack(tf.ones([0, 3]), num=0)", "tf.unstack(tf.ones([0, 3]), num=1)", "tf.unstack(tf.constant(1.0), num=1)", "tf.unstack(tf.constant(1.0), num=0)",
+ "tf.unstack(tf.ones([2, 3]), num=2, axis=1.0)", "tf.unstack([[1.0, 2.0], [3.0, 4.0]], num=2)",
+ *[f"tf.stack({v}, axis={a})" for v in ("np.ones([2, 3])", "np.ones([2, 2, 2])", "np.ones([2])", "np.ones([0, 2])", "tf.ones([2, 3])",
+                                         "[np.ones(2), np.ones(2)]")
+   for a in ("0", "1", "-1", "-2", "2", "tf.constant(0)", "tf.constant(1)")],
+ *[f"tf.nn.softmax_cross_entropy_with_logits(labels=tf.zeros({s}), logits=tf.zeros({s}){a})" for s in ("[2, 0]", "[0, 3]", "[0]", "[2, 0, 3]")
+   for a in ("", ", axis=0")],
+ "tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 0.0], [0.5, 0.5]], logits=[[1.0, -1.0], [np.inf, 0.0]])",
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",

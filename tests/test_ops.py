@@ -507,6 +507,10 @@ EDGE_SNIPPETS = [
     "tf.argmin(tf.constant(2))",
     "tf.argmax(tf.constant([False, True]))",                  # bool allowed
     "tf.argmin(tf.constant([True, False]))",
+    # a tensor as zeros_like's or ones_like's dtype: TF compares it with the tensor's dtype elementwise, which fails
+    # converting the DType (ValueError, its message naming the DType's class)
+    *[f"tf.{f}_like({x}, dtype={d})" for f in ("ones", "zeros") for x in ("tf.ones([2])", "[1.0, 2.0]")
+      for d in ("tf.constant(1)", "tf.constant([1, 2])", "tf.constant(1.0)")],
 ]
 
 
