@@ -105,7 +105,7 @@ MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: the
 # have made large; bounded ops make anything small again.
 AMPLIFYING = frozenset({"exp", "expm1", "sinh", "cosh", "square", "pow", "reduce_prod", "cumprod", "reciprocal",
                         "rsqrt", "divide", "truediv", "xdivy", "divide_no_nan", "tan", "l2_loss", "squared_difference",
-                        "multiply", "matmul", "einsum", "inv", "det", "solve", "triangular_solve"})
+                        "multiply", "matmul", "einsum", "inv", "det", "solve", "triangular_solve", "polygamma", "zeta"})
 ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan", "tanh", "sigmoid", "pow",
                              "log_sigmoid", "softplus", "erf", "erfc", "gelu", "silu", "elu", "selu", "reduce_prod",
                              "cumprod", "square", "reduce_logsumexp", "softmax", "log_softmax",
@@ -1116,7 +1116,9 @@ def _custom_gradient(b: _Builder) -> None:
     that is right (cos) or deliberately not (the upstream alone), now and then None for c (which TF
     then calls unconnected through f), applied to a tensor or a Variable;
     a captured trainable Variable comes with the `variables` keyword, positional or keyword-only."""
-    x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or b.tensors)
+    # sin is ill-conditioned: not applied to what amplifying ops may have made large, in the frontier or out of it
+    x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or [t for t in b.tensors if not t.large]
+               or b.tensors)
     name = b.fresh("f")
     local = lambda part: f"{name}_{part}"  # noqa: E731 - names unique across the program
     variables = [v for v in _variables(b) if v.shape == x.shape and v is not x]

@@ -287,6 +287,15 @@ acosh = _unary_function("Acosh", "Inverse hyperbolic cosine.")
 lgamma = _unary_function("Lgamma", "log|Gamma(x)|; its gradient is digamma.")
 digamma = _unary_function("Digamma", "The derivative of lgamma; its gradient is polygamma(1, x).")
 
+sigmoid = _unary_function("Sigmoid", "Logistic function.")
+erf = _unary_function("Erf", "Error function.")
+erfc = _unary_function("Erfc", "Complementary error function.")
+floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")
+ceil = _unary_function("Ceil", "Ceiling; not differentiable (gradient None).")
+rint = _unary_function("Rint", "Round half to even; not differentiable.")
+is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
+is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
+
 
 def polygamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
     """The a-th derivative of digamma (a a non-negative integer, else NaN); no gradient for a."""
@@ -296,14 +305,6 @@ def polygamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
 def zeta(x: Any, q: Any, name: str | None = None) -> EagerTensor:
     """The Hurwitz zeta function; no gradient for x."""
     return _binary("Zeta", x, q)
-sigmoid = _unary_function("Sigmoid", "Logistic function.")
-erf = _unary_function("Erf", "Error function.")
-erfc = _unary_function("Erfc", "Complementary error function.")
-floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")
-ceil = _unary_function("Ceil", "Ceiling; not differentiable (gradient None).")
-rint = _unary_function("Rint", "Round half to even; not differentiable.")
-is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
-is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
 
 
 def _each_part(function: Any, slices: IndexedSlices) -> IndexedSlices:
@@ -790,8 +791,8 @@ def _squeeze_axes(axis: Any) -> tuple | None:
 def _int_attribute(value: Any, argument: str) -> int:
     """An int attribute as TF's eager fast path reads it: numbers truncated toward zero (bools as 0 and 1),
     0-d tensors and arrays by their value, anything else TF's TypeError."""
-    if _is_tensor_like(value) or isinstance(value, np.ndarray) and value.ndim == 0:
-        value = np.asarray(convert_to_tensor(value)._value).item() if np.ndim(value) == 0 else value
+    if (_is_tensor_like(value) or isinstance(value, np.ndarray)) and np.ndim(value) == 0:
+        value = np.asarray(convert_to_tensor(value)._value).item()
     if isinstance(value, (int, float, np.integer, np.floating)):
         return int(value)
     raise TypeError(f"Expected int for argument '{argument}' not {value!r}.")

@@ -606,7 +606,7 @@ EXPRESSIONS = [
  "tf.nn.moments(tf.constant([[1.0], [2.0]]), None)", "tf.nn.moments(tf.constant([[1.0, 2.0]]), [2])",
  "tf.nn.moments(tf.constant([1 + 2j, 3j]), [0])",
  # cumulative_logsumexp: Eigen's LogSumExp step from -inf, which keeps the accumulator against a NaN element
- *[f"tf.math.cumulative_logsumexp(tf.constant({x}){d}, exclusive={e}, reverse={r})"
+ *[f"tf.math.cumulative_logsumexp(tf.constant({x}{d}), exclusive={e}, reverse={r})"
    for x in ("[1.0, np.nan, 2.0]", "[np.nan, 1.0, 2.0]", "[-np.inf, -np.inf, 1.0]", "[1.0, np.inf, np.inf]", "[np.inf, 1.0, -np.inf]",
              "[-3.4e38, -3.4e38, 5.0]") for d in ("", ", tf.float64") for e in (False, True) for r in (False, True)],
  "tf.math.cumulative_logsumexp(tf.constant([[1.0, np.nan], [2.0, 3.0], [np.nan, -np.inf]]), axis=0)",
