@@ -16,6 +16,7 @@ from typing import Any, Callable
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
 FLOATS_AND_COMPLEX = FLOATS + COMPLEX
+LINALG_DTYPES = ("float32", "float64") + COMPLEX  # TF's factorisations have no half-precision kernels
 
 # Shape rules: how input shapes relate. Each maps a base shape (rank >= 1) to input shapes.
 SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
@@ -29,7 +30,11 @@ SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
     "cross_entropy": lambda s: (s, s),
     "bias": lambda s: (s, s[-1:]),                     # a value and a bias along its last axis
     "scalars": lambda s: ((), ()),                     # one_hot's on_value and off_value
+    "matrix": lambda s: (s if len(s) >= 2 else (s[0], s[0]),),                 # a (batch of) matrices
+    "square": lambda s: (s[:-1] + (s[-1], s[-1]),),                          # a batch of square matrices
+    "square_rhs": lambda s: (s[:-1] + (s[-1], s[-1]), s[:-1] + (s[-1], 2)),  # and two right-hand sides each
 }
+MATRIX_RULES = ("matrix", "square", "square_rhs")
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,28 @@ def _top_k_values_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(inputs[0], **attrs).values
 
 
+@_adapter(lambda op, xs, attrs: f"(lambda r: r[0] + [r[1]])({op}([{', '.join(xs)}]{_attr_source(attrs)}))")
+def _global_clip_call(op: Any, inputs: list, attrs: dict) -> Any:
+    """clip_by_global_norm's (clipped list, norm) as one list: the clipped tensors, then the norm."""
+    clipped, norm = op(list(inputs), **attrs)
+    return clipped + [norm]
+
+
+@_adapter(lambda op, xs, attrs: f"list({op}({xs[0]}{_attr_source(attrs)}))")
+def _pair_of_results_call(op: Any, inputs: list, attrs: dict) -> Any:
+    """An op returning a tuple of tensors (moments' mean and variance), as a list."""
+    return list(op(inputs[0], **attrs))
+
+
+def _constant_first_call(attr: str) -> Callable:
+    """An op whose first argument is a constant attribute (polygamma's order, zeta's exponent), given as
+    a tensor of the input's shape and dtype (input * 0 + value: no gradient reaches the input through it)."""
+    @_adapter(lambda op, xs, attrs: f"{op}({xs[0]} * 0.0 + {attrs[attr]!r}, {xs[0]})")
+    def call(op: Any, inputs: list, attrs: dict) -> Any:
+        return op(inputs[0] * 0.0 + attrs[attr], inputs[0])
+    return call
+
+
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
     return OpSpec(path, 1, "unary", (domain,), **options)
 
@@ -208,6 +235,11 @@ _ENTRIES = [
     _unary("cast", attrs={"dtype": ("float64", "float32")}, analytic=False),
     OpSpec("clip_by_value", 3, "clip", ("any", "neg", "pos"), specials=(([-2.0, -1.0, 0.0, 1.0, 2.0], -1.0, 1.0),),
            analytic=False),
+    # Norm clipping: a negative clip_norm counts as 0; a zero norm keeps the gradient finite (selects)
+    _unary("clip_by_norm", attrs={"clip_norm": (1.0, 0.5, -1.0), "axes": (None, (-1,))}, sums_terms=True,
+           specials=(([0.0, 0.0],), ([0.3, 0.4],)), analytic=False),
+    _binary("clip_by_global_norm", rule="same", attrs={"clip_norm": (1.0, 20.0)}, call=_global_clip_call,
+            sums_terms=True, analytic=False),
     _binary("where", rule="same", call=_where_call, analytic=False),
     # math.*
     _unary("math.log", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,), (-1.0,), (2.0,))),
@@ -230,6 +262,11 @@ _ENTRIES = [
     # Poles at the non-positive integers (digamma NaN there, lgamma +inf); digamma's gradient is polygamma(1, x)
     *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), analytic=False,
              specials=((0.0,), (-1.0,), (-2.5,), (1.0,), (2.0,))) for p in ("math.lgamma", "math.digamma")],
+    # polygamma(a, x) of the orders 0 to 2 (NaN for others); zeta(x, q) of exponents above 1; no gradient for a or x
+    _unary("math.polygamma", "positive", attrs={"a": (1.0, 0.0, 2.0)}, call=_constant_first_call("a"),
+           dtypes=("float32", "float64"), specials=((0.0,), (-1.5,)), analytic=False),
+    _unary("math.zeta", "positive", attrs={"x": (2.0, 3.5)}, call=_constant_first_call("x"), dtypes=("float32", "float64"),
+           specials=((0.0,),), analytic=False),
     _unary("math.log_sigmoid", specials=((-100.0,), (100.0,))),
     _unary("math.softplus", specials=((0.0,),)),
     _unary("math.erf", specials=((0.0,),)),
@@ -269,6 +306,9 @@ _ENTRIES = [
            dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
     _unary("math.cumprod", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
            sums_terms=True, specials=(([2.0, 0.0, 3.0],),)),
+    # -inf leads (log 0); a NaN element leaves the scan where it was (std::max keeps the accumulator)
+    _unary("math.cumulative_logsumexp", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
+           sums_terms=True, specials=(([1.0, 1.0, 1.0],), ([-INF, -INF, 1.0],), ([INF, 1.0, -INF],))),
     _unary("math.rint", gradient="none", analytic=False),
     _unary("math.erfc"),
     _binary("math.xdivy", ("any", "nonzero"), rule="same", analytic=False),
@@ -355,11 +395,34 @@ _ENTRIES = [
     _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True),
     _unary("linalg.norm", sums_terms=True, analytic=False),
     _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False),
+    _binary("linalg.global_norm", rule="same", call=_list_call, sums_terms=True, specials=((0.0, 0.0),), analytic=False),
+    OpSpec("linalg.matrix_transpose", 1, "matrix", attrs={"conjugate": (False, True)}, dtypes=FLOATS_AND_COMPLEX,
+           analytic=False),
+    OpSpec("linalg.adjoint", 1, "matrix", dtypes=FLOATS_AND_COMPLEX, analytic=False),
+    OpSpec("linalg.trace", 1, "matrix", dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+    OpSpec("linalg.diag_part", 1, "matrix", attrs={"k": (0, 1, -1)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("linalg.diag", attrs={"k": (0, 1, -1)}, dtypes=FLOATS_AND_COMPLEX),
+    OpSpec("linalg.band_part", 1, "matrix", attrs={"num_lower": (-1, 0, 1), "num_upper": (0, -1, 1)},
+           dtypes=FLOATS_AND_COMPLEX),
+    # Factorisations of well-conditioned matrices ("invertible": diagonally dominant; "spd": Hermitian positive
+    # definite); singular, NaN and indefinite inputs are pinned by tests/test_api_surface.py
+    OpSpec("linalg.inv", 1, "square", ("invertible",), attrs={"adjoint": (False, True)}, sums_terms=True,
+           dtypes=("float16", "float32", "float64") + COMPLEX),
+    OpSpec("linalg.det", 1, "square", ("invertible",), sums_terms=True, dtypes=LINALG_DTYPES),
+    OpSpec("linalg.slogdet", 1, "square", ("invertible",), call=_pair_of_results_call, sums_terms=True, analytic=False,
+           dtypes=LINALG_DTYPES),
+    OpSpec("linalg.cholesky", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
+    OpSpec("linalg.logdet", 1, "square", ("spd",), sums_terms=True, analytic=False, output="real", dtypes=LINALG_DTYPES),
+    OpSpec("linalg.solve", 2, "square_rhs", ("invertible", "any"), attrs={"adjoint": (False, True)}, sums_terms=True,
+           dtypes=LINALG_DTYPES),
+    OpSpec("linalg.triangular_solve", 2, "square_rhs", ("invertible", "any"),
+           attrs={"lower": (True, False), "adjoint": (False, True)}, sums_terms=True, dtypes=LINALG_DTYPES),
     # Selections by order: ties and signed zeros in index order
-    _unary("math.top_k", attrs={"k": (2, 4, 1)}, call=_top_k_values_call, analytic=False,
-           specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
+    # (NaNs, and sorted=False for 1 < k < n, in the orders TF's kernel leaves)
+    _unary("math.top_k", attrs={"k": (2, 4, 1), "sorted": (True, False)}, call=_top_k_values_call, analytic=False,
+           specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],), ([NAN, 1.0, NAN, 3.0],))),
     _unary("sort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, analytic=False,
-           specials=(([1.0, 3.0, 3.0, 1.0],),)),
+           specials=(([1.0, 3.0, 3.0, 1.0],), ([2.0, NAN, -1.0, NAN],))),
     _unary("argsort", attrs={"axis": (-1, 0), "direction": ("ASCENDING", "DESCENDING")}, gradient="none",
            output="int32", analytic=False, specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
     # Neural-network ops
@@ -377,6 +440,9 @@ _ENTRIES = [
     _unary("nn.softmax", attrs={"axis": (-1, 0)}, specials=(([1.0, 1.0, 1.0],),), sums_terms=True),
     _unary("nn.log_softmax", attrs={"axis": (-1, 0)}, specials=(([0.0, 0.0],),), sums_terms=True),
     _unary("nn.l2_loss", sums_terms=True),
+    # (mean, variance): the variance's differences hold the mean constant; float16 computed in float32
+    _unary("nn.moments", attrs={"axes": ((0,), (-1,)), "keepdims": (False, True)}, call=_pair_of_results_call,
+           sums_terms=True, analytic=False),
     _binary("nn.sigmoid_cross_entropy_with_logits", ("prob", "any"), rule="cross_entropy", call=_cross_entropy_call,
             specials=((0.5, 0.0),), analytic=False),
     _binary("nn.softmax_cross_entropy_with_logits", ("simplex", "any"), rule="cross_entropy",
@@ -404,6 +470,8 @@ NOT_OPS = frozenset({
     "nn.swish",  # an alias of nn.silu
     "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/test_api_surface.py pins them)
     "nn.top_k",  # math.top_k (pinned there too)
+    # integer lengths in, a mask out, and variadic grids: tests/test_api_surface.py and test_ops' snippets pin them
+    "sequence_mask", "meshgrid",
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
     "math.logical_xor",
     "reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all",  # bool only
@@ -459,7 +527,8 @@ def family(path: str) -> str:
         return "nn"
     if spec.shape_rule in ("matmul", "matvec") or "einsum" in name or path.startswith("linalg."):
         return "linalg"
-    if name.startswith(("reduce_", "cum")) or name in ("norm", "l2_normalize"):
+    if name.startswith(("reduce_", "cum")) or name in ("norm", "l2_normalize", "clip_by_norm", "global_norm",
+                                                          "clip_by_global_norm", "moments"):
         return "reductions"
     if name in ("reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split", "tile",
                 "broadcast_to", "gather", "where", "clip_by_value", "cast", "identity", "stop_gradient", "add_n", "reverse",

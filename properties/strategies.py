@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from reftape_oracle.catalog import CATALOG, FLOATS, OpSpec, flipped
+from reftape_oracle.catalog import CATALOG, FLOATS, MATRIX_RULES, OpSpec, flipped
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue,
                                     Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
                                     pack_references)
@@ -81,6 +81,8 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     "neg": ((-3.0, -0.1), (-1.0,)),
     "pos": ((0.1, 3.0), (1.0,)),
     "above_one": ((1.0, 4.0), (1.0, 2.0)),
+    "invertible": ((-1.0, 1.0), ()),  # matrices: see structured_matrices
+    "spd": ((-1.0, 1.0), ()),
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
 # Below the smallest normal (the smallest subnormal among them): TF's kernels read them as zero in their
@@ -112,15 +114,16 @@ MAX_CHAIN = 4  # longer chains amplify rounding beyond any per-op tolerance: the
 # have made large; bounded ops make anything small again.
 AMPLIFYING = frozenset({"exp", "expm1", "sinh", "cosh", "square", "pow", "reduce_prod", "cumprod", "reciprocal",
                         "rsqrt", "divide", "truediv", "xdivy", "divide_no_nan", "tan", "l2_loss", "squared_difference",
-                        "multiply", "matmul", "einsum"})
+                        "multiply", "matmul", "einsum", "inv", "det", "solve", "triangular_solve", "polygamma", "zeta"})
 ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan", "tanh", "sigmoid", "pow",
                              "log_sigmoid", "softplus", "erf", "erfc", "gelu", "silu", "elu", "selu", "reduce_prod",
                              "cumprod", "square", "reduce_logsumexp", "softmax", "log_softmax",
                              "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
-                             "sparse_softmax_cross_entropy_with_logits"})
+                             "sparse_softmax_cross_entropy_with_logits", "cumulative_logsumexp"})
 # Ops built of several steps that TF computes in the input's precision: a half-precision input near
 # the dtype's largest value overflows in an intermediate step (squares, sums, exps).
-COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize",
+COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize", "clip_by_norm",
+                       "global_norm", "clip_by_global_norm", "moments",
                        "reduce_logsumexp", "l2_loss"})
 HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
 BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",
@@ -228,8 +231,21 @@ def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "an
         imaginary = rng.uniform(1e-3, 1.0, size) * rng.choice((-1.0, 1.0), size)
         imaginary[rng.random(size) < 0.2] = 0.0
         array = array + 1j * imaginary.reshape(shape)
+    array = structured_matrices(array, domain)
     with np.errstate(over="ignore"):
         return array.astype(_numpy_dtype(dtype))
+
+
+def structured_matrices(array: np.ndarray, domain: str) -> np.ndarray:
+    """Square matrices of entries in (-1, 1) made well conditioned for a factorisation's domain: n added
+    to the diagonal ("invertible": diagonally dominant), and first made Hermitian ("spd": then positive
+    definite, its diagonal exactly real). Other arrays and domains are returned as they are."""
+    if domain not in ("invertible", "spd") or array.ndim < 2 or array.shape[-1] != array.shape[-2]:
+        return array
+    size = array.shape[-1]
+    if domain == "spd":
+        array = (array + np.conj(np.swapaxes(array, -1, -2))) / 2
+    return array + size * np.eye(size)
 
 
 def values(dtype: str, shape: tuple, *, domain: str = "any", specials: tuple = (), allow_nan: bool = False,
@@ -375,6 +391,8 @@ def _last(spec: OpSpec) -> str:
 
 
 def _min_rank(spec: OpSpec) -> int:
+    if spec.shape_rule in MATRIX_RULES:
+        return 2
     if spec.shape_rule in ("matmul", "matvec", "bias") or _last(spec) in ("einsum", "sparse_softmax_cross_entropy_with_logits"):
         return 2  # exactly 2 (labels and biases are drawn for matrices)
     if spec.shape_rule == "scalars":
@@ -398,6 +416,10 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
         return False
     if _last(spec) in INDEXED_ROWS | {"gather_nd"} and rank and not 0 < t.shape[0] < MAX_ATTRIBUTE_INTEGERS:
         return False  # no empty index lists: TF reads [] as float32
+    if spec.shape_rule in MATRIX_RULES:  # matrices, at most one batch dimension; square for a factorisation
+        return 2 <= rank <= 3 and (spec.shape_rule == "matrix" or t.shape[-1] == t.shape[-2])
+    if _last(spec) == "diag":  # each last-axis vector becomes a square matrix one side longer at most
+        return 1 <= rank < MAX_RANK and t.size * (t.shape[-1] + 1) ** 2 <= MAX_ELEMENTS * max(t.shape[-1], 1)
     if _min_rank(spec) == 2:
         return rank == 2
     if rank < _min_rank(spec):
@@ -429,6 +451,10 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
 def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
     if spec.shape_rule == "scalars":
         return ()
+    if spec.shape_rule in MATRIX_RULES:
+        rows = int(b.rng.integers(1, 4))
+        matrix = (rows, rows if spec.shape_rule != "matrix" else int(b.rng.integers(1, 4)))
+        return ((int(b.rng.integers(1, 3)),) if b.chance(BATCHED_MATMUL_CHANCE) else ()) + matrix
     if _min_rank(spec) == 2:
         return (int(b.rng.integers(1, 4)), int(b.rng.integers(1, 4)))
     if len(b.base) >= _min_rank(spec):
@@ -566,6 +592,7 @@ _UNARY_SHAPES = {
     "broadcast_to": _broadcast_to_shape, "argmax": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
     "argmin": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
     "einsum": lambda b, shape, attrs: (shape[0],) if attrs["equation"] == "ij->i" else (shape[1], shape[0]),
+    "diag": lambda b, shape, attrs: shape[:-1] + (shape[-1] + abs(attrs["k"]),) * 2,
 }
 
 
@@ -585,6 +612,9 @@ def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     if name == "cast":
         attrs["dtype"] = "float64" if x.dtype != "float64" else "float32"
         return _Plan([x], x.shape, dtype=attrs["dtype"])
+    if name == "moments":  # (mean, variance): either is fed onward
+        reduced = _reduction_shape(b, x.shape, {"axis": attrs["axes"], "keepdims": attrs["keepdims"]})
+        return _Plan([x], reduced, element=int(b.rng.integers(2)))
     if name in _UNARY_SHAPES:
         return _Plan([x], _UNARY_SHAPES[name](b, x.shape, attrs))
     if _is_reduction(spec):
@@ -649,6 +679,10 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         shape = shape[:axis] + (2,) + shape[axis:]
     elif _last(spec) in INDEXED_ROWS:  # the updates' rows, each to a row of the tensor (repeats at times)
         attrs["indices"] = (1, *[int(i) for i in b.rng.integers(0, shape[0], shape[0])])
+    elif _last(spec) == "global_norm":
+        shape = ()
+    elif _last(spec) == "clip_by_global_norm":  # the clipped tensors, then the norm: the first is fed onward
+        return _Plan([x, y], x.shape, element=0)
     return _Plan([x, y], shape)
 
 
@@ -705,7 +739,36 @@ def _clip_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     return _Plan([x, low, high], x.shape)
 
 
-_PLANNERS = {"unary": _unary_plan, "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan,
+def _diagonal_length(shape: tuple, k: int) -> int:
+    return min(shape[-2] + min(k, 0), shape[-1] - max(k, 0))
+
+
+def _linalg_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """A (batch of) matrices: attributes kept valid for its sizes; a factorisation's output, a solve's
+    right-hand sides (two columns at most), slogdet's log magnitude fed onward."""
+    name, shape = _last(spec), x.shape
+    rows, columns = shape[-2:]
+    if "k" in attrs and not -rows < attrs["k"] < columns:
+        attrs["k"] = 0
+    if attrs.get("num_lower", -1) > rows:
+        attrs["num_lower"] = -1
+    if attrs.get("num_upper", -1) > columns:
+        attrs["num_upper"] = -1
+    if spec.shape_rule == "square_rhs":
+        rhs = _input(b, spec, 1, shape=shape[:-1] + (int(b.rng.integers(1, 3)),))
+        return _Plan([x, rhs], rhs.shape)
+    if name in ("matrix_transpose", "adjoint"):
+        return _Plan([x], shape[:-2] + (columns, rows))
+    if name == "diag_part":
+        return _Plan([x], shape[:-2] + (_diagonal_length(shape, attrs["k"]),))
+    if name in ("trace", "det", "logdet"):
+        return _Plan([x], shape[:-2])
+    if name == "slogdet":
+        return _Plan([x], shape[:-2], element=1)
+    return _Plan([x], shape)
+
+
+_PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _linalg_plan, "unary": _unary_plan, "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan,
              "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan,
              "bias": _bias_plan, "scalars": _one_hot_plan}
 
@@ -1140,7 +1203,9 @@ def _custom_gradient(b: _Builder) -> None:
     that is right (cos) or deliberately not (the upstream alone), now and then None for c (which TF
     then calls unconnected through f), applied to a tensor or a Variable;
     a captured trainable Variable comes with the `variables` keyword, positional or keyword-only."""
-    x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or b.tensors)
+    # sin is ill-conditioned: not applied to what amplifying ops may have made large, in the frontier or out of it
+    x = b.pick([t for t in b.frontier if t.dtype == b.dtype and not t.large] or [t for t in b.tensors if not t.large]
+               or b.tensors)
     name = b.fresh("f")
     local = lambda part: f"{name}_{part}"  # noqa: E731 - names unique across the program
     variables = [v for v in _variables(b) if v.shape == x.shape and v is not x]

@@ -12,12 +12,12 @@ from . import ops_table as _ops_table  # noqa: F401 - populates the primitive re
 from . import operators as _operators  # noqa: F401 - attaches Python operators
 from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64, half,
                      int8, int16, int32, int64, string, uint8)
-from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, argsort, asin, atanh, boolean_mask, broadcast_to, cast, clip_by_value, complex, concat, constant,
+from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, argsort, asin, atanh, boolean_mask, broadcast_to, cast, clip_by_global_norm, clip_by_norm, clip_by_value, complex, concat, constant,
                         convert_to_tensor, cos, cosh, cumsum, divide, einsum, equal, exp, expand_dims,
                         eye, fill, floor, function, gather, gather_nd, greater, greater_equal, identity, is_tensor, less,
-                        less_equal, linspace, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,
+                        less_equal, linspace, meshgrid, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,
                         negative, newaxis, norm, not_equal, one_hot, ones, ones_like, pad, pow, range, rank, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
-                        realdiv, reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, reverse, round, scatter_nd,
+                        realdiv, reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, reverse, round, scatter_nd, sequence_mask,
                         shape, sigmoid, sign, sin, sinh, size, slice, sort, split, sqrt, square, squeeze, stack, stop_gradient,
                         subtract, tan, tanh, tensor_scatter_nd_add, tensor_scatter_nd_update, tile, transpose, truediv, truncatediv, truncatemod, unstack, where, zeros, zeros_like)
 from .tape import GradientTape, UnconnectedGradients, custom_gradient

@@ -307,6 +307,7 @@ atanh = _unary_function("Atanh", "Inverse hyperbolic tangent.")
 acosh = _unary_function("Acosh", "Inverse hyperbolic cosine.")
 lgamma = _unary_function("Lgamma", "log|Gamma(x)|; its gradient is digamma.")
 digamma = _unary_function("Digamma", "The derivative of lgamma; its gradient is polygamma(1, x).")
+
 sigmoid = _unary_function("Sigmoid", "Logistic function.")
 erf = _unary_function("Erf", "Error function.")
 erfc = _unary_function("Erfc", "Complementary error function.")
@@ -315,6 +316,16 @@ ceil = _unary_function("Ceil", "Ceiling; not differentiable (gradient None).")
 rint = _unary_function("Rint", "Round half to even; not differentiable.")
 is_finite = _unary_function("IsFinite", "Elementwise finiteness test (bool).")
 is_nan = _unary_function("IsNan", "Elementwise NaN test (bool).")
+
+
+def polygamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The a-th derivative of digamma (a a non-negative integer, else NaN); no gradient for a."""
+    return _binary("Polygamma", a, x)
+
+
+def zeta(x: Any, q: Any, name: str | None = None) -> EagerTensor:
+    """The Hurwitz zeta function; no gradient for x."""
+    return _binary("Zeta", x, q)
 
 
 def _each_part(function: Any, slices: IndexedSlices) -> IndexedSlices:
@@ -533,6 +544,48 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | 
     return IndexedSlices(clipped, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else clipped
 
 
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Any:
+    """`t` scaled so that its L2 norm over `axes` is at most `clip_norm` (a negative bound counts as 0),
+    composed as TF composes it; IndexedSlices have their values clipped."""
+    values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+    clipped = _clip_by_norm(values, clip_norm, axes)
+    return IndexedSlices(clipped, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else clipped
+
+
+def _tensor_list(t_list: Any) -> list:
+    """TF's check of a list argument: any sequence but a string."""
+    if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    return list(t_list)
+
+
+def _values_of(t_list: list) -> list:
+    """The tensors of a list (an IndexedSlices' values), Nones kept."""
+    return [None if t is None else convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t) for t in t_list]
+
+
+def global_norm(t_list: Sequence[Any], name: str | None = None) -> EagerTensor:
+    """sqrt(sum of the squared L2 norms) of the tensors in `t_list`, Nones ignored: as TF sums it,
+    half squares (L2Loss) stacked, summed and doubled."""
+    half_squared_norms = [l2_loss(v) for v in _values_of(_tensor_list(t_list)) if v is not None]
+    half_squared_norm = reduce_sum(stack(half_squared_norms))
+    return sqrt(half_squared_norm * constant(2.0, dtype=half_squared_norm.dtype))
+
+
+def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,
+                        name: str | None = None) -> tuple[list, Any]:
+    """(the tensors scaled by clip_norm / max(global_norm, clip_norm), the global norm); Nones stay None,
+    IndexedSlices keep their indices. A non-finite norm makes every value NaN (TF adds norm - norm)."""
+    t_list = _tensor_list(t_list)
+    if use_norm is None:
+        use_norm = global_norm(t_list)
+    scale_for_finite = clip_norm * minimum(1.0 / use_norm, constant(1.0, dtype=use_norm.dtype) / clip_norm)
+    scale = scale_for_finite + (use_norm - use_norm)
+    clipped = [None if v is None else identity(v * cast(scale, v.dtype)) for v in _values_of(t_list)]
+    return [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c
+            for c, t in zip(clipped, t_list)], use_norm
+
+
 # ---------------------------------------------------------------------------------------------
 # Reductions and scans
 
@@ -683,6 +736,11 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
     return _scan("Cumprod", x, axis, exclusive, reverse)
 
 
+def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+                         name: str | None = None) -> EagerTensor:
+    return _scan("CumulativeLogsumexp", x, axis, exclusive, reverse)
+
+
 _ARG_AXIS_DTYPES = frozenset({"int8", "uint8", "int16", "uint16", "int32", "int64"})
 
 
@@ -734,7 +792,31 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> EagerTensor: 
 
 
 def squeeze(input: Any, axis: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("Squeeze", input, axis=_axes(axis))
+    return _unary("Squeeze", input, axis=_squeeze_axes(axis))
+
+
+def _squeeze_axes(axis: Any) -> tuple | None:
+    """squeeze's axis as TF passes it to the op: a scalar made a list, a list's items read as int attributes;
+    a tensor or array is no list (TF's fast path fails allocating for a 0-d one: std::bad_alloc)."""
+    if axis is None:
+        return None
+    if np.isscalar(axis):
+        axis = [axis]
+    if not isinstance(axis, (list, tuple)):
+        if (_is_tensor_like(axis) or isinstance(axis, np.ndarray)) and np.ndim(axis) == 0:
+            raise MemoryError("std::bad_alloc")
+        raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axis!r}.")
+    return tuple(_int_attribute(a, "axis") for a in axis)
+
+
+def _int_attribute(value: Any, argument: str) -> int:
+    """An int attribute as TF's eager fast path reads it: numbers truncated toward zero (bools as 0 and 1),
+    0-d tensors and arrays by their value, anything else TF's TypeError."""
+    if (_is_tensor_like(value) or isinstance(value, np.ndarray)) and np.ndim(value) == 0:
+        value = np.asarray(convert_to_tensor(value)._value).item()
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return int(value)
+    raise TypeError(f"Expected int for argument '{argument}' not {value!r}.")
 
 
 def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
@@ -760,6 +842,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Eage
         except (TypeError, ValueError):
             pass
     _check_axis_argument(int(axis), convert_to_tensor(values[0])._value.ndim + 1)
+    if _is_tensor_like(axis) and not isinstance(values, (list, tuple)):  # TF's slow path, for a tensor axis
+        raise TypeError(f"Expected list for 'values' argument to 'pack' Op, not {values!r}.")
+    if isinstance(values, np.ndarray) and values.ndim >= 2:  # TF's fast path takes tensors, not such arrays
+        raise ValueError(f"expected a sequence for attr N, got an ndarray with rank {values.ndim} instead")
     return execute("Pack", _matching(list(values), strict=True), axis=int(axis))  # a tensor: its rows
 
 
@@ -770,10 +856,19 @@ def _check_axis_argument(axis: int, rank: int) -> None:
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None = None) -> list[EagerTensor]:
+    """The slices along `axis`; a given `num` is checked by the op (against the axis' size), None read from
+    the shape after TF's Python check of the axis."""
     value = convert_to_tensor(value)
-    _check_axis_argument(int(axis), value._value.ndim)
-    count = value.shape[axis] if num is None else int(num)
-    return list(execute("Unpack", [value], num=count, axis=int(axis)))
+    if num is None:
+        _check_axis_argument(int(axis), value._value.ndim)
+        num = value.shape[axis]
+    count = _int_attribute(num, "num")
+    if count < 0:
+        raise InvalidArgumentError(f"Value for attr 'num' of {count} must be at least minimum 0\n\t; NodeDef: "
+                                   f"{{{{node Unpack}}}} [Op:Unpack]")
+    if count == 0:  # an op without outputs: TF runs no kernel, so nothing is checked
+        return []
+    return list(execute("Unpack", [value], num=count, axis=_int_attribute(axis, "axis")))
 
 
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
@@ -886,9 +981,9 @@ TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = _dtypes.int32,  # noqa: A002 - TF's names
           name: str | None = None) -> TopKV2:
-    """The k largest entries of the last axis, descending, ties in index order, with their indices; the
-    gradient scatters the values' upstream back. TF's unsorted order for 1 < k < n (its heap's) is not
-    implemented."""
+    """The k largest entries of the last axis, descending, ties in index order, with their indices (with
+    sorted=False, or NaNs in a row, in the order TF's kernel leaves them); the gradient scatters the
+    values' upstream back."""
     x = convert_to_tensor(input)
     count = _index_values(k, "Tk", ("int16",) + _INT32_OR_64)
     index_type = _dtypes.as_dtype(index_type)
@@ -898,8 +993,6 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = _dtypes
     if count.ndim:
         raise InvalidArgumentError(f"k must be scalar, got shape {dims_text(count.shape)} [Op:TopKV2]")
     values, indices = execute("TopKV2", [x], k=int(count), sorted=bool(sorted), index_type=index_type.as_numpy_dtype)
-    if not sorted and 1 < int(count) < x.shape[-1]:
-        raise NotImplementedError("reftape's top_k does not implement TF's unsorted order (sorted=False, 1 < k < n)")
     return TopKV2(values, indices)
 
 
@@ -956,12 +1049,36 @@ def _descending_sort(values: EagerTensor, axis: int, indices: bool) -> EagerTens
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None,
               bad_indices_policy: str = "") -> EagerTensor:
     """The slices of `params` at each row of `indices`' last axis. The gradient is IndexedSlices for
-    indices of shape [n, 1], else the upstream scattered back (dense). TF's batch_dims (a composite of
-    other ops) is not implemented."""
+    indices of shape [n, 1], else the upstream scattered back (dense). With batch_dims, TF's composite."""
+    batch_dims = int(np.asarray(convert_to_tensor(batch_dims)._value))  # TF reads its constant value
     if batch_dims != 0:
-        raise NotImplementedError("reftape's gather_nd takes batch_dims=0 only")
+        return _batch_gather_nd(params, indices, batch_dims)
     params = convert_to_tensor(params)
     return execute("GatherNd", [params], indices=_index_values(indices, "Tindices", ("int16",) + _INT32_OR_64))
+
+
+def _batch_gather_nd(params: Any, indices: Any, batch_dims: int) -> EagerTensor:
+    """gather_nd with leading batch dimensions, composed as TF composes it: each index row prefixed with
+    its batch coordinates (a grid of them, tiled over the indices' inner dimensions), one GatherNd over
+    the flattened batch, reshaped back; the index arithmetic's checks are TF's ops' own."""
+    indices, params = convert_to_tensor(indices), convert_to_tensor(params)
+    if batch_dims < 0:
+        raise ValueError("tf.gather_nd does not allow negative batch_dims.")
+    if batch_dims >= indices.ndim:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`indices`) = {indices.ndim}")
+    if batch_dims >= params.ndim:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`params`) = {params.ndim}")
+    batch_shape = shape(params)[:batch_dims]
+    indices_shape = shape(indices)
+    coordinates = [cast(range(0, cast(size_, _dtypes.int32), 1), indices.dtype) for size_ in unstack(batch_shape, axis=0)]
+    grid = transpose(stack([reshape(x, (-1,)) for x in meshgrid(*coordinates, indexing="ij")], axis=0))
+    grid_shape = shape(grid)
+    inner_ranks = indices.ndim - batch_dims - 1
+    grid = reshape(grid, concat([grid_shape[:1], ones(inner_ranks, dtype=grid_shape.dtype), grid_shape[1:]], axis=0))
+    grid = tile(grid, concat(((1,), indices_shape[batch_dims:-1], (1,)), axis=0))
+    flat_indices = reshape(indices, concat(([reduce_prod(batch_shape, [0])], indices_shape[batch_dims:]), axis=0))
+    gathered = gather_nd(params, concat((grid, flat_indices), axis=-1))
+    return reshape(gathered, concat((batch_shape, shape(gathered)[1:]), axis=0))
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, bad_indices_policy: str = "", name: str | None = None) -> EagerTensor:
@@ -1044,7 +1161,9 @@ def _clip_by_norm(values: EagerTensor, clip_norm: Any, axes: list) -> EagerTenso
     positive = greater(l2sum, 0)._value
     safe = _select(positive, l2sum, ones(tuple(l2sum.shape), l2sum.dtype))  # TF's v1 ones_like: fresh ones
     l2norm = _select(positive, sqrt(safe), l2sum)
-    return identity(truediv(multiply(values, clip_norm), maximum(l2norm, clip_norm)))
+    intermediate = multiply(values, clip_norm)
+    values.shape.assert_is_compatible_with(intermediate.shape)  # a clip_norm may not broadcast the values
+    return identity(truediv(intermediate, maximum(l2norm, clip_norm)))
 
 
 def _select(condition: np.ndarray, x: EagerTensor, y: EagerTensor) -> EagerTensor:
@@ -1257,15 +1376,23 @@ def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerT
     """A ZerosLike op, recorded with a None gradient (so its output is on the tape); with another
     dtype, fresh zeros that no tape records, as TF builds them."""
     source = convert_to_tensor(input)
-    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+    if dtype is not None and _asks_another_dtype(dtype, source):
         return zeros(tuple(source.shape), dtype)
     return execute("ZerosLike", [source])
+
+
+def _asks_another_dtype(dtype: Any, source: EagerTensor) -> bool:
+    """TF's `dtype != tensor.dtype` in zeros_like and ones_like: a tensor given as the dtype compares
+    elementwise, and fails converting the DType (ValueError)."""
+    if _is_tensor_like(dtype):
+        return bool(not_equal(dtype, source.dtype))
+    return _dtypes.as_dtype(dtype) != source.dtype
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
     """A OnesLike op, recorded with a None gradient; with another dtype, fresh ones (see zeros_like)."""
     source = convert_to_tensor(input)
-    if dtype is not None and _dtypes.as_dtype(dtype) != source.dtype:
+    if dtype is not None and _asks_another_dtype(dtype, source):
         return ones(tuple(source.shape), dtype)
     return execute("OnesLike", [source])
 
@@ -1307,6 +1434,47 @@ def _check_range(start: Any, limit: Any, delta: Any) -> None:
     else:
         return
     raise InvalidArgumentError(f"{problem} [Op:Range] name: ")
+
+
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool, name: str | None = None) -> EagerTensor:
+    """mask[..., j] = j < lengths[...], for j in [0, maxlen) (maxlen: the largest length, at least 0),
+    composed as TF composes it (Max, Range, Cast, Less) in maxlen's dtype; cast to `dtype` last."""
+    lengths = convert_to_tensor(lengths)
+    if maxlen is None:
+        maxlen = maximum(constant(0, lengths.dtype), reduce_max(lengths))
+    else:
+        maxlen = convert_to_tensor(maxlen)
+    if maxlen.ndim != 0:
+        raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
+                         f"with shape '{maxlen.shape}' instead")
+    row_vector = range(constant(0, maxlen.dtype), maxlen, constant(1, maxlen.dtype), dtype=maxlen.dtype)
+    result = less(row_vector, cast(expand_dims(lengths, -1), maxlen.dtype))
+    if dtype is None or result.dtype.is_compatible_with(dtype):
+        return result
+    return cast(result, dtype)
+
+
+def meshgrid(*args: Any, **kwargs: Any) -> list[EagerTensor]:
+    """Coordinate grids: each argument reshaped along its own axis and multiplied by ones of the grid's
+    shape (the first two axes swapped for indexing='xy'), in the first argument's dtype."""
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
+    count = len(args)
+    if not count:
+        return []
+    ones_shape = (1,) * count
+    grids = [reshape(stack(x), ones_shape[:i] + (-1,) + ones_shape[i + 1:]) for i, x in enumerate(args)]
+    sizes = [size(x) for x in args]
+    if indexing == "xy" and count > 1:
+        grids[0] = reshape(grids[0], (1, -1) + (1,) * (count - 2))
+        grids[1] = reshape(grids[1], (-1, 1) + (1,) * (count - 2))
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    grid_of_ones = ones(sizes, convert_to_tensor(args[0]).dtype)
+    return [grid * grid_of_ones for grid in grids]
 
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,
@@ -1372,7 +1540,96 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a
     return squeeze(product, axis=-1)
 
 
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> EagerTensor:
+    """The last two axes swapped (and conjugated if asked): a Transpose, as TF builds it."""
+    a = convert_to_tensor(a)
+    if a.ndim < 2:
+        raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a._value} "
+                         f"with shape: {a.shape}")
+    return transpose(a, list(builtins.range(a.ndim - 2)) + [a.ndim - 1, a.ndim - 2], conjugate=conjugate)
+
+
+def adjoint(matrix: Any, name: str | None = None) -> EagerTensor:
+    return matrix_transpose(matrix, conjugate=True)
+
+
+def _diagonal_index(k: Any) -> int:
+    """One diagonal (k above the main one); TF's bands of several diagonals are not implemented."""
+    index = np.asarray(k._value if isinstance(k, EagerTensor) else k).reshape(-1)
+    if index.size == 2 and index[0] == index[1]:
+        index = index[:1]
+    if index.size != 1:
+        raise NotImplementedError("reftape's diag and diag_part take one diagonal, not a band of several (k=(low, high))")
+    return int(index[0])
+
+
+def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002 - TF's names
+              align: str = "RIGHT_LEFT") -> EagerTensor:
+    """The k-th diagonal of each matrix (MatrixDiagPartV3); its gradient is a matrix of zeros around it."""
+    return _unary("MatrixDiagPartV3", input, k=_diagonal_index(k))
+
+
+def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -1, num_cols: Any = -1,
+         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> EagerTensor:
+    """Matrices with `diagonal` on their k-th diagonal and padding_value elsewhere (MatrixDiagV3)."""
+    diagonal = convert_to_tensor(diagonal)
+    padding = convert_to_tensor(padding_value, dtype=diagonal.dtype)
+    return execute("MatrixDiagV3", [diagonal], k=_diagonal_index(k), num_rows=int(num_rows), num_cols=int(num_cols),
+                   padding_value=padding._value)
+
+
+def trace(x: Any, name: str | None = None) -> EagerTensor:
+    """The sum of each matrix's diagonal, as TF composes it (diag_part, then a sum)."""
+    return reduce_sum(diag_part(convert_to_tensor(x)), [-1])
+
+
+def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """The band of each matrix within num_lower diagonals below and num_upper above (negative: all)."""
+    lower, upper = (int(_index_values(n if _is_tensor_like(n) else convert_to_tensor(n, _dtypes.int64), "Tindex",
+                                      _INT32_OR_64)) for n in (num_lower, num_upper))
+    return _unary("MatrixBandPart", input, num_lower=lower, num_upper=upper)
+
+
+def inv(input: Any, adjoint: bool = False, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's names
+    return _unary("MatrixInverse", input, adjoint=bool(adjoint))
+
+
+def det(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """sign * exp(log |det|) from an LU factorisation, as TF's kernel computes it."""
+    return _unary("MatrixDeterminant", input)
+
+
+LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+
+
+def slogdet(input: Any, name: str | None = None) -> LogMatrixDeterminant:  # noqa: A002 - TF's name
+    """(sign, log |det|), both in the input's dtype (complex for complex inputs)."""
+    return LogMatrixDeterminant(*_unary("LogMatrixDeterminant", input))
+
+
+def cholesky(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    return _unary("Cholesky", input)
+
+
+def logdet(matrix: Any, name: str | None = None) -> EagerTensor:
+    """log det of Hermitian positive definite matrices, as TF composes it from the Cholesky factor."""
+    factor = cholesky(matrix)
+    return 2.0 * reduce_sum(log(real(diag_part(factor))), axis=[-1])
+
+
+def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> EagerTensor:
+    return execute("MatrixSolve", _matching([matrix, rhs], strict=True), adjoint=bool(adjoint))
+
+
+def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False, name: str | None = None) -> EagerTensor:
+    return execute("MatrixTriangularSolve", _matching([matrix, rhs], strict=True), lower=bool(lower), adjoint=bool(adjoint))
+
+
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
+    unknown = [key for key in kwargs if key not in ("name", "optimize")]
+    if unknown:  # TF's message lists "greedy" among the valid arguments, which it refuses all the same
+        raise TypeError(f"Invalid keyword arguments for einsum: {', '.join(unknown)}. "
+                        f"Valid arguments: name, optimize, greedy.")
     expected = equation.split("->")[0].count(",") + 1
     if len(inputs) != expected:
         raise ValueError(f'Got {len(inputs)} inputs for equation "{equation}", expecting {expected}')
@@ -1470,6 +1727,19 @@ def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Eager
 
 def l2_loss(t: Any, name: str | None = None) -> EagerTensor:
     return _unary("L2Loss", t)
+
+
+def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None) -> tuple:
+    """(mean, variance) over `axes`; the variance's squared differences hold the mean constant, as TF's
+    do; float16 computed in float32 (as TF: `x.dtype` read before any conversion). `shift` is unused."""
+    computed = cast(x, _dtypes.float32) if x.dtype == _dtypes.float16 else x
+    mean = reduce_mean(computed, axes, keepdims=True)
+    variance = reduce_mean(squared_difference(computed, stop_gradient(mean)), axes, keepdims=True)
+    if not keepdims:
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    if x.dtype == _dtypes.float16:
+        return cast(mean, _dtypes.float16), cast(variance, _dtypes.float16)
+    return mean, variance
 
 
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> EagerTensor:

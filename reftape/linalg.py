@@ -1,5 +1,6 @@
 """`tf.linalg`."""
 
-from .functions import einsum, eye, l2_normalize, matmul, matvec, norm
+from .functions import (adjoint, band_part, cholesky, det, diag, diag_part, einsum, eye, global_norm, inv, l2_normalize,
+                        logdet, matmul, matrix_transpose, matvec, norm, slogdet, solve, trace, triangular_solve)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

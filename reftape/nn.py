@@ -3,7 +3,7 @@
 from typing import Any as _Any
 
 from . import functions as _f
-from .functions import (bias_add, elu, embedding_lookup, gelu, l2_loss, l2_normalize, leaky_relu, log_softmax, relu,
+from .functions import (bias_add, elu, embedding_lookup, gelu, l2_loss, l2_normalize, leaky_relu, log_softmax, moments, relu,
                         relu6, selu, sigmoid, sigmoid_cross_entropy_with_logits, softmax,
                         softmax_cross_entropy_with_logits, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
                         tanh, top_k)

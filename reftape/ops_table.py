@@ -19,6 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .errors import InternalError, InvalidArgumentError, UnimplementedError, _dims_text as dims_text
+from .ordering import top_k_columns
 from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
                          flush_subnormals)
 from .recording import active_recordings
@@ -576,6 +577,40 @@ def _scan(fn, identity):
     return forward
 
 
+def _cumulative_logsumexp(x, axis, exclusive, reverse):
+    """TF's CumulativeLogsumexp: a scan from -inf whose step is Eigen's LogSumExp of (accumulator,
+    element): max + log1p(exp(min - max)), or max where max is -inf. min and max are std::min and
+    std::max with the accumulator first, which keep the accumulator against a NaN element."""
+    if x.ndim == 0:
+        raise ValueError(f"ScanOp: Expected scan axis in the range [0, 0), but got {axis}")
+    moved = np.moveaxis(np.flip(x, axis) if reverse else x, axis, 0)
+    out = np.empty_like(moved)
+    accumulator = np.full(moved.shape[1:], -np.inf, x.dtype)
+    lowest = _typed(np.finfo(x.dtype).min, x.dtype)
+    for i, element in enumerate(moved):
+        if exclusive:
+            out[i] = accumulator
+        low = np.where(element < accumulator, element, accumulator)
+        high = np.where(accumulator < element, element, accumulator)
+        accumulator = np.where(high < lowest, high, np.log1p(np.exp(low - high)) + high)
+        if not exclusive:
+            out[i] = accumulator
+    out = np.moveaxis(out, 0, axis)
+    return np.flip(out, axis).copy() if reverse else out
+
+
+def _cumulative_logsumexp_vjp(g, ans, x, axis, exclusive, reverse, **_):
+    """TF's gradient: the positive and the negative parts of the upstream, each in log space, scanned
+    back against the output and raised again; the lowest finite value stands for log(0)."""
+    lowest = _constant_like(g.dtype.min, g)
+
+    def part(select, magnitude):
+        log_part = F.where(select(g, _constant_like(0, g)), F.log(magnitude), lowest)
+        scanned = F.cumulative_logsumexp(F.subtract(log_part, ans), axis, exclusive=exclusive, reverse=not reverse)
+        return F.exp(F.add(scanned, x))
+    return F.subtract(part(F.greater, g), part(F.less, F.negative(g)))
+
+
 def _squeeze(x, axis):
     if axis is None:
         return np.squeeze(x)
@@ -774,6 +809,19 @@ def _polygamma_vjp(g, ans, n, x, **_):
     return None, F.reshape(F.reduce_sum(F.multiply(partial, g), _broadcast_axes(_shape(x), _shape(n))), _shape(x))
 
 
+def _zeta(x, q):
+    """Zeta: the Hurwitz zeta function elementwise, in the input's dtype (see _zeta_scalar)."""
+    x, q = np.broadcast_arrays(x, q)
+    t = x.dtype.type
+    return np.array([_zeta_scalar(a, b, t) for a, b in zip(x.reshape(-1), q.reshape(-1))], dtype=x.dtype).reshape(x.shape)
+
+
+def _zeta_vjp(g, ans, x, q, **_):
+    """TF's Zeta gradient: none for x; -x zeta(x + 1, q) times the upstream, summed over q's broadcast axes."""
+    partial = F.multiply(F.negative(x), F.execute("Zeta", [F.add(x, _constant_like(1, x)), q]))
+    return None, F.reshape(F.reduce_sum(F.multiply(partial, g), _broadcast_axes(_shape(q), _shape(x))), _shape(q))
+
+
 def _nd_rows(indices, shape: tuple, what: str) -> tuple:
     """The rows of an N-d index (its last axis indexes the leading dimensions of `shape`) as a tuple of
     index arrays, checked as TF's GatherNd and scatter kernels check them."""
@@ -879,13 +927,23 @@ def _slice_vjp(g, ans, x, begin, size, **_):
     return F.execute("Pad", [g], paddings=np.stack([begin, after], axis=1), constant=None)
 
 
-def _top_k_order(x, k):
-    """The column indices TopKV2 picks per row of the last axis: descending, ties (and subnormals, which its
-    comparisons read as zero, and signed zeros) in index order."""
+def _top_k_order(x, k, sorted_):
+    """The column indices TopKV2 picks per row of the last axis. Sorted, and without NaNs: descending, ties
+    (and subnormals, which its comparisons read as zero, and signed zeros) in index order. Rows holding
+    NaNs, and the heap's order of sorted=False, as TF's kernel leaves them (reftape/ordering.py)."""
     keys = x.astype(np.float32) if x.dtype in (np.float16, _dtypes.bfloat16._numpy_dtype) else x
     if keys.dtype.kind == "f":
         keys = flush_subnormals(keys)
-    return np.argsort(-keys if keys.dtype.kind == "f" else ~keys, axis=-1, kind="stable")[..., :k]  # ~: no overflow
+    columns = keys.shape[-1]
+    irregular = np.isnan(keys).any(axis=-1) if keys.dtype.kind == "f" else np.zeros(keys.shape[:-1], bool)
+    if not sorted_ and 1 < k < columns:
+        irregular = np.ones(keys.shape[:-1], bool)
+    order = np.argsort(-keys if keys.dtype.kind == "f" else ~keys, axis=-1, kind="stable")[..., :k]  # ~: no overflow
+    lanes = _PACKET.get(keys.dtype, 8)
+    for row in np.ndindex(irregular.shape):
+        if irregular[row]:
+            order[row] = top_k_columns(keys[row].tolist(), k, sorted_, lanes)
+    return order
 
 
 def _top_k(x, k, sorted, index_type):
@@ -895,7 +953,7 @@ def _top_k(x, k, sorted, index_type):
         raise ValueError(f"Need k >= 0, got {k}")
     if x.shape[-1] < k:
         raise ValueError(f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
-    order = _top_k_order(x, k)
+    order = _top_k_order(x, k, sorted)
     return np.take_along_axis(x, order, axis=-1), order.astype(index_type)
 
 
@@ -1102,8 +1160,12 @@ def _log_softmax(x):
 
 
 def _softmax_xent(logits, labels):
-    log_probs = _log_softmax(logits)
-    return -np.sum(labels * log_probs, axis=-1), np.exp(log_probs) - labels
+    """TF's kernel: loss = sum(labels * (log(sum(exp(shifted))) - shifted)), with no negation (a row of no
+    classes loses +0), and backprop = exp(shifted) / sum(exp(shifted)) - labels."""
+    shifted = logits - np.max(logits, axis=-1, keepdims=True, initial=-np.inf)
+    exps = np.exp(shifted)
+    sums = np.sum(exps, axis=-1, keepdims=True)
+    return np.sum(labels * (np.log(sums) - shifted), axis=-1), exps / sums - labels
 
 
 def _pmax(x, y):
@@ -2015,6 +2077,7 @@ defop("Digamma", _digamma, lambda g, ans, x, **_: F.multiply(g, F.execute("Polyg
       dtypes=FLOAT, kernels=FLOAT - {_dtypes.bfloat16}, gradient_ops=("Polygamma",))
 defop("Polygamma", _polygamma, _polygamma_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}),
       traced_refusal="Value passed to parameter 'a' has DataType {dtype} not in list of allowed values: float32, float64")
+defop("Zeta", _zeta, _zeta_vjp, dtypes=frozenset({_dtypes.float32, _dtypes.float64}))
 defop("Erfc", _erfc, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(-2 / np.sqrt(np.pi), g)),
                                                        F.exp(F.negative(F.square(_conj(x))))), dtypes=FLOAT)
 defop("Floor", np.floor, _none_gradient, dtypes=FLOAT, keeps_normal=True)
@@ -2121,6 +2184,7 @@ defop("EuclideanNorm", _euclidean_norm, _euclidean_norm_vjp, dtypes=NUMERIC)
 defop("Cumsum", _scan(np.cumsum, 0), lambda g, ans, x, axis, exclusive, reverse, **_: F.cumsum(g, axis, exclusive, not reverse),
       dtypes=NUMERIC)
 defop("Cumprod", _scan(np.cumprod, 1), _cumprod_vjp, dtypes=NUMERIC)
+defop("CumulativeLogsumexp", _cumulative_logsumexp, _cumulative_logsumexp_vjp, dtypes=FLOAT)
 
 # Shapes and structure
 def _reshape_target(shape: tuple, dims: tuple) -> tuple:
@@ -2158,7 +2222,16 @@ defop("Transpose", lambda x, perm: np.transpose(x, perm),
 defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, moves_data=True, sparse_upstream=True)
 defop("Pack", lambda *xs, axis: np.stack(xs, axis=axis), lambda g, ans, *xs, axis, **_: F.unstack(g, len(xs), axis),
       moves_data=True)
-defop("Unpack", lambda x, num, axis: tuple(np.moveaxis(x, axis, 0)), lambda g, ans, x, num, axis, **_: F.stack(g, axis),
+def _unpack(x, num, axis):
+    """Unpack: `num` slices along `axis`, which must be in range and of that size."""
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis = {axis} not in [{-x.ndim}, {x.ndim})")
+    if x.shape[axis] != num:
+        raise ValueError(f"Input shape axis {axis % x.ndim} must equal {num}, got shape {dims_text(x.shape)}")
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+defop("Unpack", _unpack, lambda g, ans, x, num, axis, **_: F.stack(g, axis),
       num_outputs=lambda attrs: attrs["num"], moves_data=True)
 defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_splits)[:-1], axis=axis)),
       lambda g, ans, x, size_splits, axis, **_: F.concat(g, axis), num_outputs=lambda attrs: len(attrs["size_splits"]),
@@ -2203,3 +2276,270 @@ defop("MatMul", _matmul2d, _matmul_vjp, dtypes=NUMERIC - {_dtypes.int8, _dtypes.
 defop("BatchMatMulV2", _batch_matmul, _batch_matmul_vjp, dtypes=NUMERIC - {_dtypes.int8},
       kernels=NUMERIC - {_dtypes.int8, _dtypes.uint8})
 defop("Einsum", lambda *xs, equation: np.einsum(equation, *xs), _einsum_vjp, dtypes=None, kernels=WIDE_NUMERIC)
+
+
+# ---------------------------------------------------------------------------------------------
+# Matrices: TF's Eigen kernels, small matrices in their unblocked algorithms (no fused multiply-add)
+
+
+def _check_matrices(x, square: bool = True):
+    if x.ndim < 2:
+        raise ValueError(f"Input tensor 0 must have rank >= 2, got {x.ndim}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError("Input matrix must be square.")
+
+
+def _partial_pivot_lu(a):
+    """Eigen's unblocked PartialPivLU of each matrix: per column the first row of largest magnitude is the
+    pivot (none where the column is zero below the diagonal), the column below it divided by the pivot, the
+    rest updated by the rank-1 product. The LU factors in one array, the row order, the permutation's sign."""
+    lu = np.array(a, copy=True)
+    n = lu.shape[-1]
+    rows = np.broadcast_to(np.arange(n), lu.shape[:-1]).copy()
+    sign = np.ones(lu.shape[:-2])
+    batch = np.indices(lu.shape[:-2])
+    for k in range(n):
+        pivot = k + np.argmax(np.abs(lu[..., k:, k]), axis=-1)
+        nonzero = np.abs(lu[(*batch, pivot, np.full_like(pivot, k))]) != 0
+        swap = nonzero & (pivot != k)
+        target = np.where(swap, pivot, k)
+        lu_k, lu_p = lu[..., k, :].copy(), lu[(*batch, target)].copy()
+        lu[..., k, :], lu[(*batch, target)] = lu_p, lu_k
+        rows_k, rows_p = rows[..., k].copy(), rows[(*batch, target)].copy()
+        rows[..., k], rows[(*batch, target)] = rows_p, rows_k
+        sign = np.where(swap, -sign, sign)
+        divisor = np.where(nonzero, lu[..., k, k], 1)[..., None]
+        lu[..., k + 1:, k] = np.where(nonzero[..., None], lu[..., k + 1:, k] / divisor, lu[..., k + 1:, k])
+        lu[..., k + 1:, k + 1:] -= lu[..., k + 1:, k, None] * lu[..., k, None, k + 1:]
+    return lu, rows, sign
+
+
+
+def _lu_solve(lu, rows, b):
+    """Solves with LU factors: the right-hand sides permuted, then unit lower and upper substitution."""
+    x = np.take_along_axis(b, np.broadcast_to(rows[..., None], rows.shape + b.shape[-1:]), axis=-2).copy()
+    n = lu.shape[-1]
+    for i in range(n):
+        x[..., i, :] -= np.sum(lu[..., i, :i, None] * x[..., :i, :], axis=-2)
+    for i in reversed(range(n)):
+        x[..., i, :] = (x[..., i, :] - np.sum(lu[..., i, i + 1:, None] * x[..., i + 1:, :], axis=-2)) / lu[..., i, i, None]
+    return x
+
+
+def _invertible_lu(a, message: str):
+    """The LU factors of each matrix, TF's InvalidArgumentError where a pivot is exactly zero (NaNs pass)."""
+    lu, rows, _ = _partial_pivot_lu(a)
+    if np.any(np.diagonal(lu, axis1=-2, axis2=-1) == 0):
+        raise ValueError(message)
+    return lu, rows
+
+
+def _matrix_inverse(x, adjoint):
+    _check_matrices(x)
+    a = _adjoint(x) if adjoint else x
+    lu, rows = _invertible_lu(a, "Input is not invertible.")
+    return _lu_solve(lu, rows, np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape))
+
+
+def _matrix_solve(matrix, rhs, adjoint):
+    if matrix.ndim != rhs.ndim or matrix.shape[:-2] != rhs.shape[:-2]:
+        raise ValueError("All input tensors must have the same rank and the same outer dimensions.")
+    _check_matrices(matrix)
+    if matrix.shape[-2] != rhs.shape[-2]:
+        raise ValueError("Input matrix and rhs are incompatible.")
+    lu, rows = _invertible_lu(_adjoint(matrix) if adjoint else matrix, "Input matrix is not invertible.")
+    return _lu_solve(lu, rows, rhs)
+
+
+def _signed_log_determinant(x):
+    """TF's SLogDet from the LU factors: the permutation's sign times each pivot's phase (0 for a zero
+    pivot, so a singular matrix has a signed zero sign), and the sum of the pivots' log magnitudes."""
+    _check_matrices(x)
+    lu, _, permutation_sign = _partial_pivot_lu(x)
+    pivots = np.diagonal(lu, axis1=-2, axis2=-1)
+    magnitudes = np.abs(pivots)
+    phases = np.where(magnitudes == 0, 0, pivots / np.where(magnitudes == 0, 1, magnitudes))
+    sign = permutation_sign.astype(x.dtype) * np.prod(phases, axis=-1)
+    log_magnitude = np.sum(np.log(magnitudes), axis=-1)
+    return sign.astype(x.dtype), log_magnitude.astype(x.dtype)
+
+
+def _determinant(x):
+    sign, log_magnitude = _signed_log_determinant(x)
+    return sign * np.exp(log_magnitude)
+
+
+def _log_determinant_vjp(g, ans, x, **_):
+    """TF's LogMatrixDeterminant gradient: the log magnitude's upstream times the inverse's adjoint (none
+    from the sign)."""
+    upstream = g[1]
+    return F.multiply(F.reshape(upstream, _shape(ans[1]) + (1, 1)), F.execute("MatrixInverse", [x], adjoint=True))
+
+
+def _determinant_vjp(g, ans, x, **_):
+    return F.multiply(F.reshape(F.multiply(g, ans), _shape(ans) + (1, 1)), F.execute("MatrixInverse", [x], adjoint=True))
+
+
+def _matrix_inverse_vjp(g, ans, x, adjoint, **_):
+    inner = F.matmul(g, ans, adjoint_a=adjoint, adjoint_b=not adjoint)
+    return F.negative(F.matmul(ans, inner, adjoint_a=not adjoint))
+
+
+def _matrix_solve_vjp(g, ans, matrix, rhs, adjoint, **_):
+    grad_rhs = F.execute("MatrixSolve", [matrix, g], adjoint=not adjoint)
+    if adjoint:
+        return F.negative(F.matmul(ans, grad_rhs, adjoint_b=True)), grad_rhs
+    return F.negative(F.matmul(grad_rhs, ans, adjoint_b=True)), grad_rhs
+
+
+def _cholesky(x):
+    """Eigen's unblocked LLT on the lower triangle (the upper one is not read): a pivot at or below zero
+    stops it (a NaN one does not: NaNs flow on), and TF then fills that matrix's lower triangle with NaN, with zeros for complex
+    types (std::numeric_limits has no complex NaN)."""
+    _check_matrices(x)
+    n = x.shape[-1]
+    lower = np.tril(x)
+    failed = np.zeros(x.shape[:-2], bool)
+    for k in range(n):
+        row = lower[..., k, :k]
+        pivot = np.real(lower[..., k, k]) - np.sum(np.real(row * np.conj(row)), axis=-1)
+        failed |= pivot <= 0  # a failed matrix goes on with NaN: its values are replaced below
+        root = np.sqrt(np.where(pivot <= 0, np.nan, pivot)).astype(x.dtype)
+        lower[..., k, k] = root
+        below = lower[..., k + 1:, k] - np.sum(lower[..., k + 1:, :k] * np.conj(row)[..., None, :], axis=-1)
+        lower[..., k + 1:, k] = below / root[..., None]
+    fill = 0 if x.dtype.kind == "c" else np.nan
+    return np.where(failed[..., None, None], np.tril(np.full(x.shape, fill, x.dtype)), lower)
+
+
+def _cholesky_vjp(g, ans, x, **_):
+    """TF's Cholesky gradient: with L's inverse (a triangular solve against the identity), the lower
+    triangle of L^H g with its diagonal halved, carried back through L^-1 on both sides and symmetrised."""
+    rows = _shape(ans)[-1]
+    identity = F.eye(rows, batch_shape=_shape(ans)[:-2], dtype=ans.dtype)
+    inverse = F.execute("MatrixTriangularSolve", [ans, identity], lower=True, adjoint=False)
+    middle = F.matmul(ans, g, adjoint_a=True)
+    middle = F.execute("MatrixSetDiagV3", [middle, F.multiply(_constant_like(0.5, middle), F.diag_part(middle))], k=0)
+    middle = F.execute("MatrixBandPart", [middle], num_lower=-1, num_upper=0)
+    grad = F.matmul(F.matmul(inverse, middle, adjoint_a=True), inverse)
+    grad = F.add(grad, F.adjoint(grad))
+    return F.multiply(grad, _constant_like(0.5, grad))
+
+
+def _triangular_solve(matrix, rhs, lower, adjoint):
+    """Substitution with the lower (or upper) triangle of each matrix, its adjoint if asked (the other
+    triangle is not read: NaNs there pass), batch dimensions broadcast; a zero diagonal divides by zero."""
+    if matrix.ndim < 2 or rhs.ndim < 2:
+        raise ValueError(f"In[0] and In[1] must have rank >= 2: {dims_text(matrix.shape)} {dims_text(rhs.shape)}")
+    try:
+        batch = np.broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
+    except ValueError:
+        raise ValueError(f"Incompatible shapes: {dims_text(matrix.shape)} vs. {dims_text(rhs.shape)}") from None
+    if matrix.shape[-1] != matrix.shape[-2] or matrix.shape[-1] != rhs.shape[-2]:
+        raise ValueError(f"In[0] mismatch In[1] shape: {matrix.shape[-1]} vs. {rhs.shape[-2]}: "
+                         f"{dims_text(matrix.shape)} {dims_text(rhs.shape)} 0 0")
+    triangle = np.tril(matrix) if lower else np.triu(matrix)
+    if adjoint:
+        triangle, lower = _adjoint(triangle), not lower
+    triangle = np.broadcast_to(triangle, batch + matrix.shape[-2:])
+    x = np.broadcast_to(rhs, batch + rhs.shape[-2:]).copy()
+    n = matrix.shape[-1]
+    order = range(n) if lower else reversed(range(n))
+    for i in order:
+        known = slice(0, i) if lower else slice(i + 1, n)
+        x[..., i, :] = (x[..., i, :] - np.sum(triangle[..., i, known, None] * x[..., known, :], axis=-2)) / triangle[..., i, i, None]
+    return x
+
+
+def _triangular_solve_vjp(g, ans, matrix, rhs, lower, adjoint, **_):
+    grad_rhs = F.execute("MatrixTriangularSolve", [matrix, g], lower=lower, adjoint=not adjoint)
+    grad_matrix = F.negative(F.matmul(ans, grad_rhs, adjoint_b=True) if adjoint else F.matmul(grad_rhs, ans, adjoint_b=True))
+    grad_matrix = F.execute("MatrixBandPart", [grad_matrix], num_lower=-1 if lower else 0, num_upper=0 if lower else -1)
+    matrix_batch, rhs_batch = _shape(matrix)[:-2], _shape(rhs)[:-2]
+    if matrix_batch == rhs_batch:
+        return grad_matrix, grad_rhs
+    return (F.reshape(F.reduce_sum(grad_matrix, _broadcast_axes(matrix_batch, rhs_batch)), _shape(matrix)),
+            F.reshape(F.reduce_sum(grad_rhs, _broadcast_axes(rhs_batch, matrix_batch)), _shape(rhs)))
+
+
+def _check_diagonal_index(x, k: int) -> None:
+    rows, columns = x.shape[-2:]
+    if not (-rows < k < columns or (k == 0 and (rows == 0 or columns == 0))):
+        raise ValueError(f"lower_diag_index is out of bound: {k}. It must be between {-rows} and {columns}")
+
+
+def _diagonal(x, k):
+    """MatrixDiagPartV3 of one diagonal (k above the main one; below for negative k)."""
+    if x.ndim < 2:
+        raise ValueError(f"input must be at least 2-dim, received shape: {dims_text(x.shape)}")
+    _check_diagonal_index(x, k)
+    return np.diagonal(x, offset=k, axis1=-2, axis2=-1).copy()
+
+
+def _matrix_with_diagonal(diagonal, k, num_rows, num_cols, padding_value):
+    """MatrixDiagV3 of one diagonal: padding_value elsewhere; unset sizes the smallest that hold it."""
+    if diagonal.ndim < 1:
+        raise ValueError(f"diagonal must be at least 1-dim, received shape: {dims_text(diagonal.shape)}")
+    length = diagonal.shape[-1]
+    least_rows, least_cols = length - min(k, 0), length + max(k, 0)
+    if num_rows == -1 and num_cols == -1:
+        num_rows = num_cols = max(least_rows, least_cols)
+    elif num_rows == -1:
+        num_rows = least_rows
+    elif num_cols == -1:
+        num_cols = least_cols
+    if num_rows < least_rows:
+        raise ValueError("The number of rows is too small.")
+    if num_cols < least_cols:
+        raise ValueError("The number of columns is too small.")
+    if num_rows != least_rows and num_cols != least_cols:
+        raise ValueError("The number of rows or columns is not consistent with the specified d_lower, d_upper, and diagonal.")
+    out = np.full(diagonal.shape[:-1] + (num_rows, num_cols), padding_value, diagonal.dtype)
+    index = np.arange(length)
+    out[..., index - min(k, 0), index + max(k, 0)] = diagonal
+    return out
+
+
+def _set_diagonal(x, diagonal, k):
+    """MatrixSetDiagV3 of one diagonal."""
+    out = x.copy()
+    index = np.arange(diagonal.shape[-1])
+    out[..., index - min(k, 0), index + max(k, 0)] = diagonal
+    return out
+
+
+def _band_part(x, num_lower, num_upper):
+    """MatrixBandPart: the elements at most num_lower below and num_upper above the diagonal (negative:
+    all of them); zeros elsewhere."""
+    if x.ndim < 2:
+        raise ValueError(f"input must be at least 2-dim, received shape: {dims_text(x.shape)}")
+    rows, columns = x.shape[-2:]
+    if num_lower > rows:
+        raise ValueError(f"num_lower must be negative or less or equal to number of rows ({rows}) got: {num_lower}")
+    if num_upper > columns:
+        raise ValueError(f"num_upper must be negative or less or equal to number of columns ({columns}) got: {num_upper}")
+    offset = np.arange(columns)[None, :] - np.arange(rows)[:, None]
+    keep = ((num_lower < 0) | (-offset <= num_lower)) & ((num_upper < 0) | (offset <= num_upper))
+    return np.where(keep, x, np.zeros_like(x))
+
+
+defop("MatrixDiagPartV3", _diagonal,
+      lambda g, ans, x, k, **_: F.execute("MatrixDiagV3", [g], k=k, num_rows=_shape(x)[-2], num_cols=_shape(x)[-1],
+                                          padding_value=0), moves_data=True)
+defop("MatrixDiagV3", _matrix_with_diagonal,
+      lambda g, ans, diagonal, k, **_: F.execute("MatrixDiagPartV3", [g], k=k), moves_data=True)
+defop("MatrixSetDiagV3", _set_diagonal,
+      lambda g, ans, x, diagonal, k, **_: (F.execute("MatrixSetDiagV3", [g, F.zeros_like(diagonal)], k=k),
+                                           F.execute("MatrixDiagPartV3", [g], k=k)), moves_data=True)
+defop("MatrixBandPart", _band_part,
+      lambda g, ans, x, num_lower, num_upper, **_: F.execute("MatrixBandPart", [g], num_lower=num_lower,
+                                                             num_upper=num_upper), moves_data=True)
+_LINALG = INEXACT - {_dtypes.bfloat16}
+defop("MatrixDeterminant", _determinant, _determinant_vjp, dtypes=_LINALG, kernels=_LINALG - {_dtypes.float16})
+defop("LogMatrixDeterminant", _signed_log_determinant, _log_determinant_vjp, dtypes=_LINALG,
+      kernels=_LINALG - {_dtypes.float16}, num_outputs=lambda attrs: 2)
+defop("MatrixInverse", _matrix_inverse, _matrix_inverse_vjp, dtypes=_LINALG)
+defop("MatrixSolve", _matrix_solve, _matrix_solve_vjp, dtypes=_LINALG, kernels=_LINALG - {_dtypes.float16})
+defop("Cholesky", _cholesky, _cholesky_vjp, dtypes=_LINALG, kernels=_LINALG - {_dtypes.float16})
+defop("MatrixTriangularSolve", _triangular_solve, _triangular_solve_vjp, dtypes=INEXACT,
+      kernels=INEXACT - {_dtypes.float16, _dtypes.bfloat16})

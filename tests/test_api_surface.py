@@ -411,6 +411,29 @@ EXPRESSIONS = [
  'tf.math.top_k(tf.constant([1, 3], tf.float16), 1, index_type=tf.int16)',
  'tf.math.top_k(tf.constant([1, 3], tf.float16), 1, index_type=tf.float32)',
  'tf.math.top_k(tf.constant([2.5, 3.0, 2.5], tf.bfloat16), 2)',
+ # NaNs and sorted=False as TF's kernel leaves them (reftape/ordering.py): k = 1 takes Eigen's vectorized maximum (NaNs
+ # skipped in full packets of 8 float32 or 4 float64, taking over in the scalar remainder), k = n introsorts, other k a
+ # bounded heap (its internal order when unsorted); sort and argsort follow through TF's composition
+ *[f"tf.math.top_k(tf.constant({x}{d}), {k}{o})" for x in (
+     "[1.0, np.nan, -np.inf, 0.0, -0.0, np.inf, np.nan, 2.0, -1.0]", "[np.inf, np.nan, -np.inf]", "[3.0, 1.0, np.nan]",
+     "[-0.0, 0.0, np.nan]", "[np.nan, np.nan]", "[1.0] * 20 + [np.nan] + [5.0] * 3", "[1.0, 2.0, 3.0, 4.0, 5.0, np.nan, 7.0, 8.0, 9.0]",
+     "[np.nan] + list(np.linspace(-3.0, 3.0, 40)) + [np.nan, 0.5] * 6", "[[np.nan, 1.0, 2.0, 0.5], [4.0, np.nan, -1.0, 4.0]]")
+   for d in ("", ", tf.float64", ", tf.float16") for k in (1, 2, "tf.shape(tf.constant(" + x + "))[-1]") for o in ("", ", sorted=False")],
+ *[f"tf.math.top_k(tf.constant({x}{d}), {k}, sorted=False)" for x in (
+     "[5.0, 1.0, 4.0, 2.0, 8.0, 3.0, 7.0, 6.0, 0.0]", "[2, 0, -3, 0, 1, 9, 0, -5, -4, 0, 1, 0, 9, 0, 3, 1]",
+     "[3.5, 0.0, -1.0, -4.0, np.inf, 3.5, np.inf, 0.0]", "list(np.sin(np.arange(50.0)))")
+   for d in ("", ", tf.float64") for k in (2, 3, 5, 7)],
+ "tf.math.top_k(tf.constant([[5, 1, 4, 2], [8, 3, 7, 6]], tf.int32), 3, sorted=False)",
+ *[f"tf.{f}(tf.constant({x}){a})" for f in ("sort", "argsort") for x in (
+     "[1.0, np.nan, -np.inf, 0.0, -0.0, np.inf, np.nan, 2.0, -1.0]", "[[np.nan, 1.0], [2.0, np.nan]]",
+     "list(np.cos(np.arange(40.0))) + [np.nan] * 3") for a in ("", ", direction='DESCENDING'", ", axis=0")],
+ # gather_nd with batch_dims: TF's composite (batch coordinates prefixed to each index row), its checks and its ops' own
+ *[f"tf.gather_nd(tf.reshape(tf.range(24.0), [2, 3, 4]), {i}, batch_dims={b})" for i, b in (
+     ("[[1], [0]]", 1), ("[[[1, 2]], [[0, 3]]]", 1), ("[[[1], [2]], [[0], [0]]]", 1), ("[[[1, 2], [0, 0]], [[2, 3], [1, 1]]]", 1),
+     ("tf.constant([[1], [0]], tf.int64)", 1), ("tf.zeros([2, 0], tf.int32)", 1), ("[[[1], [2], [3]], [[0], [0], [0]]]", 2),
+     ("[[[1], [2], [0]], [[3], [0], [1]]]", 2), ("[[1], [0]]", -1), ("[[1], [0]]", 1.0), ("[[1], [0]]", 2), ("[[1], [0], [2]]", 1),
+     ("[[3], [0]]", 1), ("[[[1]], [[0]]]", 3), ("[[1], [0]]", "tf.constant(1)"), ("[[1.0], [0.0]]", 1))],
+ "tf.gather_nd(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [1, 0], batch_dims=1)",
  'tf.math.top_k([1.0, 2.0], tf.constant(1, tf.int64))',
  'tf.math.top_k([1.0, 2.0], 1.0)',
  'tf.math.top_k([1.0, 2.0], [1])',
@@ -560,6 +583,120 @@ EXPRESSIONS = [
  # MatMul's inner sizes must agree whatever the flags (over an inner size of 1, reftape's rank-1 product broadcast)
  *[f"tf.matmul(tf.ones([1, 4], tf.{d}), tf.ones([4, 2], tf.{d}), {flag}=True)" for d in ("float32", "float64", "complex64")
    for flag in ("transpose_a", "adjoint_a", "transpose_b")],
+ # norm clipping as TF composes it: a negative bound counts as 0, a bound that broadcasts the values is refused, IndexedSlices
+ # keep their indices, None entries stay None, a non-finite global norm makes every value NaN; TF 2 has no clip_by_average_norm
+ "tf.clip_by_norm([3.0, 4.0], 2.0)", "tf.clip_by_norm([[3.0, 4.0], [0.3, 0.4]], 1.0, axes=[1])", "tf.clip_by_norm([3.0, 4.0], -1.0)",
+ "tf.clip_by_norm([0.0, 0.0], 1.0)", "tf.clip_by_norm([3.0, 4.0], tf.constant([1.0, 2.0]))", "tf.clip_by_norm([3, 4], 1)",
+ "tf.clip_by_norm(tf.constant([3.0, 4.0], tf.float64), tf.constant(-2.0))", "tf.clip_by_norm([3.0, 4.0], [[1.0], [2.0]])",
+ "tf.clip_by_norm(tf.IndexedSlices(tf.constant([[3.0, 4.0]]), tf.constant([1]), tf.constant([2, 2])), 1.0)",
+ "tf.clip_by_norm(tf.constant([1 + 1j]), 1.0)", "tf.clip_by_norm([np.inf, 1.0], 1.0)",
+ "tf.clip_by_global_norm([tf.constant([3.0, 4.0]), None, tf.constant([[12.0]])], 6.5)",
+ "tf.clip_by_global_norm((tf.constant([3.0]), tf.constant([4.0], tf.float64)), 1.0)",
+ "tf.clip_by_global_norm([tf.constant([3.0, 4.0])], 1.0, use_norm=tf.constant(10.0))",
+ "tf.clip_by_global_norm([tf.constant([np.inf, 1.0]), tf.constant([2.0])], 1.0)", "tf.clip_by_global_norm([None], 1.0)",
+ "tf.clip_by_global_norm([], 1.0)", "tf.clip_by_global_norm(3.0, 1.0)", "tf.clip_by_global_norm('ab', 1.0)",
+ "tf.clip_by_global_norm([tf.IndexedSlices(tf.constant([[3.0, 4.0]]), tf.constant([1]), tf.constant([2, 2]))], 1.0)",
+ "tf.clip_by_global_norm([tf.constant([3.0, 4.0])], tf.constant(1.0, tf.float64))", "tf.clip_by_global_norm([[3.0, 4.0]], 1.0)",
+ "tf.linalg.global_norm([tf.constant([3.0]), None, tf.constant([4.0])])", "tf.linalg.global_norm([tf.constant([1 + 1j])])",
+ "tf.linalg.global_norm([tf.constant([1.0]), tf.constant([2.0], tf.float64)])", "hasattr(tf, 'clip_by_average_norm')",
+ # moments: float16 computed in float32, keepdims, axes squeezed (a shift is ignored); x must be a tensor (x.dtype read first)
+ "tf.nn.moments(tf.constant([[1.0, 2.0], [3.0, 5.0]]), [0])", "tf.nn.moments(tf.constant([[1.0, 2.0], [3.0, 5.0]]), [0, 1], keepdims=True)",
+ "tf.nn.moments(tf.constant([[60000.0, 60000.0]], tf.float16), [1])", "tf.nn.moments(tf.constant([[1.0, 2.0]], tf.bfloat16), [1], shift=3.0)",
+ "tf.nn.moments(tf.constant([1, 2, 4]), [0])", "tf.nn.moments([1.0, 2.0], [0])", "tf.nn.moments(np.array([1.0, 2.0]), [0])",
+ "tf.nn.moments(tf.constant([[1.0], [2.0]]), None)", "tf.nn.moments(tf.constant([[1.0, 2.0]]), [2])",
+ "tf.nn.moments(tf.constant([1 + 2j, 3j]), [0])",
+ # cumulative_logsumexp: Eigen's LogSumExp step from -inf, which keeps the accumulator against a NaN element
+ *[f"tf.math.cumulative_logsumexp(tf.constant({x}{d}), exclusive={e}, reverse={r})"
+   for x in ("[1.0, np.nan, 2.0]", "[np.nan, 1.0, 2.0]", "[-np.inf, -np.inf, 1.0]", "[1.0, np.inf, np.inf]", "[np.inf, 1.0, -np.inf]",
+             "[-3.4e38, -3.4e38, 5.0]") for d in ("", ", tf.float64") for e in (False, True) for r in (False, True)],
+ "tf.math.cumulative_logsumexp(tf.constant([[1.0, np.nan], [2.0, 3.0], [np.nan, -np.inf]]), axis=0)",
+ "tf.math.cumulative_logsumexp(tf.constant([[1.0, np.nan, 2.0], [2.0, 3.0, np.nan]]), axis=1, reverse=True)",
+ "tf.math.cumulative_logsumexp(tf.constant(np.linspace(-3.0, 3.0, 13), tf.float16))", "tf.math.cumulative_logsumexp(tf.constant([1.0, 2.0], tf.bfloat16))",
+ "tf.math.cumulative_logsumexp(tf.constant(2.0))", "tf.math.cumulative_logsumexp(tf.constant([1, 2]))", "tf.math.cumulative_logsumexp([1.0, 2.0], axis=1)",
+ "tf.math.cumulative_logsumexp(tf.constant([1j]))", "tf.math.cumulative_logsumexp(tf.zeros([2, 0]), axis=1, exclusive=True)",
+ # sequence_mask: Max, Range, Cast and Less in maxlen's dtype; a negative maxlen fails in Range
+ "tf.sequence_mask([1, 3, 2], 5)", "tf.sequence_mask([[1, 3], [2, 0]])", "tf.sequence_mask([1, 3], 4, dtype=tf.float32)",
+ "tf.sequence_mask(tf.constant([1, 3], tf.int64), 2)", "tf.sequence_mask([1.5, 2.0], 3.0)", "tf.sequence_mask([1, 2], tf.constant(3, tf.int64))",
+ "tf.sequence_mask([1, 2], [3])", "tf.sequence_mask([1, 2], -1)", "tf.sequence_mask([-1, 2])", "tf.sequence_mask(tf.constant([], tf.int32))",
+ "tf.sequence_mask(3, 4)", "tf.sequence_mask([1, 4], 2, dtype=tf.int32)", "tf.sequence_mask([1, 2], 3, dtype=None)",
+ # meshgrid: 'xy' swaps the first two axes; the first argument's dtype for the ones (a mismatch fails in Mul)
+ "tf.meshgrid([1, 2, 3], [4, 5])", "tf.meshgrid([1, 2, 3], [4, 5], indexing='ij')", "tf.meshgrid([1.0, 2.0], [3.0], [4.0, 5.0, 6.0])",
+ "tf.meshgrid([1.0, 2.0], [3.0], [4.0, 5.0, 6.0], indexing='ij')", "tf.meshgrid([1.0, 2.0])", "tf.meshgrid()",
+ "tf.meshgrid(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [5.0])", "tf.meshgrid([1.0, 2.0], [3, 4])", "tf.meshgrid([1, 2], indexing='xz')",
+ "tf.meshgrid([1, 2], sparse=True)", "tf.meshgrid(tf.constant(2.0), [1.0, 3.0])", "tf.meshgrid([1.0, 2.0], tf.zeros([0]))",
+ # tf.linalg as TF's Eigen kernels compute it: LU with partial pivoting (a zero pivot, not a NaN, makes inv and solve
+ # fail; det is sign * exp(log |det|), the sign of a singular matrix a signed zero from the row swaps), Cholesky's failure
+ # fills the lower triangle with NaN (zeros for complex; the upper triangle is left unset, so it is masked here)
+ *[f"tf.linalg.{f}(tf.constant({m}))" for f in ("det", "slogdet", "inv", "logdet")
+   for m in ("[[1.0, 2.0], [2.0, 4.0]]", "[[2.0, 4.0], [1.0, 2.0]]", "[[0.0, 1.0], [0.0, 2.0]]", "[[1.0, np.nan], [2.0, 4.0]]",
+             "[[1.0, np.inf], [0.0, 1.0]]", "[[1e30, 0.0], [0.0, 1e30]]", "[[0.0, 1.0], [1.0, 0.0]]", "np.zeros([2, 0, 0])",
+             "[[[2.0, 1.0], [1.0, 3.0]], [[0.0, 1.0], [1.0, 0.0]]]", "[[4.0, 100.0], [2.0, 5.0]]", "[[1.0, 2.0, 3.0]]", "[1.0, 2.0]",
+             "[[1 + 1j, 2.0], [2 + 2j, 4.0]]", "[[3.0, 1j], [-1j, 2.0]]", "np.eye(3, dtype=np.float16)", "[[1, 2], [3, 4]]")],
+ *[f"tf.linalg.band_part(tf.linalg.cholesky(tf.constant({m})), -1, 0)"
+   for m in ("[[1.0, 2.0], [2.0, 1.0]]", "np.full([3, 3], 0.5)", "[[1.0, np.nan], [np.nan, 1.0]]", "[[1.0, np.nan], [0.5, 1.0]]",
+             "[[[1.0, 2.0], [2.0, 1.0]], [[4.0, 0.0], [2.0, 5.0]]]", "[[4.0, 0.0, 0.0], [2.0, 5.0, 0.0], [1.0, 1.0, -9.0]]",
+             "np.array([[-4.0, 0.0], [2.0, 5.0]], np.complex64)", "np.array([[4.0, 2 - 1j], [2 + 1j, 5.0]])", "np.zeros([0, 0])")],
+ "tf.linalg.cholesky(tf.ones([2, 3]))", "tf.linalg.cholesky(tf.ones([2]))", "tf.linalg.cholesky(tf.eye(2, dtype=tf.float16))",
+ "tf.linalg.cholesky(tf.eye(2, dtype=tf.bfloat16))", "tf.linalg.inv(tf.ones([2, 3]))", "tf.linalg.inv(tf.eye(2, dtype=tf.bfloat16))",
+ "tf.linalg.inv(tf.constant([[1 + 1j, 2.0], [0.0, 1.0]]), adjoint=True)", "tf.linalg.det(tf.eye(2, dtype=tf.float16))",
+ "tf.linalg.det([[1.0, 2.0], [3.0, 4.0]])",
+ *[f"tf.linalg.solve(tf.constant({a}), tf.constant({b}){flag})" for a, b in (
+     ("[[1.0, 2.0], [2.0, 4.0]]", "[[1.0], [1.0]]"), ("[[1.0, np.nan], [2.0, 4.0]]", "[[1.0], [1.0]]"),
+     ("[[2.0, 1.0], [1.0, 3.0]]", "[[1.0, 2.0], [3.0, 4.0]]"), ("np.eye(2)", "np.ones([3, 1])"), ("np.eye(2)", "np.ones([2])"),
+     ("np.ones([3, 2, 2]) + np.eye(2)", "np.ones([2, 1])"), ("np.ones([2, 3])", "np.ones([2, 1])"), ("np.zeros([0, 0])", "np.zeros([0, 3])"),
+     ("[[1 + 2j, 1.0], [0.0, 1.0]]", "[[1.0], [1j]]")) for flag in ("", ", adjoint=True")],
+ "tf.linalg.solve([[2.0, 1.0], [1.0, 3.0]], tf.constant([[1.0], [2.0]], tf.float64))",
+ *[f"tf.linalg.triangular_solve(tf.constant({a}), tf.constant({b}){flags})" for a, b in (
+     ("[[0.0, 0.0], [1.0, 1.0]]", "[[1.0], [1.0]]"), ("[[2.0, np.nan], [5.0, 4.0]]", "[[1.0], [2.0]]"),
+     ("[[2.0, 1.0], [5.0, 4.0]]", "[[1.0, -1.0], [2.0, 0.5]]"), ("np.eye(2) + np.ones([3, 2, 2])", "[[1.0], [1.0]]"),
+     ("[[2.0, 1.0], [5.0, 4.0]]", "np.ones([3, 2, 1])"), ("np.eye(2)", "np.ones([3, 1])"), ("np.ones([2, 2, 2])", "np.ones([3, 2, 1])"),
+     ("[[1 + 1j, 2.0], [3j, 2.0]]", "[[1.0], [1j]]")) for flags in ("", ", lower=False", ", adjoint=True", ", lower=False, adjoint=True")],
+ "tf.linalg.triangular_solve(tf.eye(2, dtype=tf.float16), tf.ones([2, 1], tf.float16))",
+ # diagonals, bands, traces and transposes of (batches of) matrices, and their checks
+ *[f"tf.linalg.diag_part(tf.reshape(tf.range(12.0), [3, 4]), k={k})" for k in (0, 1, -2, 3, -3, 4, (1, 1), "tf.constant(1)")],
+ "tf.linalg.diag_part(tf.ones([3]))", "tf.linalg.diag_part(tf.reshape(tf.range(24), [2, 3, 4]))", "tf.linalg.diag_part(tf.zeros([2, 0]))",
+ *[f"tf.linalg.diag([1.0, 2.0]{a})" for a in ("", ", k=1", ", k=-2", ", num_rows=3", ", num_cols=3", ", num_rows=3, num_cols=4",
+                                               ", num_rows=1, num_cols=1", ", num_rows=3, padding_value=9", ", k=1, num_rows=2",
+                                               ", padding_value=tf.constant(1.5)")],
+ "tf.linalg.diag(1.0)", "tf.linalg.diag([[1, 2], [3, 4]])", "tf.linalg.diag(tf.zeros([0]))",
+ *[f"tf.linalg.band_part(tf.reshape(tf.range(12.0), [3, 4]), {lo}, {up})" for lo, up in (
+     (1, 0), (0, -1), (-1, 0), (0, 0), (-2, 1), (3, 4), (4, 0), (0, 5), ("tf.constant(1, tf.int64)", "tf.constant(0, tf.int64)"),
+     (1.0, 0))],
+ "tf.linalg.band_part(tf.ones([3]), 1, 0)", "tf.linalg.band_part(tf.ones([2, 2, 3], tf.complex64), 0, 1)",
+ "tf.linalg.trace(tf.reshape(tf.range(12.0), [3, 4]))", "tf.linalg.trace(tf.ones([3]))", "tf.linalg.trace([[1, 2], [3, 4]])",
+ "tf.linalg.trace(tf.ones([2, 0, 3]))", "tf.linalg.matrix_transpose(tf.ones([3]))",
+ "tf.linalg.matrix_transpose(tf.constant([[1 + 2j, 3j]]), conjugate=True)", "tf.linalg.matrix_transpose(tf.reshape(tf.range(6), [1, 2, 3]))",
+ "tf.linalg.adjoint(tf.constant([[1 + 2j, 3j]]))", "tf.linalg.adjoint([[1.0, 2.0]])",
+ # polygamma and zeta (Eigen's Cephes series): NaN for orders that are not non-negative integers, poles, broadcasting
+ "tf.math.polygamma([0.0, 1.0, 2.0, 1.5, -1.0, 3.0], [0.5, 2.0, 3.0, 2.0, 2.0, -1.5])", "tf.math.polygamma(1.0, [0.0, -2.0, 1e-3, 40.0])",
+ "tf.math.polygamma(tf.constant([1.0, 2.0], tf.float64), tf.constant([[0.5], [4.0]], tf.float64))",
+ "tf.math.polygamma(tf.constant(1.0, tf.float16), tf.constant(2.0, tf.float16))", "tf.math.polygamma(1, 2)",
+ "tf.math.polygamma(tf.constant(1.0), tf.constant(2.0, tf.float64))", "tf.math.polygamma(1, tf.constant([2.0]))",
+ "tf.math.zeta([2.0, 3.5, 1.0, 0.5, 2.0], [1.0, 2.0, 1.0, 1.0, -1.5])", "tf.math.zeta(2.0, [0.0, 1e-3, 50.0])",
+ "tf.math.zeta(tf.constant([[2.0], [4.0]], tf.float64), tf.constant([0.5, 3.0], tf.float64))", "tf.math.zeta(2, 3)",
+ # argument checks as TF's Python wrappers and op wrappers make them: einsum's keywords; squeeze's axis (a scalar made a list,
+ # items read as int attributes, a tensor or array refused, a 0-d one failing to allocate); concat of one tensor; zeros_like's
+ # and ones_like's dtype; unstack's num checked by the op
+ # (none run for num=0); stack of a NumPy array of rank 2 or more along another axis; the cross entropy of rows of no classes
+ "tf.einsum('ij->ji', tf.ones([2, 2]), foo=1)", "tf.einsum('ij->ji', tf.ones([2, 2]), foo=1, bar=2)", "tf.einsum('ij->ji', tf.ones([2, 2]), greedy=1)",
+ "tf.einsum('ij->ji', tf.ones([2, 2]), name='x', optimize='greedy')",
+ *[f"tf.squeeze(tf.ones([1, 2]), axis={a})" for a in (
+     "tf.constant(0)", "tf.constant(1)", "tf.constant(0, tf.int64)", "np.array(0)", "tf.Variable(0)", "tf.constant([0])", "np.array([0])",
+     "tf.constant([0, 1])", "(0,)", "[tf.constant(0)]", "[np.array(0)]", "0.0", "0.5", "[1.5]", "True", "np.float32(0.0)", "[tf.constant(0.0)]",
+     "'a'", "[None]", "{0}", "[[0]]", "np.int32(0)")],
+ "tf.concat(tf.constant([[1.0, 2.0], [3.0, 4.0]]), 0)", "tf.concat(tf.constant([[1.0, 2.0], [3.0, 4.0]]), 1)", "tf.concat(np.array([[1.0], [2.0]]), 0)",
+ *[f"tf.{f}_like({x}, dtype={d})" for f in ("ones", "zeros") for x in ("tf.ones([2])", "[1.0, 2.0]")
+   for d in ("3", "np.float64", "'float64'", "'foo'")],  # a tensor as the dtype: tests/test_ops.py's EDGE_SNIPPETS
+ *[f"tf.unstack(tf.ones([2, 3]), num={n}{a})" for n in ("True", "2.0", "2.5", "3", "np.int64(2)", "tf.constant(2)", "-1", "0", "'2'", "None")
+   for a in ("", ", axis=1", ", axis=2", ", axis=-3")],
+ "tf.unstack(tf.ones([0, 3]), num=0)", "tf.unstack(tf.ones([0, 3]), num=1)", "tf.unstack(tf.constant(1.0), num=1)", "tf.unstack(tf.constant(1.0), num=0)",
+ "tf.unstack(tf.ones([2, 3]), num=2, axis=1.0)", "tf.unstack([[1.0, 2.0], [3.0, 4.0]], num=2)",
+ *[f"tf.stack({v}, axis={a})" for v in ("np.ones([2, 3])", "np.ones([2, 2, 2])", "np.ones([2])", "np.ones([0, 2])", "tf.ones([2, 3])",
+                                         "[np.ones(2), np.ones(2)]")
+   for a in ("0", "1", "-1", "-2", "2", "tf.constant(0)", "tf.constant(1)")],
+ *[f"tf.nn.softmax_cross_entropy_with_logits(labels=tf.zeros({s}), logits=tf.zeros({s}){a})" for s in ("[2, 0]", "[0, 3]", "[0]", "[2, 0, 3]")
+   for a in ("", ", axis=0")],
+ "tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 0.0], [0.5, 0.5]], logits=[[1.0, -1.0], [np.inf, 0.0]])",
  # axis arguments: a tensor must hold int32 or int64 (the op's Tidx/Tdim), a Python float is no int32,
  # NumPy numbers convert; argmax checks in Python (small integer tensors pass, NumPy values do not)
  *[f"{call.format(axis)}" for call in ("tf.reduce_sum(tf.ones([2, 2]), {})", "tf.math.cumsum(tf.ones([2, 2]), {})",

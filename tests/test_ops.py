@@ -18,6 +18,7 @@ import pytest
 
 from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
 from reftape_properties.recording import record_op_coverage
+from reftape_properties.strategies import structured_matrices
 
 from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.compare import compare_values
@@ -60,10 +61,11 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
     values = {"any": rng.uniform(-2.0, 2.0, size), "positive": rng.uniform(0.2, 3.0, size),
               "nonzero": sign * magnitude, "unit": rng.uniform(-1.0, 1.0, size), "prob": rng.uniform(0.0, 1.0, size),
               "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size),
-              "above_one": rng.uniform(1.1, 4.0, size)}[domain]
+              "above_one": rng.uniform(1.1, 4.0, size), "invertible": rng.uniform(-1.0, 1.0, size),
+              "spd": rng.uniform(-1.0, 1.0, size)}[domain]
     if np.dtype(dtype).kind == "c":
         values = values + 1j * rng.uniform(-0.5, 0.5, size)
-    return np.asarray(values).astype(dtype)
+    return np.asarray(structured_matrices(np.asarray(values), domain)).astype(dtype)
 
 
 def run_case(ns: Any, case: Case, inputs: list[np.ndarray], upstream_seed: int) -> dict:
@@ -505,6 +507,10 @@ EDGE_SNIPPETS = [
     "tf.argmin(tf.constant(2))",
     "tf.argmax(tf.constant([False, True]))",                  # bool allowed
     "tf.argmin(tf.constant([True, False]))",
+    # a tensor as zeros_like's or ones_like's dtype: TF compares it with the tensor's dtype elementwise, which fails
+    # converting the DType (ValueError, its message naming the DType's class)
+    *[f"tf.{f}_like({x}, dtype={d})" for f in ("ones", "zeros") for x in ("tf.ones([2])", "[1.0, 2.0]")
+      for d in ("tf.constant(1)", "tf.constant([1, 2])", "tf.constant(1.0)")],
 ]
 
 
@@ -624,6 +630,14 @@ GRADIENT_SNIPPETS = {
     "gather_nd/float16_repeated": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
                                                "tf.gather_nd(x, [[2, 1], [2, 1], [2, 1]])", "[x]"),
     "gather_nd/second_order": _second_order(X, "tf.gather_nd(x * x, [[2, 1], [0, 3], [2, 1]])", "[x]"),
+    "gather_nd/batch_dims": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                         "tf.gather_nd(x, [[[1, 2], [1, 2]], [[0, 3], [2, 0]]], batch_dims=1)", "[x]"),
+    "gather_nd/batch_dims_2_second_order": _second_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))",
+                                                         "tf.gather_nd(x * x, [[[1], [2], [3]], [[0], [0], [1]]], batch_dims=2)", "[x]"),
+    "gather_nd/batch_dims_variable": "v = tf.Variable(np.arange(12.0).reshape(2, 3, 2))\nwith tf.GradientTape() as t:\n"
+                                     "    y = tf.gather_nd(v, [[2], [0]], batch_dims=1) * 3.0\nr = [y, t.gradient(y, v)]",
+    "gather_nd/batch_dims_depth_0": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 6).reshape(2, 3))",
+                                                 "tf.gather_nd(x, tf.zeros([2, 0], tf.int32), batch_dims=1)", "[x]"),
     "gather_nd/second_order_slices": _second_order(X, "tf.gather_nd(x * x, [[2], [0], [2]])", "[x]"),
     # scatter_nd and the tensor scatters: the upstream gathered back; the replaced slices get no gradient
     "scatter_nd/depth_2": _first_order("u = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))",
@@ -662,6 +676,13 @@ GRADIENT_SNIPPETS = {
                      "    t.watch(x)\n    y = tf.math.top_k(x, 2)\n    z = y.values * tf.cast(y.indices, tf.float32)\n"
                      "r = [y, t.gradient(z, x), t.gradient(y.indices, x), t.gradient(y, x)]",
     "top_k/second_order": _second_order(X, "tf.math.top_k(x * x, 3).values", "[x]"),
+    # unsorted and NaN orders: the gradient follows the kernel's indices
+    "top_k/unsorted": _first_order("x = tf.constant([[5.0, 1.0, 4.0, 2.0, 8.0, 3.0, 7.0, 6.0, 0.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]])",
+                                   "tf.math.top_k(x, 4, sorted=False).values", "[x]"),
+    "top_k/nan_rows": _first_order("x = tf.constant([[1.0, np.nan, -np.inf, 0.0, 2.0], [np.nan, 3.0, np.nan, -1.0, 0.5]], tf.float64)",
+                                   "tf.math.top_k(x, 3).values", "[x]"),
+    "sort/nan": _first_order("x = tf.constant([[1.0, np.nan, -np.inf, 0.0, 2.0], [np.nan, 3.0, np.nan, -1.0, 0.5]])",
+                             "tf.sort(x, axis=1)", "[x]"),
     "top_k/jacobian": "x = tf.constant([[1.0, 3.0, 3.0], [2.0, 0.5, 2.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
                       "    t.watch(x)\n    y = tf.math.top_k(x, 2).values\n"
                       "r = [t.jacobian(y, x), t.jacobian(y, x, experimental_use_pfor=False), t.batch_jacobian(y, x)]",
@@ -709,6 +730,88 @@ GRADIENT_SNIPPETS = {
        for name in ("asin", "acos", "atanh", "acosh")},
     # nn.l2_normalize is math.l2_normalize
     "l2_normalize/nn": _first_order(X, "tf.nn.l2_normalize(x, axis=1)", "[x]"),
+    # norm clipping: IndexedSlices keep their indices (a Variable's gathered rows), None entries stay None, a tensor
+    # clip_norm gets a gradient (through max(clip_norm, 0) and the selects at a zero norm)
+    "clip_by_norm/tensor_bound": _first_order(X + "; c = tf.constant(2.5, tf.float64)", "tf.clip_by_norm(x, c, axes=[0])", "[x, c]"),
+    "clip_by_norm/zero_rows": _first_order("x = tf.constant([[0.0, 0.0], [3.0, 4.0]]); c = tf.constant(-1.0)",
+                                           "tf.clip_by_norm(x, c, axes=[1])", "[x, c]"),
+    "clip_by_norm/second_order": _second_order(X, "tf.clip_by_norm(x * x, 4.0, axes=[1])", "[x]"),
+    "clip_by_norm/indexed_slices": "v = tf.Variable(np.arange(6.0).reshape(3, 2))\nwith tf.GradientTape() as t:\n"
+                                   "    with tf.GradientTape() as inner:\n        y = tf.reduce_sum(tf.gather(v, [2, 0]) ** 2)\n"
+                                   "    g = tf.clip_by_norm(inner.gradient(y, v), 1.0)\n    z = tf.reduce_sum(tf.convert_to_tensor(g) * [[1.0, 2.0]])\n"
+                                   "r = [g, t.gradient(z, v)]",
+    "clip_by_global_norm/none_and_slices": "v = tf.Variable(np.arange(6.0).reshape(3, 2)); w = tf.Variable([3.0, -4.0])\n"
+                                           "with tf.GradientTape(persistent=True) as t:\n"
+                                           "    clipped, n = tf.clip_by_global_norm([tf.gather(v, [2, 0]), None, w * 2.0], 5.0)\n"
+                                           "    y = tf.reduce_sum(clipped[0] * [[1.0, -2.0]]) + tf.reduce_sum(clipped[2] ** 2) + n\n"
+                                           "r = [clipped, n, t.gradient(y, [v, w]), t.gradient(n, [v, w])]",
+    "clip_by_global_norm/second_order": _second_order(X + "; c = tf.constant(3.0, tf.float64)",
+                                                      "tf.clip_by_global_norm([x * x, x], c)[0][0]", "[x, c]"),
+    "clip_by_global_norm/use_norm": _first_order(X + "; n = tf.constant(4.0, tf.float64)",
+                                                 "tf.clip_by_global_norm([x], 2.0, use_norm=n)[0][0]", "[x, n]"),
+    "global_norm/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                        "tf.linalg.global_norm([x, None, x * 2.0])", "[x]"),
+    # moments: the variance's differences hold the mean constant; float16 through float32 casts
+    "moments/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                    "tf.add_n(tf.nn.moments(x, [0]))", "[x]"),
+    "moments/variance_second_order": _second_order(X, "tf.nn.moments(x * x, [0, 1], keepdims=True)[1]", "[x]"),
+    # cumulative_logsumexp: the upstream's positive and negative parts scanned back in log space
+    "cumulative_logsumexp/axis_1_exclusive_reverse": _first_order(X, "tf.math.cumulative_logsumexp(x, 1, exclusive=True, reverse=True)", "[x]"),
+    "cumulative_logsumexp/second_order": _second_order(X, "tf.math.cumulative_logsumexp(x * x, 0)", "[x]"),
+    "cumulative_logsumexp/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4), tf.float16)",
+                                                 "tf.math.cumulative_logsumexp(x, 1)", "[x]"),
+    "cumulative_logsumexp/infinities": _first_order("x = tf.constant([[-np.inf, 1.0, -np.inf], [2.0, np.inf, 0.5]])",
+                                                    "tf.math.cumulative_logsumexp(x, 1)", "[x]"),
+    # tf.linalg: TF's gradients (the inverse's adjoint for det and slogdet, which fails where the matrix is singular;
+    # Cholesky's through triangular solves; triangular_solve's summed over broadcast batch dimensions)
+    "det/singular": _first_order("x = tf.constant([[1.0, 2.0], [2.0, 4.0]])", "tf.linalg.det(x)", "[x]"),
+    "det/batched_complex": _first_order("x = tf.constant(np.arange(8.0).reshape(2, 2, 2) + 3j * np.eye(2))", "tf.linalg.det(x)", "[x]"),
+    "slogdet/sign_upstream": "x = tf.constant([[0.0, 2.0], [1.5, 1.0]])\nwith tf.GradientTape(persistent=True) as t:\n"
+                            "    t.watch(x)\n    s = tf.linalg.slogdet(x)\n"
+                            "r = [s, t.gradient(s.sign, x), t.gradient(s, x), t.gradient(s.log_abs_determinant * 3.0, x)]",
+    "slogdet/second_order": _second_order("x = tf.constant([[3.0, 1.0], [0.5, -2.0]], tf.float64)",
+                                          "tf.linalg.slogdet(x * x + 1.0).log_abs_determinant", "[x]"),
+    "inv/adjoint_second_order": _second_order("x = tf.constant([[3.0, 1.0 + 1j], [0.5j, -2.0]])", "tf.linalg.inv(x * x, adjoint=True)", "[x]"),
+    "inv/float16": _first_order("x = tf.constant([[3.0, 1.0], [0.5, -2.0]], tf.float16)", "tf.linalg.inv(x)", "[x]"),
+    "cholesky/complex_second_order": _second_order("x = tf.constant([[4.0, 1.0 - 1j], [1.0 + 1j, 3.0]])",
+                                                   "tf.linalg.cholesky(x)", "[x]"),
+    "cholesky/reads_the_lower_triangle": _first_order("x = tf.constant([[4.0, 100.0], [2.0, 5.0]])", "tf.linalg.cholesky(x)", "[x]"),
+    "logdet/gradient": _first_order("x = tf.constant([[[4.0, 1.0], [1.0, 3.0]], [[2.0, 0.5], [0.5, 1.0]]], tf.float64)",
+                                    "tf.linalg.logdet(x)", "[x]"),
+    "solve/adjoint_second_order": _second_order("a = tf.constant([[3.0, 1.0], [0.5, -2.0]], tf.float64); "
+                                                "b = tf.constant([[1.0, 2.0], [-1.0, 0.5]], tf.float64)",
+                                                "tf.linalg.solve(a * a + 1.0, b * b, adjoint=True)", "[a, b]"),
+    "triangular_solve/broadcast_batches": _first_order("a = tf.constant(np.arange(8.0).reshape(2, 2, 2) + 3.0 * np.eye(2)); "
+                                                       "b = tf.constant([[1.0], [-2.0]], tf.float64)",
+                                                       "tf.linalg.triangular_solve(a, b, lower=False, adjoint=True)", "[a, b]"),
+    "triangular_solve/broadcast_rhs_batches": _first_order("a = tf.constant([[2.0, 0.0], [1.0, 3.0]], tf.float64); "
+                                                           "b = tf.constant(np.arange(6.0).reshape(3, 2, 1))",
+                                                           "tf.linalg.triangular_solve(a, b)", "[a, b]"),
+    "triangular_solve/second_order": _second_order("a = tf.constant([[2.0, 0.7], [1.0, 3.0]], tf.float64); "
+                                                   "b = tf.constant([[1.0, 2.0], [-1.0, 0.5]], tf.float64)",
+                                                   "tf.linalg.triangular_solve(a * a, b, lower=False)", "[a, b]"),
+    "diag/num_rows_padding": _first_order("d = tf.constant([1.0, -2.0], tf.float64)",
+                                          "tf.linalg.diag(d, k=-1, num_rows=3, num_cols=4, padding_value=0.5)", "[d]"),
+    "diag_part/k_second_order": _second_order(X, "tf.linalg.diag_part(x * x, k=1)", "[x]"),
+    "band_part/second_order": _second_order(X, "tf.linalg.band_part(x * x, 1, 0)", "[x]"),
+    "trace/complex": _first_order("x = tf.constant(np.arange(12.0).reshape(3, 4) * (1 + 1j))", "tf.linalg.trace(x)", "[x]"),
+    # polygamma's and zeta's gradients: none for the order and the exponent, summed over broadcast axes for x and q
+    "polygamma/broadcast": "a = tf.constant([[0.0], [1.0], [2.0]]); x = tf.constant([0.5, 2.0, 3.5, -1.5])\n"
+                           "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, x])\n    y = tf.math.polygamma(a, x)\n"
+                           "r = [y, t.gradient(y, [a, x]), t.gradient(y, [a, x], unconnected_gradients='zero')]",
+    "polygamma/second_order": _second_order("x = tf.constant([[0.5, 2.0], [3.5, 7.0]], tf.float64)",
+                                            "tf.math.polygamma(tf.constant(1.0, tf.float64), x)", "[x]"),
+    "zeta/broadcast": "x = tf.constant([[2.0], [3.5]]); q = tf.constant([0.5, 2.0, 4.0])\n"
+                      "with tf.GradientTape() as t:\n    t.watch([x, q])\n    y = tf.math.zeta(x, q)\nr = [y, t.gradient(y, [x, q])]",
+    "zeta/second_order": _second_order("q = tf.constant([[0.5, 2.0], [3.5, 7.0]], tf.float64)",
+                                       "tf.math.zeta(tf.constant(2.5, tf.float64), q)", "[q]"),
+    # meshgrid: each input's gradient sums the upstream over the grid's other axes (Mul by ones)
+    "meshgrid/xy": "x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([4.0, 5.0]); z = tf.constant([0.5, 1.5])\n"
+                   "with tf.GradientTape(persistent=True) as t:\n    t.watch([x, y, z])\n    g = tf.meshgrid(x, y, z)\n"
+                   "    s = tf.reduce_sum(g[0] * g[1] * g[2] * tf.reshape(tf.range(12.0), [2, 3, 2]))\n"
+                   "r = [g, t.gradient(s, [x, y, z]), t.jacobian(g[1], y)]",
+    "meshgrid/ij_second_order": _second_order("x = tf.constant([1.0, 2.0, 3.0], tf.float64); y = tf.constant([4.0, 5.0], tf.float64)",
+                                              "tf.add_n([a * a for a in tf.meshgrid(x, y * x[:2], indexing='ij')])", "[x, y]"),
 }
 
 

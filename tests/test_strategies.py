@@ -404,7 +404,9 @@ def test_half_precision_composites_see_large_inputs():
 def test_float32_and_float64_leaves_hold_subnormals():
     """Subnormals of both signs (the smallest too) reach ops in float32 and float64 programs: TF reads
     them as zero in its vector loops and as they are in its scalar loops."""
-    sample = _sample(programs(dtypes=("float32", "float64")), 120)
+    # 200 programs: the rarest kind (float64's smallest subnormal) was in 33 of 600 on 2026-11-26, so 60 programs
+    # expected 3 of it and missed a kind by chance about once in five catalog changes; 200 expect 11
+    sample = _sample(programs(dtypes=("float32", "float64")), 200)
     found = set()
     for p in sample:
         for leaf in p.leaves().values():
@@ -439,8 +441,12 @@ def test_special_points_reach_the_ops():
 
 
 def test_op_choice_is_near_uniform():
-    """Every catalog op is drawn within a CI-sized sample of default programs."""
-    drawn = {op.path for p in _sample(programs(), 400, seed=2) for op in p.ops()}
+    """Every catalog op is drawn within a CI-sized sample of default programs. The sample is sized for the
+    rarest op, not the average one: an op is drawn only in programs of a dtype it takes and whose tensors
+    fit it, so on 2026-11-26 (203 ops) the rarest (math.polygamma) was in 22 of 2,000 programs where the
+    mean op was in 86. 1,000 programs expect 11 of the rarest (a miss by chance about 2e-5); 400, which
+    sufficed for fewer ops, expected 4 and missed one op or another whenever ops were added."""
+    drawn = {op.path for p in _sample(programs(), 1000, seed=2) for op in p.ops()}
     assert set(CATALOG) - drawn == set()
 
 
@@ -597,12 +603,17 @@ def _special_sources(program) -> int:
 
 def test_second_derivatives_and_special_points_are_differentiated(sample):
     """An outer tape's gradient with respect to an inner gradient's own source; leaves at an op's special point as
-    sources (the generator before these were favoured: 19 and 19 of this sample; with Python operands and lists,
-    which are never sources, 23 and 66, against 24 and 64 before them)."""
-    second = sum(_second_derivative_sources(p) > 0 for p in sample)
+    sources (the generator before these were favoured: 19 and 19 of this sample).
+
+    The second-derivative share is measured on 900 programs: over six random samples of 150 (2026-11-26) the
+    generator before 9eb641a (its strategies.py change reverted) drew 16 to 28 such programs, 14.1% in all, and
+    the generator since 26 to 35, 19.4%: 150 programs cannot tell them apart, and the bound of 24 failed as ops
+    were added. On this fixed sample of 900 the generator before draws 143 to 149 and the generator since 176 to
+    201 as the catalog grew (same day); the bound, 160, lies midway."""
+    second = sum(_second_derivative_sources(p) > 0 for p in _sample(programs(), 900, seed=1))
     special = sum(_special_sources(p) > 0 for p in sample)
-    print(f"programs taking a second derivative by the same source: {second}, a special leaf as a source: {special}")
-    assert second >= 21 and special >= 35
+    print(f"programs taking a second derivative by the same source: {second}/900, a special leaf as a source: {special}")
+    assert second >= 160 and special >= 35
 
 
 def _double_vjp_products(program) -> int:
@@ -703,7 +714,7 @@ def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
     (of the program's dtype and of float64, which TF casts), and Python lists holding tensors (packed
     by a recorded Pack, through which gradients reach a list's tensors and Variables), sometimes with
     a Python literal beside them."""
-    sample = _sample(programs(), 200)
+    sample = _sample(programs(), 600)
     found = Counter()
     for p in sample:
         statements = list(walk(p.statements))
@@ -722,11 +733,12 @@ def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
         found["list item differentiated"] += any(i in differentiated for s in lists for i in s.items)
         found["list of variables"] += any(getattr(leaves.get(i), "kind", "") == "variable" for s in lists
                                           for i in s.items)
-    print(f"programs of 200 with: {dict(found)}")
-    assert found["python"] >= 22 and found["numpy"] >= 7 and found["list"] >= 22, found
-    assert found["python int"] >= 2 and found["numpy float64 elsewhere"] >= 1 and found["first operand"] >= 2, found
-    assert found["list with a literal"] >= 8 and found["list item differentiated"] >= 10, found
-    assert found["list of variables"] >= 8, found
+    print(f"programs of 600 with: {dict(found)}")
+    # measured 2026-11-26 (with the linalg ops): 55, 5, 55, 15, 7, 114, 34, 38, 46; the generator before: none
+    assert found["python"] >= 35 and found["numpy"] >= 35 and found["list"] >= 75, found
+    assert found["python int"] >= 2 and found["numpy float64 elsewhere"] >= 8 and found["first operand"] >= 3, found
+    assert found["list with a literal"] >= 20 and found["list item differentiated"] >= 24, found
+    assert found["list of variables"] >= 28, found
 
 
 def _dtype(program) -> str:
