@@ -45,6 +45,23 @@ def _numpy_error_state() -> tuple[Any, _QuietStates | None]:
 
 
 _ERROR_STATE, _QUIET_STATES = _numpy_error_state()
+if _ERROR_STATE is not None:
+    _get_state, _set_state, _reset_state = _ERROR_STATE.get, _ERROR_STATE.set, _ERROR_STATE.reset
+
+
+def quietly(function: Callable[..., Any], args: Any, kwargs: dict) -> Any:
+    """`function(*args, **kwargs)` with NumPy's floating-point warnings and errors off (what `execute`
+    calls: the arguments it has collected are passed on once, not packed again by a wrapper)."""
+    if _ERROR_STATE is None:
+        with np.errstate(all="ignore"):
+            return function(*args, **kwargs)
+    outer = _get_state()
+    last_outer, state = _QUIET_STATES.last  # `_QuietStates.of`, inlined: this runs for most kernels
+    token = _set_state(state if outer is last_outer else _QUIET_STATES.of(outer))
+    try:
+        return function(*args, **kwargs) if kwargs else function(*args)
+    finally:
+        _reset_state(token)
 
 
 def without_fp_warnings(function: Callable[..., Any]) -> Callable[..., Any]:

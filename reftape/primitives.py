@@ -19,7 +19,7 @@ from . import dtypes as _dtypes
 from . import recording as _recording
 from .dtypes import DType
 from .errors import InvalidArgumentError, NotFoundError
-from .fp_errors import quiet_astype, without_fp_warnings
+from .fp_errors import quiet_astype, quietly
 from .tensor import EagerTensor
 from .thread_state import this_thread
 
@@ -63,7 +63,6 @@ class Primitive:
     # scalar loop, selects that return an input): `rule(result, *raw_inputs)` corrects the result
     # computed from flushed inputs. Called only for float32 and float64 inputs that hold subnormals.
     subnormal_rule: Callable[..., np.ndarray] | None = None
-    quiet_forward: Callable[..., Any] | None = field(init=False, repr=False, compare=False)
     # The NumPy dtypes of the dtypes that are allowed and have a kernel (None: any): NumPy dtypes hash
     # in C, reftape's DTypes in Python, and `execute` asks once per op.
     accepted: frozenset | None = field(init=False, repr=False, compare=False)
@@ -72,7 +71,6 @@ class Primitive:
     computes_one: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "quiet_forward", None if self.forward is None else without_fp_warnings(self.forward))
         allowed = self.kernels if self.dtypes is None else self.dtypes if self.kernels is None else self.dtypes & self.kernels
         object.__setattr__(self, "accepted", None if allowed is None else frozenset(d._numpy_dtype for d in allowed))
         object.__setattr__(self, "computes_one",
@@ -298,7 +296,10 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
         _reject(primitive, dtype)
     state = this_thread.state
     try:
-        result = (primitive.forward if state.quiet else primitive.quiet_forward)(*arrays, **attrs)
+        if state.quiet:  # NumPy's warnings are off for the whole block (a backward pass)
+            result = primitive.forward(*arrays, **attrs) if attrs else primitive.forward(*arrays)
+        else:
+            result = quietly(primitive.forward, arrays, attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     if primitive.subnormal_rule is not None and np_dtype in REAL_FLUSHED and any(
@@ -342,7 +343,10 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
     state = this_thread.state
     try:
         # data movement computes nothing that could raise a floating-point warning
-        result = (primitive.forward if moves_data or state.quiet else primitive.quiet_forward)(*arrays, **attrs)
+        if moves_data or state.quiet:
+            result = primitive.forward(*arrays, **attrs)
+        else:
+            result = quietly(primitive.forward, arrays, attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = dtype if primitive.out_dtype is None else primitive.out_dtype(dtype, attrs)
