@@ -241,9 +241,15 @@ def _check_deferred(deferred: list) -> None:
     """Checks the outputs awaiting their check, one batch per dtype of their parts."""
     if not deferred:
         return
-    by_part: dict = {}
+    dtype = deferred[0].dtype
     for array in deferred:
-        by_part.setdefault(_PARTS[array.dtype], []).append(array)
+        if array.dtype is not dtype:  # several dtypes (NumPy's native dtypes are singletons)
+            by_part: dict = {}
+            for array in deferred:
+                by_part.setdefault(_PARTS[array.dtype], []).append(array)
+            break
+    else:  # one dtype, the common case: no grouping
+        by_part = {_PARTS[dtype]: deferred}
     for part, arrays in by_part.items():
         try:
             parts = np.frombuffer(b"".join(arrays), part)  # one check for the whole batch
