@@ -423,6 +423,40 @@ def worker_figures(work: Workload) -> dict[str, float]:
             "scaling_2_workers": best[1] / best[2]}
 
 
+# -- Instructions per small graph (callgrind) ------------------------------------------------------
+
+def _small_graph_passes(passes: int) -> None:
+    """Builds the small graphs on reftape, runs each once (first calls), then `passes` more times."""
+    runs = [small_graph_function(_library("reftape"), graph) for graph in small_graphs(FULL)]
+    for _ in range(passes + 1):
+        for run in runs:
+            run()
+
+
+def small_graph_instructions() -> float:
+    """reftape's instructions per small graph, counted by callgrind (valgrind's deterministic profiler:
+    wall-clock timings on a shared machine vary more than most changes gain). Two processes, one that
+    builds and warms up the graphs and one that also runs them twice more, with PYTHONHASHSEED=0 and
+    one BLAS thread; their difference over twice the graphs excludes imports, building and first calls."""
+    totals = []
+    with tempfile.TemporaryDirectory(prefix="reftape-callgrind-") as directory:
+        for passes in (0, 2):
+            out = Path(directory) / f"callgrind.{passes}"
+            code = f"from reftape_properties.bench import _small_graph_passes; _small_graph_passes({passes})"
+            try:
+                done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
+                                       "-c", code], capture_output=True, text=True,
+                                      env={**os.environ, **_SINGLE_THREADED, "PYTHONHASHSEED": "0"})
+            except FileNotFoundError:
+                raise HarnessError("valgrind is not installed (Debian: apt-get install valgrind)") from None
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                raise HarnessError(f"the small graphs under callgrind exited {done.returncode}: {last}")
+            summary = [line for line in out.read_text().splitlines() if line.startswith("summary:")]
+            totals.append(int(summary[0].split()[1]))
+    return (totals[1] - totals[0]) / (2 * FULL.small_graphs)
+
+
 # -- Command ---------------------------------------------------------------------------------------
 
 SECTIONS = (harness_figures, small_graph_figures, large_tensor_figures, deep_chain_figures, worker_figures)
@@ -462,9 +496,15 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser("reftape-bench", "What the differential harness costs, against TensorFlow eager.")
     arguments.add_argument("--quick", action="store_true", help="small workloads: a smoke run, not a measurement")
     arguments.add_argument("--json", type=Path, metavar="FILE", help="also write the figures to FILE as JSON")
+    arguments.add_argument("--instructions", action="store_true",
+                           help="only count reftape's instructions per small graph with callgrind (needs valgrind; "
+                                "about a minute)")
     options = arguments.parse_args(argv)
 
     def bench() -> int:
+        if options.instructions:
+            print(f"small graphs: {small_graph_instructions() / 1e6:.3f} million instructions per graph (callgrind)")
+            return EXIT_OK
         os.environ.update(_SINGLE_THREADED)  # for every process the benchmark starts
         if options.json is not None:
             writable_directory(options.json.resolve().parent)

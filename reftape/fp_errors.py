@@ -11,10 +11,11 @@ later NumPy that renamed them), `np.errstate` blocks are used instead.
 from __future__ import annotations
 
 import functools
-import threading
 from typing import Any, Callable
 
 import numpy as np
+
+from .thread_state import this_thread
 
 
 class _QuietStates:
@@ -44,6 +45,23 @@ def _numpy_error_state() -> tuple[Any, _QuietStates | None]:
 
 
 _ERROR_STATE, _QUIET_STATES = _numpy_error_state()
+if _ERROR_STATE is not None:
+    _get_state, _set_state, _reset_state = _ERROR_STATE.get, _ERROR_STATE.set, _ERROR_STATE.reset
+
+
+def quietly(function: Callable[..., Any], args: Any, kwargs: dict) -> Any:
+    """`function(*args, **kwargs)` with NumPy's floating-point warnings and errors off (what `execute`
+    calls: the arguments it has collected are passed on once, not packed again by a wrapper)."""
+    if _ERROR_STATE is None:
+        with np.errstate(all="ignore"):
+            return function(*args, **kwargs)
+    outer = _get_state()
+    last_outer, state = _QUIET_STATES.last  # `_QuietStates.of`, inlined: this runs for most kernels
+    token = _set_state(state if outer is last_outer else _QUIET_STATES.of(outer))
+    try:
+        return function(*args, **kwargs) if kwargs else function(*args)
+    finally:
+        _reset_state(token)
 
 
 def without_fp_warnings(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -69,31 +87,25 @@ def without_fp_warnings(function: Callable[..., Any]) -> Callable[..., Any]:
     return quiet
 
 
-class _KernelState(threading.local):
-    quiet = False  # NumPy's floating-point warnings are off already: kernels call their plain forward
-    outer: Any = None  # the error state that user code called from a quiet block runs under
-
-
-kernel_state = _KernelState()
-
-
 class quiet_kernels:
     """Turns NumPy's floating-point warnings off once for a block of kernels (a backward pass) instead
-    of once per kernel. Only for blocks of reftape's own code: user code called inside them must run in
-    `user_code()`. Without access to NumPy's state, kernels keep quieting themselves."""
+    of once per kernel (`ThreadState.quiet` tells the kernels). Only for blocks of reftape's own code:
+    user code called inside them must run in `user_code()`. Without access to NumPy's state, kernels
+    keep quieting themselves."""
 
     __slots__ = ("_token",)
 
     def __enter__(self) -> None:
         self._token = None
-        if _ERROR_STATE is not None and not kernel_state.quiet:
-            kernel_state.outer = outer = _ERROR_STATE.get()
+        state = this_thread.state
+        if _ERROR_STATE is not None and not state.quiet:
+            state.outer = outer = _ERROR_STATE.get()
             self._token = _ERROR_STATE.set(_QUIET_STATES.of(outer))
-            kernel_state.quiet = True
+            state.quiet = True
 
     def __exit__(self, *exc: Any) -> None:
         if self._token is not None:
-            kernel_state.quiet = False
+            this_thread.state.quiet = False
             _ERROR_STATE.reset(self._token)
 
 
@@ -105,15 +117,17 @@ class user_code:
 
     def __enter__(self) -> None:
         self._token = None
-        if kernel_state.quiet:
-            self._outer = kernel_state.outer
+        state = this_thread.state
+        if state.quiet:
+            self._outer = state.outer
             self._token = _ERROR_STATE.set(self._outer)
-            kernel_state.quiet = False
+            state.quiet = False
 
     def __exit__(self, *exc: Any) -> None:
         if self._token is not None:
             _ERROR_STATE.reset(self._token)
-            kernel_state.quiet, kernel_state.outer = True, self._outer
+            state = this_thread.state
+            state.quiet, state.outer = True, self._outer
 
 
 quiet_astype: Callable[[np.ndarray, Any], np.ndarray] = without_fp_warnings(np.ndarray.astype)

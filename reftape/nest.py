@@ -28,6 +28,8 @@ def flatten(structure: Any) -> list:
     """Leaves of `structure`, depth first, dict values in sorted-key order."""
     if not isinstance(structure, _CONTAINERS):  # a single leaf, the common case
         return [structure]
+    if _is_flat_sequence(structure):  # a list or tuple of leaves, the next most common
+        return list(structure)
     leaves, stack = [], [structure]
     while stack:
         item = stack.pop()
@@ -39,10 +41,22 @@ def flatten(structure: Any) -> list:
     return leaves
 
 
+def _is_flat_sequence(value: Any) -> bool:
+    """A plain list or tuple (no namedtuple) that holds no container."""
+    if value.__class__ is not list and value.__class__ is not tuple:
+        return False
+    for item in value:
+        if isinstance(item, _CONTAINERS):
+            return False
+    return True
+
+
 def pack_sequence_as(structure: Any, flat: list) -> Any:
     """Rebuilds `structure` with its leaves replaced, in order, by `flat`."""
     if not isinstance(structure, _CONTAINERS):
         return flat[0]
+    if len(flat) >= len(structure) and _is_flat_sequence(structure):
+        return structure.__class__(flat[:len(structure)])
     remaining = iter(flat)
 
     def rebuild(item: Any) -> Any:

@@ -8,7 +8,7 @@ records the op on every tape that tracks one of its inputs.
 
 from __future__ import annotations
 
-import threading
+import sys
 from dataclasses import dataclass, field
 from operator import attrgetter, is_not
 from typing import Any, Callable
@@ -19,8 +19,9 @@ from . import dtypes as _dtypes
 from . import recording as _recording
 from .dtypes import DType
 from .errors import InvalidArgumentError, NotFoundError
-from .fp_errors import kernel_state, quiet_astype, without_fp_warnings
+from .fp_errors import quiet_astype, quietly
 from .tensor import EagerTensor
+from .thread_state import this_thread
 
 FLOAT = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64})
 COMPLEX = frozenset({_dtypes.complex64, _dtypes.complex128})
@@ -62,7 +63,6 @@ class Primitive:
     # scalar loop, selects that return an input): `rule(result, *raw_inputs)` corrects the result
     # computed from flushed inputs. Called only for float32 and float64 inputs that hold subnormals.
     subnormal_rule: Callable[..., np.ndarray] | None = None
-    quiet_forward: Callable[..., Any] | None = field(init=False, repr=False, compare=False)
     # The NumPy dtypes of the dtypes that are allowed and have a kernel (None: any): NumPy dtypes hash
     # in C, reftape's DTypes in Python, and `execute` asks once per op.
     accepted: frozenset | None = field(init=False, repr=False, compare=False)
@@ -71,7 +71,6 @@ class Primitive:
     computes_one: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "quiet_forward", None if self.forward is None else without_fp_warnings(self.forward))
         allowed = self.kernels if self.dtypes is None else self.dtypes if self.kernels is None else self.dtypes & self.kernels
         object.__setattr__(self, "accepted", None if allowed is None else frozenset(d._numpy_dtype for d in allowed))
         object.__setattr__(self, "computes_one",
@@ -120,6 +119,8 @@ _NOT_FLOAT = INTEGER | {_dtypes.bool}
 def flush_subnormals(array: np.ndarray) -> np.ndarray:
     """Subnormals to signed zero, as TF's CPU kernels compute with denormals-are-zero and
     flush-to-zero set (half types convert in software and keep theirs)."""
+    if array.nbytes <= _SMALL_BYTES and not _small_holds_subnormals(array):  # the common case, cheaply
+        return array
     tiny = _SMALLEST_NORMAL[array.dtype]
     if tiny is None:  # complex
         flushed = np.empty_like(array)  # set the parts directly: `re + 1j * im` would lose -0.0 in im
@@ -138,6 +139,42 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
 _SMALLEST_NORMAL = {np.dtype(t): np.array(np.finfo(t).tiny) for t in (np.float32, np.float64)} | {
     np.dtype(np.complex64): None, np.dtype(np.complex128): None}
 
+KERNELS_FLUSH = frozenset(_SMALLEST_NORMAL)  # NumPy dtypes whose tensors `execute` keeps free of subnormals
+
+
+# A small array is checked for subnormals on its bytes, read as one Python integer of 32- or 64-bit
+# lanes (a float each, or a part of a complex number): on a few dozen elements, big-integer arithmetic
+# costs half of NumPy's three calls. With m a lane's magnitude bits (its sign cleared), a lane is
+# subnormal when 0 < m < 2^p (p: the mantissa's bits, exponent bits all zero). Adding the all-ones
+# magnitude mask carries into the lane's cleared sign bit when m > 0; adding 2^(b-1) - 2^p (b: the
+# lane's bits) carries into it when m >= 2^p. The two sums' sign bits differ exactly in subnormal lanes,
+# and no carry crosses a lane.
+_SMALL_BYTES = 128
+_from_bytes, _BYTE_ORDER = int.from_bytes, sys.byteorder
+
+
+def _lane_masks(dtype: Any) -> dict[int, tuple[int, int, int]]:
+    """For each byte size up to _SMALL_BYTES: the magnitude, normal-threshold and sign masks of every lane."""
+    lane = np.dtype(f"u{np.finfo(dtype).bits // 8}")
+    sign = 1 << (8 * lane.itemsize - 1)
+    below_normal = sign - (1 << np.finfo(dtype).nmant)
+
+    def every_lane(mask: int, lanes: int) -> int:
+        return _from_bytes(np.full(lanes, mask, lane).tobytes(), _BYTE_ORDER)
+
+    return {lanes * lane.itemsize: (every_lane(sign - 1, lanes), every_lane(below_normal, lanes), every_lane(sign, lanes))
+            for lanes in range(_SMALL_BYTES // lane.itemsize + 1)}
+
+
+_LANE_MASKS = {dtype: _lane_masks(dtype) for dtype in KERNELS_FLUSH}
+
+
+def _small_holds_subnormals(array: np.ndarray) -> bool:
+    """Whether an array of at most _SMALL_BYTES bytes holds subnormals (see above)."""
+    magnitude_mask, below_normal, sign = _LANE_MASKS[array.dtype][array.nbytes]
+    magnitudes = _from_bytes(array.tobytes(), _BYTE_ORDER) & magnitude_mask
+    return (magnitudes + below_normal ^ magnitudes + magnitude_mask) & sign != 0
+
 try:  # NumPy's C function without its Python wrapper, which costs three times the count on small arrays
     from numpy._core.multiarray import count_nonzero
 except ImportError:
@@ -148,10 +185,10 @@ except ImportError:
 #
 # Checking a small output for subnormals costs more than computing it (three NumPy calls). In a block
 # of reftape's own kernels that can be run again (a backward pass), outputs are instead taken to hold
-# none and checked in batches: the bytes of up to _BATCH outputs of one dtype are joined and checked
-# at once. If every output held none, flushing would have changed nothing and the block's results are
-# exact. The first batch that holds one stops the block (DeferralAbandoned), which must then be run
-# again without deferral.
+# none and checked in batches: every _BATCH outputs, the bytes of the outputs whose parts have one
+# dtype (float32: float32 and complex64) are joined and checked at once. If every output held none,
+# flushing would have changed nothing and the block's results are exact. The first batch that holds
+# one stops the block (DeferralAbandoned), which must then be run again without deferral.
 
 _BATCH = 256
 _DEFERRED_MAX_SIZE = 1024  # larger outputs are checked at once: the check's cost is in their elements
@@ -164,14 +201,6 @@ class DeferralAbandoned(Exception):
     (user code): its results do not stand, and it must be run again without deferral."""
 
 
-class _Deferral(threading.local):
-    batch: list | None = None  # outputs awaiting their check, all of one dtype; None: not deferring
-    dtype: Any = None
-
-
-_deferral = _Deferral()
-
-
 class DeferredFlushes:
     """Defers the subnormal checks of kernel outputs in a block that can be run again; the block
     raises DeferralAbandoned when its results, or the error it raised, do not stand."""
@@ -179,46 +208,56 @@ class DeferredFlushes:
     __slots__ = ("_saved",)
 
     def __enter__(self) -> None:
-        self._saved = (_deferral.batch, _deferral.dtype)
-        _deferral.batch, _deferral.dtype = [], None
+        state = this_thread.state
+        self._saved, state.deferred = state.deferred, []
 
     def __exit__(self, failure: Any, *exc: Any) -> None:
+        state = this_thread.state
         try:
             if failure is None or not issubclass(failure, DeferralAbandoned):
-                _check_batch()  # an error stands only if no output before it held a subnormal
+                _check_deferred(state.deferred)  # an error stands only if no output before it held a subnormal
         finally:
-            _deferral.batch, _deferral.dtype = self._saved
+            state.deferred = self._saved
 
 
 def abandon_deferral() -> None:
     """Stops a block with deferred checks before something that must run once."""
-    if _deferral.batch is not None:
+    if this_thread.state.deferred is not None:
         raise DeferralAbandoned
 
 
-def _defer(array: np.ndarray) -> np.ndarray:
-    """An output of a block with deferred checks, joining the batch (large outputs checked now)."""
-    if array.size > _DEFERRED_MAX_SIZE:
+def _flushed_or_deferred(array: np.ndarray, deferred: list | None) -> np.ndarray:
+    """A kernel's output, flushed, or left to the block's deferred checks (`deferred`: this thread's
+    outputs awaiting their check, None outside such a block). `execute` runs this inline."""
+    if deferred is None or array.size > _DEFERRED_MAX_SIZE:
         return flush_subnormals(array)
-    batch = _deferral.batch
-    if array.dtype is not _deferral.dtype or len(batch) == _BATCH:
-        _check_batch()
-        _deferral.dtype = array.dtype
-    batch.append(array)
+    deferred.append(array)
+    if len(deferred) == _BATCH:
+        _check_deferred(deferred)
     return array
 
 
-def _check_batch() -> None:
-    batch = _deferral.batch
-    if not batch:
+def _check_deferred(deferred: list) -> None:
+    """Checks the outputs awaiting their check, one batch per dtype of their parts."""
+    if not deferred:
         return
-    try:
-        parts = np.frombuffer(b"".join(batch), _PARTS[batch[0].dtype])  # one check for the whole batch
-    except TypeError:  # an output that is not C-contiguous offers no buffer of plain bytes
-        parts = np.concatenate([np.ascontiguousarray(a).view(_PARTS[a.dtype]) for a in batch], axis=None)
-    if flush_subnormals(parts) is not parts:
-        raise DeferralAbandoned
-    batch.clear()
+    dtype = deferred[0].dtype
+    for array in deferred:
+        if array.dtype is not dtype:  # several dtypes (NumPy's native dtypes are singletons)
+            by_part: dict = {}
+            for array in deferred:
+                by_part.setdefault(_PARTS[array.dtype], []).append(array)
+            break
+    else:  # one dtype, the common case: no grouping
+        by_part = {_PARTS[dtype]: deferred}
+    for part, arrays in by_part.items():
+        try:
+            parts = np.frombuffer(b"".join(arrays), part)  # one check for the whole batch
+        except TypeError:  # an output that is not C-contiguous offers no buffer of plain bytes
+            parts = np.concatenate([np.ascontiguousarray(a).view(part) for a in arrays], axis=None)
+        if flush_subnormals(parts) is not parts:
+            raise DeferralAbandoned
+    deferred.clear()
 
 
 def _compute_value(tensor: Any, moves_data: bool) -> Any:
@@ -261,8 +300,12 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
     np_dtype = dtype._numpy_dtype
     if primitive.accepted is not None and np_dtype not in primitive.accepted:
         _reject(primitive, dtype)
+    state = this_thread.state
     try:
-        result = (primitive.forward if kernel_state.quiet else primitive.quiet_forward)(*arrays, **attrs)
+        if state.quiet:  # NumPy's warnings are off for the whole block (a backward pass)
+            result = primitive.forward(*arrays, **attrs) if attrs else primitive.forward(*arrays)
+        else:
+            result = quietly(primitive.forward, arrays, attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     if primitive.subnormal_rule is not None and np_dtype in REAL_FLUSHED and any(
@@ -275,11 +318,17 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
             result = _flushed_in_float32(result)
         array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, dtype)
         subnormal_free = np_dtype in _SMALLEST_NORMAL
-        if subnormal_free and not primitive.keeps_normal:
-            array = flush_subnormals(array) if _deferral.batch is None else _defer(array)
+        if subnormal_free and not primitive.keeps_normal:  # `_flushed_or_deferred`, inline
+            deferred = state.deferred
+            if deferred is None or array.size > _DEFERRED_MAX_SIZE:
+                array = flush_subnormals(array)
+            else:
+                deferred.append(array)
+                if len(deferred) == _BATCH:
+                    _check_deferred(deferred)
     output = EagerTensor(array, dtype, subnormal_free)
-    if primitive.vjp is not None and _recording.stack.active:
-        _recording.record_operation(primitive, inputs, (output,), attrs)
+    if primitive.vjp is not None and state.active:
+        _recording.record_operation(primitive, inputs, (output,), attrs, state.active)
     return output
 
 
@@ -297,9 +346,13 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
         arrays.append(t._value if t._flushed else _compute_value(t, moves_data))
     if primitive.accepted is not None and inputs and dtype._numpy_dtype not in primitive.accepted:
         _reject(primitive, dtype)
+    state = this_thread.state
     try:
         # data movement computes nothing that could raise a floating-point warning
-        result = (primitive.forward if moves_data or kernel_state.quiet else primitive.quiet_forward)(*arrays, **attrs)
+        if moves_data or state.quiet:
+            result = primitive.forward(*arrays, **attrs)
+        else:
+            result = quietly(primitive.forward, arrays, attrs)
     except (ValueError, IndexError) as err:
         raise InvalidArgumentError(f"{err} [Op:{name}] name: ") from None
     out_dtype = dtype if primitive.out_dtype is None else primitive.out_dtype(dtype, attrs)
@@ -307,8 +360,8 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
         free = _all_subnormal_free(inputs)
         outputs = tuple([_output(r, d, False, free and d._numpy_dtype in _SMALLEST_NORMAL)
                          for r, d in zip(result, out_dtype)])
-        if primitive.vjp is not None and inputs and _recording.stack.active:
-            _recording.record_operation(primitive, inputs, outputs, attrs)
+        if primitive.vjp is not None and inputs and state.active:
+            _recording.record_operation(primitive, inputs, outputs, attrs, state.active)
         return outputs
     subnormal_free = out_dtype._numpy_dtype in _SMALLEST_NORMAL  # the dtypes whose kernels flush
     flushes = subnormal_free and not (moves_data or primitive.keeps_normal)
@@ -324,12 +377,12 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
         np_dtype = out_dtype._numpy_dtype  # NumPy's native dtypes are singletons: identity settles most
         array = result if result.__class__ is np.ndarray and result.dtype is np_dtype else _as_dtype(result, out_dtype)
         if flushes:
-            array = flush_subnormals(array) if _deferral.batch is None else _defer(array)
+            array = _flushed_or_deferred(array, state.deferred)
         outputs = (EagerTensor(array, out_dtype, subnormal_free),)
     else:
         outputs = tuple([_output(r, out_dtype, flushes, subnormal_free) for r in result])
-    if primitive.vjp is not None and inputs and _recording.stack.active:
-        _recording.record_operation(primitive, inputs, outputs, attrs)
+    if primitive.vjp is not None and inputs and state.active:
+        _recording.record_operation(primitive, inputs, outputs, attrs, state.active)
     return outputs if primitive.num_outputs is not None else outputs[0]
 
 

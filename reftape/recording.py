@@ -9,12 +9,12 @@ and variables record here; the backward pass and `GradientTape` (`tape.py`) sit 
 from __future__ import annotations
 
 import itertools
-import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from . import dtypes as _dtypes
 from .tensor import EagerTensor
+from .thread_state import this_thread
 
 
 @dataclass(eq=False, slots=True)
@@ -61,12 +61,6 @@ class Recording:
         return tuple(self.variables[k] for k in sorted(self.variables))
 
 
-class _TapeStack(threading.local):
-    def __init__(self) -> None:
-        self.active: list[Recording] = []
-        self.access_logs: list[VariableAccessLog] = []
-
-
 class VariableAccessLog:
     """Collects the variables read or assigned inside a `with` block (TF's VariableWatcher)."""
 
@@ -74,32 +68,32 @@ class VariableAccessLog:
         self.variables: list = []
 
     def __enter__(self) -> VariableAccessLog:
-        stack.access_logs.append(self)
+        this_thread.state.access_logs.append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        stack.access_logs.remove(self)
-
-
-stack = _TapeStack()  # this thread's
+        this_thread.state.access_logs.remove(self)
 
 
 def active_recordings() -> list[Recording]:
     """The recordings of the tapes currently recording, innermost last."""
-    return stack.active
+    return this_thread.state.active
 
 
 def activate(recording: Recording) -> None:
-    stack.active.append(recording)
+    this_thread.state.active.append(recording)
 
 
 def deactivate(recording: Recording) -> None:
-    stack.active.remove(recording)
+    this_thread.state.active.remove(recording)
 
 
-def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict) -> None:
-    """Records an executed op on every active tape that tracks one of its inputs."""
-    active = stack.active
+def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict,
+                     active: list[Recording] | None = None) -> None:
+    """Records an executed op on every active tape that tracks one of its inputs (`active`: the
+    recordings of this thread's active tapes, when the caller has read them already)."""
+    if active is None:
+        active = this_thread.state.active
     if not active:
         return
     if len(active) == 1:  # the common case, cheaper: the one recording's view is every tape's
@@ -124,11 +118,12 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
 
 def variable_accessed(variable: Any) -> None:
     """A variable was read or assigned: tapes that watch accessed variables start watching it."""
-    for log in stack.access_logs:
+    state = this_thread.state
+    for log in state.access_logs:
         if all(v is not variable for v in log.variables):
             log.variables.append(variable)
     if variable.trainable:
-        for recording in stack.active:
+        for recording in state.active:
             if recording.watch_accessed_variables:
                 recording.watch_variable(variable)
 
@@ -139,7 +134,8 @@ class suspended:
     __slots__ = ("_saved",)
 
     def __enter__(self) -> None:
-        self._saved, stack.active = stack.active, []
+        state = this_thread.state
+        self._saved, state.active = state.active, []
 
     def __exit__(self, *exc: Any) -> None:
-        stack.active = self._saved
+        this_thread.state.active = self._saved

@@ -22,7 +22,7 @@ from . import functions as F
 from . import nest
 from .errors import InternalError, InvalidArgumentError, OpError
 from .fp_errors import quiet_kernels, user_code
-from .primitives import REGISTRY, DeferralAbandoned, DeferredFlushes, abandon_deferral
+from .primitives import KERNELS_FLUSH, REGISTRY, DeferralAbandoned, DeferredFlushes, abandon_deferral, execute
 from .recording import (OpRecord, Recording, VariableAccessLog, activate, active_recordings, deactivate,
                         record_operation)
 from .tensor import EagerTensor, IndexedSlices, TensorShape, convert_to_tensor
@@ -39,6 +39,8 @@ class UnconnectedGradients(enum.Enum):
 
 
 def _unconnected_policy(value: Any) -> UnconnectedGradients:
+    if value.__class__ is UnconnectedGradients:
+        return value
     try:
         return UnconnectedGradients(value)
     except ValueError:
@@ -54,24 +56,35 @@ def _value_dtype(tensor: Any) -> Any:
     return getattr(tensor, "_zeros_dtype", tensor.dtype)
 
 
+def _shape_of(tensor: Any) -> tuple:
+    return tensor._value.shape if tensor.__class__ is EagerTensor else tuple(tensor.shape)
+
+
 def _ones_like(target: Any) -> EagerTensor | None:
     """The default seed of a target: a tensor or a variable's handle; none for strings (TF's ones)."""
     dtype = _value_dtype(target)
     if dtype is _dtypes.string:
         return None
-    return EagerTensor(np.ones(tuple(target.shape), dtype.as_numpy_dtype), dtype)
+    ones = np.empty(_shape_of(target), dtype._numpy_dtype)
+    ones.fill(1)  # np.ones, without its Python wrapper
+    return EagerTensor(ones, dtype, dtype._numpy_dtype in KERNELS_FLUSH)  # known to hold no subnormals
 
 
 def zeros_for(source: Any) -> EagerTensor:
     """Zeros shaped like a source: a tensor, a variable, or a variable's handle (its variable's dtype)."""
     dtype = _value_dtype(source)
-    return EagerTensor(np.zeros(tuple(source.shape), dtype.as_numpy_dtype), dtype)
+    return EagerTensor(np.zeros(_shape_of(source), dtype._numpy_dtype), dtype, dtype._numpy_dtype in KERNELS_FLUSH)
 
 
 def aggregate(contributions: list) -> Any:
     """Sums gradient contributions as TF does: IndexedSlices concatenate, any dense one densifies."""
     if len(contributions) == 1:
         return contributions[0]
+    for g in contributions:
+        if g.__class__ is not EagerTensor:
+            break
+    else:  # tensors only: add_n without its conversions
+        return execute("AddN", contributions)
     if all(isinstance(g, IndexedSlices) for g in contributions):
         if len({g.indices.dtype for g in contributions}) > 1:  # TF casts int32 indices to int64 among int64 ones
             contributions = [IndexedSlices(g.values, F.cast(g.indices, _dtypes.int64), g.dense_shape)
@@ -705,6 +718,11 @@ def _check_ids(targets: list, sources: list) -> None:
     """What TF's C tape raises for objects that are not tensors: an integer lacks a `dtype`; others lack
     an `_id`, sources' first, unless a target and a source both lack one (they then share the id it
     stands for, and the target's `dtype` is read as a source's)."""
+    for value in sources + targets:
+        if not hasattr(value, "_id") or isinstance(value, int):
+            break
+    else:  # tensors and handles only: nothing to raise
+        return
     for value in sources + targets:
         if isinstance(value, int):
             value.dtype  # noqa: B018 - raises Python's AttributeError

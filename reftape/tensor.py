@@ -446,6 +446,10 @@ def _unsupported_numpy_element(element: Any) -> ValueError:
 
 def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | None = None) -> tuple[np.ndarray, DType]:
     """Converts a non-tensor value to an array and its DType under TF's inference rules."""
+    if value.__class__ is np.ndarray and value.dtype.kind in "biufc" and dtype_hint is None and dtype is not _dtypes.string:
+        # a NumPy array of numbers or bools, the common case: what the rules below conclude for it
+        dtype = _dtypes.as_dtype(value.dtype) if dtype is None else dtype
+        return quiet_astype(value, dtype.as_numpy_dtype), dtype
     if value is None:
         raise _unsupported_value(value)
     shown = value

@@ -8,6 +8,7 @@ import sys
 import weakref
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import reftape as rt
@@ -170,3 +171,25 @@ def test_large_arrays_reuse_freed_memory_instead_of_page_faulting():
     kept, system = faults(), faults(REFTAPE_SYSTEM_MALLOC="1")
     assert system > 2000, system  # the fault this guards against: ~256 per fresh 1 MiB array
     assert kept < system / 4, (kept, system)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_small_array_subnormal_check_agrees_with_numpy(dtype):
+    """`flush_subnormals` checks small arrays on their bytes read as one integer (primitives.py): it must
+    find exactly the subnormals NumPy finds, in every lane, contiguous or not."""
+    from reftape.primitives import _SMALL_BYTES, _small_holds_subnormals
+
+    part = np.finfo(dtype).dtype
+    info = np.finfo(part)
+    values = np.array([0.0, -0.0, info.tiny, -info.tiny, info.smallest_subnormal, -info.smallest_subnormal,
+                       np.nextafter(info.tiny, 0, dtype=part), -info.tiny / 3, np.nan, -np.nan, np.inf, -np.inf,
+                       1.0, -1.5, info.max, -info.max], part)
+    rng = np.random.default_rng(0)
+    lanes = 2 if np.dtype(dtype).kind == "c" else 1
+    for _ in range(3000):
+        count = int(rng.integers(0, _SMALL_BYTES // np.dtype(dtype).itemsize + 1))
+        array = rng.choice(values, count * lanes).astype(part).view(dtype)
+        if count > 2 and rng.random() < 0.3:
+            array = array[::2]  # not contiguous
+        parts = np.ascontiguousarray(array).view(part)
+        assert _small_holds_subnormals(array) == bool(np.any((np.abs(parts) < info.tiny) & (parts != 0))), array
