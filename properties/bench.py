@@ -32,7 +32,9 @@ growth of getrusage's ru_maxrss over the chain is used instead (a lower bound wh
 peak was higher than the chain's).
 
 Targets are printed beside the figures and never asserted (the machine is shared). `--quick` shrinks
-every workload for a smoke run; its figures are not comparable with a full run's.
+every workload for a smoke run; its figures are not comparable with a full run's. `--instructions`
+measures nothing else: it counts reftape's instructions per small graph under callgrind
+(`small_graph_instructions`), a figure the machine's load does not move.
 """
 
 from __future__ import annotations
