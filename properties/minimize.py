@@ -9,12 +9,13 @@ is spent:
 - keep only what the first divergence needs (the ancestors of its node, or of its call);
 - remove a statement nothing uses (a watch is no use: a leaf only watched goes, its watches with it); unwrap a tape nothing names (or that is nested: its calls go to
   the enclosing tape), unwrap or drop a stop_recording span, drop a reset or a watch;
-- bypass an op, a list or a custom gradient's application (its uses read one of its inputs instead);
+- bypass an op or a custom gradient's application (its uses read one of its inputs instead, never a
+  Python list or value);
 - replace an op by a leaf holding its value computed on the reference side: a constant, or a
   variable that becomes the only source of the calls that depend on it;
 - tape options to their defaults (persistent False, watch_accessed_variables True); calls to a plain
   `gradient` without output_gradients or unconnected_gradients; one source, one target; a structure
-  less one of its sources, or of its targets (with the output gradient TF pairs with it); a list less one item.
+  less one of its sources, or of its targets (with the output gradient TF pairs with it).
 Every program returned has failed the test: when nothing smaller fails, the original comes back.
 """
 
@@ -197,10 +198,16 @@ def _rename_tape(statements: list, old: str, new: str) -> list:
 
 
 def _bypasses(program: Program) -> Iterator[Program]:
-    """An op, a list or a custom gradient's application removed, its uses reading one of its inputs
-    instead (a custom gradient nothing applies any more is then removed as unused)."""
-    for op in reversed([s for s in scope(program.statements) if isinstance(s, (Op, ListLiteral, Apply))]):
-        for source in dict.fromkeys(op.items if isinstance(op, ListLiteral) else op.inputs):
+    """An op or a custom gradient's application removed, its uses reading one of its inputs instead (a
+    custom gradient nothing applies any more is then removed as unused). Never a Python list or value in
+    a tensor's place, nor a list's item in the list's: the shapes would change under the output gradients
+    a call pairs with them, and TF's tape crashes (SIGSEGV) on an output gradient of another shape."""
+    converted = {s.name for s in scope(program.statements)
+                 if isinstance(s, ListLiteral) or isinstance(s, Leaf) and s.kind in ("python", "numpy")}
+    for op in reversed([s for s in scope(program.statements) if isinstance(s, (Op, Apply))]):
+        for source in dict.fromkeys(op.inputs):
+            if base(source) in converted:
+                continue
             statements = _filter(program.statements, lambda s, op=op: s is not op)
             yield Program(_rename_value(statements, op.name, source),
                           [source if name == op.name else name for name in program.outputs])
@@ -262,8 +269,7 @@ def _map_calls(statements: list, change: Callable[[Call], Call]) -> list:
 
 
 def _options(program: Program) -> Iterator[Program]:
-    """One tape option or call argument back to its default; one source or target of a structure; a
-    list less one item."""
+    """One tape option or call argument back to its default; one source or target of a structure."""
     for s in scope(program.statements):
         if isinstance(s, Tape):
             for simpler in (replace(s, persistent=False), replace(s, watch_accessed_variables=True)):
@@ -272,10 +278,6 @@ def _options(program: Program) -> Iterator[Program]:
         elif isinstance(s, Call):
             for simpler in _simpler_calls(s):
                 yield Program(substitute(program.statements, s, [simpler]), program.outputs)
-        elif isinstance(s, ListLiteral) and len(s.items) > 1:
-            for i in range(len(s.items)):
-                shorter = replace(s, items=s.items[:i] + s.items[i + 1:])
-                yield Program(substitute(program.statements, s, [shorter]), program.outputs)
 
 
 def _simpler_calls(call: Call) -> Iterator[Call]:

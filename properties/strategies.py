@@ -286,6 +286,7 @@ class _Tensor:
     special: bool = False             # a leaf holding a special point of the op it was drawn for
     upstream: bool = False            # a leaf that is a call's output gradient
     fed_source: bool = False          # the source of a gradient fed onward (its second derivative is worth taking)
+    gradient: bool = False            # the result of a gradient call
 
     @property
     def leaf(self) -> bool:
@@ -806,14 +807,18 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
-    if _last(spec) == "l2_normalize" and (x.size if attrs.get("axis") is None else x.shape[attrs["axis"]]) == 1:
+    if _last(spec) == "l2_normalize" and (x.gradient or (x.size if attrs.get("axis") is None
+                                                         else x.shape[attrs["axis"]]) == 1):
         # Along a single element its gradient cancels exactly, and TF's vectorized float32 rsqrt
-        # leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5): normalize a wider leaf.
+        # leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5); a gradient may be exactly 0 in
+        # exact arithmetic (that of a shift-invariant op: softmax, logsumexp) and hold rounding noise,
+        # which a normalization magnifies to any size: normalize a wider leaf.
         x = b.leaf((2, 3))
     _vary_axis(b, spec, x, attrs)
     plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
-    if spec.arity >= 2 and b.chance(LITERAL_OPERAND_CHANCE):
-        _literal_operand(b, plan, first_fresh)
+    if spec.arity >= 2 and not (b.dtype == "bfloat16" and spec.shape_rule in ("matmul", "matvec")) and b.chance(
+            LITERAL_OPERAND_CHANCE):  # a NumPy float32 operand of a bfloat16 matmul: TF's SparseMatMul path
+        _literal_operand(b, spec, plan, first_fresh)
     name = b.fresh("y")
     b.emit(Op(name, spec.path, [t.name for t in plan.inputs], attrs))
     dtype = _output_dtype(spec, x, plan)
@@ -881,11 +886,14 @@ def _literal_form(b: _Builder, value: np.ndarray, kind: str) -> tuple[str, np.nd
     return kind, value, value.dtype.name
 
 
-def _literal_operand(b: _Builder, plan: _Plan, first_fresh: int) -> None:
+def _literal_operand(b: _Builder, spec: OpSpec, plan: _Plan, first_fresh: int) -> None:
     """One of the op's fresh constant operands (drawn for it, used once) becomes a Python or NumPy value
-    holding the same elements (its special points kept); the chain's operand mostly stays a tensor."""
+    holding the same elements (its special points kept); the chain's operand mostly stays a tensor, and
+    matmul's first operand always: converted alone, a float32 one beside a bfloat16 b takes TF's
+    SparseMatMul path, which reftape does not model."""
+    first = spec.shape_rule not in ("matmul", "matvec") and b.chance(0.2)
     fresh = [i for i, t in enumerate(plan.inputs) if t.kind == "constant" and t.serial >= first_fresh
-             and plan.inputs.count(t) == 1 and (i > 0 or b.chance(0.2))]
+             and plan.inputs.count(t) == 1 and (i > 0 or first)]
     if not fresh:
         return
     position = b.pick(fresh)
@@ -1343,6 +1351,7 @@ def _feed_onward(b: _Builder, call: Call, targets: list[_Tensor], sources: list[
     reached = [r for t in targets + upstream for r in t.reaches | {t}]  # a gradient is large where any factor is
     g = b.output(call.name, sources[0].shape, b.dtype, targets + sources + upstream, depth=1,
                  large=any(r.large for r in reached))
+    g.gradient = True
     b.frontier = [g]
     b.tensors.append(g)
     return g
