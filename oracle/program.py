@@ -43,6 +43,11 @@ class Leaf:
     dtype: str
     trainable: bool = True
 
+    @property
+    def converted(self) -> bool:
+        """A Python or NumPy value, which ops convert themselves (not a tensor)."""
+        return self.kind in ("python", "numpy")
+
 
 @dataclass
 class Op:
@@ -235,12 +240,13 @@ class Program:
             lines.append(f"    _outcome['values'][{name!r}] = describe({name}, tf)")
         return "def _program():\n" + ("\n".join(lines) if lines else "    pass") + "\n"
 
-    def to_source(self, module: str = "tensorflow") -> str:
-        """A standalone script that runs the program on `module` and prints its outcome as JSON."""
+    def to_source(self, module: str = "tensorflow", deterministic: bool = True) -> str:
+        """A standalone script that runs the program on `module` and prints its outcome as JSON (TF
+        configured as the oracle runs it; with `deterministic` False, on its default kernels)."""
         if not MODULE_PATTERN.fullmatch(module):
             raise ValueError(f"{module!r} is not a module name")
         helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
-        oracle = ORACLE_CONFIGURATION if module == "tensorflow" else ""
+        oracle = "" if module != "tensorflow" else ORACLE_CONFIGURATION if deterministic else ONE_THREAD
         return (f"import collections\nimport json\n\nimport numpy as np\nimport {module} as tf\n{oracle}\n{helpers}\n\n"
                 f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{self.body_source()}\n\n"
                 "try:\n    _program()\nexcept Exception as _error:\n"
@@ -250,9 +256,9 @@ class Program:
 
 # TensorFlow as the harness's oracle runs (oracle/tensorflow.py): deterministic ops (softmax cross
 # entropy's second order with respect to labels, KNOWN_DIVERGENCES 1, depends on it), one thread.
-ORACLE_CONFIGURATION = ("tf.config.experimental.enable_op_determinism()\n"
-                        "tf.config.threading.set_inter_op_parallelism_threads(1)\n"
-                        "tf.config.threading.set_intra_op_parallelism_threads(1)\n")
+ONE_THREAD = ("tf.config.threading.set_inter_op_parallelism_threads(1)\n"
+              "tf.config.threading.set_intra_op_parallelism_threads(1)\n")
+ORACLE_CONFIGURATION = "tf.config.experimental.enable_op_determinism()\n" + ONE_THREAD
 
 
 def walk(statements: list):

@@ -533,13 +533,13 @@ FIELDS: dict[str, dict[str, Kind]] = {
 
 def _check_leaf_form(statement: Any, at: str) -> None:
     """A Python or NumPy leaf holds exactly the values its dtype names (they print as they are)."""
-    kind, dtype = getattr(statement, "kind", None), getattr(statement, "dtype", None)
+    kind, dtype = statement.kind, statement.dtype
     if kind == "python" and dtype not in PYTHON_DTYPES:
         raise ProgramError(f"{at}.dtype", f"a Python leaf is of dtype {', '.join(PYTHON_DTYPES)} (Python "
                                           f"{', '.join(PYTHON_DTYPES.values())}), not {dtype!r}")
     if kind == "numpy" and dtype == "bfloat16":
         raise ProgramError(f"{at}.dtype", "a NumPy leaf cannot be bfloat16 (NumPy has no such type)")
-    if kind in ("python", "numpy") and statement.value.dtype.name != dtype:
+    if statement.converted and statement.value.dtype.name != dtype:
         raise ProgramError(f"{at}.value", f"a {kind} leaf's value is of its dtype {dtype!r}, not "
                                           f"{statement.value.dtype.name!r}")
 

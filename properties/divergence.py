@@ -238,7 +238,7 @@ def _differentiable(statement: Any) -> bool:
     """Whether a name's value is a tensor a gradient can be taken with respect to (not a function,
     a Python list or a Python or NumPy value)."""
     if isinstance(statement, Leaf):
-        return statement.kind in ("variable", "constant")
+        return not statement.converted
     return not isinstance(statement, (CustomGradient, ListLiteral))
 
 

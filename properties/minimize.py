@@ -203,7 +203,7 @@ def _bypasses(program: Program) -> Iterator[Program]:
     a tensor's place, nor a list's item in the list's: the shapes would change under the output gradients
     a call pairs with them, and TF's tape crashes (SIGSEGV) on an output gradient of another shape."""
     converted = {s.name for s in scope(program.statements)
-                 if isinstance(s, ListLiteral) or isinstance(s, Leaf) and s.kind in ("python", "numpy")}
+                 if isinstance(s, ListLiteral) or isinstance(s, Leaf) and s.converted}
     for op in reversed([s for s in scope(program.statements) if isinstance(s, (Op, Apply))]):
         for source in dict.fromkeys(op.inputs):
             if base(source) in converted:

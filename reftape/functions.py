@@ -139,11 +139,13 @@ def _matching(values: Sequence[Any], strict: bool = False, beside: Sequence[Any]
     return converted
 
 
+_PYTHON_NUMBERS = (builtins.int, builtins.float, builtins.complex)  # np.float64 and np.complex128 are among them
+
+
 def _leaves_fast_path(value: Any) -> bool:
     """TF's eager fast path converts tensors, Variables, Python numbers and NumPy arrays itself; a list,
     a tuple or a NumPy scalar of no Python number type sends the op to its Python fallback."""
-    python_number = (builtins.int, builtins.float, builtins.complex)
-    return isinstance(value, (list, tuple)) or isinstance(value, np.generic) and not isinstance(value, python_number)
+    return isinstance(value, (list, tuple)) or isinstance(value, np.generic) and not isinstance(value, _PYTHON_NUMBERS)
 
 
 def _matching_in_order(values: Sequence[Any]) -> list[EagerTensor]:

@@ -719,7 +719,7 @@ def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
     for p in sample:
         statements = list(walk(p.statements))
         leaves = p.leaves()
-        literals = {s.name: s for s in statements if isinstance(s, Leaf) and s.kind in ("python", "numpy")}
+        literals = {s.name: s for s in statements if isinstance(s, Leaf) and s.converted}
         lists = [s for s in statements if isinstance(s, ListLiteral)]
         differentiated = {n for s in statements if isinstance(s, Call) for n in flat_references(s.sources)}
         found["python"] += any(s.kind == "python" for s in literals.values())
@@ -743,5 +743,5 @@ def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
 
 def _dtype(program) -> str:
     """The program's dtype: that of its first floating tensor leaf."""
-    return next(leaf.dtype for leaf in program.leaves().values() if leaf.kind in ("variable", "constant")
+    return next(leaf.dtype for leaf in program.leaves().values() if not leaf.converted
                 and leaf.dtype.startswith(("float", "bfloat", "complex")))
