@@ -56,6 +56,10 @@ class Op:
     inputs: list
     attrs: dict = field(default_factory=dict)
 
+    @property
+    def reads(self) -> list:
+        return self.inputs
+
 
 @dataclass
 class ListLiteral:
@@ -64,6 +68,10 @@ class ListLiteral:
 
     name: str
     items: list
+
+    @property
+    def reads(self) -> list:
+        return self.items
 
 
 @dataclass

@@ -110,8 +110,7 @@ def input_magnitudes(program: Program, reference: Outcome) -> dict[str, float]:
     unknown = max(magnitudes.values(), default=0.0)  # what an input the program computes otherwise may hold
     for s in walk(program.statements):  # in program order: inputs come first
         if isinstance(s, (Op, ListLiteral)):
-            reads = s.inputs if isinstance(s, Op) else s.items
-            inputs = [magnitudes.get(name.split("[")[0], unknown) for name in reads]
+            inputs = [magnitudes.get(name.split("[")[0], unknown) for name in s.reads]
             magnitudes[s.name] = max([magnitudes.get(s.name, 0.0)] + inputs)
     return magnitudes
 

@@ -28,8 +28,8 @@ from typing import Any, Iterator
 
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue, StopRecording,
-                                    Tape, Watch, WatchedVariables, walk)
+from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue,
+                                    StopRecording, Tape, Watch, WatchedVariables, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
 from .compare import compare
@@ -74,10 +74,8 @@ def base(name: str) -> str:
 def inputs_of(statement: Any) -> list[str]:
     """The names a statement reads: an op's or an application's inputs, a list's items; a call's targets, sources and
     output gradients; a variable read or assigned; what a custom gradient's functions read outside."""
-    if isinstance(statement, Op):
-        names = statement.inputs
-    elif isinstance(statement, ListLiteral):
-        names = statement.items
+    if isinstance(statement, (Op, ListLiteral)):
+        names = statement.reads
     elif isinstance(statement, Call):
         parts = (statement.target, statement.sources, statement.output_gradients)
         names = [name for part in parts if part is not None for name in structure_names(part)]

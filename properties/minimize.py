@@ -27,8 +27,8 @@ from typing import Any, Callable, Iterator
 
 from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
-from reftape_oracle.program import (Apply, Assign, Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Structure, Tape,
-                                    Watch, WatchedVariables, flat_references, map_references, walk)
+from reftape_oracle.program import (Apply, Assign, Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Structure,
+                                    Tape, Watch, WatchedVariables, flat_references, map_references, walk)
 
 from .divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope,
                          structure_names, substitute)

@@ -49,8 +49,8 @@ import numpy as np
 
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch, structure_children,
-                                    flat_references, structure_references, walk)
+from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
+                                    flat_references, structure_children, structure_references, walk)
 from .compare import Discrepancy
 from .tolerance import Tolerance, is_floating
 
@@ -80,7 +80,7 @@ def _call_inputs(call: Call) -> list[str]:
 
 def _reads(s: Any) -> list[str]:
     """The names an op, a list or a call reads."""
-    return s.inputs if isinstance(s, Op) else s.items if isinstance(s, ListLiteral) else _call_inputs(s)
+    return s.reads if isinstance(s, (Op, ListLiteral)) else _call_inputs(s)
 
 
 def _needed(program: Program, roots: list[str]) -> set[str]:

@@ -769,8 +769,8 @@ def _linalg_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     return _Plan([x], shape)
 
 
-_PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _linalg_plan, "unary": _unary_plan, "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan,
-             "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan,
+_PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _linalg_plan, "unary": _unary_plan,
+             "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan, "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan,
              "bias": _bias_plan, "scalars": _one_hot_plan}
 
 
@@ -861,29 +861,27 @@ def _packed(b: _Builder, spec: OpSpec, x: _Tensor) -> _Tensor:
 
 
 def _literal(b: _Builder, value: np.ndarray, kind: str) -> _Tensor:
-    """A fresh Python (or NumPy) value holding `value` in a form TF converts (see `_literal_form`)."""
-    kind, value, dtype = _literal_form(b, value, kind)
+    """A fresh Python (or NumPy) value holding `value` in a form TF converts (see `_literal_value`)."""
+    value = _literal_value(b, value, kind)
     name = b.fresh("p")
-    b.emit(Leaf(name, kind, value, dtype))
-    return _Tensor(name, tuple(value.shape), dtype, b.counter, kind=kind, value=value)
+    b.emit(Leaf(name, kind, value, value.dtype.name))
+    return _Tensor(name, tuple(value.shape), value.dtype.name, b.counter, kind=kind, value=value)
 
 
-def _literal_form(b: _Builder, value: np.ndarray, kind: str) -> tuple[str, np.ndarray, str]:
-    """(kind, value, dtype) of a Python or NumPy value for `value`: Python floats, complex numbers or
-    ints (a float's value rounded, now and then); NumPy values of its dtype (float32 for bfloat16) or,
-    for floats, float64 now and then (which TF casts to the dtype it converts to)."""
+def _literal_value(b: _Builder, value: np.ndarray, kind: str) -> np.ndarray:
+    """`value` as a Python or NumPy leaf holds it: Python floats, complex numbers or ints (a float's
+    value rounded, now and then); NumPy values of its dtype (float32 for bfloat16) or, for floats,
+    float64 now and then (which TF casts to the dtype it converts to)."""
     value = np.asarray(value)
     if kind == "python":
         if value.dtype.kind == "c":
-            value = value.astype(np.complex128)
-        elif value.dtype.kind in "iu" or b.chance(0.2):
-            value = np.round(value.astype(np.float64)).astype(np.int64)
-        else:
-            value = value.astype(np.float64)
-        return kind, value, value.dtype.name
+            return value.astype(np.complex128)
+        if value.dtype.kind in "iu" or b.chance(0.2):
+            return np.round(value.astype(np.float64)).astype(np.int64)
+        return value.astype(np.float64)
     if value.dtype.kind == "f" and b.chance(0.3) or value.dtype.name == "bfloat16":
-        value = value.astype(np.float64 if value.dtype.name != "bfloat16" or b.chance(0.5) else np.float32)
-    return kind, value, value.dtype.name
+        return value.astype(np.float64 if value.dtype.name != "bfloat16" or b.chance(0.5) else np.float32)
+    return value
 
 
 def _literal_operand(b: _Builder, spec: OpSpec, plan: _Plan, first_fresh: int) -> None:

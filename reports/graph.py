@@ -44,10 +44,9 @@ def _names(references: list[str]) -> list[str]:
 def _node(statement: Any) -> Node | None:
     if isinstance(statement, Leaf):
         return Node(statement.name, f"{statement.name}: {statement.kind} {statement.dtype}", "leaf", [])
-    if isinstance(statement, Op):
-        return Node(statement.name, f"{statement.name} = {statement.path}", "op", _names(statement.inputs))
-    if isinstance(statement, ListLiteral):
-        return Node(statement.name, f"{statement.name} = [{', '.join(statement.items)}]", "op", _names(statement.items))
+    if isinstance(statement, (Op, ListLiteral)):
+        shown = statement.path if isinstance(statement, Op) else f"[{', '.join(statement.items)}]"
+        return Node(statement.name, f"{statement.name} = {shown}", "op", _names(statement.reads))
     if isinstance(statement, Call):
         reads = _names(structure_references(statement.target) + structure_references(statement.sources)
                        + structure_references(statement.output_gradients))
