@@ -39,6 +39,26 @@ class ProgramTimeout(Exception):
     pass
 
 
+class FlightRecorder:
+    """Told of each program before it runs in this process and when it has finished. A process that
+    may die or hang in native code (a fuzz campaign's worker) records what it is running, and for how
+    long it may run, for the process that watches it. This one records nothing."""
+
+    def began(self, program: Program, seconds: float | None) -> None:
+        """`program` starts; its runs may take `seconds` in all (None: no limit)."""
+
+    def ended(self) -> None:
+        """The program has finished on every backend."""
+
+
+_flight_recorder = FlightRecorder()
+
+
+def record_flights(recorder: FlightRecorder) -> None:
+    global _flight_recorder
+    _flight_recorder = recorder
+
+
 @contextlib.contextmanager
 def _time_limit(seconds: float | None) -> Iterator[None]:
     """Interrupts the block after `seconds` (main thread only, where signals are delivered)."""
@@ -90,7 +110,11 @@ def run_each(program: Program, backends: list, time_limit: float | None = DEFAUL
     except ProgramError as error:  # never run: an invalid program is the harness's input error, not a result
         return [Outcome(_backend_name(b), error={"kind": "harness", "message": f"invalid program: {error}"})
                 for b in backends]
-    return [_run_source(source, program, backend, time_limit) for backend in backends]
+    _flight_recorder.began(program, time_limit and time_limit * len(backends))
+    try:
+        return [_run_source(source, program, backend, time_limit) for backend in backends]
+    finally:
+        _flight_recorder.ended()
 
 
 def _backend_name(backend: str | ModuleType) -> str:

@@ -16,7 +16,8 @@ One value model for the whole harness. A value is described as one of:
   {"kind": "dict", "keys": [...], "items": [...]}
   {"kind": "exception", "class": "ValueError" | "tf.errors.InvalidArgumentError", "message": "..."}
   {"kind": "object", "repr": "TensorShape([2])"}  anything else, by its repr
-  {"kind": "timeout"}
+  {"kind": "timeout" | "crash", "message": "..."}   an outcome's error: the program did not finish
+                                                 (past its time limit; its process died)
 `describe` and `describe_error` are self-contained (they use only `np` and the namespace's own
 classes) because `Program.to_source()` embeds their source in standalone scripts.
 """
@@ -33,6 +34,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+# Errors that say a side never finished the program, rather than what the program raised.
+UNFINISHED = ("timeout", "crash")
 
 
 def describe(value, tf):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
 from importlib import metadata
@@ -31,6 +32,17 @@ def parser(prog: str, description: str | None) -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(prog=prog, description=description)
     result.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     return result
+
+
+def positive_seconds(text: str) -> float:
+    """An argument's number of seconds: positive and finite."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 def _version() -> str:

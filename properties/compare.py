@@ -5,7 +5,7 @@ Kinds: structure (containers, namedtuple types, dict keys, Variable names and tr
 tensor against a NumPy array), none-vs-value, dtype (also a Python scalar's type), shape, value,
 nan-inf-pattern, exception (one side raised, or a different class; where messages are asked for, a
 different message outside TF's op errors, whose texts are TF's own), indexed-slices-vs-dense,
-missing (a backend lacks a name), timeout. A discrepancy's `expected`/`actual` are the two
+missing (a backend lacks a name), timeout, crash (its process died). A discrepancy's `expected`/`actual` are the two
 descriptions at its location (None where a side has nothing there).
 
 Floating values compare under `properties.tolerance`; -0.0 equals 0.0 unless `signed_zeros` is asked
@@ -28,14 +28,15 @@ from typing import Any, Callable
 import numpy as np
 
 from reftape_oracle.catalog import CATALOG
-from reftape_oracle.outcome import Outcome, decode_array
+from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
 from reftape_oracle.program import ListLiteral, Op, Program, walk
 from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
 TolerancePolicy = Callable[[np.dtype], Tolerance]
 _CONTAINERS = ("list", "tuple", "namedtuple", "dict")
 _ARRAYS = ("tensor", "ndarray")
-_NOT_RUN = ("exception", "missing", "timeout")
+_STOPPED = ("missing",) + UNFINISHED   # a side that did not run the program to its end
+_NOT_RUN = ("exception",) + _STOPPED
 
 
 @dataclass
@@ -78,7 +79,7 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
     found: list[Discrepancy] = []
     if expected.error != actual.error:
         found += _compare(expected.error, actual.error, "error", _Policy(None, signed_zeros, messages))
-    if any(o.error and o.error["kind"] in ("timeout", "missing") for o in (expected, actual)):
+    if any(o.error and o.error["kind"] in _STOPPED for o in (expected, actual)):
         return found  # what one side never ran is not a further discrepancy
     magnitudes = functools.cache(lambda: input_magnitudes(program, expected) if program is not None else {})
     for section, gradient in (("values", False), ("calls", True)):
@@ -145,11 +146,11 @@ class _Policy:
 def _compare(e: Any, a: Any, where: str, policy: _Policy) -> list[Discrepancy]:
     if e is None or a is None:  # an outcome's error: nothing stopped one side
         other = (e or a)["kind"] if (e or a) else None
-        return [] if e == a else [Discrepancy(other if other in ("timeout", "missing") else "exception", where, e, a)]
+        return [] if e == a else [Discrepancy(other if other in _STOPPED else "exception", where, e, a)]
     ek, ak = e["kind"], a["kind"]
     if ek in _NOT_RUN or ak in _NOT_RUN:
         return [] if _same_exception(e, a, policy.messages) else [
-            Discrepancy(next((k for k in ("missing", "timeout") if k in (ek, ak)), "exception"), where, e, a)]
+            Discrepancy(next((k for k in _STOPPED if k in (ek, ak)), "exception"), where, e, a)]
     if (ek == "none") != (ak == "none"):
         return [Discrepancy("none-vs-value", where, e, a)]
     if {ek, ak} == {"indexed_slices", "tensor"}:

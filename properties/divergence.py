@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any, Iterator
 
 from reftape_oracle.interpreter import run
-from reftape_oracle.outcome import Outcome, decode_array
+from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue,
                                     StopRecording, Tape, Watch, WatchedVariables, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
@@ -42,9 +42,9 @@ _LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")
 
 def first_divergence(finding: Finding) -> Finding:
     """Sets `finding.suspect` and `finding.context["first_divergence"]` (None when no node diverges, or
-    when a side hung: every instrumented run would wait for the time limit)."""
-    hung = any((outcome.error or {}).get("kind") == "timeout" for outcome in (finding.expected, finding.actual))
-    divergence = None if hung else _forward_divergence(finding) or _adjoint_divergence(finding)
+    when a side did not finish: every instrumented run would wait for the time limit, or die)."""
+    unfinished = any((outcome.error or {}).get("kind") in UNFINISHED for outcome in (finding.expected, finding.actual))
+    divergence = None if unfinished else _forward_divergence(finding) or _adjoint_divergence(finding)
     finding.context["first_divergence"] = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]

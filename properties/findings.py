@@ -28,6 +28,22 @@ SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("finding.schema.json")   # the record format, as a JSON Schema
 
 
+def record_validator() -> Any:
+    """A JSON Schema validator of finding records; their programs are checked by the program file
+    schema (oracle/program.schema.json), which the finding schema refers to by its id."""
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from reftape_oracle.validation import SCHEMA_ID
+    from reftape_oracle.validation import SCHEMA_PATH as PROGRAM_SCHEMA_PATH
+
+    program = Resource.from_contents(json.loads(PROGRAM_SCHEMA_PATH.read_text()))
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, registry=Registry().with_resource(SCHEMA_ID, program),
+                                           format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
 class HarnessError(Exception):
     """The harness itself could not run the program on one side: never an agreement."""
 
@@ -75,6 +91,11 @@ class Finding:
     def primary(self) -> Discrepancy:
         """The discrepancy that names the finding: the first unexplained one, else the first."""
         return (self.unexplained or self.discrepancies)[0]
+
+    @property
+    def crashed(self) -> bool:
+        """A side's process died running the program: running it again in this process would kill it."""
+        return any((o.error or {}).get("kind") == "crash" for o in (self.expected, self.actual))
 
     @property
     def kind(self) -> str:
@@ -151,16 +172,22 @@ def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
 
 
 def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "tensorflow", *,
-             time_limit: float | None = None, judge: bool = True) -> Finding | None:
+             time_limit: float | None = None, judge: bool = True, isolated: bool = False) -> Finding | None:
     """Runs `program` on both sides and returns the Finding they make, or None when they agree.
 
     Raises HarnessError when either side could not run the program for reasons of the harness (a
     backend that cannot be imported, generated code that does not compile): that is never an
-    agreement. `judge=False` skips the referee (for the many evaluations minimisation makes)."""
+    agreement. `judge=False` skips the referee (for the many evaluations minimisation makes).
+    `isolated` runs each side in a process of its own (backends named by module), where dying or
+    hanging in native code becomes the side's outcome."""
     from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run_each
+    from reftape_oracle.isolated import run_isolated
 
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
-    expected, actual = run_each(program, [reference, candidate], limit)
+    if isolated:
+        expected, actual = (run_isolated(program, _name(side), limit) for side in (reference, candidate))
+    else:
+        expected, actual = run_each(program, [reference, candidate], limit)
     failures = [f for f in (_harness_failure(expected, reference=True), _harness_failure(actual)) if f]
     if failures:
         raise HarnessError("; ".join(failures))
@@ -172,7 +199,7 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
         known = explained_by(d, evidence)
         d.known = known.number if known else None
     finding = Finding(program, expected, actual, found, candidate=_name(candidate), reference=_name(reference))
-    return finding.judge() if judge else finding
+    return finding.judge() if judge and not finding.crashed else finding
 
 
 def _name(backend: Any) -> str:

@@ -30,6 +30,7 @@ import datetime
 import fnmatch
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import queue
@@ -40,8 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from reftape_oracle.interpreter import FlightRecorder
+from reftape_oracle.isolated import signal_name
+
 from .cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser,
-                  writable_directory)
+                  positive_seconds, writable_directory)
 
 PROG = "reftape-fuzz"
 DEFAULT_MINUTES = 10.0
@@ -66,6 +70,7 @@ class Campaign:
     resume: bool
     database: str | None = None         # a shared example database (redis://...) instead of the report's
     shard: tuple[int, int] = (1, 1)     # (K, N): this machine draws the seeds congruent to K-1 modulo N
+    time_limit: float = TIME_LIMIT      # seconds per program and backend
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -87,6 +92,9 @@ def arguments() -> argparse.ArgumentParser:
                         "e.g. redis://127.0.0.1:6379/0: failures any machine saved are replayed first")
     result.add_argument("--shard", metavar="K/N", default="1/1", help="this machine's share of the seeds: "
                         "machines given 1/N .. N/N draw disjoint seeds")
+    result.add_argument("--time-limit", type=positive_seconds, default=TIME_LIMIT, metavar="SECONDS",
+                        help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
+                             "code is killed and the program run again in processes of its own")
     return result
 
 
@@ -117,7 +125,8 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
     return Campaign(args.backend, ops, dtypes, seed, args.workers, minutes, args.max_examples,
-                    str(report.resolve()), args.resume, _reachable_database(args.database), _shard(args.shard))
+                    str(report.resolve()), args.resume, _reachable_database(args.database), _shard(args.shard),
+                    args.time_limit)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -181,32 +190,64 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(null)
 
 
-def _batch_seed(campaign: Campaign, worker: int, batch: int) -> int:
-    """Distinct per worker and batch; congruent to K-1 modulo N on shard K/N, so shards never share one."""
+def _batch_seed(campaign: Campaign, worker: int, batch: int, restart: int = 0) -> int:
+    """Distinct per worker, batch and restart of the worker (one that died is not given the program
+    that killed it again); congruent to K-1 modulo N on shard K/N, so shards never share one."""
     k, n = campaign.shard
-    digest = int.from_bytes(hashlib.sha256(f"{campaign.seed}:{worker}:{batch}".encode()).digest()[:8], "big")
+    key = f"{campaign.seed}:{worker}:{batch}" + (f":{restart}" if restart else "")
+    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
     return digest * n + k - 1
 
 
 @dataclass(frozen=True)
 class Counters:
     """What the workers share with the parent: examples begun (the budget counts them before they
-    run) and when the latest one finished, on the machine's monotonic clock."""
+    run), when the latest one finished and, per worker, when the program it is running must have
+    finished (0 when none runs), on the machine's monotonic clock."""
 
     examples: Any
     last_finished: Any
+    deadlines: Any
+
+
+def in_flight_file(report: Path, worker: int) -> Path:
+    """Where worker `worker` writes each program before it runs it."""
+    return report / "in-flight" / f"worker-{worker}.json"
+
+
+class _InFlight(FlightRecorder):
+    """A worker's flight recorder: the program it runs, in a file the parent reads if the worker dies
+    or hangs in native code, and the time by which that program must have finished."""
+
+    GRACE = 10.0   # seconds past the program's own time limits
+
+    def __init__(self, path: Path, deadlines: Any, index: int) -> None:
+        self.path, self.deadlines, self.index = path, deadlines, index
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def began(self, program: Any, seconds: float | None) -> None:
+        self.path.write_text(program.to_json())
+        self.deadlines[self.index] = time.monotonic() + seconds + self.GRACE if seconds else math.inf
+
+    def ended(self) -> None:
+        self.deadlines[self.index] = 0.0
 
 
 class _Worker:
     """One process of a campaign: its backend, its share of the budget and what it has found."""
 
-    def __init__(self, campaign: Campaign, index: int, events: Any, stop: Any, counters: Counters) -> None:
+    def __init__(self, campaign: Campaign, index: int, restart: int, deadly: frozenset[str], events: Any,
+                 stop: Any, counters: Counters) -> None:
+        from reftape_oracle.interpreter import record_flights
         from reftape_oracle.tensorflow import load_tensorflow
 
         from .recording import read_findings
 
-        self.campaign, self.index, self.events, self.stop, self.counters = campaign, index, events, stop, counters
+        self.campaign, self.index, self.restart = campaign, index, restart
+        self.deadly = deadly   # programs (JSON text) a worker of this campaign died running: never again
+        self.events, self.stop, self.counters = events, stop, counters
         self.report = Path(campaign.report)
+        record_flights(_InFlight(in_flight_file(self.report, index), counters.deadlines, index))
         with _quiet_stderr():  # TensorFlow's C++ start-up lines, once per worker
             load_tensorflow()  # once per process: every program after the first finds TensorFlow warm
         self.backend = import_backend(campaign.backend)
@@ -232,19 +273,20 @@ class _Worker:
     def hypothesis_run(self, batch: int) -> Any:
         """A Hypothesis test over generated programs, seeded from the campaign seed, worker and batch.
         Only the first run of worker 0 replays the database (`--resume`, or always with a shared
-        `--database`); every run saves failures."""
+        `--database`), and not again after a restart; every run saves failures."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
         from .strategies import programs
 
-        replay = (self.campaign.resume or self.campaign.database is not None) and self.index == 0 and batch == 0
+        replay = ((self.campaign.resume or self.campaign.database is not None)
+                  and (self.index, self.restart, batch) == (0, 0, 0))
         phases = [Phase.reuse, Phase.generate] if replay else [Phase.generate]
 
         @settings(database=example_database(self.report, self.campaign.database), phases=phases,
                   max_examples=BATCH, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
                   verbosity=Verbosity.quiet)
-        @seed(_batch_seed(self.campaign, self.index, batch))
+        @seed(_batch_seed(self.campaign, self.index, batch, self.restart))
         @given(programs(ops=self.campaign.ops, dtypes=self.campaign.dtypes))
         def campaign_test(program: Any) -> None:
             self.check(program, batch)
@@ -256,6 +298,8 @@ class _Worker:
         from .recording import record_coverage
 
         text = program.to_json()
+        if text in self.deadly:
+            return
         if text in self.failing:
             if self.failing[text] == batch:  # Hypothesis replays a failure once more before reporting it
                 raise _Found
@@ -267,7 +311,7 @@ class _Worker:
         with self.counters.examples.get_lock():
             self.counters.examples.value += 1
         record_coverage(program)
-        finding = evaluate(program, self.backend, time_limit=TIME_LIMIT)
+        finding = evaluate(program, self.backend, time_limit=self.campaign.time_limit)
         self.counters.last_finished.value = time.monotonic()
         if finding is None:
             return
@@ -313,7 +357,8 @@ class _Worker:
         return record
 
 
-def _work(campaign: Campaign, index: int, events: Any, stop: Any, counters: Counters) -> None:
+def _work(campaign: Campaign, index: int, restart: int, deadly: frozenset[str], events: Any, stop: Any,
+          counters: Counters) -> None:
     """A worker process's entry point: interrupts reach it through `stop`, never as KeyboardInterrupt."""
     import traceback
 
@@ -325,7 +370,7 @@ def _work(campaign: Campaign, index: int, events: Any, stop: Any, counters: Coun
     os.environ["REFTAPE_REPORT_DIR"] = campaign.report  # where record_coverage appends
     set_hypothesis_home_dir(Path(campaign.report) / "hypothesis")  # not .hypothesis/ in the current directory
     try:
-        worker = _Worker(campaign, index, events, stop, counters)
+        worker = _Worker(campaign, index, restart, deadly, events, stop, counters)
         events.put(("ready", index, time.monotonic()))
         worker.run()
     except HarnessError as error:
@@ -355,6 +400,7 @@ class Progress:
     replayed: int = 0
     harness_error: str | None = None
     interrupted: bool = False
+    deaths: list = dataclasses.field(default_factory=list)     # WorkerDeath, in order
 
     @property
     def rate(self) -> float:
@@ -420,21 +466,145 @@ class _Display:
             self.last_plain = time.monotonic()
             print(f"{PROG}: {progress.line()}", flush=True)
 
+    def note(self, line: str) -> None:
+        """One line that stays above the live display."""
+        if self.live is not None:
+            self.live.console.print(f"{PROG}: {line}")
+        else:
+            print(f"{PROG}: {line}", flush=True)
+
     def close(self) -> None:
         if self.live is not None:
             self.live.stop()
 
 
-def _drain(events: Any, progress: Progress, done: set) -> None:
-    while True:
-        try:
-            event = events.get_nowait()
-        except (queue.Empty, OSError, EOFError, ValueError):
-            return
-        if event[0] == "done":
-            done.add(event[1])
-        else:
+class _Crew:
+    """The worker processes of a campaign: started, watched, restarted after a death, stopped."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        context = multiprocessing.get_context("spawn")  # never fork a process that may hold TensorFlow
+        self.campaign, self.context = campaign, context
+        self.events, self.stop_event = context.Queue(), context.Event()
+        self.counters = Counters(context.Value("q", 0), context.Value("d", 0.0),
+                                 context.Array("d", campaign.workers))
+        self.processes: dict[int, Any] = {}
+        self.restarts = {index: 0 for index in range(campaign.workers)}
+        self.ready: set[int] = set()
+        self.done: set[int] = set()
+        self.deadly: set[str] = set()   # the programs workers died running
+        for index in range(campaign.workers):
+            self.start(index)
+
+    def start(self, index: int) -> None:
+        self.ready.discard(index)
+        self.counters.deadlines[index] = 0.0
+        process = self.context.Process(target=_work, daemon=True, args=(
+            self.campaign, index, self.restarts[index], frozenset(self.deadly), self.events, self.stop_event,
+            self.counters))
+        with _one_blas_thread():
+            process.start()
+        self.processes[index] = process
+
+    def restart(self, index: int) -> None:
+        self.restarts[index] += 1
+        self.start(index)
+
+    def finished(self) -> bool:
+        return all(index in self.done or not process.is_alive() and process.exitcode == 0
+                   for index, process in self.processes.items())
+
+    def drain(self, progress: Progress) -> None:
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except (queue.Empty, OSError, EOFError, ValueError):
+                return
+            if event[0] == "done":
+                self.done.add(event[1])
+                continue
+            if event[0] == "ready":
+                self.ready.add(event[1])
             progress.absorb(event)
+
+    def casualties(self) -> Iterator[tuple[int, str]]:
+        """Workers that died, or that are stuck in a program past its time limits (killed now), each
+        with what happened to it."""
+        now = time.monotonic()
+        for index, process in self.processes.items():
+            if index in self.done:
+                continue
+            if not process.is_alive() and process.exitcode not in (0, None):
+                code = process.exitcode
+                yield index, (f"died of {signal_name(-code)}" if code < 0 else f"exited with status {code}")
+            elif process.is_alive() and 0 < self.counters.deadlines[index] < now:
+                process.kill()
+                process.join()
+                yield index, "was killed: its program ran past its time limits (stuck outside Python)"
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        deadline = time.monotonic() + STOP_GRACE
+        processes = list(self.processes.values())
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join(2.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+
+@dataclass
+class WorkerDeath:
+    """A worker that died or hung, and what the program it was running did in processes of its own."""
+
+    worker: int
+    cause: str                   # "died of SIGSEGV", "exited with status 1", "was killed: ..."
+    program: dict | None         # the program it was running; None when it died between programs
+    finding: str | None = None   # the id of the finding that program made when run again, each side alone
+
+    def line(self) -> str:
+        what = ("between programs" if self.program is None else
+                "running a program that did not fail again in processes of its own" if self.finding is None
+                else f"running the program of finding {self.finding}")
+        return f"worker {self.worker} {self.cause} {what}"
+
+
+def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, display: _Display) -> None:
+    """Runs the program a worker died (or hung) in again, each side in a process of its own, and
+    records the finding it makes; keeps a record of the death; restarts the worker. A worker that dies
+    before it is ready (loading its backend) is a harness failure: restarting it would not help."""
+    from .findings import HarnessError, evaluate
+    from .recording import record_finding, record_worker_death
+
+    from reftape_oracle.program import Program
+
+    campaign, report = crew.campaign, Path(crew.campaign.report)
+    if worker not in crew.ready:
+        progress.harness_error = f"worker {worker} {cause} while starting"
+        return
+    running = crew.counters.deadlines[worker] != 0.0
+    program = Program.from_json(in_flight_file(report, worker).read_text()) if running else None
+    death = WorkerDeath(worker, cause, program.to_dict() if program else None)
+    if program is not None:
+        crew.deadly.add(program.to_json())
+    display.note(f"worker {worker} {cause}; running its program again, each side in a process of its own")
+    try:
+        finding = program and evaluate(program, campaign.backend, time_limit=campaign.time_limit, isolated=True)
+    except HarnessError as error:
+        progress.harness_error = str(error)
+        finding = None
+    if finding and not progress.interrupted:  # an interrupt reaches the isolated processes too
+        finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause}
+        record_finding(finding, report)
+        progress.absorb(("finding", finding.kind, finding.known))
+        death.finding = finding.id
+    record_worker_death(dataclasses.asdict(death), report)
+    progress.deaths.append(death)
+    crew.restart(worker)
 
 
 def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> None:
@@ -451,7 +621,8 @@ def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> N
                             "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
                             "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
                             "replayed": progress.replayed, "interrupted": progress.interrupted,
-                            "harness_error": progress.harness_error}
+                            "harness_error": progress.harness_error,
+                            "worker_deaths": [dataclasses.asdict(d) for d in progress.deaths]}
     (Path(campaign.report) / "run.json").write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
 
 
@@ -476,19 +647,6 @@ def _one_blas_thread() -> Iterator[None]:
                 os.environ[name] = value
 
 
-def _stop_workers(processes: list, stop: Any) -> None:
-    stop.set()
-    deadline = time.monotonic() + STOP_GRACE
-    for process in processes:
-        process.join(max(0.0, deadline - time.monotonic()))
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(2.0)
-        if process.is_alive():
-            process.kill()
-            process.join()
 
 
 def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
@@ -502,33 +660,31 @@ def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
         progress.interrupted = True
 
     previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
-    context = multiprocessing.get_context("spawn")  # never fork a process that may hold TensorFlow
-    events, stop, counters = context.Queue(), context.Event(), Counters(context.Value("q", 0), context.Value("d", 0.0))
-    processes = [context.Process(target=_work, args=(campaign, i, events, stop, counters), daemon=True)
-                 for i in range(campaign.workers)]
-    with _one_blas_thread():
-        for process in processes:
-            process.start()
-    display, done = _Display(), set()
+    crew = _Crew(campaign)
+    display = _Display()
     deadline = progress.started + 60 * campaign.minutes if campaign.minutes else None
     try:
-        while len(done) < len(processes) and not progress.interrupted and progress.harness_error is None:
+        while not crew.finished() and not progress.interrupted and progress.harness_error is None:
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            if not any(p.is_alive() for p in processes):
-                break
             time.sleep(0.2)
-            _drain(events, progress, done)
-            progress.count(counters)
+            crew.drain(progress)
+            for worker, cause in crew.casualties():
+                _after_death(crew, worker, cause, progress, display)
+            progress.count(crew.counters)
             display.show(progress)
-        _stop_workers(processes, stop)
-        _drain(events, progress, done)
-        progress.count(counters)
+        crew.stop()
+        crew.drain(progress)
+        progress.count(crew.counters)
         display.show(progress, final=True)
     finally:
         display.close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    unexamined = [d for d in progress.deaths if d.finding is None]
+    if unexamined and progress.harness_error is None:
+        progress.harness_error = (f"{len(unexamined)} worker death(s) that no finding explains, the first: "
+                                  f"{unexamined[0].line()} (see worker-deaths.jsonl)")
     _write_run(campaign, progress, started)
     index = render(Path(campaign.report))
     print(f"{PROG}: {progress.line()}")

@@ -91,7 +91,8 @@ class _Search:
         self.evaluations += 1
         limit = min(DEFAULT_TIME_LIMIT, max(self.deadline - time.monotonic(), 1.0))
         try:
-            found = evaluate(program, self.finding.candidate, self.finding.reference, time_limit=limit, judge=False)
+            found = evaluate(program, self.finding.candidate, self.finding.reference, time_limit=limit, judge=False,
+                             isolated=self.finding.crashed)
         except HarnessError:
             return None
         if found is None or (found.kind, found.dtype) != (self.finding.kind, self.finding.dtype):

@@ -51,6 +51,11 @@ def record_finding(finding: Finding, directory: Path | None = None) -> None:
     _append("discrepancies.jsonl", json.loads(finding.to_json()), directory)
 
 
+def record_worker_death(record: dict, directory: Path) -> None:
+    """Appends a campaign worker's death (`fuzz.WorkerDeath`) as one line of worker-deaths.jsonl."""
+    _append("worker-deaths.jsonl", record, directory)
+
+
 def read_findings(path: Path) -> list[Finding]:
     """The findings recorded in a discrepancies.jsonl file; malformed lines are skipped with a warning."""
     findings = []

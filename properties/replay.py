@@ -10,8 +10,6 @@ invalid program (nothing run), 3 harness failure (a side could not run the progr
 
 from __future__ import annotations
 
-import argparse
-import math
 import re
 import sys
 import warnings
@@ -20,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from reftape_oracle.outcome import Outcome, decode_array
+from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
 from reftape_oracle.program import Call, Op, Program, walk
 from reftape_oracle import validation
 from reftape_oracle.validation import ProgramError
 
-from .cli import EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, run_command
+from .cli import EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, positive_seconds, run_command
 from .compare import Discrepancy
 from .findings import Finding, evaluate
 from .known import KNOWN
@@ -46,18 +44,8 @@ def _arguments(argv: list[str] | None) -> Any:
     p.add_argument("--against", help="reference module (default: the finding's reference, else tensorflow)")
     p.add_argument("--source", action="store_true", help="print the standalone script for --backend "
                                                          "(default: tensorflow) and exit")
-    p.add_argument("--time-limit", type=_seconds, default=60.0, help="seconds per program and backend")
+    p.add_argument("--time-limit", type=positive_seconds, default=60.0, help="seconds per program and backend")
     return p.parse_args(argv)
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
 
 
 def _replay(argv: list[str] | None) -> int:
@@ -149,7 +137,7 @@ def describe_discrepancy(d: Discrepancy, finding: Finding) -> list[str]:
     actual = _described_at(finding.actual, d.where)
     if d.kind in ("value", "nan-inf-pattern") and _is_tensor(expected) and _is_tensor(actual):
         lines += _tensor_difference(d, decode_array(expected), decode_array(actual), ref, cand)
-    elif d.kind in ("exception", "missing", "timeout"):
+    elif d.kind in ("exception", "missing") + UNFINISHED:
         lines += [f"    {ref}: {_event(d.expected)}", f"    {cand}: {_event(d.actual)}"]
     else:
         lines += [f"    {ref}: {_shown(expected, d.expected)}", f"    {cand}: {_shown(actual, d.actual)}"]

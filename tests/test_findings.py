@@ -17,7 +17,7 @@ from reftape_properties.compare import compare, compare_values
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
                                     Tape, Watch)
 from reftape_properties.divergence import ancestors, first_divergence, inputs_of, producers
-from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate
+from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate, record_validator
 from reftape_properties.minimize import minimize
 
 
@@ -233,15 +233,9 @@ def records(tmp_path_factory):
     return [json.loads(line) for line in lines]
 
 
-def validator():
-    schema = json.loads(SCHEMA_PATH.read_text())
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-
-
 def test_real_records_follow_the_schema(records):
     for record in records:
-        validator().validate(record)
+        record_validator().validate(record)
     judged = [d for d in records[0]["discrepancies"] if d["verdict"] == "candidate-wrong"]
     assert judged and all(d["relative_error"] > 0 and d["ulps"] > 0 and d["tolerance"] for d in judged)
     assert records[1]["context"]["minimized"]["ops_after"] <= 3
@@ -253,7 +247,7 @@ def test_a_record_missing_a_required_field_fails_validation(records, field):
     record = copy.deepcopy(records[0])
     del record[field]
     with pytest.raises(jsonschema.ValidationError, match=field):
-        validator().validate(record)
+        record_validator().validate(record)
 
 
 def test_a_malformed_record_fails_validation(records):
@@ -261,7 +255,7 @@ def test_a_malformed_record_fails_validation(records):
     record["discrepancies"][0]["verdict"] = "probably-fine"
     record["program"]["statements"][0]["statement"] = "Lambda"
     record["expected"]["calls"]["g1"]["kind"] = "blob"
-    errors = list(validator().iter_errors(record))
+    errors = list(record_validator().iter_errors(record))
     assert {tuple(e.path)[:3] for e in errors} >= {("discrepancies", 0, "verdict"), ("program", "statements", 0),
                                                    ("expected", "calls", "g1")}
 

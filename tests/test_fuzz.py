@@ -12,10 +12,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from reftape_properties.clusters import EXPLAINED_FROM
+from reftape_properties.findings import record_validator
 from reftape_properties.recording import read_findings
 
 PLANTED = '''"""reftape with one planted fault: the VJP of `sin` doubles its derivative."""
@@ -165,3 +167,68 @@ def test_bad_usage_exits_2_with_one_line_before_anything_runs(tmp_path, args, me
     assert message in ran.stderr and "Traceback" not in ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "fuzz-report").exists() and not ran.stdout
+
+
+TESTS = Path(__file__).parent
+DYING_CAMPAIGN = ["--ops", "sin,multiply", "--dtypes", "float32", "--workers", "1", "--seed", "3"]
+
+
+def deaths(report):
+    return [json.loads(line) for line in (report / "worker-deaths.jsonl").read_text().splitlines()]
+
+
+def test_a_worker_killed_by_a_signal_is_a_crash_finding_and_the_campaign_goes_on(tmp_path):
+    report = tmp_path / "report"
+    ran = fuzz(TESTS, "--backend", "crashing_backend", *DYING_CAMPAIGN, "--max-examples", "3", "--report", str(report))
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "worker 0 died of SIGSEGV" in ran.stdout and "Traceback" not in ran.stderr
+    findings = recorded(report)
+    assert [f.kind for f in findings] == ["crash"] * 3
+    assert len({f.program_digest() for f in findings}) == 3   # a restarted worker never draws a deadly program again
+    for finding in findings:
+        assert finding.actual.error == {"kind": "crash", "message": "the process running crashing_backend died of SIGSEGV"}
+        assert finding.expected.error is None and finding.expected.values   # TensorFlow ran it, alone
+        assert any(op.path == "sin" for op in finding.program.ops())
+        record_validator().validate(json.loads(finding.to_json()))
+    assert [d["finding"] for d in deaths(report)] == [f.id for f in findings]
+    run = json.loads((report / "run.json").read_text())["result"]
+    assert run["examples"] == 3 and len(run["worker_deaths"]) == 3 and run["harness_error"] is None
+    assert "worker deaths" in (report / "index.html").read_text()
+
+
+def test_a_worker_stuck_outside_python_is_killed_and_its_program_is_a_timeout_finding(tmp_path):
+    report = tmp_path / "report"
+    ran = fuzz(TESTS, "--backend", "stuck_backend", *DYING_CAMPAIGN, "--max-examples", "1", "--time-limit", "1",
+               "--report", str(report))
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    (finding,) = recorded(report)
+    assert finding.kind == "timeout" and finding.actual.error["kind"] == "timeout"
+    assert "killed 6 s after it began the program" in finding.actual.error["message"]
+    assert deaths(report)[0]["cause"].startswith("was killed: its program ran past its time limits")
+
+
+def test_a_death_its_program_does_not_repeat_alone_is_a_harness_failure_after_the_budget(tmp_path):
+    report = tmp_path / "report"
+    ran = fuzz(TESTS, "--backend", "flaky_crashing_backend", *DYING_CAMPAIGN, "--max-examples", "2",
+               "--report", str(report))
+    assert ran.returncode == 3, ran.stdout + ran.stderr
+    (line,) = ran.stderr.strip().splitlines()
+    assert line.startswith("reftape-fuzz: harness error: 2 worker death(s) that no finding explains, the first: "
+                           "worker 0 died of SIGSEGV running a program that did not fail again")
+    assert not (report / "discrepancies.jsonl").exists()
+    kept = deaths(report)
+    assert len(kept) == 2 and all(d["finding"] is None and d["program"]["statements"] for d in kept)
+    assert json.loads((report / "run.json").read_text())["result"]["examples"] == 2
+
+
+def test_a_worker_that_dies_while_starting_is_a_harness_failure(tmp_path):
+    (tmp_path / "dies_in_workers.py").write_text(
+        "import multiprocessing, os, signal\n"
+        "if multiprocessing.parent_process() is not None:\n"
+        "    os.kill(os.getpid(), signal.SIGSEGV)\n"
+        "from reftape import *  # noqa: F401,F403\n")
+    ran = fuzz(tmp_path, "--backend", "dies_in_workers", *DYING_CAMPAIGN, "--max-examples", "2",
+               "--report", str(tmp_path / "report"))
+    assert ran.returncode == 3
+    (line,) = ran.stderr.strip().splitlines()
+    assert line == "reftape-fuzz: harness error: worker 0 died of SIGSEGV while starting"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from reftape_oracle import run
+from reftape_oracle.isolated import run_isolated
 from reftape_properties.compare import compare
 from reftape_properties.findings import HarnessError, evaluate
 from reftape_oracle.outcome import Outcome, describe
@@ -368,3 +369,21 @@ def test_a_hang_becomes_a_timeout():
     assert outcome.error["kind"] == "timeout"
     discrepancies = compare(run(SIN_PROGRAM, "reftape"), outcome, SIN_PROGRAM)
     assert [d.kind for d in discrepancies] == ["timeout"]
+
+
+def test_a_program_run_in_a_process_of_its_own_gives_the_outcome_it_gives_here():
+    alone = run_isolated(SIN_PROGRAM, "tensorflow")
+    here = run(SIN_PROGRAM, "tensorflow")
+    assert alone.error is None and (alone.values, alone.calls) == (here.values, here.calls)
+    assert alone.values["s"]["data"] and alone.calls["g"]["items"]
+
+
+@pytest.mark.parametrize("backend, kind, message", [
+    ("crashing_backend", "crash", "the process running crashing_backend died of SIGSEGV"),
+    ("stuck_backend", "timeout", "the process running stuck_backend was killed 5.5 s after it began the program "
+                                 "(its time limit is 0.5 s)"),
+], ids=["dies", "stuck-outside-python"])
+def test_a_process_that_dies_or_hangs_outside_python_is_described_not_lost(backend, kind, message):
+    outcome = run_isolated(SIN_PROGRAM, backend, time_limit=0.5)
+    assert outcome.error == {"kind": kind, "message": message}
+    assert [d.kind for d in compare(run(SIN_PROGRAM, "reftape"), outcome, SIN_PROGRAM)] == [kind]
