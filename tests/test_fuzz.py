@@ -71,6 +71,8 @@ def test_a_planted_wrong_vjp_is_found_minimised_blamed_and_reproduced_on_tensorf
     assert ran.returncode == 1, ran.stderr
     assert ran.stdout.strip().splitlines()[-1] == f"reftape-fuzz: report written to {report / 'index.html'}"
     findings = recorded(report)
+    for line in (report / "discrepancies.jsonl").read_text().splitlines():
+        record_validator().validate(json.loads(line))   # generated programs of every form, in the record schema
     explained = [f for f in findings if f.context.get(EXPLAINED_FROM)]
     minimal = [f for f in explained if "minimized" in f.context]
     assert minimal and all(len(f.program.ops()) <= 3 for f in minimal)
