@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from reftape_properties.compare import compare_values
-from snippets import evaluate_expression
+from snippets import evaluate_expression, run_statements
 
 EXPRESSIONS = [
  "tf.constant([[1, 2], [3, 4]])", "tf.constant(1.5, shape=[2, 2])", "tf.constant([1.0, 2.0]).shape",
@@ -741,12 +741,39 @@ EXPRESSIONS = [
      ("tf.constant([[0.25, 0.75]], tf.float64)", "tf.constant([[1.5, 2.0]], tf.float16)"), ("[[0, 1]]", "[[1.5, 2.0]]"))],
  *[f"tf.einsum('ij,jk->ik', {x}, {y})" for x, y in (("[[1.0, 2.0]]", "tf.ones([2, 1])"), ("tf.ones([1, 2])", "[[1.0], [2.0]]"),
                                                     ("np.ones([1, 2], np.float32)", "tf.ones([2, 1])"), ("2.0", "tf.ones([2, 1])"))],
+ # what an assign returns: an UnreadVariable that reads the variable's current value, or None without read_value
+ "(lambda v: (v.assign(2.0), v.assign_add(1.0, read_value=False), v.assign_sub(0.5), v.assign(0.0, read_value=False), v))"
+ "(tf.Variable(1.0, trainable=False))",
+ "(lambda v: (v.assign(2.0).name, repr(v.assign_add([1.0])), v.assign(3.0).assign_add(1.0), v))(tf.Variable([1.0], name='w'))",
+ "(lambda v: (lambda u: (v.assign(5.0), u.numpy(), u.read_value(), u is v, u.ref() == v.ref()))(v.assign(2.0)))(tf.Variable(1.0))",
+ # AssignAdd and AssignSub have kernels for numbers only
+ "tf.Variable(True).assign_add(True)", "tf.Variable(['a']).assign_sub(['b'], read_value=False)",
+ "tf.Variable([1], dtype=tf.uint8).assign_add([2])", "tf.Variable([1.0], dtype=tf.bfloat16).assign_sub([2.0])",
 ]
 
 
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_expression_matches_tensorflow(expression, tf, rt):
     found = compare_values(evaluate_expression(expression, tf), evaluate_expression(expression, rt))
+    assert not found, "\n".join(d.summary() for d in found)
+
+
+# Statements whose result `r` is compared, for what needs a `with` block
+STATEMENTS = [
+    # an assign returns an "UnreadVariable" on the variable's handle (trainable, reading the current value,
+    # and no access when read), or None with read_value=False, which is no access of the variable either
+    "w = tf.Variable(3.0, trainable=False)\nwith tf.GradientTape(persistent=True) as t:\n    a = w.assign(4.0)\n"
+    "    y = a * 2\nr = (t.gradient(y, a), t.gradient(y, w), t.watched_variables(), a.trainable)",
+    "w = tf.Variable(3.0)\nwith tf.GradientTape(persistent=True) as t:\n    a = w.assign(4.0)\n    y = a * w\n"
+    "r = (t.gradient(y, [a, w]), t.watched_variables())",
+    "w = tf.Variable(3.0)\na = w.assign(4.0)\nwith tf.GradientTape() as t:\n    y = a * w\nr = (t.gradient(y, [a, w]), t.watched_variables())",
+    "w = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n    a = w.assign_add(4.0, read_value=False)\nr = (a, t.watched_variables())",
+]
+
+
+@pytest.mark.parametrize("source", STATEMENTS)
+def test_statements_match_tensorflow(source, tf, rt):
+    found = compare_values(run_statements(source, tf), run_statements(source, rt))
     assert not found, "\n".join(d.summary() for d in found)
 
 
