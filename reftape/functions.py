@@ -14,7 +14,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, NotFoundError, _dims_text as dims_text
 from .fp_errors import quiet_astype
-from .primitives import execute
+from .primitives import REGISTRY, _reject as refuse_dtype, execute
 from .recording import suspended
 from .tensor import (CONVERSION_HOOKS, SEQUENCE_PACKING, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
                      convert_to_tensor as _convert)
@@ -157,6 +157,14 @@ def _matching_in_order(values: Sequence[Any]) -> list[EagerTensor]:
         converted.append(convert_to_tensor(value, dtype=dtype))
         dtype = dtype or converted[-1].dtype
     return converted
+
+
+def _refuse_dtype_without_kernel(op: str, dtype: _dtypes.DType) -> None:
+    """TF's error for an op's dtype that is not allowed or has no kernel, where reftape checks
+    something before the op runs that TF's kernel checks later."""
+    accepted = REGISTRY[op].accepted
+    if accepted is not None and dtype._numpy_dtype not in accepted:
+        refuse_dtype(REGISTRY[op], dtype)
 
 
 def _unary(op: str, x: Any, **attrs: Any) -> EagerTensor:
@@ -352,12 +360,15 @@ def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002 - T
         return execute("StopGradient", [input if input.__class__ is EagerTensor else convert_to_tensor(input)])
 
 
-def _bool_operand(x: Any) -> EagerTensor:
+def _bool_operand(x: Any, beside: Sequence[Any] = ()) -> EagerTensor:
     """The logical ops convert Python values as bools (TypeError for 1 or 0.5) and NumPy values by their
-    truth (nonzero, NaN included; non-empty strings); tensors of another dtype reach the kernel, which
-    refuses them."""
+    truth (nonzero, NaN included; non-empty strings); tensors and Variables of another dtype reach the
+    kernel, which refuses them, unless another argument (`beside`) sends the op to TF's Python fallback,
+    whose conversion to bool refuses them first (ValueError)."""
     if isinstance(x, (EagerTensor, Variable)):
-        return x
+        if x.dtype != _dtypes.bool and any(_leaves_fast_path(v) for v in beside):
+            return convert_to_tensor(x, dtype=_dtypes.bool)
+        return convert_to_tensor(x)  # a Variable is read
     if isinstance(x, (np.ndarray, np.generic)):
         array = np.asarray(x)
         truth = np.vectorize(bool, otypes=[bool])(array) if array.dtype.kind in "OSU" else array.astype(bool)
@@ -371,11 +382,11 @@ def logical_not(x: Any, name: str | None = None) -> EagerTensor:
 
 
 def logical_and(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("LogicalAnd", _bool_operand(x), _bool_operand(y))
+    return _binary("LogicalAnd", _bool_operand(x, [y]), _bool_operand(y, [x]))
 
 
 def logical_or(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("LogicalOr", _bool_operand(x), _bool_operand(y))
+    return _binary("LogicalOr", _bool_operand(x, [y]), _bool_operand(y, [x]))
 
 
 def _complex_only(op: str, x: Any, refusal: str) -> EagerTensor:
@@ -519,6 +530,8 @@ def operator_equality(op: str, x: Any, y: Any) -> EagerTensor:
     """`Equal` or `NotEqual` as the `==` and `!=` operators run it (TF's incompatible_shape_error=False):
     operands whose shapes do not broadcast are simply unequal, one bool."""
     x, y = _matching([x, y], strict=True)
+    if x.dtype != y.dtype:  # the kernel's dtype check comes before the shapes are compared
+        return execute(op, [x, y])
     try:
         np.broadcast_shapes(x._value.shape, y._value.shape)
     except ValueError:
@@ -602,12 +615,12 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical or over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("Any", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("Any", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical and over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("All", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("All", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -1518,8 +1531,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     a = a if isinstance(a, EagerTensor) else convert_to_tensor(a)  # converted alone, its dtype hinted to b
     b = convert_to_tensor(b, dtype_hint=a.dtype)
     if a.ndim < 2 or b.ndim < 2:
-        from .errors import InvalidArgumentError
-
+        _refuse_dtype_without_kernel("MatMul", a.dtype)  # before the kernel looks at shapes
         raise InvalidArgumentError(f"In[0] and In[1] has different ndims: {a.shape} vs. {b.shape} [Op:MatMul] name: "
                                    if a.ndim != b.ndim else
                                    f"In[0] and In[1] ndims must be >= 2: {a.ndim} [Op:MatMul] name: ")

@@ -746,6 +746,20 @@ EXPRESSIONS = [
  "(tf.Variable(1.0, trainable=False))",
  "(lambda v: (v.assign(2.0).name, repr(v.assign_add([1.0])), v.assign(3.0).assign_add(1.0), v))(tf.Variable([1.0], name='w'))",
  "(lambda v: (lambda u: (v.assign(5.0), u.numpy(), u.read_value(), u is v, u.ref() == v.ref()))(v.assign(2.0)))(tf.Variable(1.0))",
+ # the logical reductions and ops read a Variable (the kernel refuses another dtype); a list or NumPy scalar
+ # argument sends them to TF's fallback, whose conversion to bool refuses it first
+ *[f"tf.{f}" for f in ("reduce_any(tf.Variable([True, False]))", "reduce_all(tf.Variable([True, False]), axis=[0])",
+                       "reduce_all(tf.Variable(2.0))", "reduce_all(tf.Variable(2.0), axis=[0])", "reduce_any(tf.constant(2.0), axis=[])",
+                       "reduce_all(tf.Variable([2.0]), axis=np.int32(0))", "reduce_any(tf.Variable([2.0]), axis=0)",
+                       "logical_and(tf.Variable(2.0), [True])", "logical_or(tf.Variable(False), tf.constant(True))",
+                       "logical_and(tf.Variable(2.0), tf.constant(True))", "math.logical_xor(tf.Variable([True]), [True])")],
+ # == and != check the dtypes before the shapes (which, not broadcasting, make them simply unequal)
+ "tf.ones([2]) == tf.ones([3], tf.int32)", "tf.ones([2]) != tf.ones([3], tf.int32)", "tf.Variable([1.0, 2.0]) == tf.ones([3], tf.int32)",
+ "tf.ones([2]) != tf.ones([3])",
+ # an op's dtype must be allowed and have a kernel before inputs of mixed dtypes or shapes are looked at
+ "tf.constant([1 + 1j]) // tf.constant([1.0])", "tf.constant([1 + 1j], tf.complex64) // tf.constant([1], tf.int64)",
+ "tf.constant([3, 250], tf.uint8) @ tf.constant([3, 250], tf.uint8)", "tf.matmul(2, tf.constant([3, 250], tf.uint8))",
+ "tf.constant([True]) - tf.constant([1.0])",
  # AssignAdd and AssignSub have kernels for numbers only
  "tf.Variable(True).assign_add(True)", "tf.Variable(['a']).assign_sub(['b'], read_value=False)",
  "tf.Variable([1], dtype=tf.uint8).assign_add([2])", "tf.Variable([1.0], dtype=tf.bfloat16).assign_sub([2.0])",
