@@ -760,6 +760,24 @@ EXPRESSIONS = [
  "tf.constant([1 + 1j]) // tf.constant([1.0])", "tf.constant([1 + 1j], tf.complex64) // tf.constant([1], tf.int64)",
  "tf.constant([3, 250], tf.uint8) @ tf.constant([3, 250], tf.uint8)", "tf.matmul(2, tf.constant([3, 250], tf.uint8))",
  "tf.constant([True]) - tf.constant([1.0])",
+ # zeros' and ones' shapes convert to int32 unless tensors; Fill, Reshape, Tile and BroadcastTo check their
+ # shape input's dtype (int32 or int64) and rank; fill takes no dtype; eye takes ints and tensors only
+ *[f"tf.{f}" for f in ("zeros([1.0, 2.0])", "ones(0.5)", "zeros(tf.constant([2.0]))", "ones(tf.constant(2.5))",
+                       "zeros(tf.constant([2], tf.int16))", "zeros([[1, 2], [3, 4]])", "zeros(tf.Variable(2.0))",
+                       "ones(tf.constant([True, False]))", "zeros((2, 3), dtype=tf.string)",
+                       "ones([2], dtype=tf.string)", "zeros(tf.constant(2))", "zeros([np.int64(2), tf.constant(3)])",
+                       "fill([2.0], 1.0)", "fill([[2]], 1.0)", "fill(2, 1.0)",
+                       "tile([1, 2], [2.0])", "tile([1, 2], 2)", "tile([1, 2], np.int32(2))", "broadcast_to(1.0, [2.0])",
+                       "broadcast_to(1.0, 2)", "broadcast_to(1.0, [[2]])", "reshape([1, 2], [2.0])", "reshape([1, 2], [[2]])",
+                       "eye(2.0)", "eye(np.float32(2.0))", "eye(2, 3.0)", "eye([2])", "eye(True)", "eye(2, True)",
+                       "eye(tf.constant(2.0))", "eye(tf.Variable(2))", "eye(np.int64(2), np.int32(3))")],
+ # ArgMax takes 16-bit index types, ArgMin only int32 and int64; tf.constant copies a tensor, never casts it;
+ # squeeze's empty axis list squeezes every axis of size 1; where of one scalar is refused by the kernel
+ *[f"tf.{f}" for f in ("argmax([1.0, 2.0], output_type=tf.int16)", "argmin([1.0, 2.0], output_type=tf.int16)",
+                       "argmax([1.0, 2.0], output_type=tf.float32)", "argmin([[1.0, 2.0]], 1, output_type=tf.uint8)",
+                       "constant(tf.constant([3, 1], tf.int64), dtype=tf.float32)", "constant(tf.constant([3, 1]), tf.int32)",
+                       "constant(tf.constant([1.5], tf.bfloat16), np.float64)", "squeeze([[1]], axis=[])",
+                       "squeeze(tf.zeros([1, 2, 1]), axis=())", "where(2)", "where(tf.constant(0.0))", "where([[1.0, 0.0]])")],
  # AssignAdd and AssignSub have kernels for numbers only
  "tf.Variable(True).assign_add(True)", "tf.Variable(['a']).assign_sub(['b'], read_value=False)",
  "tf.Variable([1], dtype=tf.uint8).assign_add([2])", "tf.Variable([1.0], dtype=tf.bfloat16).assign_sub([2.0])",
