@@ -14,7 +14,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, NotFoundError, _dims_text as dims_text
 from .fp_errors import quiet_astype
-from .primitives import execute
+from .primitives import REGISTRY, _reject as refuse_dtype, execute
 from .recording import suspended
 from .tensor import (CONVERSION_HOOKS, SEQUENCE_PACKING, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
                      convert_to_tensor as _convert)
@@ -157,6 +157,14 @@ def _matching_in_order(values: Sequence[Any]) -> list[EagerTensor]:
         converted.append(convert_to_tensor(value, dtype=dtype))
         dtype = dtype or converted[-1].dtype
     return converted
+
+
+def _refuse_dtype_without_kernel(op: str, dtype: _dtypes.DType) -> None:
+    """TF's error for an op's dtype that is not allowed or has no kernel, where reftape checks
+    something before the op runs that TF's kernel checks later."""
+    accepted = REGISTRY[op].accepted
+    if accepted is not None and dtype._numpy_dtype not in accepted:
+        refuse_dtype(REGISTRY[op], dtype)
 
 
 def _unary(op: str, x: Any, **attrs: Any) -> EagerTensor:
@@ -352,12 +360,15 @@ def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002 - T
         return execute("StopGradient", [input if input.__class__ is EagerTensor else convert_to_tensor(input)])
 
 
-def _bool_operand(x: Any) -> EagerTensor:
+def _bool_operand(x: Any, beside: Sequence[Any] = ()) -> EagerTensor:
     """The logical ops convert Python values as bools (TypeError for 1 or 0.5) and NumPy values by their
-    truth (nonzero, NaN included; non-empty strings); tensors of another dtype reach the kernel, which
-    refuses them."""
+    truth (nonzero, NaN included; non-empty strings); tensors and Variables of another dtype reach the
+    kernel, which refuses them, unless another argument (`beside`) sends the op to TF's Python fallback,
+    whose conversion to bool refuses them first (ValueError)."""
     if isinstance(x, (EagerTensor, Variable)):
-        return x
+        if x.dtype != _dtypes.bool and any(_leaves_fast_path(v) for v in beside):
+            return convert_to_tensor(x, dtype=_dtypes.bool)
+        return convert_to_tensor(x)  # a Variable is read
     if isinstance(x, (np.ndarray, np.generic)):
         array = np.asarray(x)
         truth = np.vectorize(bool, otypes=[bool])(array) if array.dtype.kind in "OSU" else array.astype(bool)
@@ -371,11 +382,11 @@ def logical_not(x: Any, name: str | None = None) -> EagerTensor:
 
 
 def logical_and(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("LogicalAnd", _bool_operand(x), _bool_operand(y))
+    return _binary("LogicalAnd", _bool_operand(x, [y]), _bool_operand(y, [x]))
 
 
 def logical_or(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    return _binary("LogicalOr", _bool_operand(x), _bool_operand(y))
+    return _binary("LogicalOr", _bool_operand(x, [y]), _bool_operand(y, [x]))
 
 
 def _complex_only(op: str, x: Any, refusal: str) -> EagerTensor:
@@ -519,6 +530,8 @@ def operator_equality(op: str, x: Any, y: Any) -> EagerTensor:
     """`Equal` or `NotEqual` as the `==` and `!=` operators run it (TF's incompatible_shape_error=False):
     operands whose shapes do not broadcast are simply unequal, one bool."""
     x, y = _matching([x, y], strict=True)
+    if x.dtype != y.dtype:  # the kernel's dtype check comes before the shapes are compared
+        return execute(op, [x, y])
     try:
         np.broadcast_shapes(x._value.shape, y._value.shape)
     except ValueError:
@@ -602,12 +615,12 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical or over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("Any", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("Any", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical and over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("All", [_bool_operand(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("All", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -762,11 +775,24 @@ def _arg_axis(axis: Any) -> int:
 
 
 def argmax(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("ArgMax", input, axis=_arg_axis(axis), output_type=_dtypes.as_dtype(output_type))
+    return _unary("ArgMax", input, axis=_arg_axis(axis), output_type=_arg_output_type("ArgMax", output_type))
 
 
 def argmin(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("ArgMin", input, axis=_arg_axis(axis), output_type=_dtypes.as_dtype(output_type))
+    return _unary("ArgMin", input, axis=_arg_axis(axis), output_type=_arg_output_type("ArgMin", output_type))
+
+
+# The index dtypes TF's ArgMax and ArgMin allow (ArgMax has kernels for 16-bit indices too)
+_ARG_OUTPUT_TYPES = {"ArgMax": ("int16", "uint16", "int32", "int64"), "ArgMin": ("int32", "int64")}
+
+
+def _arg_output_type(op: str, output_type: Any) -> _dtypes.DType:
+    output_type = _dtypes.as_dtype(output_type)
+    allowed = _ARG_OUTPUT_TYPES[op]
+    if output_type.name not in allowed:
+        raise InvalidArgumentError(f"Value for attr 'output_type' of {output_type.kernel_name} is not in the list of "
+                                   f"allowed values: {', '.join(allowed)} [Op:{op}] name: ")
+    return output_type
 
 
 # ---------------------------------------------------------------------------------------------
@@ -776,7 +802,7 @@ def argmin(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name:
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> EagerTensor:
     if isinstance(tensor, IndexedSlices):
         tensor = convert_to_tensor(tensor)
-    return _unary("Reshape", tensor, shape=_dims(shape))
+    return _unary("Reshape", tensor, shape=_dims(shape, "Reshape"))
 
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str | None = None) -> EagerTensor:
@@ -800,7 +826,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> EagerTenso
 def _squeeze_axes(axis: Any) -> tuple | None:
     """squeeze's axis as TF passes it to the op: a scalar made a list, a list's items read as int attributes;
     a tensor or array is no list (TF's fast path fails allocating for a 0-d one: std::bad_alloc)."""
-    if axis is None:
+    if axis is None or isinstance(axis, (list, tuple)) and not axis:  # no axes: every axis of size 1
         return None
     if np.isscalar(axis):
         axis = [axis]
@@ -908,7 +934,7 @@ def _split_sizes(sizes: tuple, dimension: int) -> tuple:
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
-    tensor, multiples = convert_to_tensor(input), _dims(multiples)
+    tensor, multiples = convert_to_tensor(input), _dims(multiples, "Tile")
     if len(multiples) != tensor._value.ndim:
         raise InvalidArgumentError(f"Expected multiples argument to be a vector of length {tensor._value.ndim} "
                                    f"but got length {len(multiples)} [Op:Tile]")
@@ -916,7 +942,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> EagerTensor:  #
 
 
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("BroadcastTo", input, shape=_dims(shape))
+    return _unary("BroadcastTo", input, shape=_dims(shape, "BroadcastTo"))
 
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
@@ -1270,6 +1296,8 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     """Selects from `x` or `y` by `condition` (broadcasting); with one argument, true indices."""
     condition = convert_to_tensor(condition)
     if x is None and y is None:
+        if condition._value.ndim == 0:
+            raise InvalidArgumentError("WhereOp : Unhandled input dimensions: 0 [Op:Where] name: ")
         return constant(np.argwhere(condition._value).astype(np.int64))
     x, y = _matching([x, y], strict=True)
     return execute("SelectV2", [x, y], condition=np.asarray(condition._value, bool))
@@ -1340,17 +1368,50 @@ def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any =
 # Creation
 
 
-def _dims(shape: Any) -> tuple:
-    """A shape argument (int, list, tuple, TensorShape or int tensor) as a tuple of ints."""
+def _dims(shape: Any, op: str | None = None) -> tuple:
+    """A shape argument (int, list, tuple, TensorShape or int tensor) as a tuple of ints; with `op`, as
+    that op's shape input: an int32 or int64 vector (or scalar where the kernel allows one), checked
+    as the op checks it."""
     if isinstance(shape, TensorShape):
         return tuple(shape.as_list())
+    if op is not None:
+        shape = _checked_shape_input(shape, op)
     array = np.asarray(shape._value if isinstance(shape, EagerTensor) else shape)
     return tuple(int(d) for d in array.reshape(-1)) if array.ndim else (int(array),)
 
 
+# Each shape-taking kernel's attribute typing the shape input, the ranks it takes and its message for others
+_SHAPE_INPUTS = {
+    "Fill": ("index_type", (0, 1), "dims must represent a vector, got shape {}"),
+    "Reshape": ("Tshape", (0, 1), "sizes input must be 1-D, not {}"),
+    "Tile": ("Tmultiples", (1,), "Expected multiples to be 1-D, but got shape {}"),
+    "BroadcastTo": ("Tidx", (1,), "shape must be a vector of {{int32,int64}}, got shape {}"),
+}
+
+
+def _checked_shape_input(shape: Any, op: str) -> EagerTensor:
+    """A shape argument converted as an op's input (its attribute's default, int32, only hinted: an empty
+    list is int32, a list of floats float32) and refused as the op refuses it: a dtype other than int32
+    and int64 by its attribute, a rank by its kernel."""
+    attr, ranks, message = _SHAPE_INPUTS[op]
+    shape = convert_to_tensor(shape, dtype_hint=_dtypes.int32)
+    if shape.dtype.kernel_name not in _INT32_OR_64:
+        raise InvalidArgumentError(f"Value for attr '{attr}' of {shape.dtype.kernel_name} is not in the list of allowed "
+                                   f"values: int32, int64 [Op:{op}] name: ")
+    if shape._value.ndim not in ranks:
+        raise InvalidArgumentError(message.format(dims_text(shape._value.shape)) + f" [Op:{op}] name: ")
+    return shape
+
+
+def _fill_dims(shape: Any) -> EagerTensor:
+    """zeros' and ones' shape: a tensor passes as it is; anything else converts to int32 (TF goes
+    through a TensorShape, whose refusals end in that conversion)."""
+    return shape if isinstance(shape, (EagerTensor, TensorShape)) else convert_to_tensor(shape, dtype=_dtypes.int32)
+
+
 def _filled_shape(shape: Any) -> tuple:
     """The shape of a tensor TF's Fill kernel creates (zeros, ones, fill and eye run it)."""
-    dims = _dims(shape)
+    dims = _dims(shape, "Fill")
     for d in dims:
         if d < 0:
             raise InvalidArgumentError(f"Dimension {d} must be >= 0 [Op:Fill] name: ")
@@ -1358,17 +1419,22 @@ def _filled_shape(shape: Any) -> tuple:
 
 
 def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
+    """Fill of 0 (False for bools, "" for strings)."""
     dtype = _dtypes.as_dtype(dtype)
-    return EagerTensor(np.zeros(_filled_shape(shape), dtype.as_numpy_dtype), dtype)
+    zero = b"" if dtype == _dtypes.string else 0
+    return EagerTensor(np.full(_filled_shape(_fill_dims(shape)), zero, dtype.as_numpy_dtype), dtype)
 
 
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
+    """Fill of 1 (True for bools; a string tensor has no 1: TF's TypeError)."""
     dtype = _dtypes.as_dtype(dtype)
-    return EagerTensor(np.ones(_filled_shape(shape), dtype.as_numpy_dtype), dtype)
+    dims = _filled_shape(_fill_dims(shape))
+    one = constant(True if dtype == _dtypes.bool else 1, dtype=dtype)  # after the shape, as in TF
+    return EagerTensor(np.full(dims, one._value, dtype.as_numpy_dtype), dtype)
 
 
-def fill(dims: Any, value: Any, name: str | None = None, dtype: Any = None) -> EagerTensor:
-    value = convert_to_tensor(value, dtype=dtype)
+def fill(dims: Any, value: Any, name: str | None = None) -> EagerTensor:
+    value = convert_to_tensor(value)
     if value._value.ndim:
         raise InvalidArgumentError(f"value must represent a scalar, got shape {list(value._value.shape)} [Op:Fill]")
     return EagerTensor(np.full(_filled_shape(dims), value._value, value.dtype.as_numpy_dtype), value.dtype)
@@ -1482,7 +1548,13 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[EagerTensor]:
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,
         name: str | None = None) -> EagerTensor:
     dtype = _dtypes.as_dtype(dtype)
-    rows, columns = _filled_shape([num_rows, num_rows if num_columns is None else num_columns])
+    num_columns = num_rows if num_columns is None else num_columns
+    if not all(isinstance(n, (builtins.int, np.integer, EagerTensor)) for n in (num_rows, num_columns)):
+        raise TypeError(f"Arguments `num_rows` and `num_columns` must be positive integer values. Received: "
+                        f"num_rows={num_rows}, num_columns={num_columns}")
+    if num_rows.__class__ is builtins.bool:  # TF packs it with NumPy, as a bool
+        raise TypeError(f"Cannot convert [np.{num_rows}_] to EagerTensor of dtype int32")
+    rows, columns = _filled_shape([builtins.int(n) for n in (num_rows, num_columns)])  # tensors cast to int32
     matrix = np.eye(rows, columns, dtype=dtype.as_numpy_dtype)
     if batch_shape is not None:
         matrix = np.broadcast_to(matrix, tuple(batch_shape) + matrix.shape).copy()
@@ -1518,8 +1590,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     a = a if isinstance(a, EagerTensor) else convert_to_tensor(a)  # converted alone, its dtype hinted to b
     b = convert_to_tensor(b, dtype_hint=a.dtype)
     if a.ndim < 2 or b.ndim < 2:
-        from .errors import InvalidArgumentError
-
+        _refuse_dtype_without_kernel("MatMul", a.dtype)  # before the kernel looks at shapes
         raise InvalidArgumentError(f"In[0] and In[1] has different ndims: {a.shape} vs. {b.shape} [Op:MatMul] name: "
                                    if a.ndim != b.ndim else
                                    f"In[0] and In[1] ndims must be >= 2: {a.ndim} [Op:MatMul] name: ")

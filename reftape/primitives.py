@@ -102,7 +102,11 @@ def _reject(primitive: Primitive, dtype: DType) -> None:
 
 
 def _check_same_dtypes(primitive: Primitive, inputs: list) -> None:
+    """TF's check of inputs of mixed dtypes, which comes after the op's dtype (the first input's) is
+    found allowed and with a kernel."""
     first = inputs[0].dtype
+    if primitive.accepted is not None and first._numpy_dtype not in primitive.accepted:
+        _reject(primitive, first)
     for i, tensor in enumerate(inputs[1:], start=1):
         if tensor.dtype != first:
             raise InvalidArgumentError(

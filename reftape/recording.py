@@ -49,7 +49,7 @@ class Recording:
 
     def watch_variable(self, variable: Any) -> None:
         self.watch(variable.handle)
-        self.variables[variable._creation_order] = variable
+        self.variables.setdefault(variable._creation_order, variable)  # an assign's UnreadVariable shares its key
 
     def record(self, op: OpRecord) -> None:
         op_id = next(self._op_ids)

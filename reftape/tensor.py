@@ -497,11 +497,11 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> EagerTensor:
     """`tf.constant`: a new tensor from a Python or NumPy value (or a copy of a tensor's value)."""
-    dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    asked, dtype = dtype, None if dtype is None else _dtypes.as_dtype(dtype)
     if isinstance(value, EagerTensor):
         array, value_dtype = value._value, value.dtype
-        if dtype is not None and dtype != value_dtype:
-            array, value_dtype = quiet_astype(array, dtype.as_numpy_dtype), dtype
+        if dtype is not None and dtype != value_dtype:  # TF copies a tensor, never casts it
+            raise TypeError(f"Expected tensor {array} with dtype {asked!r}, but got dtype {value_dtype!r}.")
     else:
         array, value_dtype = value_to_array(value, dtype)
     if shape is not None:

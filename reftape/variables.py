@@ -104,14 +104,19 @@ class ResourceVariable(Variable):
 
     value = read_value
 
-    def _assign(self, value: Any, update: Any, op: str | None = None) -> ResourceVariable:
+    def _assign(self, value: Any, update: Any, read_value: bool, op: str | None = None) -> _UnreadVariable | None:
         """Writes `update(old, new)`; `op` names TF's kernel of an update (assign_add, assign_sub), whose
-        shape check fails in the kernel, where assign's fails in Python."""
-        _recording.variable_accessed(self)
+        shape check fails in the kernel, where assign's fails in Python. As in TF, only reading the
+        result back (`read_value`) is an access of this variable: it returns TF's view of the handle,
+        an `UnreadVariable`; without it, nothing (TF's eager assign op is None)."""
         if isinstance(value, Variable):  # TF reads a Variable value: an access too (a read no gradient flows through)
             _recording.variable_accessed(value)
         with _recording.suspended():
             new = convert_to_tensor(value, dtype=self._dtype)
+        if op is not None and self._dtype.name not in _UPDATABLE:
+            raise InvalidArgumentError(
+                f"No OpKernel was registered to support Op '{op}' used by {{{{node {op}}}}} with these attrs: "
+                f"[dtype=DT_{self._dtype.kernel_name.upper()}]\nRegistered devices: [CPU] [Op:{op}] name: ")
         if new._value.shape != self._value.shape:
             if op is None:
                 raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
@@ -121,16 +126,19 @@ class ResourceVariable(Variable):
                 f"{list(new._value.shape)}, shapes must be equal. [Op:{op}] name: ")
         with np.errstate(all="ignore"):  # overflow gives inf, as in TF, without NumPy's warning
             self._value = update(self._value, new._value).astype(self._dtype.as_numpy_dtype)
-        return self
+        if not read_value:
+            return None
+        _recording.variable_accessed(self)
+        return _UnreadVariable(self)
 
-    def assign(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
-        return self._assign(value, lambda old, new: np.array(new))
+    def assign(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
+        return self._assign(value, lambda old, new: np.array(new), read_value)
 
-    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
-        return self._assign(delta, lambda old, new: old + new, "AssignAddVariableOp")
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
+        return self._assign(delta, lambda old, new: old + new, read_value, "AssignAddVariableOp")
 
-    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> ResourceVariable:
-        return self._assign(delta, lambda old, new: old - new, "AssignSubVariableOp")
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
+        return self._assign(delta, lambda old, new: old - new, read_value, "AssignSubVariableOp")
 
     def __repr__(self) -> str:
         shown = EagerTensor(self._accessed_value(), self._dtype)
@@ -171,6 +179,42 @@ class ResourceVariable(Variable):
     def _copied_attributes(self) -> dict[str, Any]:
         """What a deep copy or an unpickled variable keeps: a new variable with the same name."""
         return {"trainable": self._trainable, "name": self._name.removesuffix(":0"), "dtype": self._dtype}
+
+
+# The dtypes TF's AssignAddVariableOp and AssignSubVariableOp have kernels for: numbers, not bools or strings
+_UPDATABLE = frozenset({"float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8", "int16",
+                        "int32", "int64", "uint8"})
+
+
+class _UnreadVariable(ResourceVariable):
+    """What an assign returns in TF: another Variable object on the same handle, named "UnreadVariable"
+    and trainable whatever the variable is; it reads (and assigns) the variable's current value, and
+    tapes see it as the variable (gradients meet at the handle; the first object watched is listed).
+    Its reads are no accesses: a tape watches the handle only if it already watched the variable."""
+
+    def __init__(self, variable: ResourceVariable) -> None:
+        self._variable = variable
+        self._dtype = variable._dtype
+        self._trainable = True
+        self._name = "UnreadVariable"
+        self._creation_order = variable._creation_order
+        self.handle = variable.handle
+
+    def read_value(self) -> EagerTensor:
+        return execute("ReadVariableOp", [self.handle], value=self._value, dtype=self._dtype)
+
+    value = read_value
+
+    def _accessed_value(self) -> np.ndarray:
+        return self._value
+
+    @property
+    def _value(self) -> np.ndarray:
+        return self._variable._value
+
+    @_value.setter
+    def _value(self, value: np.ndarray) -> None:
+        self._variable._value = value
 
 
 class _VariableReference:

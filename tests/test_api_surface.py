@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from reftape_properties.compare import compare_values
-from snippets import evaluate_expression
+from snippets import evaluate_expression, run_statements
 
 EXPRESSIONS = [
  "tf.constant([[1, 2], [3, 4]])", "tf.constant(1.5, shape=[2, 2])", "tf.constant([1.0, 2.0]).shape",
@@ -741,12 +741,71 @@ EXPRESSIONS = [
      ("tf.constant([[0.25, 0.75]], tf.float64)", "tf.constant([[1.5, 2.0]], tf.float16)"), ("[[0, 1]]", "[[1.5, 2.0]]"))],
  *[f"tf.einsum('ij,jk->ik', {x}, {y})" for x, y in (("[[1.0, 2.0]]", "tf.ones([2, 1])"), ("tf.ones([1, 2])", "[[1.0], [2.0]]"),
                                                     ("np.ones([1, 2], np.float32)", "tf.ones([2, 1])"), ("2.0", "tf.ones([2, 1])"))],
+ # what an assign returns: an UnreadVariable that reads the variable's current value, or None without read_value
+ "(lambda v: (v.assign(2.0), v.assign_add(1.0, read_value=False), v.assign_sub(0.5), v.assign(0.0, read_value=False), v))"
+ "(tf.Variable(1.0, trainable=False))",
+ "(lambda v: (v.assign(2.0).name, repr(v.assign_add([1.0])), v.assign(3.0).assign_add(1.0), v))(tf.Variable([1.0], name='w'))",
+ "(lambda v: (lambda u: (v.assign(5.0), u.numpy(), u.read_value(), u is v, u.ref() == v.ref()))(v.assign(2.0)))(tf.Variable(1.0))",
+ # the logical reductions and ops read a Variable (the kernel refuses another dtype); a list or NumPy scalar
+ # argument sends them to TF's fallback, whose conversion to bool refuses it first
+ *[f"tf.{f}" for f in ("reduce_any(tf.Variable([True, False]))", "reduce_all(tf.Variable([True, False]), axis=[0])",
+                       "reduce_all(tf.Variable(2.0))", "reduce_all(tf.Variable(2.0), axis=[0])", "reduce_any(tf.constant(2.0), axis=[])",
+                       "reduce_all(tf.Variable([2.0]), axis=np.int32(0))", "reduce_any(tf.Variable([2.0]), axis=0)",
+                       "logical_and(tf.Variable(2.0), [True])", "logical_or(tf.Variable(False), tf.constant(True))",
+                       "logical_and(tf.Variable(2.0), tf.constant(True))", "math.logical_xor(tf.Variable([True]), [True])")],
+ # == and != check the dtypes before the shapes (which, not broadcasting, make them simply unequal)
+ "tf.ones([2]) == tf.ones([3], tf.int32)", "tf.ones([2]) != tf.ones([3], tf.int32)", "tf.Variable([1.0, 2.0]) == tf.ones([3], tf.int32)",
+ "tf.ones([2]) != tf.ones([3])",
+ # an op's dtype must be allowed and have a kernel before inputs of mixed dtypes or shapes are looked at
+ "tf.constant([1 + 1j]) // tf.constant([1.0])", "tf.constant([1 + 1j], tf.complex64) // tf.constant([1], tf.int64)",
+ "tf.constant([3, 250], tf.uint8) @ tf.constant([3, 250], tf.uint8)", "tf.matmul(2, tf.constant([3, 250], tf.uint8))",
+ "tf.constant([True]) - tf.constant([1.0])",
+ # zeros' and ones' shapes convert to int32 unless tensors; Fill, Reshape, Tile and BroadcastTo check their
+ # shape input's dtype (int32 or int64) and rank; fill takes no dtype; eye takes ints and tensors only
+ *[f"tf.{f}" for f in ("zeros([1.0, 2.0])", "ones(0.5)", "zeros(tf.constant([2.0]))", "ones(tf.constant(2.5))",
+                       "zeros(tf.constant([2], tf.int16))", "zeros([[1, 2], [3, 4]])", "zeros(tf.Variable(2.0))",
+                       "ones(tf.constant([True, False]))", "zeros((2, 3), dtype=tf.string)",
+                       "ones([2], dtype=tf.string)", "zeros(tf.constant(2))", "zeros([np.int64(2), tf.constant(3)])",
+                       "fill([2.0], 1.0)", "fill([[2]], 1.0)", "fill(2, 1.0)",
+                       "tile([1, 2], [2.0])", "tile([1, 2], 2)", "tile([1, 2], np.int32(2))", "broadcast_to(1.0, [2.0])",
+                       "broadcast_to(1.0, 2)", "broadcast_to(1.0, [[2]])", "reshape([1, 2], [2.0])", "reshape([1, 2], [[2]])",
+                       "eye(2.0)", "eye(np.float32(2.0))", "eye(2, 3.0)", "eye([2])", "eye(True)", "eye(2, True)",
+                       "eye(tf.constant(2.0))", "eye(tf.Variable(2))", "eye(np.int64(2), np.int32(3))")],
+ # ArgMax takes 16-bit index types, ArgMin only int32 and int64; tf.constant copies a tensor, never casts it;
+ # squeeze's empty axis list squeezes every axis of size 1; where of one scalar is refused by the kernel
+ *[f"tf.{f}" for f in ("argmax([1.0, 2.0], output_type=tf.int16)", "argmin([1.0, 2.0], output_type=tf.int16)",
+                       "argmax([1.0, 2.0], output_type=tf.float32)", "argmin([[1.0, 2.0]], 1, output_type=tf.uint8)",
+                       "constant(tf.constant([3, 1], tf.int64), dtype=tf.float32)", "constant(tf.constant([3, 1]), tf.int32)",
+                       "constant(tf.constant([1.5], tf.bfloat16), np.float64)", "squeeze([[1]], axis=[])",
+                       "squeeze(tf.zeros([1, 2, 1]), axis=())", "where(2)", "where(tf.constant(0.0))", "where([[1.0, 0.0]])")],
+ # AssignAdd and AssignSub have kernels for numbers only
+ "tf.Variable(True).assign_add(True)", "tf.Variable(['a']).assign_sub(['b'], read_value=False)",
+ "tf.Variable([1], dtype=tf.uint8).assign_add([2])", "tf.Variable([1.0], dtype=tf.bfloat16).assign_sub([2.0])",
 ]
 
 
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_expression_matches_tensorflow(expression, tf, rt):
     found = compare_values(evaluate_expression(expression, tf), evaluate_expression(expression, rt))
+    assert not found, "\n".join(d.summary() for d in found)
+
+
+# Statements whose result `r` is compared, for what needs a `with` block
+STATEMENTS = [
+    # an assign returns an "UnreadVariable" on the variable's handle (trainable, reading the current value,
+    # and no access when read), or None with read_value=False, which is no access of the variable either
+    "w = tf.Variable(3.0, trainable=False)\nwith tf.GradientTape(persistent=True) as t:\n    a = w.assign(4.0)\n"
+    "    y = a * 2\nr = (t.gradient(y, a), t.gradient(y, w), t.watched_variables(), a.trainable)",
+    "w = tf.Variable(3.0)\nwith tf.GradientTape(persistent=True) as t:\n    a = w.assign(4.0)\n    y = a * w\n"
+    "r = (t.gradient(y, [a, w]), t.watched_variables())",
+    "w = tf.Variable(3.0)\na = w.assign(4.0)\nwith tf.GradientTape() as t:\n    y = a * w\nr = (t.gradient(y, [a, w]), t.watched_variables())",
+    "w = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n    a = w.assign_add(4.0, read_value=False)\nr = (a, t.watched_variables())",
+]
+
+
+@pytest.mark.parametrize("source", STATEMENTS)
+def test_statements_match_tensorflow(source, tf, rt):
+    found = compare_values(run_statements(source, tf), run_statements(source, rt))
     assert not found, "\n".join(d.summary() for d in found)
 
 
