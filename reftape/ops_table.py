@@ -238,10 +238,11 @@ _TANH_NUMERATOR = tuple(np.array(c, np.float32) for c in (1.394553628e-8, 2.1027
 _TANH_DENOMINATOR = tuple(np.array(c, np.float32) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2,
                                                               4.673548340e-1, 1.0))
 _TANH_CLAMP = np.array(7.90738964080810547, np.float32)
+_TANH_CLAMP_BELOW = -_TANH_CLAMP  # negated once: a 0-d array's negation costs as much as the kernel's steps
 
 
 def _eigen_tanh_float32(a):
-    x = np.minimum(np.maximum(a, -_TANH_CLAMP), _TANH_CLAMP)  # NaN stays NaN (NumPy's maximum keeps it)
+    x = np.minimum(np.maximum(a, _TANH_CLAMP_BELOW), _TANH_CLAMP)  # NaN stays NaN (NumPy's maximum keeps it)
     x2 = x * x
     return ((x2 * x) * _horner(x2, _TANH_NUMERATOR) + x) / _horner(x2, _TANH_DENOMINATOR)
 
