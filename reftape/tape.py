@@ -114,8 +114,7 @@ def backward(recording: Recording, targets: list, sources: list, output_gradient
     recording gives up all its ops before the pass runs, so that after a pass that failed, a later
     one finds none.
     """
-    order = _backward_order(recording, [t._id for t in targets])
-    ops = {op_id: recording.ops[op_id] for op_id in order}  # in the order the pass runs them
+    ops = _ops_in_backward_order(recording, [t._id for t in targets])
     if consume:
         recording.ops.clear()
     with quiet_kernels():
@@ -143,16 +142,22 @@ def _backward_pass(recording: Recording, ops: dict[int, OpRecord], targets: list
 
     source_ids = {s._id for s in sources}
     for op in ops.values():
-        if len(op.outputs) == 1:  # the common case, without a list of one upstream gradient to build
+        primitive = op.primitive
+        if primitive.num_outputs is None:  # the common case: one upstream gradient, passed as it is
             upstream = _take(grads, op.outputs[0]._id, source_ids)
             if upstream is None:
                 continue
-            upstream = [upstream]
+            if upstream.__class__ is IndexedSlices and not primitive.sparse_upstream:
+                upstream = F.convert_to_tensor(upstream)
+            input_grads = primitive.vjp(upstream, op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
         else:
             upstream = [_take(grads, t._id, source_ids) for t in op.outputs]
             if all(g is None for g in upstream):
                 continue
-        for tensor, grad in zip(op.inputs, input_gradients(op, upstream)):
+            input_grads = _multi_output_gradients(op, upstream)
+        if not isinstance(input_grads, (list, tuple)):
+            input_grads = (input_grads,)
+        for tensor, grad in zip(op.inputs, input_grads):
             if grad is not None and tensor._id in producer and tensor._dtype._trainable:  # tracked
                 contributions = grads.get(tensor._id)
                 if contributions is None:
@@ -175,31 +180,23 @@ def _drop_consumed_seeds(recording: Recording, ops: dict[int, OpRecord], sources
                 grads.pop(tensor_id, None)  # a source may be listed twice
 
 
-def input_gradients(op: OpRecord, upstream: list) -> list | tuple:
-    """Input gradients of a recorded op, given its outputs' upstream gradients (None: absent)."""
+def _multi_output_gradients(op: OpRecord, upstream: list) -> Any:
+    """The input gradients of a recorded op of several outputs, given their upstream gradients (None: absent)."""
     primitive = op.primitive
-    if primitive.num_outputs is None:
-        g = upstream[0]
-        if g.__class__ is IndexedSlices and not primitive.sparse_upstream:
-            g = F.convert_to_tensor(g)
-        grads = primitive.vjp(g, op.outputs[0], *op.inputs, needs=op.needs, **op.attrs)
-    else:
-        if not primitive.sparse_upstream:
-            upstream = [F.convert_to_tensor(g) if g.__class__ is IndexedSlices else g for g in upstream]
-        if primitive.fills_missing_upstream:  # with constants, as TF's backward pass does: never on a tape
-            upstream = [zeros_for(y) if g is None else g for g, y in zip(upstream, op.outputs)]
-        grads = primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
-    return grads if isinstance(grads, (list, tuple)) else (grads,)
+    if not primitive.sparse_upstream:
+        upstream = [F.convert_to_tensor(g) if g.__class__ is IndexedSlices else g for g in upstream]
+    if primitive.fills_missing_upstream:  # with constants, as TF's backward pass does: never on a tape
+        upstream = [zeros_for(y) if g is None else g for g, y in zip(upstream, op.outputs)]
+    return primitive.vjp(upstream, op.outputs, *op.inputs, needs=op.needs, **op.attrs)
 
 
 def _take(grads: dict, tensor_id: int, source_ids: set) -> Any:
     """A tensor's summed gradient, removed from `grads` unless the tensor is a source (read later)."""
-    keep = tensor_id in source_ids
-    contributions = grads.get(tensor_id) if keep else grads.pop(tensor_id, None)
+    contributions = grads.pop(tensor_id, None)
     if not contributions:
         return None
-    total = aggregate(contributions) if len(contributions) > 1 else contributions[0]
-    if keep:
+    total = contributions[0] if len(contributions) == 1 else aggregate(contributions)
+    if tensor_id in source_ids:
         grads[tensor_id] = [total]
     return total
 
@@ -270,8 +267,8 @@ def _tf_initial_order(recording: Recording, target_ids: Iterable[int], initial: 
     return [by_number[n] for n in reversed(_unordered_map_order(inserted)) if n in by_number]
 
 
-def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int]:
-    """The recorded ops the tensors of `tensor_ids` depend on, in the order TF's eager backward pass
+def _ops_in_backward_order(recording: Recording, tensor_ids: Iterable[int]) -> dict[int, OpRecord]:
+    """The recorded ops the tensors of `tensor_ids` depend on, by op id, in the order TF's eager backward pass
     runs their gradients: an op once every read of its outputs by these ops has been processed, first
     ready first run, from the ops none of them reads. Gradient contributions arrive, and are summed
     or concatenated (IndexedSlices), in this order; several starting ops in the order of TF's hash map
@@ -293,14 +290,16 @@ def _backward_order(recording: Recording, tensor_ids: Iterable[int]) -> list[int
     order = [op_id for op_id in found if op_id not in reads]
     if len(order) > 1:
         order = _tf_initial_order(recording, tensor_ids, order)
+    ordered = {}
     for op_id in order:  # grows as ops become ready
-        for tensor in ops[op_id].inputs:
+        op = ordered[op_id] = ops[op_id]
+        for tensor in op.inputs:
             read = producer.get(tensor._id, -1)
             if read in ops:
                 reads[read] -= 1
                 if not reads[read]:
                     order.append(read)
-    return order
+    return ordered
 
 
 def _reachable_ops(recording: Recording, tensor_ids: Iterable[int]) -> list[int]:
