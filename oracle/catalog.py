@@ -306,9 +306,11 @@ _ENTRIES = [
            dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
     _unary("math.cumprod", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
            sums_terms=True, specials=(([2.0, 0.0, 3.0],),)),
-    # -inf leads (log 0); a NaN element leaves the scan where it was (std::max keeps the accumulator)
+    # -inf leads (log 0); a NaN element leaves the scan where it was (std::min and std::max keep the
+    # accumulator), so the next step adds log 2 to it
     _unary("math.cumulative_logsumexp", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
-           sums_terms=True, specials=(([1.0, 1.0, 1.0],), ([-INF, -INF, 1.0],), ([INF, 1.0, -INF],))),
+           sums_terms=True, specials=(([1.0, 1.0, 1.0],), ([-INF, -INF, 1.0],), ([INF, 1.0, -INF],),
+                                      ([1.0, NAN, 2.0],))),
     _unary("math.rint", gradient="none", analytic=False),
     _unary("math.erfc"),
     _binary("math.xdivy", ("any", "nonzero"), rule="same", analytic=False),

@@ -34,6 +34,7 @@ import math
 import multiprocessing
 import os
 import queue
+import shutil
 import signal
 import sys
 import time
@@ -674,6 +675,7 @@ def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
             progress.count(crew.counters)
             display.show(progress)
         crew.stop()
+        shutil.rmtree(Path(campaign.report) / "in-flight", ignore_errors=True)  # a death's program is in its record
         crew.drain(progress)
         progress.count(crew.counters)
         display.show(progress, final=True)

