@@ -8,11 +8,15 @@ campaign that meets one bug in every program keeps fuzzing instead of minimising
 findings of that signature name the minimal one by `context["covered_by"]`); the explained form is
 recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
 workers at the budget or on Ctrl-C/SIGTERM (recorded findings are kept), writes `run.json` and
-has the report rendered. The command itself (`reftape-fuzz`, `reports/campaign.py`) sits in the
-reports layer, above this one, and passes the renderer in.
+has the report rendered. A worker that dies or hangs in native code is replaced: the program it said
+it was running (its flight recorder) is run again with each side in a process of its own, and the
+finding that makes is recorded with the death (`worker-deaths.jsonl`). The command itself
+(`reftape-fuzz`, `reports/campaign.py`) sits in the reports layer, above this one, and passes the
+renderer in.
 
-Report directory layout: discrepancies.jsonl, coverage.jsonl, run.json, hypothesis-db/ (the example
-database that `--resume` replays first, and Hypothesis's other files), index.html and repro/<id>.py.
+Report directory layout: discrepancies.jsonl, coverage.jsonl, run.json, worker-deaths.jsonl,
+hypothesis-db/ (the example database that `--resume` replays first, and Hypothesis's other files),
+index.html and repro/<id>.py.
 
 Past one machine: machines given `--shard 1/N` .. `--shard N/N` (whatever their `--seed`) and one
 `--database redis://...` draw disjoint seeds and share Hypothesis's example database, so each
@@ -581,23 +585,19 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
     from .findings import HarnessError, evaluate
     from .recording import record_finding, record_worker_death
 
-    from reftape_oracle.program import Program
-
     campaign, report = crew.campaign, Path(crew.campaign.report)
     if worker not in crew.ready:
         progress.harness_error = f"worker {worker} {cause} while starting"
         return
-    running = crew.counters.deadlines[worker] != 0.0
-    program = Program.from_json(in_flight_file(report, worker).read_text()) if running else None
-    death = WorkerDeath(worker, cause, program.to_dict() if program else None)
+    program = _in_flight_program(report, worker) if crew.counters.deadlines[worker] != 0.0 else None
+    death, finding = WorkerDeath(worker, cause, program.to_dict() if program else None), None
     if program is not None:
         crew.deadly.add(program.to_json())
-    display.note(f"worker {worker} {cause}; running its program again, each side in a process of its own")
-    try:
-        finding = program and evaluate(program, campaign.backend, time_limit=campaign.time_limit, isolated=True)
-    except HarnessError as error:
-        progress.harness_error = str(error)
-        finding = None
+        display.note(f"worker {worker} {cause}; running its program again, each side in a process of its own")
+        try:
+            finding = evaluate(program, campaign.backend, time_limit=campaign.time_limit, isolated=True)
+        except HarnessError as error:
+            progress.harness_error = str(error)
     if finding and not progress.interrupted:  # an interrupt reaches the isolated processes too
         finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause}
         record_finding(finding, report)
@@ -606,6 +606,16 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
     record_worker_death(dataclasses.asdict(death), report)
     progress.deaths.append(death)
     crew.restart(worker)
+
+
+def _in_flight_program(report: Path, worker: int) -> Any:
+    """The program worker `worker` said it was running; None if its word cannot be read."""
+    from reftape_oracle.program import Program
+
+    try:
+        return Program.from_json(in_flight_file(report, worker).read_text())
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> None:
@@ -646,8 +656,6 @@ def _one_blas_thread() -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
 
 
 def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
