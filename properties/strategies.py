@@ -443,9 +443,10 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
     if shape is None:
         shape = _leaf_shape(b, spec)
     scalars = spec.specials_for(position)
-    if overflows:
-        scalars = scalars + LARGEST[b.dtype]
     patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
+    if overflows:  # one near-overflow value squares past the largest; two of them also sum past it
+        largest, _, large = LARGEST[b.dtype][:3]
+        scalars, patterns = scalars + LARGEST[b.dtype], patterns + ((largest, large),)
     return b.leaf(shape, domain, scalars, patterns)
 
 

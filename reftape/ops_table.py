@@ -541,11 +541,13 @@ def _mean(x, axis, keep_dims, T):
     if copied is not None:
         return copied
     total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
+    count = x.size // max(np.size(total), 1)
     if x.dtype.kind in "iu":
-        count = max(x.size // max(np.size(total), 1), 1)
-        return (np.trunc(total / count)).astype(x.dtype)
+        return (np.trunc(total / max(count, 1))).astype(x.dtype)
+    if count == 0 and x.dtype.kind == "c":
+        return total  # TF's complex mean of nothing is 0 (a real one is 0 / 0, NaN)
     # TF sums in the tensor's dtype before dividing: a float16 sum past 65504 makes the mean inf
-    return _rounded(total, T, x) / (x.size // max(np.size(total), 1))
+    return _rounded(total, T, x) / count
 
 
 def _euclidean_norm(x, axis, keep_dims, T):

@@ -16,11 +16,26 @@ from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, L
                                     StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk)
 from reftape_properties.recording import coverage_summary, features
-from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, dtypes, programs, shapes,
-                                   values)
+from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes,
+                                           programs, shapes, values)
 
 # Outcome errors that mean the generator built an invalid program (not TF-level behaviour under test).
 GENERATOR_BUGS = ("NameError", "UnboundLocalError", "SyntaxError", "KeyError", "IndexError")
+
+
+def _independent_programs(count):
+    """`count` programs drawn independently (`build_program` from seeds 0, 1, ..., its dtype, size and
+    order drawn as `programs()` draws them): the number of them with a feature is binomial, so a bound
+    a few standard deviations below its mean holds. A Hypothesis sample's is not (it mutates its
+    earlier examples), which makes a rare feature's count there swing from 7 to 0 with any change."""
+    drawn = []
+    for seed in range(count):
+        rng = np.random.default_rng((seed, 7))
+        dtype = DTYPES[int(rng.integers(len(DTYPES)))]
+        ops = tuple(p for p in CATALOG if dtype in CATALOG[p].dtypes)
+        order = (1, 1, 1, 2, 2, 3)[int(rng.integers(6))]
+        drawn.append(build_program(seed, dtype, ops, int(rng.integers(6, 13)), order))
+    return drawn
 
 
 def _sample(strategy, count, seed=0):
@@ -533,17 +548,18 @@ def test_gradients_are_differentiated_with_respect_to_their_output_gradients(sam
     assert found >= 20  # 4 before output gradients joined the gradient's dependencies
 
 
-def test_jacobians_take_unconnected_sources_often(sample):
+def test_jacobians_take_unconnected_sources_often():
     """A jacobian's source its target does not reach: TF's vectorized loop still checks the ops behind the others."""
     jacobians = unconnected = 0
-    for p in sample:
+    for p in _independent_programs(600):
         consumers = _flow(p)
         for call in (s for s in walk(p.statements) if isinstance(s, Call) and s.method == "jacobian"):
             jacobians += 1
             targets = {_base(n) for n in structure_references(call.target)}
             unconnected += any(not _reaches(_base(s), targets, consumers) for s in structure_references(call.sources))
     print(f"jacobians with an unconnected source: {unconnected}/{jacobians}")
-    assert unconnected >= 0.25 * jacobians
+    # three independent samples of 600 (2026-11-26): 0.316, 0.337, 0.317 of about 400 jacobians each
+    assert unconnected >= 0.22 * jacobians
 
 
 def test_variables_read_for_stop_gradient_meet_watched_variables():
@@ -714,7 +730,7 @@ def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
     (of the program's dtype and of float64, which TF casts), and Python lists holding tensors (packed
     by a recorded Pack, through which gradients reach a list's tensors and Variables), sometimes with
     a Python literal beside them."""
-    sample = _sample(programs(), 600)
+    sample = _independent_programs(600)
     found = Counter()
     for p in sample:
         statements = list(walk(p.statements))
@@ -734,13 +750,14 @@ def test_ops_take_python_and_numpy_operands_and_lists_of_tensors():
         found["list of variables"] += any(getattr(leaves.get(i), "kind", "") == "variable" for s in lists
                                           for i in s.items)
     print(f"programs of 600 with: {dict(found)}")
-    # measured 2026-11-26 (with the linalg ops): 55, 5, 55, 15, 7, 114, 34, 38, 46, and 56, 3, 45, 7, 7, 114,
-    # 34, 36, 46 after reduce_mean joined the composites; the generator before: none. Forms met a few times
-    # in 600 programs are asserted to occur, not at a rate: a sample this small cannot tell their rates apart.
-    assert found["python"] >= 35 and found["numpy"] >= 30 and found["list"] >= 75, found
+    # Three independent samples of 600 (2026-11-26): python 78-95, python int 7-16, numpy 28-35, numpy
+    # float64 elsewhere 8-10, first operand 5-7, list 143-157, list with a literal 45-52, list of
+    # variables 61-76; the generator before: none. Bounds about four standard deviations below the means;
+    # the rarest forms are asserted to occur.
+    assert found["python"] >= 50 and found["numpy"] >= 12 and found["list"] >= 100, found
     assert found["python int"] >= 1 and found["numpy float64 elsewhere"] >= 1 and found["first operand"] >= 1, found
-    assert found["list with a literal"] >= 20 and found["list item differentiated"] >= 24, found
-    assert found["list of variables"] >= 28, found
+    assert found["list with a literal"] >= 22 and found["list item differentiated"] >= 15, found
+    assert found["list of variables"] >= 35, found
 
 
 def _dtype(program) -> str:
