@@ -1286,6 +1286,8 @@ def _watched_variables(b: _Builder, tape: Tape, parent: list, rng: np.random.Gen
     (b.body if b.chance(0.5) else parent).append(WatchedVariables(b.fresh("w"), tape.name))
 
 
+EMPTY_SHAPES = ((0,), (2, 0), (0, 3), (3, 0, 2))
+EMPTY_OP_CHANCE = 0.3  # a tape level also records an op on an empty tensor, outside any jacobian
 # Attributes an op on an empty tensor may take as drawn (no indices, sizes or paddings into the empty axis)
 EMPTY_SAFE_ATTRIBUTES = frozenset({"alpha", "approximate", "axis", "keepdims", "exclusive", "reverse", "perm",
                                    "conjugate"})
@@ -1302,10 +1304,22 @@ def _takes_empty(spec: OpSpec) -> bool:
 def _empty_jacobian(b: _Builder, tape: str) -> list:
     """An op on a tensor with an empty dimension, recorded, and its jacobian or batch_jacobian with
     respect to a Variable or a watched constant, on either loop."""
+    recorded = _op_on_empty(b, tape)
+    if recorded is None:
+        return []
+    leaf, name = recorded
+    method = "batch_jacobian" if len(leaf.shape) >= 2 and b.chance(0.5) else "jacobian"
+    unconnected, form = b.pick(UNCONNECTED)
+    return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=b.chance(0.5))]
+
+
+def _op_on_empty(b: _Builder, tape: str) -> tuple[_Tensor, str] | None:
+    """An op of one input on a fresh leaf with an empty dimension (watched by `tape`); the leaf and the
+    op's output name. The output feeds nothing (an empty tensor broadcasts with little)."""
     fitting = [p for p in b.ops if _takes_empty(CATALOG[p])]
     if not fitting:
-        return []
-    shape = b.pick(((0,), (2, 0), (0, 3), (3, 0, 2)))
+        return None
+    shape = b.pick(EMPTY_SHAPES)
     leaf = b.leaf(shape, kind=b.pick(("constant", "variable")))
     name = b.fresh("y")
     b.emit(Watch(tape, [leaf.name]))
@@ -1318,9 +1332,16 @@ def _empty_jacobian(b: _Builder, tape: str) -> list:
     if _last(spec) in ("transpose", "reverse"):
         _UNARY_SHAPES[_last(spec)](b, shape, attrs)
     b.emit(Op(name, spec.path, [leaf.name], attrs))
-    method = "batch_jacobian" if len(shape) >= 2 and b.chance(0.5) else "jacobian"
-    unconnected, form = b.pick(UNCONNECTED)
-    return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=b.chance(0.5))]
+    return leaf, name
+
+
+def _op_on_empty_aside(b: _Builder, tape: str) -> None:
+    """An op on an empty tensor that nothing else reads: its leaf is no other op's input or a call's
+    source (its forward value is reported; the outer tapes' ops and calls never meet it)."""
+    recorded = _op_on_empty(b, tape)
+    if recorded is not None:
+        b.leaves.remove(recorded[0])
+        b.tensors.remove(recorded[0])
 
 
 def _foreign_leaves(b: _Builder) -> list[_Tensor]:
@@ -1392,6 +1413,8 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     _watched_variables(b, tape, parent, np.random.default_rng((seed, depth, 1003)))
     b.rng = np.random.default_rng((seed, depth, 1002))
     empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
+    if b.chance(EMPTY_OP_CHANCE):
+        _op_on_empty_aside(b, tape.name)
     fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
     innermost = depth == len(counts) - 1  # this tape recorded no gradient computation (yet)
     inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
