@@ -34,12 +34,14 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   outputs of ops without a gradient (stop_gradient, round, comparisons) are offered as sources;
   `watched_variables()` follows Variables watched, assigned or read (by a recorded op, or by
   stop_gradient, which TF runs with the tapes paused) newest first; jacobians take an unconnected
-  source often; half-precision programs draw composite ops more often, and their inputs come near
-  the dtype's largest values; float32 and float64 leaves hold subnormals now and then;
+  source often; half-precision programs draw composite ops (a mean among them) more often, and their
+  inputs come near the dtype's largest values (a pair of them summing past it along the last axis);
+  float32 and float64 leaves hold subnormals now and then;
 - attributes take TF's other forms: an axis now and then counted from the end, reductions over
   several axes, matmul's operands transposed or adjoint and its second operand a stack of matrices
   (the first broadcasts over it); tensors with an empty dimension go through reductions, softmax,
-  scans and transposes as well as elementwise ops; a tape around a level lists its watched
+  scans and transposes as well as elementwise ops (into a jacobian, or set aside from the other ops
+  and calls, whose every op otherwise lies on a gradient path); a tape around a level lists its watched
   variables after that level's calls (what the calls read);
 - ops receive what TF converts itself: one of an op's fresh constant operands becomes a Python number
   or nested list, or a NumPy scalar or array (its dtype, or float64 for floats), holding the same
