@@ -1466,26 +1466,88 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTe
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> EagerTensor:
-    start, stop = convert_to_tensor(start), convert_to_tensor(stop)
-    dtype = start.dtype if start.dtype.is_floating else _dtypes.float64
-    if int(num) < 0:  # TF's LinSpace kernel builds its indices with Range(0, num)
-        _check_range(0, int(num), 1)
-    values = np.linspace(start._value.astype(np.float64), stop._value.astype(np.float64), int(num), axis=axis)
-    return EagerTensor(quiet_astype(values, dtype.as_numpy_dtype), dtype)
+    """TF's composition (linspace_nd), op by op: stop converted to start's dtype, num to an integer tensor,
+    both ends broadcast and expanded at `axis`, the inner points start + delta * i (delta in the true
+    division's dtype), the ends concatenated around them and the whole sliced to num along `axis`."""
+    start = convert_to_tensor(start)
+    try:
+        stop = convert_to_tensor(stop, dtype=start.dtype)
+    except ValueError as error:  # TF's conversion names the argument for a tensor of another dtype
+        raise ValueError(f"stop: {error}" if isinstance(stop, Tensor) else str(error)) from None
+    num_int = _int_tensor(num, "num")
+    cast(num_int, start.dtype)
+    shape = _broadcast_shape(tuple(start.shape), tuple(stop.shape))
+    expanded_start = expand_dims(broadcast_to(start, shape), axis)
+    expanded_stop = expand_dims(broadcast_to(stop, shape), axis)
+    shape = list(expanded_start.shape)
+    ndims = len(shape)
+    axis = int(axis) if int(axis) >= 0 else ndims + int(axis)
+    num_fill = maximum(num_int - 2, 0)
+    n_steps = maximum(num_int - 1, 1)
+    delta = (expanded_stop - expanded_start) / cast(n_steps, expanded_stop.dtype)
+    expanded_start, expanded_stop = cast(expanded_start, delta.dtype), cast(expanded_stop, delta.dtype)
+    desired_range = cast(range(1, where(num_int >= 0, n_steps, -1), dtype=_dtypes.int64), delta.dtype)
+    desired_range = reshape(desired_range, where(equal(axis, range(ndims)), num_fill, 1))
+    concatenated = concat((expanded_start, expanded_start + delta * desired_range, expanded_stop), axis=axis)
+    size = concat((shape[0:axis], reshape(num_int, [1]), shape[axis + 1:]), axis=0)
+    return slice(concatenated, zeros_like(constant(shape, _dtypes.int32)), size)
+
+
+def _int_tensor(value: Any, name: str) -> EagerTensor:
+    """TF's convert_to_int_tensor: converted preferring int32, then cast to int32; a tensor of no integer
+    dtype is its TypeError."""
+    tensor = convert_to_tensor(value, dtype_hint=_dtypes.int32)
+    if not tensor.dtype.is_integer:
+        raise TypeError(f"Argument `tensor` (name: {name}) must be of type integer. Received `tensor` = {tensor} of "
+                        f"dtype: {tensor.dtype}")
+    return cast(tensor, _dtypes.int32)
+
+
+def _broadcast_shape(x: tuple, y: tuple) -> tuple:
+    """TF's BroadcastArgs of two static shapes."""
+    try:
+        return np.broadcast_shapes(x, y)
+    except ValueError:
+        raise InvalidArgumentError(f"Incompatible shapes: {dims_text(x)} vs. {dims_text(y)} [Op:BroadcastArgs] "
+                                   "name: ") from None
+
+
+# The dtypes range infers from its arguments, in the order the widest wins
+_RANGE_HIERARCHY = (_dtypes.int32, _dtypes.int64, _dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)
+# TF's Range op allows these (and unsigned types reftape lacks); it has CPU kernels for the floats and int32/int64
+_RANGE_ALLOWED = frozenset({_dtypes.bfloat16, _dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int8,
+                            _dtypes.int16, _dtypes.int32, _dtypes.int64})
+_RANGE_KERNELS = _RANGE_ALLOWED - {_dtypes.int8, _dtypes.int16}
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> EagerTensor:  # noqa: A001
+    """TF's range: values other than tensors converted to `dtype` (a Variable too: ValueError for another
+    dtype), the dtype inferred as the widest of int32 < int64 < float16 < bfloat16 < float32 < float64
+    (another is TF's AssertionError), all three cast to it, then the Range kernel."""
     if limit is None:
         start, limit = 0, start
-    values = [np.asarray(v._value if isinstance(v, EagerTensor) else v) for v in (start, limit, delta)]
+    bounds = [value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtype)
+              for value in (start, limit, delta)]
     if dtype is None:
-        inferred = [_convert(v).dtype for v in (start, limit, delta)]
-        order = [_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64]
-        dtype = builtins.max(inferred, key=lambda d: order.index(d) if d in order else 0)
+        if not all(bound.dtype in _RANGE_HIERARCHY for bound in bounds):
+            raise AssertionError()
+        dtype = builtins.max((bound.dtype for bound in bounds), key=_RANGE_HIERARCHY.index)
     dtype = _dtypes.as_dtype(dtype)
-    bounds = [v.item() for v in values]
-    _check_range(*bounds)
-    return EagerTensor(quiet_astype(np.arange(*bounds), dtype.as_numpy_dtype), dtype)
+    bounds = [cast(bound, dtype) for bound in bounds]
+    if dtype not in _RANGE_ALLOWED:
+        allowed = "bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64"
+        raise InvalidArgumentError(f"Value for attr 'Tidx' of {dtype.kernel_name} is not in the list of allowed values: "
+                                   f"{allowed}\n\t; NodeDef: {{{{node Range}}}} [Op:Range]")
+    if dtype not in _RANGE_KERNELS:
+        raise NotFoundError(f"Could not find device for node: {{{{node Range}}}} = Range[Tidx=DT_{dtype.kernel_name.upper()}] "
+                            "[Op:Range]")
+    for label, bound in zip(("start", "limit", "delta"), bounds):
+        if bound.ndim > 1 or bound.ndim == 1 and bound.shape[0] != 1:  # a vector of one element passes
+            raise InvalidArgumentError(f"{label} must be a scalar, not shape {dims_text(tuple(bound.shape))} "
+                                       "[Op:Range] name: ")
+    values = [bound._value.reshape(-1)[0].item() for bound in bounds]
+    _check_range(*values)
+    return EagerTensor(quiet_astype(np.arange(*values), dtype.as_numpy_dtype), dtype)
 
 
 def _check_range(start: Any, limit: Any, delta: Any) -> None:

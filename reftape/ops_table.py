@@ -504,7 +504,11 @@ def _reduction_axes(x, axis):
     for a in axis:
         if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
             raise ValueError(f"Invalid reduction dimension ({a} for input with {x.ndim} dimension(s)")
-    return tuple(a % max(x.ndim, 1) for a in axis)
+    axes = tuple(a % max(x.ndim, 1) for a in axis)
+    if len(set(axes)) < len(axes):  # TF's kernels refuse an axis named twice (a copy included), after the ranges
+        repeated = next(a for i, a in enumerate(axes) if a in axes[:i])
+        raise ValueError(f"Invalid reduction arguments: Axes contains duplicate dimension: {repeated}")
+    return axes
 
 
 def _copied_reduction(x, axis_arg, keep_dims):
@@ -618,7 +622,7 @@ def _squeeze(x, axis):
     for a in axis:
         if x.shape[a] != 1:
             raise ValueError(f"Can not squeeze dim[{a % x.ndim}], expected a dimension of 1, got {x.shape[a]}")
-    return np.squeeze(x, axis=axis)
+    return np.squeeze(x, axis=tuple({a % x.ndim: None for a in axis}))  # an axis named twice is squeezed once
 
 
 def _gather(params, indices, axis, batch_dims):

@@ -780,7 +780,31 @@ EXPRESSIONS = [
                        "squeeze(tf.zeros([1, 2, 1]), axis=())", "where(2)", "where(tf.constant(0.0))", "where([[1.0, 0.0]])")],
  # AssignAdd and AssignSub have kernels for numbers only
  "tf.Variable(True).assign_add(True)", "tf.Variable(['a']).assign_sub(['b'], read_value=False)",
- "tf.Variable([1], dtype=tf.uint8).assign_add([2])", "tf.Variable([1.0], dtype=tf.bfloat16).assign_sub([2.0])",
+ "tf.Variable([1], dtype=tf.uint8).assign_add([2])", "tf.Variable([1.0], dtype=tf.bfloat16).assign_sub([2.0])", # TF's reduction kernels refuse an axis named twice (after checking the ranges), a copy over one element too;
+ # Squeeze squeezes an axis named twice once
+ *[f"tf.{f}" for f in ("reduce_max([0], axis=[0, -1])", "reduce_sum([0], axis=[0, 0])", "reduce_min([[1, 2]], axis=[1, -1])",
+                       "reduce_mean([[1.0, 2.0]], axis=[-2, 0])", "reduce_prod([[1.0]], axis=[1, 1])",
+                       "reduce_any([[True]], axis=[1, 1])", "reduce_all([[True]], axis=[1, 1], keepdims=True)",
+                       "reduce_logsumexp([[1.0, 2.0]], axis=[1, 1])", "math.reduce_euclidean_norm([[1.0]], axis=[1, -1])",
+                       "reduce_max([[1, 2]], axis=[0, 0, 5])", "reduce_sum([[1.0, 2.0]], axis=tf.constant([1, 1]))",
+                       "squeeze([[1]], axis=[0, 0])", "squeeze([[[1]]], axis=[0, 2, -1])", "squeeze([[1, 2]], axis=[0, 0, 1])")],
+ # range converts what is no tensor to its dtype, infers the widest of int32 < int64 < float16 < bfloat16 <
+ # float32 < float64 (another is TF's AssertionError), casts all three, and its kernel takes a vector of one
+ # element; linspace converts stop to start's dtype and num to an integer tensor, and composes as TF does
+ *[f"tf.{f}" for f in ("range(3, dtype=tf.bool)", "range(0, 1, 0.3, dtype=tf.int32)", "range(tf.constant([1.0, 2.0]))",
+                       "range(tf.constant([3]))", "range(tf.constant([[3]]))", "range(tf.constant(3, tf.int8))",
+                       "range(tf.constant(True))", "range(3, dtype=tf.int8)", "range(3, dtype=tf.uint8)",
+                       "range(3, dtype=tf.complex64)", "range(3.5, dtype=tf.int32)", "range(tf.constant(3.5), dtype=tf.int32)",
+                       "range(tf.Variable(3.5), dtype=tf.int32)", "range(np.float16(3))", "range(np.int8(3))",
+                       "range(tf.constant(3.0, tf.float16))", "range(3, dtype=tf.string)",
+                       "linspace(0.0, 1.0, 2.0)", "linspace(0.0, 1.0, tf.constant(3, tf.int64))", "linspace(0, 1.5, 4)",
+                       "linspace(tf.constant(0.1, tf.float64), 0.7, 7)", "linspace([0.0, 1.0], 5.0, 3, axis=2)",
+                       "linspace([0.0, 1.0], [5.0, 1.0, 2.0], 3)", "linspace(0.0, 1.0, [2, 3])", "linspace(0.0, 1.0, [[2]])",
+                       "linspace(tf.constant(0.0), tf.constant(1.0, tf.float64), 3)",
+                       "linspace(tf.constant([1.5, -2.0, 0.5]), tf.constant([1.5, -2.0, 0.5]), [0])",
+                       "linspace(tf.constant([1.5, -2.0, 0.5]), tf.constant([1.5, -2.0, 0.5]), [4])", "linspace(True, False, 3)",
+                       "linspace(tf.constant(1 + 1j), 2.0, 3)", "linspace(0.0, tf.Variable(1.0, dtype=tf.float64), 3)",
+                       "linspace([0.0, 1.0], [[5.0], [6.0]], 3, axis=-1)")],
 ]
 
 
