@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import collections
 import math
+import numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -177,28 +178,32 @@ def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
     return execute(op, _matching([x, y], strict=True), **attrs)
 
 
-def _axis_argument(axis: Any, attr: str) -> Any:
+def _axis_argument(axis: Any, attr: str, beside: Sequence[Any] = ()) -> Any:
     """An axis argument as TF converts it for an op whose attribute `attr` types it: a tensor must hold
-    int32 or int64 (the op refuses another dtype), a Python float is no int32, a list of floats is a float
-    tensor; NumPy numbers convert."""
+    int32 or int64 (the op refuses another dtype), a Python float is no int32 (but where one of the op's
+    inputs, `beside`, sends it to TF's Python fallback, a float tensor the op refuses), a list of floats is
+    a float tensor; NumPy numbers convert."""
     if _is_tensor_like(axis):
         if axis.dtype.kernel_name not in _INT32_OR_64:
             raise InvalidArgumentError(f"Value for attr '{attr}' of {axis.dtype.kernel_name} is not in the list of "
                                        f"allowed values: int32, int64")
         return np.asarray(axis)
     if axis.__class__ is float:  # np.float64 too is a float, and converts
+        if any(_leaves_fast_path(value) for value in beside):
+            raise InvalidArgumentError(f"Value for attr '{attr}' of float is not in the list of allowed values: "
+                                       "int32, int64")
         raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
     if isinstance(axis, (list, tuple)) and np.size(axis) and np.asarray(axis).dtype.kind == "f":
         raise InvalidArgumentError(f"Value for attr '{attr}' of float is not in the list of allowed values: int32, int64")
     return axis
 
 
-def _axes(axis: Any) -> tuple | None:
+def _axes(axis: Any, beside: Sequence[Any] = ()) -> tuple | None:
     if axis is None:
         return None
     if axis.__class__ is tuple and all(a.__class__ is int for a in axis):  # what conversion would give, cheaply
         return axis
-    return tuple(int(a) for a in np.ravel(_axis_argument(axis, "Tidx")))  # any rank, as TF's reduction indices
+    return tuple(int(a) for a in np.ravel(_axis_argument(axis, "Tidx", beside)))  # any rank, as TF's reduction indices
 
 
 # ---------------------------------------------------------------------------------------------
@@ -606,7 +611,7 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
 
 
 def _reduction(op: str, input_tensor: Any, axis: Any, keepdims: bool) -> EagerTensor:
-    return execute(op, [convert_to_tensor(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute(op, [convert_to_tensor(input_tensor)], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims))
 
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -615,17 +620,19 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical or over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("Any", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("Any", [_bool_operand(input_tensor, [axis])], axis=_axes(axis, [input_tensor]),
+                   keep_dims=bool(keepdims))
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical and over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("All", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("All", [_bool_operand(input_tensor, [axis])], axis=_axes(axis, [input_tensor]),
+                   keep_dims=bool(keepdims))
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(input_tensor)
-    return execute("Mean", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
+    return execute("Mean", [x], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -670,7 +677,7 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(input_tensor)
-    return execute("EuclideanNorm", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
+    return execute("EuclideanNorm", [x], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002
@@ -779,7 +786,11 @@ def argmax(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name:
 
 
 def argmin(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("ArgMin", input, axis=_arg_axis(axis), output_type=_arg_output_type("ArgMin", output_type))
+    """TF's argmin makes no Python check of its axis (argmax's): the op converts it as its Tidx."""
+    axis = np.asarray(_axis_argument(0 if axis is None else axis, "Tidx", [input]))
+    if axis.ndim:
+        raise InvalidArgumentError(f"dim must be a scalar, but received tensor of shape: {dims_text(axis.shape)}")
+    return _unary("ArgMin", input, axis=int(axis), output_type=_arg_output_type("ArgMin", output_type))
 
 
 # The index dtypes TF's ArgMax and ArgMin allow (ArgMax has kernels for 16-bit indices too)
@@ -807,13 +818,14 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> EagerTensor:
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str | None = None) -> EagerTensor:
     a = convert_to_tensor(a)
-    perm = tuple(reversed(range(a.ndim))) if perm is None else tuple(int(p) for p in np.asarray(perm).reshape(-1))
+    perm = tuple(reversed(range(a.ndim))) if perm is None else \
+        tuple(int(p) for p in _index_values(perm, "Tperm", _INT32_OR_64, default=_dtypes.int32).reshape(-1))
     result = execute("Transpose", [a], perm=perm)
     return conj(result) if conjugate and a.dtype.is_complex else result
 
 
 def expand_dims(input: Any, axis: int, name: str | None = None) -> EagerTensor:  # noqa: A002
-    axis = np.asarray(_axis_argument(axis, "Tdim"))
+    axis = np.asarray(_axis_argument(axis, "Tdim", [input]))
     if axis.size != 1:
         raise InvalidArgumentError("'dim' must be a tensor with a single value [Op:ExpandDims]")
     return _unary("ExpandDims", input, axis=int(axis.reshape(-1)[0]))
@@ -854,7 +866,7 @@ def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
     if len(values) == 1:
         return identity(values[0])
     tensors = _matching(list(values), strict=True)
-    axis = np.asarray(_axis_argument(axis, "Tidx"))
+    axis = np.asarray(_axis_argument(axis, "Tidx", values))
     if axis.size != 1 or axis.ndim > 1:
         raise InvalidArgumentError(f"axis tensor should be a scalar integer, but got shape {dims_text(axis.shape)} "
                                    f"[Op:ConcatV2] name: concat")
@@ -889,7 +901,7 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None 
     value = convert_to_tensor(value)
     if num is None:
         _check_axis_argument(int(axis), value._value.ndim)
-        num = value.shape[axis]
+        num = list(value._value.shape)[axis]  # TF indexes a list of dimensions: a float axis is a TypeError
     count = _int_attribute(num, "num")
     if count < 0:
         raise InvalidArgumentError(f"Value for attr 'num' of {count} must be at least minimum 0\n\t; NodeDef: "
@@ -901,9 +913,23 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None 
 
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
           name: str | None = None) -> list[EagerTensor]:
+    """Split for a Python or NumPy integer, else SplitV of the sizes as one tensor (not of rank 0: TF's
+    ValueError), whose dtype must be int8, int32 or int64; the axis is an int32 input of either op."""
+    by_count = isinstance(num_or_size_splits, (numbers.Integral, np.integer))
+    if not by_count:
+        sizes_tensor = convert_to_tensor(num_or_size_splits)
+        if sizes_tensor.ndim == 0:
+            raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
+                             "Argument provided: %s" % (num_or_size_splits,))
+        if sizes_tensor.dtype not in (_dtypes.int8, _dtypes.int32, _dtypes.int64):
+            raise InvalidArgumentError(f"Value for attr 'Tlen' of {sizes_tensor.dtype.kernel_name} is not in the list of "
+                                       "allowed values: int8, int32, int64\n\t; NodeDef: {{node SplitV}} [Op:SplitV]")
+        count = sizes_tensor.shape[0] if num is None else _int_attribute(num, "num")
+        if sizes_tensor.ndim != 1 or sizes_tensor._value.size != count:
+            raise InvalidArgumentError(f"size of the split_tensor must be 1-D and have the same elements as outputs got "
+                                       f"{sizes_tensor.ndim} -D and {sizes_tensor._value.size} elements [Op:SplitV]")
     value = convert_to_tensor(value)
-    axis = int(axis)
-    by_count = np.ndim(num_or_size_splits) == 0 and not _is_tensor_like(num_or_size_splits)
+    axis = _int32_input(axis, "Split" if by_count else "SplitV", 0 if by_count else 2)
     rank = value._value.ndim
     if not -rank <= axis < rank:
         raise InvalidArgumentError(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis} "
@@ -915,8 +941,19 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
                                        f"split_dim {axis} (size = {value.shape[axis]}) and num_split {parts} [Op:Split]")
         sizes = (value.shape[axis] // parts,) * parts
     else:
-        sizes = _split_sizes(tuple(int(s) for s in np.asarray(num_or_size_splits).reshape(-1)), value.shape[axis])
+        sizes = _split_sizes(tuple(int(s) for s in sizes_tensor._value.reshape(-1)), value.shape[axis])
     return list(execute("SplitV", [value], size_splits=sizes, axis=axis))
+
+
+def _int32_input(value: Any, op: str, index: int) -> int:
+    """An op's int32 input (no type attribute): a Python value converts to int32 (a float is TF's
+    TypeError), a tensor or Variable of another dtype is refused by the op."""
+    if _is_tensor_like(value):
+        if value.dtype != _dtypes.int32:
+            raise InvalidArgumentError(f"cannot compute {op} as input #{index}(zero-based) was expected to be a int32 "
+                                       f"tensor but is a {value.dtype.kernel_name} tensor [Op:{op}] name: split")
+        return int(convert_to_tensor(value)._value)
+    return int(convert_to_tensor(value, dtype=_dtypes.int32)._value)
 
 
 def _split_sizes(sizes: tuple, dimension: int) -> tuple:
@@ -951,10 +988,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     dimensions. As in TF, an axis of 0 drops batch_dims, and then the gradient is IndexedSlices
     (catalog entry 35); the axis and batch_dims reach the kernel as given, negative ones included."""
     params = convert_to_tensor(params)
-    index_array = convert_to_tensor(indices)._value
-    if index_array.dtype.kind not in "iu":
-        raise TypeError(f"Value passed to parameter 'indices' has DataType {index_array.dtype} not in list of "
-                        "allowed values: int16, int32, int64")
+    index_array = _index_values(indices, "Tindices", ("int16",) + _INT32_OR_64)
     axis = _gather_axis(batch_dims if axis is None else axis)
     return execute("GatherV2", [params], indices=index_array, axis=axis,
                    batch_dims=0 if axis == 0 else int(batch_dims))
@@ -997,6 +1031,9 @@ def _index_pair(first: Any, second: Any, op: str) -> tuple[np.ndarray, np.ndarra
         second = convert_to_tensor(second, dtype=first.dtype)
     elif _is_tensor_like(second) and not _is_tensor_like(first):
         first = convert_to_tensor(first, dtype=second.dtype)
+    elif not _is_tensor_like(first) and (_leaves_fast_path(first) or _leaves_fast_path(second)):  # TF's fallback: in order
+        first = convert_to_tensor(first)
+        second = convert_to_tensor(second, dtype=first.dtype)
     first, second = (_index_values(v, "Index", _INT32_OR_64) for v in (first, second))  # []: float32, refused
     if first.dtype != second.dtype:
         raise InvalidArgumentError(f"cannot compute {op} as input #2(zero-based) was expected to be a "
