@@ -241,9 +241,11 @@ def _true_division(op: str, x: EagerTensor, y: EagerTensor, caller: str) -> Eage
 
 
 def divide(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    """`x / y`: operands of one dtype (TF only hints the dtype to a Python operand); integers are
-    divided as floats."""
-    return _true_division("RealDiv", *_matching([x, y]), "__truediv__")
+    """`x / y`, integers divided as floats: x converted to y's dtype unless a tensor or Variable, then
+    `truediv` (y's dtype hinted by x's). With a name, TF's delegate calls truediv straight away."""
+    if name is None and not _is_tensor_like(x):
+        x = convert_to_tensor(x, dtype=y.dtype if _is_tensor_like(y) else None)
+    return truediv(x, y)
 
 
 def truediv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
@@ -731,6 +733,8 @@ def _norm_axes(axis: Any, ord: Any) -> tuple | None:  # noqa: A002
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
                  dim: Any = None) -> EagerTensor:
     """x / sqrt(max(sum(x**2), epsilon)) along `axis`."""
+    if axis is not None and dim is not None:  # TF's deprecated_argument_lookup
+        raise ValueError("Cannot specify both 'dim' and 'axis'.")
     x = convert_to_tensor(x)
     axis = dim if axis is None else axis
     if x.dtype.is_complex:
@@ -863,7 +867,10 @@ def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
     """Joins tensors along `axis`; one value (IndexedSlices too) comes back as its identity, as in TF."""
     if not isinstance(values, (list, tuple)):
         values = [values]
-    if len(values) == 1:
+    if len(values) == 1:  # TF checks the axis it then ignores: an int32 scalar
+        axis_shape = _named_conversion(axis, _dtypes.int32, "concat_dim").shape
+        if axis_shape.ndims != 0:
+            raise ValueError(f"Shape {axis_shape} must have rank 0")
         return identity(values[0])
     tensors = _matching(list(values), strict=True)
     axis = np.asarray(_axis_argument(axis, "Tidx", values))
@@ -1507,10 +1514,7 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     both ends broadcast and expanded at `axis`, the inner points start + delta * i (delta in the true
     division's dtype), the ends concatenated around them and the whole sliced to num along `axis`."""
     start = convert_to_tensor(start)
-    try:
-        stop = convert_to_tensor(stop, dtype=start.dtype)
-    except ValueError as error:  # TF's conversion names the argument for a tensor of another dtype
-        raise ValueError(f"stop: {error}" if isinstance(stop, Tensor) else str(error)) from None
+    stop = _named_conversion(stop, start.dtype, "stop")
     num_int = _int_tensor(num, "num")
     cast(num_int, start.dtype)
     shape = _broadcast_shape(tuple(start.shape), tuple(stop.shape))
@@ -1528,6 +1532,14 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     concatenated = concat((expanded_start, expanded_start + delta * desired_range, expanded_stop), axis=axis)
     size = concat((shape[0:axis], reshape(num_int, [1]), shape[axis + 1:]), axis=0)
     return slice(concatenated, zeros_like(constant(shape, _dtypes.int32)), size)
+
+
+def _named_conversion(value: Any, dtype: _dtypes.DType, name: str) -> EagerTensor:
+    """`convert_to_tensor(value, dtype, name=name)`: TF's error for a tensor of another dtype names the argument."""
+    try:
+        return convert_to_tensor(value, dtype=dtype)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}" if isinstance(value, Tensor) else str(error)) from None
 
 
 def _int_tensor(value: Any, name: str) -> EagerTensor:
@@ -1744,10 +1756,23 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: An
 def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -1, num_cols: Any = -1,
          padding_value: Any = 0, align: str = "RIGHT_LEFT") -> EagerTensor:
     """Matrices with `diagonal` on their k-th diagonal and padding_value elsewhere (MatrixDiagV3)."""
+    if _bool_typed(diagonal):  # TF's special case: a bool padding for a bool tensor or array
+        padding_value = builtins.bool(padding_value)
     diagonal = convert_to_tensor(diagonal)
     padding = convert_to_tensor(padding_value, dtype=diagonal.dtype)
     return execute("MatrixDiagV3", [diagonal], k=_diagonal_index(k), num_rows=int(num_rows), num_cols=int(num_cols),
                    padding_value=padding._value)
+
+
+def _bool_typed(value: Any) -> bool:
+    """TF's `hasattr(value, "dtype") and value.dtype == "bool"`, before the value is converted."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return False
+    try:
+        return _dtypes.as_dtype(dtype) == _dtypes.bool
+    except TypeError:
+        return False
 
 
 def trace(x: Any, name: str | None = None) -> EagerTensor:
@@ -1873,15 +1898,13 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> E
 def _softmax_along(op: str, logits: Any, axis: Any) -> EagerTensor:
     logits = convert_to_tensor(logits)
     axis = -1 if axis is None else int(axis)
+    if axis not in (-1, logits.ndim - 1) and not -logits.ndim <= axis < logits.ndim:  # TF's Python check comes first
+        raise InvalidArgumentError(f"`dim` must be in the range [{-logits.ndim}, {logits.ndim}) where {logits.ndim} is the "
+                                   f"number of dimensions in the input. Received: dim={axis}")
     if op == "Softmax" and logits.dtype in (_dtypes.float32, _dtypes.bfloat16) and not 1 <= logits.ndim <= 5:
         from .errors import AbortedError  # TF's oneDNN softmax kernel (float32, bfloat16) takes ranks 1 to 5
 
         raise AbortedError("Input dims must be <= 5 and >=1 [Op:Softmax] name: ")
-    if axis != -1 and not -logits.ndim <= axis < logits.ndim:
-        from .errors import InvalidArgumentError
-
-        raise InvalidArgumentError(f"`dim` must be in the range [{-logits.ndim}, {logits.ndim}) where {logits.ndim} is the "
-                                   f"number of dimensions in the input. Received: dim={axis}")
     if logits.ndim == 0 or axis % logits.ndim == logits.ndim - 1:  # a scalar: the kernel refuses it
         return execute(op, [logits])
     perm = list(np.arange(logits.ndim))

@@ -879,7 +879,35 @@ EXPRESSIONS = [
  'tf.argmin([[1.0, 2.0]], tf.constant([]))', 'tf.argmin(tf.ones([2, 2]), True)', 'tf.argmin([[1.0, 2.0]], True)',
  'tf.argmin(tf.ones([2, 2]), None)', 'tf.argmin([[1.0, 2.0]], None)', 'tf.argmin(tf.ones([2, 2]), tf.constant([0]))',
  'tf.argmin([[1.0, 2.0]], tf.constant([0]))', 'tf.argmin(tf.ones([2, 2]), np.array([0]))',
- 'tf.argmin([[1.0, 2.0]], np.array([0]))',
+ 'tf.argmin([[1.0, 2.0]], np.array([0]))', # TruncateMod has CPU kernels for int32, int64, float32 and float64 only; diag pads a bool tensor or array with
+ # bool(padding_value); softmax checks its axis in Python before the oneDNN kernel's rank; l2_normalize's dim and
+ # axis exclude each other; concat of one value checks its axis as an int32 scalar; divide converts x to y's dtype
+ # unless a tensor, then truediv (straight away with a name)
+ 'tf.truncatemod(2, tf.constant([1.5], tf.float16))', 'tf.truncatemod(tf.constant([1.5], tf.float16), 2)',
+ 'tf.truncatemod(tf.constant([-7.5], tf.float32), 2.0)', 'tf.truncatemod(tf.constant([-7.5], tf.float64), 2.0)',
+ 'tf.truncatediv(tf.constant([-7.5], tf.bfloat16), tf.constant([2.0], tf.bfloat16))',
+ 'tf.linalg.diag(tf.constant([True, False]))', 'tf.linalg.diag(np.array([True, False]))',
+ 'tf.linalg.diag([True, False])', 'tf.linalg.diag(tf.Variable([True, False]))',
+ 'tf.linalg.diag(tf.constant([True, False]), padding_value=2)',
+ 'tf.linalg.diag(tf.constant([True, False]), padding_value=0.0)', 'tf.linalg.diag(tf.constant([True, False]), k=1)',
+ 'tf.linalg.diag_part(tf.constant([[True, False], [True, True]]))',
+ 'tf.linalg.diag_part(np.array([[True, False], [True, True]]))', 'tf.nn.softmax(0.5, axis=1)',
+ 'tf.nn.softmax(0.5, axis=-1)', 'tf.nn.softmax(0.5, axis=0)', 'tf.nn.softmax(tf.constant(0.5, tf.float64), axis=1)',
+ 'tf.nn.softmax([0.5], axis=1)', 'tf.nn.softmax([0.5], axis=0)', 'tf.nn.softmax(tf.ones([1, 1, 1, 1, 1, 1]), axis=1)',
+ 'tf.nn.softmax(tf.ones([1, 1, 1, 1, 1, 1]))', 'tf.nn.softmax(tf.ones([1, 1, 1, 1, 1, 1]), axis=9)',
+ 'tf.nn.log_softmax(0.5, axis=1)', 'tf.nn.log_softmax(tf.ones([1, 1, 1, 1, 1, 1]))',
+ 'tf.nn.softmax(tf.ones([1, 1, 1, 1, 1, 1], tf.bfloat16))', 'tf.nn.softmax(tf.ones([1, 2], tf.bfloat16), axis=0)',
+ 'tf.math.l2_normalize([1.0], axis=0, dim=0)', 'tf.math.l2_normalize([1.0], dim=0)',
+ 'tf.math.l2_normalize([[1.0, 2.0]], dim=1)', 'tf.concat(tf.constant(1), [2, 3])', 'tf.concat(tf.constant(1), 1.0)',
+ 'tf.concat(tf.constant(1), tf.constant(1.0))', 'tf.concat(tf.constant(1), tf.constant(1, tf.int64))',
+ 'tf.concat([tf.constant([1])], [[0]])', 'tf.concat([tf.constant([1])], 5)',
+ 'tf.concat([tf.constant([1])], np.array([0]))', 'tf.concat(tf.constant([1]), 0)', 'tf.divide(2, tf.Variable(2.0))',
+ "tf.divide(2, tf.Variable(2.0), name='d')", "tf.divide(2, tf.constant(2.0), name='d')",
+ "tf.divide(2.0, tf.constant(2.0), name='d')", "tf.divide(tf.constant(2), 2.5, name='d')", 'tf.divide(2, [2.0])',
+ 'tf.divide([2], tf.constant(2.0))', 'tf.divide(2.5, tf.constant(2))', 'tf.divide(np.float64(2), tf.constant(2.0))',
+ 'tf.divide(np.float32(2), tf.constant(2.0, tf.float64))', 'tf.divide(np.array([2]), tf.constant(2.0))',
+ 'tf.divide(tf.constant(2.0), np.array([2]))', 'tf.divide([1, 2], [2, 4])',
+ 'tf.divide(tf.Variable(2), tf.Variable(2.0))', 'tf.divide(tf.Variable(2.0), [2])', 'tf.divide(2, 3)',
 ]
 
 
