@@ -1955,10 +1955,12 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     alone: the labels are cast to the logits' dtype)."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
-    axis = axis % logits.ndim
-    if axis != logits.ndim - 1:
-        perm = [d for d in builtins.range(logits.ndim) if d != axis] + [axis]
+    if axis != -1:  # TF's perm: concat(range(axis), range(axis + 1, rank), [axis]); its Range refuses other negatives
+        perm = concat([range(axis), range(axis + 1, logits.ndim), [axis]], 0)
         logits, labels = transpose(logits, perm), transpose(labels, perm)
+    if logits.ndim == 0 or labels.ndim == 0:  # TF slices the last dimension's size out of an empty shape
+        raise InvalidArgumentError("Expected begin[0] == 0 (got -1) and size[0] == 0 (got 1) when input.dim_size(0) == 0 "
+                                   "[Op:Slice]")
     outer = tuple(logits.shape)[:-1]
     compute = _dtypes.float32 if logits.dtype == _dtypes.float16 else logits.dtype
     flat_logits = reshape(cast(logits, compute), (-1, logits.shape[-1]))

@@ -907,7 +907,29 @@ EXPRESSIONS = [
  'tf.divide([2], tf.constant(2.0))', 'tf.divide(2.5, tf.constant(2))', 'tf.divide(np.float64(2), tf.constant(2.0))',
  'tf.divide(np.float32(2), tf.constant(2.0, tf.float64))', 'tf.divide(np.array([2]), tf.constant(2.0))',
  'tf.divide(tf.constant(2.0), np.array([2]))', 'tf.divide([1, 2], [2, 4])',
- 'tf.divide(tf.Variable(2), tf.Variable(2.0))', 'tf.divide(tf.Variable(2.0), [2])', 'tf.divide(2, 3)',
+ 'tf.divide(tf.Variable(2), tf.Variable(2.0))', 'tf.divide(tf.Variable(2.0), [2])', 'tf.divide(2, 3)', # the cross entropies of scalars, and softmax's over an axis other than -1, moved last by TF's perm
+ # concat(range(axis), range(axis + 1, rank), [axis]) (whose Range refuses other negative axes)
+ 'tf.nn.softmax_cross_entropy_with_logits(tf.Variable(2.0), 2)', 'tf.nn.softmax_cross_entropy_with_logits(2.0, 2.0)',
+ 'tf.nn.softmax_cross_entropy_with_logits([2.0], 2.0)', 'tf.nn.softmax_cross_entropy_with_logits(2.0, [2.0])',
+ 'tf.nn.softmax_cross_entropy_with_logits(2.0, [2.0, 1.0])',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], [[1.0, 2.0]], axis=0)',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], [[1.0, 2.0]], axis=1)',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], [[1.0, 2.0]], axis=-2)',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], [[1.0, 2.0]], axis=2)',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], [[1.0, 2.0]], axis=5)',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], [[1.0, 2.0]], axis=-3)',
+ 'tf.nn.softmax_cross_entropy_with_logits([[[0.5, 0.5]]], [[[1.0, 2.0]]], axis=1)',
+ 'tf.nn.softmax_cross_entropy_with_logits([0.5, 0.5], [1.0, 2.0], axis=0)',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], tf.constant([[1.0, 2.0]], tf.bfloat16))',
+ 'tf.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], tf.constant([[1.0, 2.0]], tf.float16), axis=0)',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits(2, 2.0)',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits(tf.Variable(2), tf.Variable(2.0))',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits(0, [2.0])',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits([0], 2.0)',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits([0], [[2.0]])',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits([[0]], [[2.0]])',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits([0.0], [[2.0]])',
+ 'tf.nn.sparse_softmax_cross_entropy_with_logits([3], [[2.0]])', 'tf.nn.sigmoid_cross_entropy_with_logits(2.0, 2.0)',
 ]
 
 
