@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import collections
 import math
+import numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -177,28 +178,32 @@ def _binary(op: str, x: Any, y: Any, **attrs: Any) -> EagerTensor:
     return execute(op, _matching([x, y], strict=True), **attrs)
 
 
-def _axis_argument(axis: Any, attr: str) -> Any:
+def _axis_argument(axis: Any, attr: str, beside: Sequence[Any] = ()) -> Any:
     """An axis argument as TF converts it for an op whose attribute `attr` types it: a tensor must hold
-    int32 or int64 (the op refuses another dtype), a Python float is no int32, a list of floats is a float
-    tensor; NumPy numbers convert."""
+    int32 or int64 (the op refuses another dtype), a Python float is no int32 (but where one of the op's
+    inputs, `beside`, sends it to TF's Python fallback, a float tensor the op refuses), a list of floats is
+    a float tensor; NumPy numbers convert."""
     if _is_tensor_like(axis):
         if axis.dtype.kernel_name not in _INT32_OR_64:
             raise InvalidArgumentError(f"Value for attr '{attr}' of {axis.dtype.kernel_name} is not in the list of "
                                        f"allowed values: int32, int64")
         return np.asarray(axis)
     if axis.__class__ is float:  # np.float64 too is a float, and converts
+        if any(_leaves_fast_path(value) for value in beside):
+            raise InvalidArgumentError(f"Value for attr '{attr}' of float is not in the list of allowed values: "
+                                       "int32, int64")
         raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
     if isinstance(axis, (list, tuple)) and np.size(axis) and np.asarray(axis).dtype.kind == "f":
         raise InvalidArgumentError(f"Value for attr '{attr}' of float is not in the list of allowed values: int32, int64")
     return axis
 
 
-def _axes(axis: Any) -> tuple | None:
+def _axes(axis: Any, beside: Sequence[Any] = ()) -> tuple | None:
     if axis is None:
         return None
     if axis.__class__ is tuple and all(a.__class__ is int for a in axis):  # what conversion would give, cheaply
         return axis
-    return tuple(int(a) for a in np.ravel(_axis_argument(axis, "Tidx")))  # any rank, as TF's reduction indices
+    return tuple(int(a) for a in np.ravel(_axis_argument(axis, "Tidx", beside)))  # any rank, as TF's reduction indices
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,9 +241,11 @@ def _true_division(op: str, x: EagerTensor, y: EagerTensor, caller: str) -> Eage
 
 
 def divide(x: Any, y: Any, name: str | None = None) -> EagerTensor:
-    """`x / y`: operands of one dtype (TF only hints the dtype to a Python operand); integers are
-    divided as floats."""
-    return _true_division("RealDiv", *_matching([x, y]), "__truediv__")
+    """`x / y`, integers divided as floats: x converted to y's dtype unless a tensor or Variable, then
+    `truediv` (y's dtype hinted by x's). With a name, TF's delegate calls truediv straight away."""
+    if name is None and not _is_tensor_like(x):
+        x = convert_to_tensor(x, dtype=y.dtype if _is_tensor_like(y) else None)
+    return truediv(x, y)
 
 
 def truediv(x: Any, y: Any, name: str | None = None) -> EagerTensor:
@@ -606,7 +613,7 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
 
 
 def _reduction(op: str, input_tensor: Any, axis: Any, keepdims: bool) -> EagerTensor:
-    return execute(op, [convert_to_tensor(input_tensor)], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute(op, [convert_to_tensor(input_tensor)], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims))
 
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -615,17 +622,19 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical or over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("Any", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("Any", [_bool_operand(input_tensor, [axis])], axis=_axes(axis, [input_tensor]),
+                   keep_dims=bool(keepdims))
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     """Logical and over axes; the input converts as a bool, like the logical ops' operands."""
-    return execute("All", [_bool_operand(input_tensor, [axis])], axis=_axes(axis), keep_dims=bool(keepdims))
+    return execute("All", [_bool_operand(input_tensor, [axis])], axis=_axes(axis, [input_tensor]),
+                   keep_dims=bool(keepdims))
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(input_tensor)
-    return execute("Mean", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
+    return execute("Mean", [x], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -670,7 +679,7 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(input_tensor)
-    return execute("EuclideanNorm", [x], axis=_axes(axis), keep_dims=bool(keepdims), T=x.dtype)
+    return execute("EuclideanNorm", [x], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,  # noqa: A002
@@ -724,6 +733,8 @@ def _norm_axes(axis: Any, ord: Any) -> tuple | None:  # noqa: A002
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
                  dim: Any = None) -> EagerTensor:
     """x / sqrt(max(sum(x**2), epsilon)) along `axis`."""
+    if axis is not None and dim is not None:  # TF's deprecated_argument_lookup
+        raise ValueError("Cannot specify both 'dim' and 'axis'.")
     x = convert_to_tensor(x)
     axis = dim if axis is None else axis
     if x.dtype.is_complex:
@@ -779,7 +790,11 @@ def argmax(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name:
 
 
 def argmin(input: Any, axis: Any = None, output_type: Any = _dtypes.int64, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return _unary("ArgMin", input, axis=_arg_axis(axis), output_type=_arg_output_type("ArgMin", output_type))
+    """TF's argmin makes no Python check of its axis (argmax's): the op converts it as its Tidx."""
+    axis = np.asarray(_axis_argument(0 if axis is None else axis, "Tidx", [input]))
+    if axis.ndim:
+        raise InvalidArgumentError(f"dim must be a scalar, but received tensor of shape: {dims_text(axis.shape)}")
+    return _unary("ArgMin", input, axis=int(axis), output_type=_arg_output_type("ArgMin", output_type))
 
 
 # The index dtypes TF's ArgMax and ArgMin allow (ArgMax has kernels for 16-bit indices too)
@@ -807,13 +822,14 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> EagerTensor:
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str | None = None) -> EagerTensor:
     a = convert_to_tensor(a)
-    perm = tuple(reversed(range(a.ndim))) if perm is None else tuple(int(p) for p in np.asarray(perm).reshape(-1))
+    perm = tuple(reversed(range(a.ndim))) if perm is None else \
+        tuple(int(p) for p in _index_values(perm, "Tperm", _INT32_OR_64, default=_dtypes.int32).reshape(-1))
     result = execute("Transpose", [a], perm=perm)
     return conj(result) if conjugate and a.dtype.is_complex else result
 
 
 def expand_dims(input: Any, axis: int, name: str | None = None) -> EagerTensor:  # noqa: A002
-    axis = np.asarray(_axis_argument(axis, "Tdim"))
+    axis = np.asarray(_axis_argument(axis, "Tdim", [input]))
     if axis.size != 1:
         raise InvalidArgumentError("'dim' must be a tensor with a single value [Op:ExpandDims]")
     return _unary("ExpandDims", input, axis=int(axis.reshape(-1)[0]))
@@ -851,10 +867,13 @@ def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
     """Joins tensors along `axis`; one value (IndexedSlices too) comes back as its identity, as in TF."""
     if not isinstance(values, (list, tuple)):
         values = [values]
-    if len(values) == 1:
+    if len(values) == 1:  # TF checks the axis it then ignores: an int32 scalar
+        axis_shape = _named_conversion(axis, _dtypes.int32, "concat_dim").shape
+        if axis_shape.ndims != 0:
+            raise ValueError(f"Shape {axis_shape} must have rank 0")
         return identity(values[0])
     tensors = _matching(list(values), strict=True)
-    axis = np.asarray(_axis_argument(axis, "Tidx"))
+    axis = np.asarray(_axis_argument(axis, "Tidx", values))
     if axis.size != 1 or axis.ndim > 1:
         raise InvalidArgumentError(f"axis tensor should be a scalar integer, but got shape {dims_text(axis.shape)} "
                                    f"[Op:ConcatV2] name: concat")
@@ -889,7 +908,7 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None 
     value = convert_to_tensor(value)
     if num is None:
         _check_axis_argument(int(axis), value._value.ndim)
-        num = value.shape[axis]
+        num = list(value._value.shape)[axis]  # TF indexes a list of dimensions: a float axis is a TypeError
     count = _int_attribute(num, "num")
     if count < 0:
         raise InvalidArgumentError(f"Value for attr 'num' of {count} must be at least minimum 0\n\t; NodeDef: "
@@ -901,9 +920,23 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str | None 
 
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
           name: str | None = None) -> list[EagerTensor]:
+    """Split for a Python or NumPy integer, else SplitV of the sizes as one tensor (not of rank 0: TF's
+    ValueError), whose dtype must be int8, int32 or int64; the axis is an int32 input of either op."""
+    by_count = isinstance(num_or_size_splits, (numbers.Integral, np.integer))
+    if not by_count:
+        sizes_tensor = convert_to_tensor(num_or_size_splits)
+        if sizes_tensor.ndim == 0:
+            raise ValueError(f"Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
+                             "Argument provided: %s" % (num_or_size_splits,))
+        if sizes_tensor.dtype not in (_dtypes.int8, _dtypes.int32, _dtypes.int64):
+            raise InvalidArgumentError(f"Value for attr 'Tlen' of {sizes_tensor.dtype.kernel_name} is not in the list of "
+                                       "allowed values: int8, int32, int64\n\t; NodeDef: {{node SplitV}} [Op:SplitV]")
+        count = sizes_tensor.shape[0] if num is None else _int_attribute(num, "num")
+        if sizes_tensor.ndim != 1 or sizes_tensor._value.size != count:
+            raise InvalidArgumentError(f"size of the split_tensor must be 1-D and have the same elements as outputs got "
+                                       f"{sizes_tensor.ndim} -D and {sizes_tensor._value.size} elements [Op:SplitV]")
     value = convert_to_tensor(value)
-    axis = int(axis)
-    by_count = np.ndim(num_or_size_splits) == 0 and not _is_tensor_like(num_or_size_splits)
+    axis = _int32_input(axis, "Split" if by_count else "SplitV", 0 if by_count else 2)
     rank = value._value.ndim
     if not -rank <= axis < rank:
         raise InvalidArgumentError(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis} "
@@ -915,8 +948,19 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
                                        f"split_dim {axis} (size = {value.shape[axis]}) and num_split {parts} [Op:Split]")
         sizes = (value.shape[axis] // parts,) * parts
     else:
-        sizes = _split_sizes(tuple(int(s) for s in np.asarray(num_or_size_splits).reshape(-1)), value.shape[axis])
+        sizes = _split_sizes(tuple(int(s) for s in sizes_tensor._value.reshape(-1)), value.shape[axis])
     return list(execute("SplitV", [value], size_splits=sizes, axis=axis))
+
+
+def _int32_input(value: Any, op: str, index: int) -> int:
+    """An op's int32 input (no type attribute): a Python value converts to int32 (a float is TF's
+    TypeError), a tensor or Variable of another dtype is refused by the op."""
+    if _is_tensor_like(value):
+        if value.dtype != _dtypes.int32:
+            raise InvalidArgumentError(f"cannot compute {op} as input #{index}(zero-based) was expected to be a int32 "
+                                       f"tensor but is a {value.dtype.kernel_name} tensor [Op:{op}] name: split")
+        return int(convert_to_tensor(value)._value)
+    return int(convert_to_tensor(value, dtype=_dtypes.int32)._value)
 
 
 def _split_sizes(sizes: tuple, dimension: int) -> tuple:
@@ -951,10 +995,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     dimensions. As in TF, an axis of 0 drops batch_dims, and then the gradient is IndexedSlices
     (catalog entry 35); the axis and batch_dims reach the kernel as given, negative ones included."""
     params = convert_to_tensor(params)
-    index_array = convert_to_tensor(indices)._value
-    if index_array.dtype.kind not in "iu":
-        raise TypeError(f"Value passed to parameter 'indices' has DataType {index_array.dtype} not in list of "
-                        "allowed values: int16, int32, int64")
+    index_array = _index_values(indices, "Tindices", ("int16",) + _INT32_OR_64)
     axis = _gather_axis(batch_dims if axis is None else axis)
     return execute("GatherV2", [params], indices=index_array, axis=axis,
                    batch_dims=0 if axis == 0 else int(batch_dims))
@@ -997,6 +1038,9 @@ def _index_pair(first: Any, second: Any, op: str) -> tuple[np.ndarray, np.ndarra
         second = convert_to_tensor(second, dtype=first.dtype)
     elif _is_tensor_like(second) and not _is_tensor_like(first):
         first = convert_to_tensor(first, dtype=second.dtype)
+    elif not _is_tensor_like(first) and (_leaves_fast_path(first) or _leaves_fast_path(second)):  # TF's fallback: in order
+        first = convert_to_tensor(first)
+        second = convert_to_tensor(second, dtype=first.dtype)
     first, second = (_index_values(v, "Index", _INT32_OR_64) for v in (first, second))  # []: float32, refused
     if first.dtype != second.dtype:
         raise InvalidArgumentError(f"cannot compute {op} as input #2(zero-based) was expected to be a "
@@ -1466,26 +1510,93 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> EagerTe
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> EagerTensor:
-    start, stop = convert_to_tensor(start), convert_to_tensor(stop)
-    dtype = start.dtype if start.dtype.is_floating else _dtypes.float64
-    if int(num) < 0:  # TF's LinSpace kernel builds its indices with Range(0, num)
-        _check_range(0, int(num), 1)
-    values = np.linspace(start._value.astype(np.float64), stop._value.astype(np.float64), int(num), axis=axis)
-    return EagerTensor(quiet_astype(values, dtype.as_numpy_dtype), dtype)
+    """TF's composition (linspace_nd), op by op: stop converted to start's dtype, num to an integer tensor,
+    both ends broadcast and expanded at `axis`, the inner points start + delta * i (delta in the true
+    division's dtype), the ends concatenated around them and the whole sliced to num along `axis`."""
+    start = convert_to_tensor(start)
+    stop = _named_conversion(stop, start.dtype, "stop")
+    num_int = _int_tensor(num, "num")
+    cast(num_int, start.dtype)
+    shape = _broadcast_shape(tuple(start.shape), tuple(stop.shape))
+    expanded_start = expand_dims(broadcast_to(start, shape), axis)
+    expanded_stop = expand_dims(broadcast_to(stop, shape), axis)
+    shape = list(expanded_start.shape)
+    ndims = len(shape)
+    axis = int(axis) if int(axis) >= 0 else ndims + int(axis)
+    num_fill = maximum(num_int - 2, 0)
+    n_steps = maximum(num_int - 1, 1)
+    delta = (expanded_stop - expanded_start) / cast(n_steps, expanded_stop.dtype)
+    expanded_start, expanded_stop = cast(expanded_start, delta.dtype), cast(expanded_stop, delta.dtype)
+    desired_range = cast(range(1, where(num_int >= 0, n_steps, -1), dtype=_dtypes.int64), delta.dtype)
+    desired_range = reshape(desired_range, where(equal(axis, range(ndims)), num_fill, 1))
+    concatenated = concat((expanded_start, expanded_start + delta * desired_range, expanded_stop), axis=axis)
+    size = concat((shape[0:axis], reshape(num_int, [1]), shape[axis + 1:]), axis=0)
+    return slice(concatenated, zeros_like(constant(shape, _dtypes.int32)), size)
+
+
+def _named_conversion(value: Any, dtype: _dtypes.DType, name: str) -> EagerTensor:
+    """`convert_to_tensor(value, dtype, name=name)`: TF's error for a tensor of another dtype names the argument."""
+    try:
+        return convert_to_tensor(value, dtype=dtype)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}" if isinstance(value, Tensor) else str(error)) from None
+
+
+def _int_tensor(value: Any, name: str) -> EagerTensor:
+    """TF's convert_to_int_tensor: converted preferring int32, then cast to int32; a tensor of no integer
+    dtype is its TypeError."""
+    tensor = convert_to_tensor(value, dtype_hint=_dtypes.int32)
+    if not tensor.dtype.is_integer:
+        raise TypeError(f"Argument `tensor` (name: {name}) must be of type integer. Received `tensor` = {tensor} of "
+                        f"dtype: {tensor.dtype}")
+    return cast(tensor, _dtypes.int32)
+
+
+def _broadcast_shape(x: tuple, y: tuple) -> tuple:
+    """TF's BroadcastArgs of two static shapes."""
+    try:
+        return np.broadcast_shapes(x, y)
+    except ValueError:
+        raise InvalidArgumentError(f"Incompatible shapes: {dims_text(x)} vs. {dims_text(y)} [Op:BroadcastArgs] "
+                                   "name: ") from None
+
+
+# The dtypes range infers from its arguments, in the order the widest wins
+_RANGE_HIERARCHY = (_dtypes.int32, _dtypes.int64, _dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)
+# TF's Range op allows these (and unsigned types reftape lacks); it has CPU kernels for the floats and int32/int64
+_RANGE_ALLOWED = frozenset({_dtypes.bfloat16, _dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.int8,
+                            _dtypes.int16, _dtypes.int32, _dtypes.int64})
+_RANGE_KERNELS = _RANGE_ALLOWED - {_dtypes.int8, _dtypes.int16}
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> EagerTensor:  # noqa: A001
+    """TF's range: values other than tensors converted to `dtype` (a Variable too: ValueError for another
+    dtype), the dtype inferred as the widest of int32 < int64 < float16 < bfloat16 < float32 < float64
+    (another is TF's AssertionError), all three cast to it, then the Range kernel."""
     if limit is None:
         start, limit = 0, start
-    values = [np.asarray(v._value if isinstance(v, EagerTensor) else v) for v in (start, limit, delta)]
+    bounds = [value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtype)
+              for value in (start, limit, delta)]
     if dtype is None:
-        inferred = [_convert(v).dtype for v in (start, limit, delta)]
-        order = [_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64]
-        dtype = builtins.max(inferred, key=lambda d: order.index(d) if d in order else 0)
+        if not all(bound.dtype in _RANGE_HIERARCHY for bound in bounds):
+            raise AssertionError()
+        dtype = builtins.max((bound.dtype for bound in bounds), key=_RANGE_HIERARCHY.index)
     dtype = _dtypes.as_dtype(dtype)
-    bounds = [v.item() for v in values]
-    _check_range(*bounds)
-    return EagerTensor(quiet_astype(np.arange(*bounds), dtype.as_numpy_dtype), dtype)
+    bounds = [cast(bound, dtype) for bound in bounds]
+    if dtype not in _RANGE_ALLOWED:
+        allowed = "bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64"
+        raise InvalidArgumentError(f"Value for attr 'Tidx' of {dtype.kernel_name} is not in the list of allowed values: "
+                                   f"{allowed}\n\t; NodeDef: {{{{node Range}}}} [Op:Range]")
+    if dtype not in _RANGE_KERNELS:
+        raise NotFoundError(f"Could not find device for node: {{{{node Range}}}} = Range[Tidx=DT_{dtype.kernel_name.upper()}] "
+                            "[Op:Range]")
+    for label, bound in zip(("start", "limit", "delta"), bounds):
+        if bound.ndim > 1 or bound.ndim == 1 and bound.shape[0] != 1:  # a vector of one element passes
+            raise InvalidArgumentError(f"{label} must be a scalar, not shape {dims_text(tuple(bound.shape))} "
+                                       "[Op:Range] name: ")
+    values = [bound._value.reshape(-1)[0].item() for bound in bounds]
+    _check_range(*values)
+    return EagerTensor(quiet_astype(np.arange(*values), dtype.as_numpy_dtype), dtype)
 
 
 def _check_range(start: Any, limit: Any, delta: Any) -> None:
@@ -1645,10 +1756,23 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: An
 def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: Any = -1, num_cols: Any = -1,
          padding_value: Any = 0, align: str = "RIGHT_LEFT") -> EagerTensor:
     """Matrices with `diagonal` on their k-th diagonal and padding_value elsewhere (MatrixDiagV3)."""
+    if _bool_typed(diagonal):  # TF's special case: a bool padding for a bool tensor or array
+        padding_value = builtins.bool(padding_value)
     diagonal = convert_to_tensor(diagonal)
     padding = convert_to_tensor(padding_value, dtype=diagonal.dtype)
     return execute("MatrixDiagV3", [diagonal], k=_diagonal_index(k), num_rows=int(num_rows), num_cols=int(num_cols),
                    padding_value=padding._value)
+
+
+def _bool_typed(value: Any) -> bool:
+    """TF's `hasattr(value, "dtype") and value.dtype == "bool"`, before the value is converted."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return False
+    try:
+        return _dtypes.as_dtype(dtype) == _dtypes.bool
+    except TypeError:
+        return False
 
 
 def trace(x: Any, name: str | None = None) -> EagerTensor:
@@ -1774,15 +1898,13 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> E
 def _softmax_along(op: str, logits: Any, axis: Any) -> EagerTensor:
     logits = convert_to_tensor(logits)
     axis = -1 if axis is None else int(axis)
+    if axis not in (-1, logits.ndim - 1) and not -logits.ndim <= axis < logits.ndim:  # TF's Python check comes first
+        raise InvalidArgumentError(f"`dim` must be in the range [{-logits.ndim}, {logits.ndim}) where {logits.ndim} is the "
+                                   f"number of dimensions in the input. Received: dim={axis}")
     if op == "Softmax" and logits.dtype in (_dtypes.float32, _dtypes.bfloat16) and not 1 <= logits.ndim <= 5:
         from .errors import AbortedError  # TF's oneDNN softmax kernel (float32, bfloat16) takes ranks 1 to 5
 
         raise AbortedError("Input dims must be <= 5 and >=1 [Op:Softmax] name: ")
-    if axis != -1 and not -logits.ndim <= axis < logits.ndim:
-        from .errors import InvalidArgumentError
-
-        raise InvalidArgumentError(f"`dim` must be in the range [{-logits.ndim}, {logits.ndim}) where {logits.ndim} is the "
-                                   f"number of dimensions in the input. Received: dim={axis}")
     if logits.ndim == 0 or axis % logits.ndim == logits.ndim - 1:  # a scalar: the kernel refuses it
         return execute(op, [logits])
     perm = list(np.arange(logits.ndim))
@@ -1833,10 +1955,12 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     alone: the labels are cast to the logits' dtype)."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
-    axis = axis % logits.ndim
-    if axis != logits.ndim - 1:
-        perm = [d for d in builtins.range(logits.ndim) if d != axis] + [axis]
+    if axis != -1:  # TF's perm: concat(range(axis), range(axis + 1, rank), [axis]); its Range refuses other negatives
+        perm = concat([range(axis), range(axis + 1, logits.ndim), [axis]], 0)
         logits, labels = transpose(logits, perm), transpose(labels, perm)
+    if logits.ndim == 0 or labels.ndim == 0:  # TF slices the last dimension's size out of an empty shape
+        raise InvalidArgumentError("Expected begin[0] == 0 (got -1) and size[0] == 0 (got 1) when input.dim_size(0) == 0 "
+                                   "[Op:Slice]")
     outer = tuple(logits.shape)[:-1]
     compute = _dtypes.float32 if logits.dtype == _dtypes.float16 else logits.dtype
     flat_logits = reshape(cast(logits, compute), (-1, logits.shape[-1]))

@@ -504,7 +504,11 @@ def _reduction_axes(x, axis):
     for a in axis:
         if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
             raise ValueError(f"Invalid reduction dimension ({a} for input with {x.ndim} dimension(s)")
-    return tuple(a % max(x.ndim, 1) for a in axis)
+    axes = tuple(a % max(x.ndim, 1) for a in axis)
+    if len(set(axes)) < len(axes):  # TF's kernels refuse an axis named twice (a copy included), after the ranges
+        repeated = next(a for i, a in enumerate(axes) if a in axes[:i])
+        raise ValueError(f"Invalid reduction arguments: Axes contains duplicate dimension: {repeated}")
+    return axes
 
 
 def _copied_reduction(x, axis_arg, keep_dims):
@@ -620,7 +624,7 @@ def _squeeze(x, axis):
     for a in axis:
         if x.shape[a] != 1:
             raise ValueError(f"Can not squeeze dim[{a % x.ndim}], expected a dimension of 1, got {x.shape[a]}")
-    return np.squeeze(x, axis=axis)
+    return np.squeeze(x, axis=tuple({a % x.ndim: None for a in axis}))  # an axis named twice is squeezed once
 
 
 def _gather(params, indices, axis, batch_dims):
@@ -2017,7 +2021,7 @@ defop("FloorMod", _floormod, _floormod_vjp, dtypes=REAL, subnormal_rule=_fmod_of
 defop("TruncateDiv", _truncated("TruncateDiv", _truncated_quotient, lambda x, y: np.trunc(x / y)), _none_gradient,
       dtypes=NUMERIC, kernels=REAL)
 defop("TruncateMod", _truncated("TruncateMod", np.fmod, np.fmod), _unregistered("TruncateMod"),
-      dtypes=frozenset({_dtypes.int32, _dtypes.int64}) | FLOAT, kernels=frozenset({_dtypes.int32, _dtypes.int64}) | (FLOAT - {_dtypes.bfloat16}))
+      dtypes=frozenset({_dtypes.int32, _dtypes.int64}) | FLOAT, kernels=frozenset({_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64}))
 defop("Pow", _pow, _pow_vjp, dtypes=NUMERIC - frozenset({_dtypes.uint8}), subnormal_rule=_glibc_pow)
 defop("Maximum", _pmax, _max_min_vjp(F.greater_equal), dtypes=REAL, keeps_normal=True)
 defop("Minimum", _pmin, _max_min_vjp(F.less_equal), dtypes=REAL, keeps_normal=True)
