@@ -617,7 +617,8 @@ def _reduction(op: str, input_tensor: Any, axis: Any, keepdims: bool) -> EagerTe
 
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
-    return _reduction("Sum", input_tensor, axis, keepdims)
+    x = convert_to_tensor(input_tensor)  # T: half types reach the kernel as float32, and it adds in theirs
+    return execute("Sum", [x], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims), T=x.dtype)
 
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:

@@ -19,6 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import functions as F
 from .errors import InternalError, InvalidArgumentError, UnimplementedError, _dims_text as dims_text
+from .half_sums import half_sum
 from .ordering import top_k_columns
 from .primitives import (COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, REAL_FLUSHED, count_nonzero, defop,
                          flush_subnormals)
@@ -534,6 +535,19 @@ def _reduce(fn, identity=None):
     return forward
 
 
+def _sum(x, axis, keep_dims, T):
+    """Sum: float16 added as TF's kernel adds it, where half_sums.py models that, else by NumPy."""
+    axis_arg = _reduction_axes(x, axis)
+    copied = _copied_reduction(x, axis_arg, keep_dims)
+    if copied is not None:
+        return copied
+    if T is _dtypes.float16:
+        total = half_sum(x.astype(np.float16), tuple(range(x.ndim)) if axis_arg is None else axis_arg, keep_dims)
+        if total is not None:
+            return total
+    return np.sum(x, axis=axis_arg, keepdims=keep_dims)
+
+
 def _reduces_nothing(attrs: dict) -> bool:
     """TF's reduction kernels copy their input when there is no axis to reduce: no arithmetic."""
     return attrs.get("axis") is not None and len(attrs["axis"]) == 0
@@ -544,7 +558,7 @@ def _mean(x, axis, keep_dims, T):
     copied = _copied_reduction(x, axis_arg, keep_dims)
     if copied is not None:
         return copied
-    total = np.sum(x, axis=axis_arg, keepdims=keep_dims)
+    total = _sum(x, axis, keep_dims, T)
     count = x.size // max(np.size(total), 1)
     if x.dtype.kind in "iu":
         return (np.trunc(total / max(count, 1))).astype(x.dtype)
@@ -2183,7 +2197,7 @@ defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True
       out_dtype=lambda dt, a: a["output_type"])
 
 # Reductions and scans
-defop("Sum", _reduce(np.sum), _sum_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
+defop("Sum", _sum, _sum_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
 defop("Mean", _mean, _mean_vjp, dtypes=NUMERIC, moves_data=_reduces_nothing)
 defop("Max", _reduce(np.max, _lowest), _min_max_reduction_vjp, dtypes=REAL, moves_data=_reduces_nothing,
       keeps_normal=True)

@@ -13,6 +13,11 @@ from reftape_properties.compare import compare_values
 from snippets import evaluate_expression, run_statements
 
 EXPRESSIONS = [
+ # means and sums of nothing and near overflow: a complex mean of nothing is 0; float16 rounds each addition
+ "tf.reduce_mean(tf.zeros([2, 0], tf.complex64), axis=-1)", "tf.reduce_mean(tf.zeros([0], tf.complex128))",
+ "tf.reduce_mean(tf.zeros([0, 2], tf.float32), axis=0)",
+ "tf.reduce_sum(tf.constant([41833.0, 41833.0, -float('inf')], tf.float16))",
+ "tf.reduce_mean(tf.constant([[-65504.0, 30000.0, 0.5]], tf.float16), axis=1)",
  "tf.constant([[1, 2], [3, 4]])", "tf.constant(1.5, shape=[2, 2])", "tf.constant([1.0, 2.0]).shape",
  "repr(tf.constant([1.0, 2.0]).shape)", "tf.constant([1.0, 2.0]).shape.as_list()", "len(tf.constant([1.0, 2.0]).shape)",
  "tf.constant([1.0, 2.0]).shape == (2,)", "tf.constant([[1.0]]).ndim", "abs(tf.constant(-2.0))", "float(tf.constant(2.5))",

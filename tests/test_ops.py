@@ -339,6 +339,30 @@ def test_reductions_over_no_axes_match_tensorflow_bit_for_bit(path, tf, candidat
     assert expected == actual
 
 
+# Shapes whose simplified forms (reftape/half_sums.py) cover every branch of TF's reduction: a row,
+# rows reduced inner or outer, a middle run, first and third runs, four runs (transposed), size-1 runs.
+HALF_SUM_SHAPES = [(3,), (9,), (17,), (2, 9), (9, 2), (3, 1, 5), (2, 3, 4), (1, 2, 9), (2, 1, 3, 2), (2, 3, 2, 3)]
+
+
+@pytest.mark.parametrize("shape", HALF_SUM_SHAPES, ids=str)
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean"])
+def test_float16_sums_round_every_addition_as_tensorflow_does(shape, op, tf, candidate):
+    """float16 partial sums rounded to float16 in Eigen's order (eight lanes, then the rest), so that
+    a partial sum past 65504 is inf and meets a -inf as NaN, bit for bit, over every set of axes."""
+    import itertools
+
+    rng = np.random.default_rng(len(shape) * 100 + shape[-1])
+    axes_sets = [None] + [list(c) for r in range(1, len(shape) + 1) for c in itertools.combinations(range(len(shape)), r)]
+    for axes, keepdims in itertools.product(axes_sets, (False, True)):
+        size = int(np.prod(shape))
+        near_overflow = rng.choice([60000.0, -65504.0, 30000.0, 2049.0], size)
+        values = np.where(rng.random(size) < 0.3, near_overflow, rng.uniform(-3, 3, size) * rng.choice([1, 100, 0.01], size))
+        x = values.astype(np.float16).reshape(shape)
+        expected, actual = (describe(getattr(ns, op)(ns.constant(x), axis=axes, keepdims=keepdims), ns)
+                            for ns in (tf, candidate))
+        assert expected == actual, (x.tolist(), axes, keepdims)
+
+
 PUBLIC_NAMESPACES = ("math", "nn", "linalg", "random", "bitwise", "dtypes", "errors")
 
 
