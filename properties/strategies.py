@@ -35,7 +35,8 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   `watched_variables()` follows Variables watched, assigned or read (by a recorded op, or by
   stop_gradient, which TF runs with the tapes paused) newest first; jacobians take an unconnected
   source often; half-precision programs draw composite ops (a mean among them) more often, and their
-  inputs come near the dtype's largest values (a pair of them summing past it along the last axis);
+  inputs come near the dtype's largest values (for float16, a pair of them summing past it along the
+  last axis);
   float32 and float64 leaves hold subnormals now and then;
 - attributes take TF's other forms: an axis now and then counted from the end, reductions over
   several axes, matmul's operands transposed or adjoint and its second operand a stack of matrices
@@ -446,9 +447,11 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
         shape = _leaf_shape(b, spec)
     scalars = spec.specials_for(position)
     patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
-    if overflows:  # one near-overflow value squares past the largest; two of them also sum past it
+    if overflows:  # one near-overflow value squares past the largest
+        scalars = scalars + LARGEST[b.dtype]
+    if overflows and b.dtype == "float16":  # two also sum past it (TF adds bfloat16 in float32)
         largest, _, large = LARGEST[b.dtype][:3]
-        scalars, patterns = scalars + LARGEST[b.dtype], patterns + ((largest, large),)
+        patterns = patterns + ((largest, large),)
     return b.leaf(shape, domain, scalars, patterns)
 
 
@@ -1317,7 +1320,8 @@ def _empty_jacobian(b: _Builder, tape: str) -> list:
 
 def _op_on_empty(b: _Builder, tape: str) -> tuple[_Tensor, str] | None:
     """An op of one input on a fresh leaf with an empty dimension (watched by `tape`); the leaf and the
-    op's output name. The output feeds nothing (an empty tensor broadcasts with little)."""
+    op's output name. Neither feeds another op (an empty tensor broadcasts with little, and indexes
+    nothing): the leaf leaves the pools ops draw from."""
     fitting = [p for p in b.ops if _takes_empty(CATALOG[p])]
     if not fitting:
         return None
@@ -1334,16 +1338,9 @@ def _op_on_empty(b: _Builder, tape: str) -> tuple[_Tensor, str] | None:
     if _last(spec) in ("transpose", "reverse"):
         _UNARY_SHAPES[_last(spec)](b, shape, attrs)
     b.emit(Op(name, spec.path, [leaf.name], attrs))
+    b.leaves.remove(leaf)
+    b.tensors.remove(leaf)
     return leaf, name
-
-
-def _op_on_empty_aside(b: _Builder, tape: str) -> None:
-    """An op on an empty tensor that nothing else reads: its leaf is no other op's input or a call's
-    source (its forward value is reported; the outer tapes' ops and calls never meet it)."""
-    recorded = _op_on_empty(b, tape)
-    if recorded is not None:
-        b.leaves.remove(recorded[0])
-        b.tensors.remove(recorded[0])
 
 
 def _foreign_leaves(b: _Builder) -> list[_Tensor]:
@@ -1416,7 +1413,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     b.rng = np.random.default_rng((seed, depth, 1002))
     empty = _empty_jacobian(b, tape.name) if depth == 0 and tape.persistent and b.chance(0.5) else []
     if b.chance(EMPTY_OP_CHANCE):
-        _op_on_empty_aside(b, tape.name)
+        _op_on_empty(b, tape.name)  # set aside: its forward value is reported, no call differentiates it
     fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
     innermost = depth == len(counts) - 1  # this tape recorded no gradient computation (yet)
     inside = b.chance(0.35)  # the calls go inside the `with` block, else after it

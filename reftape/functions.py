@@ -1922,7 +1922,8 @@ def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Eager
 
 
 def l2_loss(t: Any, name: str | None = None) -> EagerTensor:
-    return _unary("L2Loss", t)
+    t = t if t.__class__ is EagerTensor else convert_to_tensor(t)
+    return execute("L2Loss", [t], T=t.dtype)  # T: half types reach the kernel as float32
 
 
 def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None) -> tuple:

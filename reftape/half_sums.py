@@ -1,7 +1,8 @@
-"""Sums of float16 in the order and precision TF's CPU kernel adds them.
+"""Sums of half types in the order and precision TF's CPU kernels add them.
 
-NumPy adds float16 in float32 and rounds once (so does TF for bfloat16); TF's float16 Sum kernel
-(Eigen, AVX build) rounds to float16 after every addition, so a partial sum can overflow to inf (and meet a -inf: NaN) where
+NumPy adds half types in float32 and rounds once (so does TF's Sum op for bfloat16); TF's float16
+Sum op, and Eigen's sums inside kernels such as L2Loss for both half types (AVX build), round to the
+half type after every addition, so a partial sum can overflow to inf (and meet a -inf: NaN) where
 NumPy's cannot. TF first simplifies the input's shape (leading size-1 dimensions dropped, size-1
 dimensions joined to the run before them, adjacent dimensions of the same kind merged), then:
 - reduced dimensions innermost (one, or after a transpose of the kept ones first, for four or more
@@ -26,7 +27,7 @@ MODELLED_TERMS = 63  # the longest sum per output whose order is modelled
 
 
 def half_sum(x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) -> np.ndarray | None:
-    """The sum of float16 `x` over `axes` (each named once, counted from 0); None for sums of more
+    """The sum of half-type `x` over `axes` (each named once, counted from 0); None for sums of more
     terms than MODELLED_TERMS."""
     out_shape = [1 if a in axes else d for a, d in enumerate(x.shape)] if keep_dims else \
         [d for a, d in enumerate(x.shape) if a not in axes]

@@ -548,6 +548,19 @@ def _sum(x, axis, keep_dims, T):
     return np.sum(x, axis=axis_arg, keepdims=keep_dims)
 
 
+def _l2_loss(x, T):
+    """TF's L2Loss, (x * x * 0.5).sum() in the input's dtype: half types rounded after each operation
+    and added in Eigen's order (half_sums.py; bfloat16 too, unlike the Sum op), so a square past the
+    largest value is inf."""
+    if T not in (_dtypes.float16, _dtypes.bfloat16):
+        return np.sum(np.square(x)) / 2
+    half = T.as_numpy_dtype
+    with np.errstate(over="ignore"):
+        halves = (np.square(x).astype(half).astype(np.float32) * np.float32(0.5)).astype(half)
+    total = half_sum(halves, tuple(range(halves.ndim)), False)
+    return np.sum(halves.astype(np.float32)) if total is None else total
+
+
 def _reduces_nothing(attrs: dict) -> bool:
     """TF's reduction kernels copy their input when there is no axis to reduce: no arithmetic."""
     return attrs.get("axis") is not None and len(attrs["axis"]) == 0
@@ -2168,7 +2181,7 @@ defop("Softmax", _softmax, lambda g, ans, x, **_: F.multiply(F.subtract(g, F.red
       dtypes=FLOAT)
 defop("LogSoftmax", _log_softmax,
       lambda g, ans, x, **_: F.subtract(g, F.multiply(F.reduce_sum(g, -1, keepdims=True), F.exp(ans))), dtypes=FLOAT)
-defop("L2Loss", lambda x: np.sum(np.square(x)) / 2, lambda g, ans, x, **_: F.multiply(x, g), dtypes=FLOAT)
+defop("L2Loss", _l2_loss, lambda g, ans, x, **_: F.multiply(x, g), dtypes=FLOAT)
 defop("SoftmaxCrossEntropyWithLogits", _softmax_xent, _softmax_xent_vjp, dtypes=FLOAT,
       num_outputs=lambda attrs: 2, fills_missing_upstream=False)
 defop("SparseSoftmaxCrossEntropyWithLogits", _sparse_softmax_xent, _sparse_softmax_xent_vjp, dtypes=FLOAT,
