@@ -8,6 +8,7 @@ not installed, an unwritable --json file), 130 interrupted (after printing the p
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -71,16 +72,22 @@ def _conformance(argv: list[str] | None) -> int:
     rows = list(_rows(tf, candidate))
     results: list[dict] = []
     width = max(len(label) for label, _ in rows)
-    interrupted = False
+    # Ctrl-C is taken between rows: a KeyboardInterrupt raised wherever the signal lands can be lost
+    # (raised in a destructor, it is only printed), and the command would then run on to the end.
+    stops: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: stops.append(signum))
     try:
         for number, (label, check) in enumerate(rows, 1):
+            if stops:
+                break
             found = check()
             results.append({"label": label, "status": _status(found), "differences": found})
             print(f"[{number:{len(str(len(rows)))}d}/{len(rows)}] {label:<{width}}  {_status(found)}", flush=True)
             if found and args.verbose:
                 print("    " + "\n    ".join(found), flush=True)
-    except KeyboardInterrupt:
-        interrupted = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    interrupted = bool(stops)
     checked = [r for r in results if r["differences"] is not None]
     failing = sum(1 for r in checked if r["differences"])
     summary = (f"{len(checked) - failing} agree, {failing} differ, {len(results) - len(checked)} out of scope "
