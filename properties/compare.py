@@ -36,7 +36,7 @@ TolerancePolicy = Callable[[np.dtype], Tolerance]
 _CONTAINERS = ("list", "tuple", "namedtuple", "dict")
 _ARRAYS = ("tensor", "ndarray")
 _STOPPED = ("missing",) + UNFINISHED   # a side that did not run the program to its end
-_NOT_RUN = ("exception",) + _STOPPED
+NOT_RUN = ("exception",) + _STOPPED    # what an outcome's error holds: the program stopped, or never ran
 
 
 @dataclass
@@ -148,7 +148,7 @@ def _compare(e: Any, a: Any, where: str, policy: _Policy) -> list[Discrepancy]:
         other = (e or a)["kind"] if (e or a) else None
         return [] if e == a else [Discrepancy(other if other in _STOPPED else "exception", where, e, a)]
     ek, ak = e["kind"], a["kind"]
-    if ek in _NOT_RUN or ak in _NOT_RUN:
+    if ek in NOT_RUN or ak in NOT_RUN:
         return [] if _same_exception(e, a, policy.messages) else [
             Discrepancy(next((k for k in _STOPPED if k in (ek, ak)), "exception"), where, e, a)]
     if (ek == "none") != (ak == "none"):

@@ -43,8 +43,7 @@ _LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")
 def first_divergence(finding: Finding) -> Finding:
     """Sets `finding.suspect` and `finding.context["first_divergence"]` (None when no node diverges, or
     when a side did not finish: every instrumented run would wait for the time limit, or die)."""
-    unfinished = any((outcome.error or {}).get("kind") in UNFINISHED for outcome in (finding.expected, finding.actual))
-    divergence = None if unfinished else _forward_divergence(finding) or _adjoint_divergence(finding)
+    divergence = None if finding.stopped_by(UNFINISHED) else _forward_divergence(finding) or _adjoint_divergence(finding)
     finding.context["first_divergence"] = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]

@@ -92,10 +92,14 @@ class Finding:
         """The discrepancy that names the finding: the first unexplained one, else the first."""
         return (self.unexplained or self.discrepancies)[0]
 
+    def stopped_by(self, kinds: tuple[str, ...]) -> bool:
+        """Whether an outcome error of one of `kinds` stopped a side (see outcome.UNFINISHED)."""
+        return any((o.error or {}).get("kind") in kinds for o in (self.expected, self.actual))
+
     @property
     def crashed(self) -> bool:
         """A side's process died running the program: running it again in this process would kill it."""
-        return any((o.error or {}).get("kind") == "crash" for o in (self.expected, self.actual))
+        return self.stopped_by(("crash",))
 
     @property
     def kind(self) -> str:

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
+from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Op, Program, walk
 from reftape_oracle import validation
 from reftape_oracle.validation import ProgramError
 
 from .cli import EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, positive_seconds, run_command
-from .compare import Discrepancy
+from .compare import NOT_RUN, Discrepancy
 from .findings import Finding, evaluate
 from .known import KNOWN
 
@@ -137,7 +137,7 @@ def describe_discrepancy(d: Discrepancy, finding: Finding) -> list[str]:
     actual = _described_at(finding.actual, d.where)
     if d.kind in ("value", "nan-inf-pattern") and _is_tensor(expected) and _is_tensor(actual):
         lines += _tensor_difference(d, decode_array(expected), decode_array(actual), ref, cand)
-    elif d.kind in ("exception", "missing") + UNFINISHED:
+    elif d.kind in NOT_RUN:
         lines += [f"    {ref}: {_event(d.expected)}", f"    {cand}: {_event(d.actual)}"]
     else:
         lines += [f"    {ref}: {_shown(expected, d.expected)}", f"    {cand}: {_shown(actual, d.actual)}"]
