@@ -171,6 +171,15 @@ def test_bad_usage_exits_2_with_one_line_before_anything_runs(tmp_path, args, me
     assert not (tmp_path / "fuzz-report").exists() and not ran.stdout
 
 
+@pytest.mark.parametrize("limit", ["0", "-1", "abc", "inf"])
+def test_a_bad_time_limit_exits_2_as_argparse_does_before_anything_runs(tmp_path, limit):
+    ran = fuzz(tmp_path, "--time-limit", limit, "--max-examples", "1", timeout=120)
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    assert ran.stderr.strip().splitlines()[-1] == (f"reftape-fuzz: error: argument --time-limit: {limit!r} is not a "
+                                                    "positive number of seconds")
+    assert not (tmp_path / "fuzz-report").exists() and not ran.stdout
+
+
 TESTS = Path(__file__).parent
 DYING_CAMPAIGN = ["--ops", "sin,multiply", "--dtypes", "float32", "--workers", "1", "--seed", "3"]
 
