@@ -1099,10 +1099,9 @@ def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
     return b.pick(UNCONNECTED)
 
 
-def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, source: _Tensor | None = None,
-                   unheld_targets: bool = False) -> tuple[Call, list[_Tensor], list[_Tensor]]:
-    """A gradient call, its sources and its output gradients' leaves; with `unheld_targets` (a tape
-    that recorded no gradient computation: see KNOWN_DIVERGENCES 7) now and then a target the tape
+def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool,
+                   source: _Tensor | None = None) -> tuple[Call, list[_Tensor], list[_Tensor]]:
+    """A gradient call, its sources and its output gradients' leaves; now and then a target the tape
     does not hold, also a source."""
     name = b.fresh("g")
     unconnected, form = _unconnected(b, fed)
@@ -1121,7 +1120,7 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool, so
         if _variables(b) and b.chance(0.12):  # a Variable among the targets
             targets = targets + [b.pick(_variables(b))]
         unheld = [t for t in _reaching(b, targets) if t.kind == "constant" and tape not in t.watchers]
-        if unheld_targets and (unheld and b.chance(0.5) or b.chance(0.05)):
+        if unheld and b.chance(0.5) or b.chance(0.05):
             # A target the tape does not hold (an unwatched constant), also a source: TF gives None
             # where a recorded op consumes it, its seed where none does.
             held_not = b.pick(unheld) if unheld else b.leaf(b.base, kind="constant", watched=False)
@@ -1415,14 +1414,13 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     if b.chance(EMPTY_OP_CHANCE):
         _op_on_empty(b, tape.name)  # set aside: its forward value is reported, no call differentiates it
     fed = depth > 0 and counts[depth - 1] > 0  # the enclosing level's ops consume this gradient
-    innermost = depth == len(counts) - 1  # this tape recorded no gradient computation (yet)
     inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
     # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
     jacobian_fails = inside and not tape.persistent
     gradient = fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1)
     continued = gradient and not fed and tape.persistent and b.chance(0.6)  # fed onward on this same tape
     inside = inside or continued
-    b.higher_order = not innermost or continued
+    b.higher_order = depth < len(counts) - 1 or continued  # an inner tape's gradient computation is recorded
     if not inside:
         b.body = parent
     targets = list(b.frontier) or [b.pick(b.tensors)]  # a leaf left unconsumed is a target too
@@ -1431,7 +1429,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
         call, sources, upstream = _gradient_call(b, tape.name, targets, True, _root_leaf(b, targets))
     b.tapes.pop()
     if gradient and not continued:
-        call, sources, upstream = _gradient_call(b, tape.name, targets, fed, unheld_targets=innermost)
+        call, sources, upstream = _gradient_call(b, tape.name, targets, fed)
     elif not gradient:
         call = _jacobian_call(b, tape.name, [t for t in targets if t.dtype == b.dtype] or targets)
     b.emit(call)
@@ -1440,7 +1438,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     if continued:
         _continue_on_tape(b, tape, parent, call, targets, sources, upstream)
     for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
-        b.emit(_gradient_call(b, tape.name, targets, False, unheld_targets=innermost and not continued)[0]
+        b.emit(_gradient_call(b, tape.name, targets, False)[0]
                if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
     for call in empty:
         b.emit(call)

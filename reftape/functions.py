@@ -1231,7 +1231,7 @@ def _clip_by_norm(values: EagerTensor, clip_norm: Any, axes: list) -> EagerTenso
     else:
         clip_norm = cast(maximum(clip_norm, 0), values.dtype)
     l2sum = reduce_sum(multiply(values, values), axes, keepdims=True)
-    positive = greater(l2sum, 0)._value
+    positive = greater(l2sum, 0)
     safe = _select(positive, l2sum, ones(tuple(l2sum.shape), l2sum.dtype))  # TF's v1 ones_like: fresh ones
     l2norm = _select(positive, sqrt(safe), l2sum)
     intermediate = multiply(values, clip_norm)
@@ -1239,7 +1239,7 @@ def _clip_by_norm(values: EagerTensor, clip_norm: Any, axes: list) -> EagerTenso
     return identity(truediv(intermediate, maximum(l2norm, clip_norm)))
 
 
-def _select(condition: np.ndarray, x: EagerTensor, y: EagerTensor) -> EagerTensor:
+def _select(condition: EagerTensor, x: EagerTensor, y: EagerTensor) -> EagerTensor:
     """TF's v1 `where` (the Select op, which TF's own composites still call): no broadcasting."""
     return execute("Select", [x, y], condition=condition)
 
@@ -1339,13 +1339,14 @@ def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> EagerTe
 
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> EagerTensor:
     """Selects from `x` or `y` by `condition` (broadcasting); with one argument, true indices."""
-    condition = convert_to_tensor(condition)
     if x is None and y is None:
+        condition = convert_to_tensor(condition)
         if condition._value.ndim == 0:
             raise InvalidArgumentError("WhereOp : Unhandled input dimensions: 0 [Op:Where] name: ")
         return constant(np.argwhere(condition._value).astype(np.int64))
+    condition = convert_to_tensor(condition, dtype=_dtypes.bool)
     x, y = _matching([x, y], strict=True)
-    return execute("SelectV2", [x, y], condition=np.asarray(condition._value, bool))
+    return execute("SelectV2", [x, y], condition=condition)
 
 
 def strided_slice(tensor: EagerTensor, key: tuple) -> EagerTensor:
@@ -1674,7 +1675,14 @@ def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, 
 
 
 def shape(input: Any, out_type: Any = _dtypes.int32, name: str | None = None) -> EagerTensor:  # noqa: A002
-    return constant(list(convert_to_tensor(input).shape), dtype=out_type)
+    """The Shape op, which TF runs (and records on a tape tracking the input) even in eager mode."""
+    out_type = _dtypes.as_dtype(out_type)
+    if out_type.name not in ("int32", "int64"):
+        raise InvalidArgumentError(f"Value for attr 'out_type' of {out_type.kernel_name} is not in the list of "
+                                   f"allowed values: int32, int64\n\t; NodeDef: {{{{node Shape}}}}; Op<name=Shape; "
+                                   f"signature=input:T -> output:out_type; attr=T:type; attr=out_type:type,default=DT_INT32,"
+                                   f"allowed=[DT_INT32, DT_INT64]> [Op:Shape]")
+    return execute("Shape", [convert_to_tensor(input)], out_type=out_type)
 
 
 def rank(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002

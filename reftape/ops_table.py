@@ -1705,7 +1705,7 @@ def _max_min_vjp(select):
 
 def _where_v2(condition, x, y):
     """TF's where_v2 on tensors of one dtype (what gradients call): the SelectV2 op, without conversions."""
-    return F.execute("SelectV2", [x, y], condition=condition._value)
+    return F.execute("SelectV2", [x, y], condition=condition)
 
 
 def _squared_difference_vjp(g, ans, x, y, needs, **_):
@@ -2019,6 +2019,8 @@ defop("StopGradient", lambda x: x, None, moves_data=True)
 defop("ZerosLike", lambda x: np.full(x.shape, b"", object) if x.dtype == object else np.zeros(x.shape, x.dtype),
       _none_gradient, moves_data=True)  # strings: empty ones; np.zeros costs a fifth of np.zeros_like
 defop("OnesLike", np.ones_like, _none_gradient, moves_data=True, dtypes=ALL_NUMERIC_OR_BOOL)
+defop("Shape", lambda x, out_type: np.array(x.shape, out_type.as_numpy_dtype), _none_gradient, moves_data=True,
+      out_dtype=lambda dt, a: a["out_type"])
 _SINGLE_WIDTH = frozenset({_dtypes.bfloat16, _dtypes.float32, _dtypes.complex64})
 _DOUBLE_WIDTH = frozenset({_dtypes.float64, _dtypes.complex128})
 
@@ -2189,12 +2191,13 @@ defop("SparseSoftmaxCrossEntropyWithLogits", _sparse_softmax_xent, _sparse_softm
 defop("BiasAdd", _bias_add, _bias_add_vjp, dtypes=NUMERIC, sparse_upstream=True)
 defop("BiasAddGrad", _bias_add_grad, _bias_add_grad_vjp, dtypes=NUMERIC)
 
-# Comparisons and logic (not differentiable)
+# Comparisons and logic (not differentiable). TF records comparisons and arg-extremes on a tape that
+# tracks an input, so their outputs are held, and ops reading them reach the backward pass.
 for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal)]:
-    defop(_name, _fn, None, out_dtype=lambda dt, a: _dtypes.bool)
+    defop(_name, _fn, _none_gradient, out_dtype=lambda dt, a: _dtypes.bool)
 for _name, _fn in [("Less", np.less), ("LessEqual", np.less_equal), ("Greater", np.greater),
                    ("GreaterEqual", np.greater_equal)]:
-    defop(_name, _fn, None, dtypes=REAL, out_dtype=lambda dt, a: _dtypes.bool)
+    defop(_name, _fn, _none_gradient, dtypes=REAL, out_dtype=lambda dt, a: _dtypes.bool)
 defop("LogicalAnd", np.logical_and, None, dtypes=BOOL)
 defop("LogicalOr", np.logical_or, None, dtypes=BOOL)
 defop("LogicalNot", np.logical_not, None, dtypes=BOOL)
@@ -2204,9 +2207,9 @@ defop("BitwiseOr", np.bitwise_or, None, dtypes=INTEGER)
 defop("BitwiseXor", np.bitwise_xor, None, dtypes=INTEGER)
 defop("LeftShift", _shift(left=True), None, dtypes=INTEGER)
 defop("RightShift", _shift(left=False), None, dtypes=INTEGER)
-defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), None, dtypes=REAL | BOOL,
+defop("ArgMax", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=False), _none_gradient, dtypes=REAL | BOOL,
       out_dtype=lambda dt, a: a["output_type"])
-defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), None, dtypes=REAL | BOOL,
+defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True), _none_gradient, dtypes=REAL | BOOL,
       out_dtype=lambda dt, a: a["output_type"])
 
 # Reductions and scans
@@ -2302,8 +2305,10 @@ defop("MirrorPadGrad", _mirror_pad_grad,
       lambda g, ans, dy, paddings, mode, **_: F.execute("MirrorPad", [g], paddings=paddings, mode=mode), dtypes=NUMERIC)
 defop("ReverseV2", _reverse, lambda g, ans, x, axis, **_: F.reverse(g, axis), moves_data=True)
 defop("OneHot", _one_hot, _none_gradient, moves_data=True)
-defop("SelectV2", lambda x, y, condition: np.where(condition, x, y), _select_vjp, moves_data=True)
-defop("Select", lambda x, y, condition: np.where(condition, x, y), _select_v1_vjp, moves_data=True)
+defop("SelectV2", lambda x, y, condition: np.where(condition._value, x, y), _select_vjp, moves_data=True,
+      tensor_attrs=("condition",))
+defop("Select", lambda x, y, condition: np.where(condition._value, x, y), _select_v1_vjp, moves_data=True,
+      tensor_attrs=("condition",))
 defop("StridedSlice", lambda x, key: np.array(x[key]),
       lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), moves_data=True)
 defop("StridedSliceGrad", _strided_slice_grad, lambda g, ans, dy, shape, key, **_: F.strided_slice(g, key), moves_data=True)

@@ -46,6 +46,9 @@ class Primitive:
     out_dtype: Callable[[DType, dict], DType] | None = None
     num_outputs: Callable[[dict], int] | None = None
     sparse_upstream: bool = False  # the VJP passes IndexedSlices through instead of densifying
+    # Attributes that are tensors TF's op takes as its first inputs (a select's bool condition): not
+    # differentiated, but read, so the backward pass walks through them to the ops that made them.
+    tensor_attrs: tuple = ()
     fills_missing_upstream: bool = True  # multi-output: absent output gradients become zeros
     # Copies or selects values without arithmetic: no float32 detour for half types, and subnormals
     # kept (arithmetic kernels flush them, see execute). A predicate of the attributes when that

@@ -20,13 +20,16 @@ from .thread_state import this_thread
 @dataclass(eq=False, slots=True)
 class OpRecord:
     """One recorded op: its primitive, the tensors it read and wrote, its attributes, and which
-    inputs some active tape could differentiate (TF's complement of `skip_input_indices`)."""
+    inputs some active tape could differentiate (TF's complement of `skip_input_indices`). `reads`
+    is every tensor the op read, in TF's input order: the inputs, after the tensors reftape passes as
+    attributes (a select's condition), which the backward pass walks through but never differentiates."""
 
     primitive: Any
     inputs: tuple
     outputs: tuple
     attrs: dict
     needs: tuple
+    reads: tuple
 
 
 class Recording:
@@ -103,7 +106,8 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
             needs += (t._id in producer and t._dtype._trainable,)
         if True in needs:
             op_id = next(Recording._op_ids)
-            active[0].ops[op_id] = OpRecord(primitive, tuple(inputs), outputs, attrs, needs)
+            inputs = tuple(inputs)
+            active[0].ops[op_id] = OpRecord(primitive, inputs, outputs, attrs, needs, _reads(primitive, inputs, attrs))
             for output in outputs:
                 producer[output._id] = op_id
         return
@@ -111,9 +115,17 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
     if not recordings:
         return
     needs = tuple(any(r.tracks(t) for r in active) for t in inputs)
-    op = OpRecord(primitive, tuple(inputs), tuple(outputs), attrs, needs)
+    inputs = tuple(inputs)
+    op = OpRecord(primitive, inputs, tuple(outputs), attrs, needs, _reads(primitive, inputs, attrs))
     for recording in recordings:
         recording.record(op)
+
+
+def _reads(primitive: Any, inputs: tuple, attrs: dict) -> tuple:
+    """Every tensor an op read: its tensor attributes (`Primitive.tensor_attrs`) first, then its inputs."""
+    if not primitive.tensor_attrs:
+        return inputs
+    return tuple(attrs[name] for name in primitive.tensor_attrs) + inputs
 
 
 def variable_accessed(variable: Any) -> None:

@@ -174,7 +174,7 @@ def _drop_consumed_seeds(recording: Recording, ops: dict[int, OpRecord], sources
     such a seed can be lost (contributions go to held tensors), and only sources' gradients are read."""
     unheld_seeded = [s._id for s in sources if s._id in grads and s._id not in recording.producer]
     if unheld_seeded:
-        consumed = {t._id for op in ops.values() for t in op.inputs}
+        consumed = {t._id for op in ops.values() for t in op.reads}
         for tensor_id in unheld_seeded:
             if tensor_id in consumed:
                 grads.pop(tensor_id, None)  # a source may be listed twice
@@ -258,7 +258,7 @@ def _tf_initial_order(recording: Recording, target_ids: Iterable[int], initial: 
             continue
         visited.add(op_id)
         inserted.append(tape_number[op_id])
-        for t in ops[op_id].inputs:
+        for t in ops[op_id].reads:
             if t._id not in read:
                 read.add(t._id)
                 if t._id in producer:
@@ -278,7 +278,7 @@ def _ops_in_backward_order(recording: Recording, tensor_ids: Iterable[int]) -> d
     target_ops = set(found)
     reads: dict[int, int] = {}  # op -> reads of its outputs by the ops found
     for op_id in found:  # grows as the search finds ops, each once
-        for tensor in ops[op_id].inputs:
+        for tensor in ops[op_id].reads:
             read = producer.get(tensor._id, -1)
             if read in ops:  # not a watched tensor (-1), nor the output of an op a failed pass took
                 if read in reads:
@@ -293,7 +293,7 @@ def _ops_in_backward_order(recording: Recording, tensor_ids: Iterable[int]) -> d
     ordered = {}
     for op_id in order:  # grows as ops become ready
         op = ordered[op_id] = ops[op_id]
-        for tensor in op.inputs:
+        for tensor in op.reads:
             read = producer.get(tensor._id, -1)
             if read in ops:
                 reads[read] -= 1
@@ -311,7 +311,7 @@ def _reachable_ops(recording: Recording, tensor_ids: Iterable[int]) -> list[int]
         op_id = producer.get(work.pop(), -1)
         if op_id in ops and op_id not in found:
             found.add(op_id)
-            work += [t._id for t in ops[op_id].inputs]
+            work += [t._id for t in ops[op_id].reads]
     return sorted(found, reverse=True)
 
 

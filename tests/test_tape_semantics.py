@@ -601,6 +601,21 @@ TAPE_SNIPPETS = {
                                          "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
                                          "    y = f(x * 1e38) * 1e-20\n"
                                          "r = (t.gradient(y, x, output_gradients=tf.constant(1.1e-18)), len(calls))",
+    # an unwatched constant, target and source, loses its seed once an op of the pass reads it: here only
+    # through the condition of a where, a comparison TF records without a gradient
+    **{f"unheld_target_read_through_a_where_condition/{unconnected}/{seeded}":
+       "x, u = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])\nwith tf.GradientTape() as t:\n"
+       "    t.watch(x)\n    w = tf.where(tf.less_equal(x - u, 1.0), x, 0.0)\n"
+       f"r = t.gradient([w, u], u, output_gradients={seeded}, unconnected_gradients='{unconnected}')"
+       for unconnected in ("none", "zero") for seeded in ("None", "[tf.ones(2), tf.constant([5.0, 6.0])]")},
+    # ops without a gradient that TF records take numbers on the tape, which order the parts of an
+    # IndexedSlices gradient of several targets (tf.size and tf.rank are constants in eager mode)
+    **{f"ops_without_gradient_take_tape_numbers/{read}":
+       "x = tf.constant(np.arange(40.0, dtype=np.float32))\nwith tf.GradientTape() as t:\n"
+       f"    t.watch(x)\n    ys = [tf.gather(x, [0])]\n    for _ in range(8):\n        {read}\n"
+       "    ys += [tf.gather(x, [i]) for i in range(1, 6)]\nr = t.gradient(ys, x)"
+       for read in ("tf.greater(x, 0.0)", "tf.equal(x, 1.0)", "tf.math.argmax(x)", "tf.shape(x)",
+                    "tf.shape(x, out_type=tf.int64)", "tf.size(x); tf.rank(x)", "tf.ones_like(x)")},
 }
 
 
