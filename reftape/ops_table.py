@@ -358,7 +358,11 @@ def _glibc_pow(result, x, y):
     exponent = _GLIBC_SUBNORMAL_EXPONENT[x.dtype]
     wide_x, wide_y = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):  # overflow to inf and NaN for negative bases are the answers
-        read_base = np.power(np.copysign(0.5, wide_x), wide_y) * np.exp2((exponent + 1) * wide_y)
+        # glibc's pow is correctly rounded: (+-2^exponent)^y in x87 extended precision, where
+        # exponent * y is exact (64 bits of mantissa), rounds as it does (float64's product is not exact)
+        extended_y = wide_y.astype(np.longdouble)
+        read_base = (np.power(np.copysign(np.longdouble(1), wide_x), extended_y)
+                     * np.exp2(exponent * extended_y)).astype(np.float64)
         values = np.where(_subnormal(x), read_base, np.power(np.where(_subnormal(y), wide_x, 0), wide_y))
         return np.where(at, flush_subnormals(values.astype(result.dtype)), result)  # flush-to-zero still applies
 
