@@ -1232,7 +1232,7 @@ def _clip_by_norm(values: EagerTensor, clip_norm: Any, axes: list) -> EagerTenso
         clip_norm = cast(maximum(clip_norm, 0), values.dtype)
     l2sum = reduce_sum(multiply(values, values), axes, keepdims=True)
     positive = greater(l2sum, 0)
-    safe = _select(positive, l2sum, ones(tuple(l2sum.shape), l2sum.dtype))  # TF's v1 ones_like: fresh ones
+    safe = _select(positive, l2sum, ones(shape(l2sum), l2sum.dtype))  # TF's v1 ones_like: a Shape op, fresh ones
     l2norm = _select(positive, sqrt(safe), l2sum)
     intermediate = multiply(values, clip_norm)
     values.shape.assert_is_compatible_with(intermediate.shape)  # a clip_norm may not broadcast the values

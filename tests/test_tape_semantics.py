@@ -615,7 +615,8 @@ TAPE_SNIPPETS = {
        f"    t.watch(x)\n    ys = [tf.gather(x, [0])]\n    for _ in range(8):\n        {read}\n"
        "    ys += [tf.gather(x, [i]) for i in range(1, 6)]\nr = t.gradient(ys, x)"
        for read in ("tf.greater(x, 0.0)", "tf.equal(x, 1.0)", "tf.math.argmax(x)", "tf.shape(x)",
-                    "tf.shape(x, out_type=tf.int64)", "tf.size(x); tf.rank(x)", "tf.ones_like(x)")},
+                    "tf.shape(x, out_type=tf.int64)", "tf.size(x); tf.rank(x)", "tf.ones_like(x)",
+                    "tf.clip_by_norm(x, 1.0)")},  # clip_by_norm: a comparison, and a Shape for v1 ones_like
 }
 
 
