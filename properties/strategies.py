@@ -129,6 +129,11 @@ COMPOSITE = frozenset({"reduce_std", "reduce_variance", "norm", "reduce_euclidea
                        "global_norm", "clip_by_global_norm", "moments", "reduce_mean",
                        "reduce_logsumexp", "l2_loss"})
 HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
+# Ops whose gradient divides by a norm of their input (x / |x|): at a gradient's result that is exactly 0 in
+# exact arithmetic (that of a shift-invariant op, or of solve(a, a)) and holds rounding noise in TF, the
+# noise's direction, of any size, against reftape's exact zero's NaN.
+NORMALIZING = frozenset({"l2_normalize", "norm", "reduce_euclidean_norm", "clip_by_norm", "global_norm",
+                         "clip_by_global_norm"})
 BOUNDED = frozenset({"sin", "cos", "tanh", "sigmoid", "erf", "erfc", "softsign", "softmax", "l2_normalize", "atan",
                      "sign", "clip_by_value", "relu6"})
 
@@ -813,12 +818,11 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
-    if _last(spec) == "l2_normalize" and (x.gradient or (x.size if attrs.get("axis") is None
-                                                         else x.shape[attrs["axis"]]) == 1):
-        # Along a single element its gradient cancels exactly, and TF's vectorized float32 rsqrt
-        # leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5); a gradient may be exactly 0 in
-        # exact arithmetic (that of a shift-invariant op: softmax, logsumexp) and hold rounding noise,
-        # which a normalization magnifies to any size: normalize a wider leaf.
+    if _last(spec) in NORMALIZING and x.gradient or _last(spec) == "l2_normalize" and (
+            x.size if attrs.get("axis") is None else x.shape[attrs["axis"]]) == 1:
+        # Along a single element l2_normalize's gradient cancels exactly, and TF's vectorized float32
+        # rsqrt leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5); a gradient's result may be
+        # exactly 0 in exact arithmetic and hold rounding noise (see NORMALIZING): a wider leaf instead.
         x = b.leaf((2, 3))
     _vary_axis(b, spec, x, attrs)
     plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
