@@ -3,12 +3,13 @@
 Worker processes (TensorFlow loaded once in each) draw programs with Hypothesis, run each through
 the one pipeline (`findings.evaluate`) and record every finding the moment it is found
 (`recording.record_finding`, fsynced), then explain it: the first divergent node names the suspect
-op and minimisation shrinks the program within a time budget (once per signature and worker: a
+op and minimisation shrinks the program within a budget of evaluations (once per signature and worker: a
 campaign that meets one bug in every program keeps fuzzing instead of minimising it again; later
 findings of that signature name the minimal one by `context["covered_by"]`); the explained form is
 recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
-workers at the budget or on Ctrl-C/SIGTERM (recorded findings are kept), writes `run.json` and
-has the report rendered. A worker that dies or hangs in native code is replaced: the program it said
+workers at the budget or on SIGINT/SIGTERM, sent to it or to its whole process group, at any moment
+(recorded findings are kept; exit 130 or 143, never a worker death), writes `run.json` and has the
+report rendered. A worker that dies or hangs in native code is replaced: the program it said
 it was running (its flight recorder) is run again with each side in a process of its own, and the
 finding that makes is recorded with the death (`worker-deaths.jsonl`). The command itself
 (`reftape-fuzz`, `reports/campaign.py`) sits in the reports layer, above this one, and passes the
@@ -49,15 +50,14 @@ from typing import Any, Callable, Iterator
 from reftape_oracle.interpreter import FlightRecorder
 from reftape_oracle.isolated import signal_name
 
-from .cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser,
-                  positive_seconds, writable_directory)
+from .cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_OK, STOP_SIGNALS, StopSignals, UsageError, import_backend,
+                  parser, positive_seconds, writable_directory)
 
 PROG = "reftape-fuzz"
 DEFAULT_MINUTES = 10.0
 BATCH = 100                 # examples per Hypothesis run; each run gets a seed of its own
 TIME_LIMIT = 20.0           # seconds per program and backend
-MINIMIZE_SECONDS = 30.0     # time budget of minimising one finding
-STOP_GRACE = 3.0            # seconds workers get to finish their example before they are terminated
+STOP_GRACE = 3.0            # seconds workers get to finish their example before they are killed
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,7 @@ class _Worker:
     """One process of a campaign: its backend, its share of the budget and what it has found."""
 
     def __init__(self, campaign: Campaign, index: int, restart: int, deadly: frozenset[str], events: Any,
-                 stop: Any, counters: Counters) -> None:
+                 stop: Any, counters: Counters, signals: StopSignals) -> None:
         from reftape_oracle.interpreter import record_flights
         from reftape_oracle.tensorflow import load_tensorflow
 
@@ -250,7 +250,7 @@ class _Worker:
 
         self.campaign, self.index, self.restart = campaign, index, restart
         self.deadly = deadly   # programs (JSON text) a worker of this campaign died running: never again
-        self.events, self.stop, self.counters = events, stop, counters
+        self.events, self.stop, self.counters, self.signals = events, stop, counters, signals
         self.report = Path(campaign.report)
         record_flights(_InFlight(in_flight_file(self.report, index), counters.deadlines, index))
         with _quiet_stderr():  # TensorFlow's C++ start-up lines, once per worker
@@ -262,9 +262,14 @@ class _Worker:
         self.failing: dict[str, int] = {}      # program text -> the batch that found it failing
         self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
 
+    def stopping(self) -> bool:
+        """Whether the parent asked this worker to stop, or a SIGINT/SIGTERM reached it (sent to the
+        campaign's process group): it stops after the program it runs."""
+        return self.signals.received is not None or self.stop.is_set()
+
     def exhausted(self) -> bool:
         limit = self.campaign.max_examples
-        return self.stop.is_set() or (limit is not None and self.counters.examples.value >= limit)
+        return self.stopping() or (limit is not None and self.counters.examples.value >= limit)
 
     def run(self) -> None:
         batch = 0
@@ -354,7 +359,7 @@ class _Worker:
         if signature in self.minimal_of:
             context = {**explained.context, EXPLAINED_FROM: finding.id, COVERED_BY: self.minimal_of[signature]}
             return dataclasses.replace(explained, id="", timestamp="", context=context)  # a fresh id
-        minimal = minimize(explained, time_budget=MINIMIZE_SECONDS)
+        minimal = minimize(explained, stop=self.stopping)
         record = dataclasses.replace(minimal, id="", timestamp="",
                                      context={**minimal.context, EXPLAINED_FROM: finding.id})
         self.minimal_of[signature] = record.id
@@ -364,18 +369,21 @@ class _Worker:
 
 def _work(campaign: Campaign, index: int, restart: int, deadly: frozenset[str], events: Any, stop: Any,
           counters: Counters) -> None:
-    """A worker process's entry point: interrupts reach it through `stop`, never as KeyboardInterrupt."""
+    """A worker process's entry point. It starts with SIGINT and SIGTERM blocked (`_Crew.start`): a
+    stop sent to the campaign's process group, even while this process starts, only asks it to stop
+    after its program, as the parent's `stop` event does; it never dies of one or raises KeyboardInterrupt."""
     import traceback
 
     from .findings import HarnessError
 
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signals = StopSignals().__enter__()   # for the life of the process
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     os.environ["REFTAPE_REPORT_DIR"] = campaign.report  # where record_coverage appends
     set_hypothesis_home_dir(Path(campaign.report) / "hypothesis")  # not .hypothesis/ in the current directory
     try:
-        worker = _Worker(campaign, index, restart, deadly, events, stop, counters)
+        worker = _Worker(campaign, index, restart, deadly, events, stop, counters, signals)
         events.put(("ready", index, time.monotonic()))
         worker.run()
     except HarnessError as error:
@@ -405,6 +413,7 @@ class Progress:
     replayed: int = 0
     harness_error: str | None = None
     interrupted: bool = False
+    stopped_by: str | None = None                              # the signal that interrupted it
     deaths: list = dataclasses.field(default_factory=list)     # WorkerDeath, in order
 
     @property
@@ -506,7 +515,7 @@ class _Crew:
         process = self.context.Process(target=_work, daemon=True, args=(
             self.campaign, index, self.restarts[index], frozenset(self.deadly), self.events, self.stop_event,
             self.counters))
-        with _one_blas_thread():
+        with _one_blas_thread(), _stop_signals_blocked():
             process.start()
         self.processes[index] = process
 
@@ -531,12 +540,22 @@ class _Crew:
                 self.ready.add(event[1])
             progress.absorb(event)
 
+    def stopped_by_signal(self) -> int | None:
+        """The stop signal (SIGINT, SIGTERM) a worker died of, if one did: somebody stopped it, which
+        stops the campaign; that is no death of the harness's making."""
+        for process in self.processes.values():
+            if process.exitcode is not None and -process.exitcode in STOP_SIGNALS:
+                return -process.exitcode
+        return None
+
     def casualties(self) -> Iterator[tuple[int, str]]:
-        """Workers that died, or that are stuck in a program past its time limits (killed now), each
-        with what happened to it."""
+        """Workers that died (not of a stop signal: `stopped_by_signal`), or that are stuck in a
+        program past its time limits (killed now), each with what happened to it."""
         now = time.monotonic()
         for index, process in self.processes.items():
             if index in self.done:
+                continue
+            if process.exitcode is not None and -process.exitcode in STOP_SIGNALS:
                 continue
             if not process.is_alive() and process.exitcode not in (0, None):
                 code = process.exitcode
@@ -547,6 +566,8 @@ class _Crew:
                 yield index, "was killed: its program ran past its time limits (stuck outside Python)"
 
     def stop(self) -> None:
+        """Asks every worker to stop after its program and kills those still running STOP_GRACE
+        seconds later (SIGTERM would only ask again): each finding was recorded when it was found."""
         self.stop_event.set()
         deadline = time.monotonic() + STOP_GRACE
         processes = list(self.processes.values())
@@ -554,12 +575,20 @@ class _Crew:
             process.join(max(0.0, deadline - time.monotonic()))
         for process in processes:
             if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join(2.0)
-            if process.is_alive():
                 process.kill()
                 process.join()
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while a worker is started: the worker inherits the mask and
+    receives them once it can take them as a request to stop (`_work`); the parent receives its
+    own when the block ends, so none is lost."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @dataclass
@@ -570,18 +599,26 @@ class WorkerDeath:
     cause: str                   # "died of SIGSEGV", "exited with status 1", "was killed: ..."
     program: dict | None         # the program it was running; None when it died between programs
     finding: str | None = None   # the id of the finding that program made when run again, each side alone
+    rerun_interrupted: bool = False   # a stop came before or while it ran again: nothing is concluded
+
+    @property
+    def unexplained(self) -> bool:
+        return self.finding is None and not self.rerun_interrupted
 
     def line(self) -> str:
         what = ("between programs" if self.program is None else
-                "running a program that did not fail again in processes of its own" if self.finding is None
+                "running a program whose run in processes of its own was interrupted" if self.rerun_interrupted
+                else "running a program that did not fail again in processes of its own" if self.finding is None
                 else f"running the program of finding {self.finding}")
         return f"worker {self.worker} {self.cause} {what}"
 
 
-def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, display: _Display) -> None:
+def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, display: _Display,
+                 signals: StopSignals) -> None:
     """Runs the program a worker died (or hung) in again, each side in a process of its own, and
     records the finding it makes; keeps a record of the death; restarts the worker. A worker that dies
-    before it is ready (loading its backend) is a harness failure: restarting it would not help."""
+    before it is ready (loading its backend) is a harness failure: restarting it would not help. A stop
+    signal during the re-run reaches its processes too: after a stop nothing is run or concluded."""
     from .findings import HarnessError, evaluate
     from .recording import record_finding, record_worker_death
 
@@ -591,21 +628,25 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
         return
     program = _in_flight_program(report, worker) if crew.counters.deadlines[worker] != 0.0 else None
     death, finding = WorkerDeath(worker, cause, program.to_dict() if program else None), None
-    if program is not None:
+    if program is not None and signals.received is None:
         crew.deadly.add(program.to_json())
         display.note(f"worker {worker} {cause}; running its program again, each side in a process of its own")
         try:
             finding = evaluate(program, campaign.backend, time_limit=campaign.time_limit, isolated=True)
         except HarnessError as error:
-            progress.harness_error = str(error)
-    if finding and not progress.interrupted:  # an interrupt reaches the isolated processes too
+            if signals.received is None:
+                progress.harness_error = str(error)
+    if signals.received is not None:
+        death.rerun_interrupted = program is not None
+    elif finding:
         finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause}
         record_finding(finding, report)
         progress.absorb(("finding", finding.kind, finding.known))
         death.finding = finding.id
     record_worker_death(dataclasses.asdict(death), report)
     progress.deaths.append(death)
-    crew.restart(worker)
+    if signals.received is None:
+        crew.restart(worker)
 
 
 def _in_flight_program(report: Path, worker: int) -> Any:
@@ -632,6 +673,7 @@ def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> N
                             "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
                             "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
                             "replayed": progress.replayed, "interrupted": progress.interrupted,
+                            "stopped_by": progress.stopped_by,
                             "harness_error": progress.harness_error,
                             "worker_deaths": [dataclasses.asdict(d) for d in progress.deaths]}
     (Path(campaign.report) / "run.json").write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
@@ -658,40 +700,30 @@ def _one_blas_thread() -> Iterator[None]:
                 os.environ[name] = value
 
 
-def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
+def run_campaign(campaign: Campaign, render: Callable[[Path], Path], signals: StopSignals | None = None) -> int:
     """Runs `campaign` to its budget, then `render`s its report directory (returning the index page);
-    the exit status says whether it found anything unexplained."""
+    the exit status says whether it found anything unexplained. A SIGINT or SIGTERM (noted by
+    `signals`, entered by the command before it set the campaign up, or from here on) stops the
+    campaign at any moment, rendering included: what was recorded is kept, the report is rendered and
+    the status is 130 or 143."""
+    with contextlib.ExitStack() as stack:
+        return _run(campaign, render, signals if signals is not None else stack.enter_context(StopSignals()))
+
+
+def _run(campaign: Campaign, render: Callable[[Path], Path], signals: StopSignals) -> int:
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     _write_run(campaign, None, started)
     progress = Progress(time.monotonic())
-
-    def interrupt(signum: int, frame: Any) -> None:
-        progress.interrupted = True
-
-    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
-    crew = _Crew(campaign)
     display = _Display()
-    deadline = progress.started + 60 * campaign.minutes if campaign.minutes else None
     try:
-        while not crew.finished() and not progress.interrupted and progress.harness_error is None:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            time.sleep(0.2)
-            crew.drain(progress)
-            for worker, cause in crew.casualties():
-                _after_death(crew, worker, cause, progress, display)
-            progress.count(crew.counters)
-            display.show(progress)
-        crew.stop()
-        shutil.rmtree(Path(campaign.report) / "in-flight", ignore_errors=True)  # a death's program is in its record
-        crew.drain(progress)
-        progress.count(crew.counters)
+        if signals.received is None:
+            _fuzz_with_crew(campaign, progress, display, signals)
         display.show(progress, final=True)
     finally:
         display.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    unexamined = [d for d in progress.deaths if d.finding is None]
+    if signals.received is not None:
+        progress.interrupted, progress.stopped_by = True, signals.name
+    unexamined = [d for d in progress.deaths if d.unexplained]
     if unexamined and progress.harness_error is None:
         progress.harness_error = (f"{len(unexamined)} worker death(s) that no finding explains, the first: "
                                   f"{unexamined[0].line()} (see worker-deaths.jsonl)")
@@ -702,8 +734,35 @@ def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
     if progress.harness_error:
         print(f"{PROG}: harness error: {progress.harness_error}", file=sys.stderr)
         return EXIT_HARNESS
-    if progress.interrupted:
-        print(f"{PROG}: interrupted; every finding recorded so far is kept", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    if signals.received is not None:
+        print(f"{PROG}: interrupted by {signals.name}; every finding recorded so far is kept", file=sys.stderr)
+        return signals.exit_status
     return EXIT_FINDINGS if progress.unexplained else EXIT_OK
 
+
+def _fuzz_with_crew(campaign: Campaign, progress: Progress, display: _Display, signals: StopSignals) -> None:
+    """Starts the workers, watches them until the budget, a stop or a harness failure, and stops them."""
+    crew = _Crew(campaign)
+    try:
+        _watch(crew, progress, display, signals)
+    finally:
+        crew.stop()
+    shutil.rmtree(Path(campaign.report) / "in-flight", ignore_errors=True)  # a death's program is in its record
+    crew.drain(progress)
+    progress.count(crew.counters)
+
+
+def _watch(crew: _Crew, progress: Progress, display: _Display, signals: StopSignals) -> None:
+    campaign = crew.campaign
+    deadline = progress.started + 60 * campaign.minutes if campaign.minutes else None
+    while not crew.finished() and signals.received is None and progress.harness_error is None:
+        if deadline is not None and time.monotonic() >= deadline:
+            return
+        time.sleep(0.2)
+        crew.drain(progress)
+        if (signum := crew.stopped_by_signal()) is not None:
+            signals.receive(signum)
+        for worker, cause in crew.casualties():
+            _after_death(crew, worker, cause, progress, display, signals)
+        progress.count(crew.counters)
+        display.show(progress)
