@@ -5,6 +5,7 @@ The planted backend is written into the campaign's working directory, which `--b
 """
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -117,27 +118,112 @@ def test_a_campaign_on_reftape_agrees_and_still_writes_a_report(tmp_path):
     assert f"report written to {report / 'index.html'}" in ran.stdout
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_an_interrupt_keeps_every_finding_and_renders_the_report(campaign_dir, signum):
-    report = campaign_dir / "report"
-    process = subprocess.Popen(fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report", str(report)),
-                               cwd=campaign_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+# A stop at any moment is an interruption: 130 for SIGINT, 143 for SIGTERM (as `timeout`, `docker stop`
+# and cancelled CI jobs send it, to the whole process group), never a worker death or a harness error.
+
+STOP_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# The parent renders with `render` wrapped to send the signal first: the moment after the budget.
+RENDER_STOPPED = """
+import os, signal, sys
+from reftape_reports import campaign
+from reftape_reports.render import render as real_render
+
+def render(directory):
+    os.killpg(0, signal.{name})
+    return real_render(directory)
+
+campaign.render = render
+sys.exit(campaign.main(sys.argv[1:]))
+"""
+
+
+def lines_of(path):
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def stop_moments(report):
+    """When to send the stop, each a condition on the report directory (polled every 20 ms)."""
     records = report / "discrepancies.jsonl"
+    return {
+        "start-up": lambda: report.is_dir(),   # made by the argument checks, before any worker is ready
+        "fuzzing": lambda: bool(lines_of(report / "coverage.jsonl")),
+        # the worker explains (first divergence, minimisation) right after recording a finding
+        "explaining": lambda: bool(lines_of(records)),
+    }
+
+
+def started_campaign(directory, command):
+    return subprocess.Popen(command, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)   # its own process group, as a shell job's
+
+
+def wait_for(condition, process, seconds=300):
     waited = time.monotonic()
-    while not (records.exists() and records.read_text().strip()) and time.monotonic() - waited < 300:
+    while not condition():
         assert process.poll() is None, process.communicate()
-        time.sleep(0.5)
-    process.send_signal(signum)
-    out, err = process.communicate(timeout=60)   # the workers get seconds; this only bounds a hang
-    assert process.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
-    findings = recorded(report)
-    assert findings
-    assert all((report / "repro" / f"{f.id}.py").exists() for f in findings)
+        assert time.monotonic() - waited < seconds, "the moment never came"
+        time.sleep(0.02)
+
+
+def finding_ids(report):
+    return [json.loads(line)["id"] for line in lines_of(report / "discrepancies.jsonl")]
+
+
+def assert_a_clean_interruption(process, signum, report, before, campaign_interrupted=True):
+    out, err = process.communicate(timeout=120)   # the workers get seconds; this only bounds a hang
+    assert process.returncode == STOP_STATUS[signum], out + err
+    assert f"interrupted by {signal.Signals(signum).name}" in err and "Traceback" not in err
+    assert "harness error" not in err and "running its program again" not in out   # no isolated re-run
+    after = finding_ids(report)
+    assert after[:len(before)] == before   # every finding recorded before the stop is still there
+    assert not (report / "worker-deaths.jsonl").exists()
     page = (report / "index.html").read_text()
+    findings = recorded(report) if after else []
     assert all(f.id in page for f in findings if not f.context.get(EXPLAINED_FROM))
-    assert json.loads((report / "run.json").read_text())["result"]["interrupted"] is True
+    assert all((report / "repro" / f"{f.id}.py").exists() for f in findings)
+    result = json.loads((report / "run.json").read_text())["result"]
+    assert result["worker_deaths"] == [] and result["harness_error"] is None
+    assert result["interrupted"] is campaign_interrupted
     assert f"report written to {report / 'index.html'}" in out
+    return after
+
+
+SIGNALS = pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+
+
+@SIGNALS
+@pytest.mark.parametrize("moment", ["start-up", "fuzzing", "explaining"])
+def test_a_stop_to_the_process_group_at_any_moment_is_a_clean_interruption(campaign_dir, signum, moment):
+    report = campaign_dir / "report"
+    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
+                                                          str(report)))
+    wait_for(stop_moments(report)[moment], process)
+    before = finding_ids(report)
+    os.killpg(process.pid, signum)
+    after = assert_a_clean_interruption(process, signum, report, before)
+    if moment == "explaining":
+        assert before and len(after) >= len(before)
+
+
+@SIGNALS
+def test_a_stop_to_the_parent_alone_is_a_clean_interruption(campaign_dir, signum):
+    report = campaign_dir / "report"
+    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
+                                                          str(report)))
+    wait_for(stop_moments(report)["explaining"], process)
+    before = finding_ids(report)
+    process.send_signal(signum)
+    assert_a_clean_interruption(process, signum, report, before)
+
+
+@SIGNALS
+def test_a_stop_while_the_report_renders_still_renders_it(campaign_dir, signum):
+    report = campaign_dir / "report"
+    script = RENDER_STOPPED.format(name=signal.Signals(signum).name)
+    process = started_campaign(campaign_dir, [sys.executable, "-c", script, *PLANTED_CAMPAIGN, "--max-examples", "2",
+                                              "--report", str(report)])
+    assert_a_clean_interruption(process, signum, report, [], campaign_interrupted=False)
+    assert json.loads((report / "run.json").read_text())["result"]["examples"] == 2
 
 
 def test_a_worker_that_cannot_run_is_a_harness_failure_reported_in_one_line(tmp_path):
