@@ -19,6 +19,7 @@ import pytest
 
 from reftape_properties.clusters import EXPLAINED_FROM
 from reftape_properties.findings import record_validator
+from reftape_properties.fuzz import RESUMED
 from reftape_properties.recording import read_findings
 
 PLANTED = '''"""reftape with one planted fault: the VJP of `sin` doubles its derivative."""
@@ -104,6 +105,57 @@ def test_resume_replays_known_failures_first_without_recording_them_again(plante
     digests = [f.program_digest() for f in recorded(report) if not f.context.get(EXPLAINED_FROM)]
     assert len(digests) == len(set(digests)) >= len([f for f in before if not f.context.get(EXPLAINED_FROM)])
     assert json.loads((report / "run.json").read_text())["result"]["replayed"] >= 1
+
+
+def saved_failures(report):
+    """The files of Hypothesis's example database in `report`: the saved failures `--resume` replays."""
+    return {p.relative_to(report) for p in (report / "hypothesis" / "examples").rglob("*") if p.is_file()}
+
+
+def files_under(directory):
+    return {p: p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+def test_resume_without_options_resumes_the_recorded_backend_and_keeps_its_saved_failures(planted_campaign,
+                                                                                           tmp_path):
+    campaign_dir, report = tmp_path, tmp_path / "report"
+    shutil.copytree(planted_campaign[0], campaign_dir, dirs_exist_ok=True)
+    configuration = json.loads((report / "run.json").read_text())["configuration"]
+    saved = saved_failures(report)
+    assert saved and configuration["backend"] == "planted_backend"
+    again = fuzz(campaign_dir, "--resume", "--report", str(report), "--max-examples", "3", "--workers", "1")
+    assert again.returncode == 1, again.stderr
+    assert re.search(r"\((\d+) replayed\)", again.stdout)
+    resumed = json.loads((report / "run.json").read_text())["configuration"]
+    assert {name: resumed[name] for name in RESUMED} == {name: configuration[name] for name in RESUMED}
+    assert saved <= saved_failures(report)   # replayed on the backend that saved them, they fail again
+
+
+@pytest.mark.parametrize("option, value, recorded", [
+    ("--backend", "reftape", "planted_backend"),
+    ("--ops", "sin", "multiply,sin"),   # the catalog's order
+    ("--time-limit", "5", 20.0),
+], ids=["backend", "ops", "time-limit"])
+def test_resume_refuses_a_conflicting_option_in_one_line_and_changes_nothing(planted_campaign, tmp_path, option,
+                                                                            value, recorded):
+    campaign_dir, report = tmp_path, tmp_path / "report"
+    shutil.copytree(planted_campaign[0], campaign_dir, dirs_exist_ok=True)
+    before = files_under(campaign_dir)
+    ran = fuzz(campaign_dir, "--resume", "--report", str(report), option, value, "--max-examples", "3", timeout=120)
+    assert ran.returncode == 2 and not ran.stdout
+    (line,) = ran.stderr.strip().splitlines()
+    given = float(value) if option == "--time-limit" else value
+    assert line == (f"reftape-fuzz: error: {option} {given!r} conflicts with the run being resumed, which used "
+                    f"{option} {recorded!r} (its run.json): leave {option} out to resume that run")
+    assert files_under(campaign_dir) == before
+
+
+def test_resume_of_a_directory_without_a_run_is_one_line_and_exit_2(tmp_path):
+    ran = fuzz(tmp_path, "--resume", "--report", str(tmp_path / "never-ran"), timeout=120)
+    assert ran.returncode == 2 and not ran.stdout
+    (line,) = ran.stderr.strip().splitlines()
+    assert line.startswith("reftape-fuzz: error: --resume: ") and "no run to resume" in line
+    assert not (tmp_path / "never-ran").exists()
 
 
 def test_a_campaign_on_reftape_agrees_and_still_writes_a_report(tmp_path):
