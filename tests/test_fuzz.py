@@ -294,6 +294,32 @@ def test_a_worker_that_cannot_run_is_a_harness_failure_reported_in_one_line(tmp_
     assert (report / "index.html").exists()
 
 
+TENSORFLOW_PYTHON_ERRORS = """
+import gc
+import numpy as np
+from reftape_oracle.interpreter import run
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape
+from reftape_oracle.tensorflow import load_tensorflow
+
+tf = load_tensorflow()   # as every campaign worker does
+x = np.array([0.3, 0.7, -1.1], np.float32)
+program = Program([Leaf("x", "variable", x, "float32"), Leaf("y", "variable", x, "float32"),
+                   Tape("t", persistent=True, body=[Op("a", "sin", ["x"])]),
+                   Call("j", "t", "jacobian", "a", {"list": ["x", "y"]}, use_pfor=False)], outputs=["a"])
+print(sorted(run(program, "tensorflow").calls))
+with tf.Graph().as_default():   # a TensorArray never read: tf_should_use logs its block at ERROR when it goes
+    tf.TensorArray(tf.float32, 2).write(0, 1.0)
+gc.collect()
+"""
+
+
+def test_tensorflows_python_side_errors_stay_off_the_terminal_as_its_native_logs_do(tmp_path):
+    ran = subprocess.run([sys.executable, "-c", TENSORFLOW_PYTHON_ERRORS], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert ran.returncode == 0 and ran.stdout.strip() == "['j']", ran.stderr
+    assert ran.stderr == ""   # neither "ERROR:tensorflow" nor tf_should_use's "Object was never used" block
+
+
 @pytest.mark.parametrize("args, message", [
     (["--ops", "no_such_op*"], "matches no catalog op"),
     (["--dtypes", "float32,float8"], "unknown dtype float8"),
