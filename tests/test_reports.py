@@ -25,6 +25,7 @@ from reftape_properties.clusters import COVERED_BY, EXPLAINED_FROM, cluster, siz
 from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import evaluate
 from reftape_properties.recording import record_finding, report_dir
+from reftape_properties.minimize import minimize
 from reftape_reports import render
 from reftape_reports.command import main as report_main
 
@@ -225,6 +226,16 @@ def test_reftape_report_refuses_a_merge_source_without_records(tmp_path, finding
     _record(source, findings[:1])
     assert report_main([str(tmp_path / "merged"), "--merge", str(source), str(empty)]) == 2
     assert not (tmp_path / "merged" / "index.html").exists()
+
+
+def test_a_minimisation_cut_short_says_so_on_the_page(tmp_path, findings):
+    original = findings[0]
+    cut = minimize(original, max_evaluations=1)
+    assert cut.context["minimized"]["stopped_by"] == "evaluations"
+    _record(tmp_path, [original, dataclasses.replace(cut, id="", context={**cut.context, EXPLAINED_FROM: original.id})])
+    assert report_main([str(tmp_path)]) == 0
+    page = (tmp_path / "index.html").read_text()
+    assert "minimisation cut short by its budget of evaluations after 1 evaluations" in page
 
 
 def _run_record(**result):
