@@ -34,9 +34,9 @@ def _merged(out: Path, sources: list[Path]) -> int:
     from .merge import merge
 
     for source in sources:
-        _readable(source)
         if source.resolve() == out.resolve():
             raise UsageError(f"{str(out)!r} cannot be both the merged report and one of its sources")
+        _readable(source)
     index = merge(sources, writable_directory(out), " ".join([PROG, str(out), "--merge", *map(str, sources)]))
     print(f"{PROG}: merged report of {len(sources)} directories written to {index}")
     return EXIT_OK
