@@ -458,6 +458,8 @@ def _work(campaign: Campaign, index: int, restart: int, deadly: frozenset[str], 
         events.put(("harness", f"worker {index} crashed: {type(error).__name__}: {error} "
                                f"({last.filename}:{last.lineno})", None))
     finally:
+        if signals.received is not None:   # sent to this worker alone, the stop is the campaign's too
+            events.put(("signal", signals.received, None))
         events.put(("done", index, None))
 
 
@@ -571,6 +573,7 @@ class _Crew:
         self.ready: set[int] = set()
         self.done: set[int] = set()
         self.deadly: set[str] = set()   # the programs workers died running
+        self.signalled: int | None = None   # a stop signal a worker received
         for index in range(campaign.workers):
             self.start(index)
 
@@ -601,17 +604,17 @@ class _Crew:
             if event[0] == "done":
                 self.done.add(event[1])
                 continue
+            if event[0] == "signal":
+                self.signalled = self.signalled or event[1]
+                continue
             if event[0] == "ready":
                 self.ready.add(event[1])
             progress.absorb(event)
 
     def stopped_by_signal(self) -> int | None:
-        """The stop signal (SIGINT, SIGTERM) a worker died of, if one did: somebody stopped it, which
-        stops the campaign; that is no death of the harness's making."""
-        for process in self.processes.values():
-            if process.exitcode is not None and -process.exitcode in STOP_SIGNALS:
-                return -process.exitcode
-        return None
+        """The stop signal (SIGINT, SIGTERM) a worker received or died of, if one did: somebody stopped
+        it, which stops the campaign; that is no death of the harness's making."""
+        return self.signalled or next(filter(None, map(_stop_signal_of, self.processes.values())), None)
 
     def casualties(self) -> Iterator[tuple[int, str]]:
         """Workers that died (not of a stop signal: `stopped_by_signal`), or that are stuck in a
@@ -620,7 +623,7 @@ class _Crew:
         for index, process in self.processes.items():
             if index in self.done:
                 continue
-            if process.exitcode is not None and -process.exitcode in STOP_SIGNALS:
+            if _stop_signal_of(process):
                 continue
             if not process.is_alive() and process.exitcode not in (0, None):
                 code = process.exitcode
@@ -642,6 +645,12 @@ class _Crew:
             if process.is_alive():
                 process.kill()
                 process.join()
+
+
+def _stop_signal_of(process: Any) -> int | None:
+    """The stop signal a finished process died of; None for any other end, or while it runs."""
+    code = process.exitcode
+    return -code if code is not None and -code in STOP_SIGNALS else None
 
 
 @contextlib.contextmanager

@@ -268,6 +268,26 @@ def test_a_stop_to_the_parent_alone_is_a_clean_interruption(campaign_dir, signum
     assert_a_clean_interruption(process, signum, report, before)
 
 
+def worker_pids(parent):
+    """The campaign's worker processes: the parent's spawned children that are not its resource tracker."""
+    children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+    commands = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in children}
+    return [int(pid) for pid, command in commands.items()
+            if b"spawn_main" in command and b"resource_tracker" not in command]
+
+
+@SIGNALS
+def test_a_stop_to_a_worker_alone_stops_the_campaign_as_an_interruption(campaign_dir, signum):
+    report = campaign_dir / "report"
+    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
+                                                          str(report)))
+    wait_for(stop_moments(report)["fuzzing"], process)
+    before = finding_ids(report)
+    (worker,) = worker_pids(process.pid)
+    os.kill(worker, signum)
+    assert_a_clean_interruption(process, signum, report, before)
+
+
 @SIGNALS
 def test_a_stop_while_the_report_renders_still_renders_it(campaign_dir, signum):
     report = campaign_dir / "report"
