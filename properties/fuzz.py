@@ -143,7 +143,7 @@ def _chosen(option: str, given: Any, recorded: Any, resolve: Callable[[Any], Any
     """An option's value: the one given (resolved), else the resumed run's, else the default; a given
     value that differs from the resumed run's is a UsageError naming both."""
     if given is None:
-        return resolve(default) if recorded is _NOT_RECORDED else recorded
+        return resolve(default) if recorded is _NOT_RECORDED else _one_run_setting(option, recorded, resolve)
     value = resolve(given)
     if recorded is not _NOT_RECORDED and value != recorded:
         raise UsageError(f"{option} {given!r} conflicts with the run being resumed, which used {option} "
@@ -151,11 +151,24 @@ def _chosen(option: str, given: Any, recorded: Any, resolve: Callable[[Any], Any
     return value
 
 
+def _one_run_setting(option: str, recorded: Any, resolve: Callable[[Any], Any]) -> Any:
+    """`recorded` after checking that its option would take it (a merged report's run.json records the
+    distinct values of several runs instead); UsageError otherwise."""
+    try:
+        valid = recorded is None or resolve(_as_given(option, recorded)) == recorded
+    except (UsageError, ValueError, TypeError):
+        valid = False
+    if not valid:
+        raise UsageError(f"--resume: run.json records {option} {recorded!r}, not one run's setting "
+                         f"(a merged report?): resume one of the runs it was made from")
+    return recorded
+
+
 def _as_given(option: str, value: Any) -> Any:
     """A recorded value spelled as its option takes it."""
     if option == "--shard":
         return "/".join(map(str, value))
-    return ",".join(value) if isinstance(value, tuple) else value
+    return ",".join(map(str, value)) if isinstance(value, tuple) else value
 
 
 def _resumed_configuration(report: Path) -> dict[str, Any]:

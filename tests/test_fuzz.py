@@ -150,12 +150,22 @@ def test_resume_refuses_a_conflicting_option_in_one_line_and_changes_nothing(pla
     assert files_under(campaign_dir) == before
 
 
-def test_resume_of_a_directory_without_a_run_is_one_line_and_exit_2(tmp_path):
-    ran = fuzz(tmp_path, "--resume", "--report", str(tmp_path / "never-ran"), timeout=120)
+@pytest.mark.parametrize("run, message", [
+    (None, "no run to resume"),
+    ({"configuration": {"backend": ["planted_backend", "reftape"], "shard": [[1, 2], [2, 2]]}},
+     "run.json records --backend ('planted_backend', 'reftape'), not one run's setting (a merged report?)"),
+], ids=["no-run", "merged-report"])
+def test_resume_of_a_directory_without_one_run_to_resume_is_one_line_and_exit_2(tmp_path, run, message):
+    report = tmp_path / "report"
+    if run is not None:
+        report.mkdir()
+        (report / "run.json").write_text(json.dumps(run))
+    before = files_under(tmp_path)
+    ran = fuzz(tmp_path, "--resume", "--report", str(report), timeout=120)
     assert ran.returncode == 2 and not ran.stdout
     (line,) = ran.stderr.strip().splitlines()
-    assert line.startswith("reftape-fuzz: error: --resume: ") and "no run to resume" in line
-    assert not (tmp_path / "never-ran").exists()
+    assert line.startswith("reftape-fuzz: error: --resume: ") and message in line
+    assert files_under(tmp_path) == before
 
 
 def test_a_campaign_on_reftape_agrees_and_still_writes_a_report(tmp_path):
