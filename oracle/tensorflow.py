@@ -3,7 +3,10 @@
 The import is lazy (TensorFlow takes seconds to load) and happens once per process. TensorFlow's
 native libraries log start-up lines (oneDNN, CUDA probing) before its log level applies, so the
 import and the runtime's first initialisation run with the process's stderr captured; the captured
-text is shown only when the import fails.
+text is shown only when the import fails. Its Python side logs through the `tensorflow` logger and
+absl: ERROR records there (tf_should_use's "Object was never used ... TensorArray" blocks, about 190
+lines a minute in a campaign) are kept off the terminal too, as the native ones are (level 3); only
+FATAL/CRITICAL gets through.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ def _silence_python_logs() -> None:
         from absl import logging as absl_logging
     except ImportError:
         return
-    absl_logging.set_verbosity(absl_logging.ERROR)
-    absl_logging.set_stderrthreshold("error")
+    absl_logging.set_verbosity(absl_logging.FATAL)
+    absl_logging.set_stderrthreshold("fatal")
 
 
 @functools.lru_cache(maxsize=None)
@@ -56,7 +59,7 @@ def load_tensorflow() -> ModuleType:
             if not logged:
                 raise
             raise ImportError(f"TensorFlow failed to import: {error}\n{logged}") from error
-        tf.get_logger().setLevel(logging.ERROR)
+        tf.get_logger().setLevel(logging.CRITICAL)   # after the import: its first use sets INFO
         tf.config.experimental.enable_op_determinism()
         try:
             tf.config.threading.set_inter_op_parallelism_threads(1)

@@ -5,7 +5,8 @@ Exit statuses (the same for every command):
     1   findings: the candidate disagrees with the reference
     2   bad usage or input: one line on stderr, nothing run
     3   harness failure: the harness itself could not run a program (never an agreement)
-    130 interrupted (Ctrl-C or SIGTERM), after keeping what was already found
+    130 interrupted (Ctrl-C, SIGINT), after keeping what was already found
+    143 terminated (SIGTERM: `timeout`, `docker stop`, a cancelled CI job), after keeping what was already found
 """
 
 from __future__ import annotations
@@ -14,17 +15,53 @@ import argparse
 import importlib
 import math
 import os
+import signal
 import sys
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Any, Callable
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_HARNESS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 3, 130, 143
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class UsageError(Exception):
     """Bad usage or input; its message is the one line the user sees (exit 2)."""
+
+
+class StopSignals:
+    """While entered, SIGINT and SIGTERM only note that a stop was asked for (the first one's number):
+    the command finishes what it must keep (records, the report) and exits with `exit_status`. A
+    KeyboardInterrupt raised wherever the signal lands could be lost, or cut a record in two."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> "StopSignals":
+        self._previous = {signum: signal.signal(signum, self._receive) for signum in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    def _receive(self, signum: int, frame: object) -> None:
+        self.receive(signum)
+
+    def receive(self, signum: int) -> None:
+        """Notes a stop asked for by `signum` (the first one counts)."""
+        if self.received is None:
+            self.received = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.received).name if self.received is not None else ""
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_TERMINATED if self.received == signal.SIGTERM else EXIT_INTERRUPTED
 
 
 def parser(prog: str, description: str | None) -> argparse.ArgumentParser:

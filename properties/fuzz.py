@@ -3,12 +3,13 @@
 Worker processes (TensorFlow loaded once in each) draw programs with Hypothesis, run each through
 the one pipeline (`findings.evaluate`) and record every finding the moment it is found
 (`recording.record_finding`, fsynced), then explain it: the first divergent node names the suspect
-op and minimisation shrinks the program within a time budget (once per signature and worker: a
+op and minimisation shrinks the program within a budget of evaluations (once per signature and worker: a
 campaign that meets one bug in every program keeps fuzzing instead of minimising it again; later
 findings of that signature name the minimal one by `context["covered_by"]`); the explained form is
 recorded too, linked to the original by `context["explained_from"]`. The parent process shows progress, stops the
-workers at the budget or on Ctrl-C/SIGTERM (recorded findings are kept), writes `run.json` and
-has the report rendered. A worker that dies or hangs in native code is replaced: the program it said
+workers at the budget or on SIGINT/SIGTERM, sent to it or to its whole process group, at any moment
+(recorded findings are kept; exit 130 or 143, never a worker death), writes `run.json` and has the
+report rendered. A worker that dies or hangs in native code is replaced: the program it said
 it was running (its flight recorder) is run again with each side in a process of its own, and the
 finding that makes is recorded with the death (`worker-deaths.jsonl`). The command itself
 (`reftape-fuzz`, `reports/campaign.py`) sits in the reports layer, above this one, and passes the
@@ -49,15 +50,14 @@ from typing import Any, Callable, Iterator
 from reftape_oracle.interpreter import FlightRecorder
 from reftape_oracle.isolated import signal_name
 
-from .cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser,
-                  positive_seconds, writable_directory)
+from .cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_OK, STOP_SIGNALS, StopSignals, UsageError, import_backend,
+                  parser, positive_seconds, writable_directory)
 
 PROG = "reftape-fuzz"
 DEFAULT_MINUTES = 10.0
 BATCH = 100                 # examples per Hypothesis run; each run gets a seed of its own
 TIME_LIMIT = 20.0           # seconds per program and backend
-MINIMIZE_SECONDS = 30.0     # time budget of minimising one finding
-STOP_GRACE = 3.0            # seconds workers get to finish their example before they are terminated
+STOP_GRACE = 3.0            # seconds workers get to finish their example before they are killed
 
 
 @dataclass(frozen=True)
@@ -85,53 +85,131 @@ def arguments() -> argparse.ArgumentParser:
     budget.add_argument("--max-examples", type=int, help="stop after this many programs")
     result.add_argument("--seed", type=int, help="campaign seed (default: random, written to run.json)")
     result.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
-    result.add_argument("--backend", default="reftape", help="candidate module (default reftape; the current "
-                                                            "directory is importable)")
-    result.add_argument("--ops", default="*", help="comma-separated globs over catalog paths, e.g. 'sin,math.*'")
+    result.add_argument("--backend", help="candidate module (default reftape; the current directory is importable)")
+    result.add_argument("--ops", help="comma-separated globs over catalog paths, e.g. 'sin,math.*' (default: all)")
     result.add_argument("--dtypes", help="comma-separated dtypes (default: all)")
     result.add_argument("--report", type=Path, default=Path("fuzz-report"), help="report directory "
                                                                                   "(default ./fuzz-report)")
     result.add_argument("--resume", action="store_true", help="replay the failures in the report directory's "
-                                                              "example database first")
+                        "example database first, with the run's --backend, --ops, --dtypes, --time-limit, "
+                        "--database and --shard (from its run.json; giving another value is an error)")
     result.add_argument("--database", metavar="URL", help="a Hypothesis example database shared by machines, "
                         "e.g. redis://127.0.0.1:6379/0: failures any machine saved are replayed first")
-    result.add_argument("--shard", metavar="K/N", default="1/1", help="this machine's share of the seeds: "
-                        "machines given 1/N .. N/N draw disjoint seeds")
-    result.add_argument("--time-limit", type=positive_seconds, default=TIME_LIMIT, metavar="SECONDS",
+    result.add_argument("--shard", metavar="K/N", help="this machine's share of the seeds: "
+                        "machines given 1/N .. N/N draw disjoint seeds (default 1/1)")
+    result.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                         help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
                              "code is killed and the program run again in processes of its own")
     return result
 
 
+# What a resumed run takes from the run.json of the run it resumes: what it checks and where its saved
+# failures are (replayed on another backend they would pass, and Hypothesis would delete them).
+RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_limit": "--time-limit",
+           "database": "--database", "shard": "--shard"}
+_NOT_RECORDED = object()
+
+
 def campaign_from(args: argparse.Namespace) -> Campaign:
-    """The campaign the arguments ask for; UsageError (before anything runs) for bad usage."""
-    from reftape_oracle.catalog import CATALOG
+    """The campaign the arguments ask for (with `--resume`, the resumed run's configuration for what
+    they leave out); UsageError (before anything runs or is written) for bad usage."""
+    recorded = _resumed_configuration(args.report) if args.resume else {}
 
-    from .strategies import DTYPES
+    def chosen(name: str, resolve: Callable[[Any], Any], default: Any) -> Any:
+        return _chosen(RESUMED[name], getattr(args, name), recorded.get(name, _NOT_RECORDED), resolve, default)
 
-    patterns = [p.strip() for p in args.ops.split(",") if p.strip()]
-    ops = tuple(path for path in CATALOG if any(fnmatch.fnmatchcase(path, p) for p in patterns))
-    if not ops:
-        raise UsageError(f"--ops {args.ops!r} matches no catalog op (e.g. 'sin', 'math.*', 'nn.relu')")
-    dtypes = DTYPES if args.dtypes is None else tuple(d.strip() for d in args.dtypes.split(",") if d.strip())
-    unknown = [d for d in dtypes if d not in DTYPES]
-    if unknown or not dtypes:
-        raise UsageError(f"--dtypes {args.dtypes!r}: unknown dtype {', '.join(unknown) or '(none)'}; "
-                         f"choose from {', '.join(DTYPES)}")
-    if not any(d in CATALOG[op].dtypes for op in ops for d in dtypes):
-        raise UsageError(f"none of the ops matching {args.ops!r} supports dtypes {', '.join(dtypes)}")
+    backend = chosen("backend", str, "reftape")
+    ops = chosen("ops", _matching_ops, "*")
+    dtypes = chosen("dtypes", _dtype_list, None)
+    time_limit = chosen("time_limit", float, TIME_LIMIT)
+    shard = chosen("shard", _shard, "1/1")
+    database = chosen("database", lambda url: url, None)
+    _check_ops_have_dtypes(ops, dtypes)
     for name, value in (("--minutes", args.minutes), ("--max-examples", args.max_examples)):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive, not {value:g}")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, not {args.workers}")
-    import_backend(args.backend)
+    import_backend(backend)
+    database = _reachable_database(database)
     report = writable_directory(args.report)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
-    return Campaign(args.backend, ops, dtypes, seed, args.workers, minutes, args.max_examples,
-                    str(report.resolve()), args.resume, _reachable_database(args.database), _shard(args.shard),
-                    args.time_limit)
+    return Campaign(backend, ops, dtypes, seed, args.workers, minutes, args.max_examples, str(report.resolve()),
+                    args.resume, database, shard, time_limit)
+
+
+def _chosen(option: str, given: Any, recorded: Any, resolve: Callable[[Any], Any], default: Any) -> Any:
+    """An option's value: the one given (resolved), else the resumed run's, else the default; a given
+    value that differs from the resumed run's is a UsageError naming both."""
+    if given is None:
+        return resolve(default) if recorded is _NOT_RECORDED else _one_run_setting(option, recorded, resolve)
+    value = resolve(given)
+    if recorded is not _NOT_RECORDED and value != recorded:
+        raise UsageError(f"{option} {given!r} conflicts with the run being resumed, which used {option} "
+                         f"{_as_given(option, recorded)!r} (its run.json): leave {option} out to resume that run")
+    return value
+
+
+def _one_run_setting(option: str, recorded: Any, resolve: Callable[[Any], Any]) -> Any:
+    """`recorded` after checking that its option would take it (a merged report's run.json records the
+    distinct values of several runs instead); UsageError otherwise."""
+    try:
+        valid = recorded is None or resolve(_as_given(option, recorded)) == recorded
+    except (UsageError, ValueError, TypeError):
+        valid = False
+    if not valid:
+        raise UsageError(f"--resume: run.json records {option} {recorded!r}, not one run's setting "
+                         f"(a merged report?): resume one of the runs it was made from")
+    return recorded
+
+
+def _as_given(option: str, value: Any) -> Any:
+    """A recorded value spelled as its option takes it."""
+    if option == "--shard":
+        return "/".join(map(str, value))
+    return ",".join(map(str, value)) if isinstance(value, tuple) else value
+
+
+def _resumed_configuration(report: Path) -> dict[str, Any]:
+    """The configuration `run.json` in `report` records, as `Campaign` holds it (tuples for lists)."""
+    path = report / "run.json"
+    try:
+        configuration = json.loads(path.read_text())["configuration"]
+        return {name: tuple(configuration[name]) if isinstance(configuration[name], list) else configuration[name]
+                for name in RESUMED if name in configuration}
+    except FileNotFoundError:
+        raise UsageError(f"--resume: {str(path)!r} does not exist: no run to resume in {str(report)!r}") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"--resume: {str(path)!r} is unreadable ({type(error).__name__}: {error})") from None
+
+
+def _matching_ops(text: str) -> tuple[str, ...]:
+    from reftape_oracle.catalog import CATALOG
+
+    patterns = [p.strip() for p in text.split(",") if p.strip()]
+    ops = tuple(path for path in CATALOG if any(fnmatch.fnmatchcase(path, p) for p in patterns))
+    if not ops:
+        raise UsageError(f"--ops {text!r} matches no catalog op (e.g. 'sin', 'math.*', 'nn.relu')")
+    return ops
+
+
+def _dtype_list(text: str | None) -> tuple[str, ...]:
+    from .strategies import DTYPES
+
+    dtypes = DTYPES if text is None else tuple(d.strip() for d in text.split(",") if d.strip())
+    unknown = [d for d in dtypes if d not in DTYPES]
+    if unknown or not dtypes:
+        raise UsageError(f"--dtypes {text!r}: unknown dtype {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(DTYPES)}")
+    return dtypes
+
+
+def _check_ops_have_dtypes(ops: tuple[str, ...], dtypes: tuple[str, ...]) -> None:
+    from reftape_oracle.catalog import CATALOG
+
+    if not any(d in CATALOG[op].dtypes for op in ops for d in dtypes):
+        raise UsageError(f"none of the ops {', '.join(ops)} supports dtypes {', '.join(dtypes)}")
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -242,7 +320,7 @@ class _Worker:
     """One process of a campaign: its backend, its share of the budget and what it has found."""
 
     def __init__(self, campaign: Campaign, index: int, restart: int, deadly: frozenset[str], events: Any,
-                 stop: Any, counters: Counters) -> None:
+                 stop: Any, counters: Counters, signals: StopSignals) -> None:
         from reftape_oracle.interpreter import record_flights
         from reftape_oracle.tensorflow import load_tensorflow
 
@@ -250,7 +328,7 @@ class _Worker:
 
         self.campaign, self.index, self.restart = campaign, index, restart
         self.deadly = deadly   # programs (JSON text) a worker of this campaign died running: never again
-        self.events, self.stop, self.counters = events, stop, counters
+        self.events, self.stop, self.counters, self.signals = events, stop, counters, signals
         self.report = Path(campaign.report)
         record_flights(_InFlight(in_flight_file(self.report, index), counters.deadlines, index))
         with _quiet_stderr():  # TensorFlow's C++ start-up lines, once per worker
@@ -262,9 +340,14 @@ class _Worker:
         self.failing: dict[str, int] = {}      # program text -> the batch that found it failing
         self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
 
+    def stopping(self) -> bool:
+        """Whether the parent asked this worker to stop, or a SIGINT/SIGTERM reached it (sent to the
+        campaign's process group): it stops after the program it runs."""
+        return self.signals.received is not None or self.stop.is_set()
+
     def exhausted(self) -> bool:
         limit = self.campaign.max_examples
-        return self.stop.is_set() or (limit is not None and self.counters.examples.value >= limit)
+        return self.stopping() or (limit is not None and self.counters.examples.value >= limit)
 
     def run(self) -> None:
         batch = 0
@@ -354,7 +437,7 @@ class _Worker:
         if signature in self.minimal_of:
             context = {**explained.context, EXPLAINED_FROM: finding.id, COVERED_BY: self.minimal_of[signature]}
             return dataclasses.replace(explained, id="", timestamp="", context=context)  # a fresh id
-        minimal = minimize(explained, time_budget=MINIMIZE_SECONDS)
+        minimal = minimize(explained, stop=self.stopping)
         record = dataclasses.replace(minimal, id="", timestamp="",
                                      context={**minimal.context, EXPLAINED_FROM: finding.id})
         self.minimal_of[signature] = record.id
@@ -364,18 +447,21 @@ class _Worker:
 
 def _work(campaign: Campaign, index: int, restart: int, deadly: frozenset[str], events: Any, stop: Any,
           counters: Counters) -> None:
-    """A worker process's entry point: interrupts reach it through `stop`, never as KeyboardInterrupt."""
+    """A worker process's entry point. It starts with SIGINT and SIGTERM blocked (`_Crew.start`): a
+    stop sent to the campaign's process group, even while this process starts, only asks it to stop
+    after its program, as the parent's `stop` event does; it never dies of one or raises KeyboardInterrupt."""
     import traceback
 
     from .findings import HarnessError
 
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signals = StopSignals().__enter__()   # for the life of the process
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     os.environ["REFTAPE_REPORT_DIR"] = campaign.report  # where record_coverage appends
     set_hypothesis_home_dir(Path(campaign.report) / "hypothesis")  # not .hypothesis/ in the current directory
     try:
-        worker = _Worker(campaign, index, restart, deadly, events, stop, counters)
+        worker = _Worker(campaign, index, restart, deadly, events, stop, counters, signals)
         events.put(("ready", index, time.monotonic()))
         worker.run()
     except HarnessError as error:
@@ -385,6 +471,8 @@ def _work(campaign: Campaign, index: int, restart: int, deadly: frozenset[str], 
         events.put(("harness", f"worker {index} crashed: {type(error).__name__}: {error} "
                                f"({last.filename}:{last.lineno})", None))
     finally:
+        if signals.received is not None:   # sent to this worker alone, the stop is the campaign's too
+            events.put(("signal", signals.received, None))
         events.put(("done", index, None))
 
 
@@ -405,6 +493,7 @@ class Progress:
     replayed: int = 0
     harness_error: str | None = None
     interrupted: bool = False
+    stopped_by: str | None = None                              # the signal that interrupted it
     deaths: list = dataclasses.field(default_factory=list)     # WorkerDeath, in order
 
     @property
@@ -497,6 +586,7 @@ class _Crew:
         self.ready: set[int] = set()
         self.done: set[int] = set()
         self.deadly: set[str] = set()   # the programs workers died running
+        self.signalled: int | None = None   # a stop signal a worker received
         for index in range(campaign.workers):
             self.start(index)
 
@@ -506,7 +596,7 @@ class _Crew:
         process = self.context.Process(target=_work, daemon=True, args=(
             self.campaign, index, self.restarts[index], frozenset(self.deadly), self.events, self.stop_event,
             self.counters))
-        with _one_blas_thread():
+        with _one_blas_thread(), _stop_signals_blocked():
             process.start()
         self.processes[index] = process
 
@@ -527,16 +617,26 @@ class _Crew:
             if event[0] == "done":
                 self.done.add(event[1])
                 continue
+            if event[0] == "signal":
+                self.signalled = self.signalled or event[1]
+                continue
             if event[0] == "ready":
                 self.ready.add(event[1])
             progress.absorb(event)
 
+    def stopped_by_signal(self) -> int | None:
+        """The stop signal (SIGINT, SIGTERM) a worker received or died of, if one did: somebody stopped
+        it, which stops the campaign; that is no death of the harness's making."""
+        return self.signalled or next(filter(None, map(_stop_signal_of, self.processes.values())), None)
+
     def casualties(self) -> Iterator[tuple[int, str]]:
-        """Workers that died, or that are stuck in a program past its time limits (killed now), each
-        with what happened to it."""
+        """Workers that died (not of a stop signal: `stopped_by_signal`), or that are stuck in a
+        program past its time limits (killed now), each with what happened to it."""
         now = time.monotonic()
         for index, process in self.processes.items():
             if index in self.done:
+                continue
+            if _stop_signal_of(process):
                 continue
             if not process.is_alive() and process.exitcode not in (0, None):
                 code = process.exitcode
@@ -547,6 +647,8 @@ class _Crew:
                 yield index, "was killed: its program ran past its time limits (stuck outside Python)"
 
     def stop(self) -> None:
+        """Asks every worker to stop after its program and kills those still running STOP_GRACE
+        seconds later (SIGTERM would only ask again): each finding was recorded when it was found."""
         self.stop_event.set()
         deadline = time.monotonic() + STOP_GRACE
         processes = list(self.processes.values())
@@ -554,12 +656,26 @@ class _Crew:
             process.join(max(0.0, deadline - time.monotonic()))
         for process in processes:
             if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join(2.0)
-            if process.is_alive():
                 process.kill()
                 process.join()
+
+
+def _stop_signal_of(process: Any) -> int | None:
+    """The stop signal a finished process died of; None for any other end, or while it runs."""
+    code = process.exitcode
+    return -code if code is not None and -code in STOP_SIGNALS else None
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while a worker is started: the worker inherits the mask and
+    receives them once it can take them as a request to stop (`_work`); the parent receives its
+    own when the block ends, so none is lost."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @dataclass
@@ -570,18 +686,26 @@ class WorkerDeath:
     cause: str                   # "died of SIGSEGV", "exited with status 1", "was killed: ..."
     program: dict | None         # the program it was running; None when it died between programs
     finding: str | None = None   # the id of the finding that program made when run again, each side alone
+    rerun_interrupted: bool = False   # a stop came before or while it ran again: nothing is concluded
+
+    @property
+    def unexplained(self) -> bool:
+        return self.finding is None and not self.rerun_interrupted
 
     def line(self) -> str:
         what = ("between programs" if self.program is None else
-                "running a program that did not fail again in processes of its own" if self.finding is None
+                "running a program whose run in processes of its own was interrupted" if self.rerun_interrupted
+                else "running a program that did not fail again in processes of its own" if self.finding is None
                 else f"running the program of finding {self.finding}")
         return f"worker {self.worker} {self.cause} {what}"
 
 
-def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, display: _Display) -> None:
+def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, display: _Display,
+                 signals: StopSignals) -> None:
     """Runs the program a worker died (or hung) in again, each side in a process of its own, and
     records the finding it makes; keeps a record of the death; restarts the worker. A worker that dies
-    before it is ready (loading its backend) is a harness failure: restarting it would not help."""
+    before it is ready (loading its backend) is a harness failure: restarting it would not help. A stop
+    signal during the re-run reaches its processes too: after a stop nothing is run or concluded."""
     from .findings import HarnessError, evaluate
     from .recording import record_finding, record_worker_death
 
@@ -591,21 +715,25 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
         return
     program = _in_flight_program(report, worker) if crew.counters.deadlines[worker] != 0.0 else None
     death, finding = WorkerDeath(worker, cause, program.to_dict() if program else None), None
-    if program is not None:
+    if program is not None and signals.received is None:
         crew.deadly.add(program.to_json())
         display.note(f"worker {worker} {cause}; running its program again, each side in a process of its own")
         try:
             finding = evaluate(program, campaign.backend, time_limit=campaign.time_limit, isolated=True)
         except HarnessError as error:
-            progress.harness_error = str(error)
-    if finding and not progress.interrupted:  # an interrupt reaches the isolated processes too
+            if signals.received is None:
+                progress.harness_error = str(error)
+    if signals.received is not None:
+        death.rerun_interrupted = program is not None
+    elif finding:
         finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause}
         record_finding(finding, report)
         progress.absorb(("finding", finding.kind, finding.known))
         death.finding = finding.id
     record_worker_death(dataclasses.asdict(death), report)
     progress.deaths.append(death)
-    crew.restart(worker)
+    if signals.received is None:
+        crew.restart(worker)
 
 
 def _in_flight_program(report: Path, worker: int) -> Any:
@@ -632,6 +760,7 @@ def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> N
                             "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
                             "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
                             "replayed": progress.replayed, "interrupted": progress.interrupted,
+                            "stopped_by": progress.stopped_by,
                             "harness_error": progress.harness_error,
                             "worker_deaths": [dataclasses.asdict(d) for d in progress.deaths]}
     (Path(campaign.report) / "run.json").write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
@@ -658,40 +787,30 @@ def _one_blas_thread() -> Iterator[None]:
                 os.environ[name] = value
 
 
-def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
+def run_campaign(campaign: Campaign, render: Callable[[Path], Path], signals: StopSignals | None = None) -> int:
     """Runs `campaign` to its budget, then `render`s its report directory (returning the index page);
-    the exit status says whether it found anything unexplained."""
+    the exit status says whether it found anything unexplained. A SIGINT or SIGTERM (noted by
+    `signals`, entered by the command before it set the campaign up, or from here on) stops the
+    campaign at any moment, rendering included: what was recorded is kept, the report is rendered and
+    the status is 130 or 143."""
+    with contextlib.ExitStack() as stack:
+        return _run(campaign, render, signals if signals is not None else stack.enter_context(StopSignals()))
+
+
+def _run(campaign: Campaign, render: Callable[[Path], Path], signals: StopSignals) -> int:
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     _write_run(campaign, None, started)
     progress = Progress(time.monotonic())
-
-    def interrupt(signum: int, frame: Any) -> None:
-        progress.interrupted = True
-
-    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
-    crew = _Crew(campaign)
     display = _Display()
-    deadline = progress.started + 60 * campaign.minutes if campaign.minutes else None
     try:
-        while not crew.finished() and not progress.interrupted and progress.harness_error is None:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            time.sleep(0.2)
-            crew.drain(progress)
-            for worker, cause in crew.casualties():
-                _after_death(crew, worker, cause, progress, display)
-            progress.count(crew.counters)
-            display.show(progress)
-        crew.stop()
-        shutil.rmtree(Path(campaign.report) / "in-flight", ignore_errors=True)  # a death's program is in its record
-        crew.drain(progress)
-        progress.count(crew.counters)
+        if signals.received is None:
+            _fuzz_with_crew(campaign, progress, display, signals)
         display.show(progress, final=True)
     finally:
         display.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    unexamined = [d for d in progress.deaths if d.finding is None]
+    if signals.received is not None:
+        progress.interrupted, progress.stopped_by = True, signals.name
+    unexamined = [d for d in progress.deaths if d.unexplained]
     if unexamined and progress.harness_error is None:
         progress.harness_error = (f"{len(unexamined)} worker death(s) that no finding explains, the first: "
                                   f"{unexamined[0].line()} (see worker-deaths.jsonl)")
@@ -702,8 +821,35 @@ def run_campaign(campaign: Campaign, render: Callable[[Path], Path]) -> int:
     if progress.harness_error:
         print(f"{PROG}: harness error: {progress.harness_error}", file=sys.stderr)
         return EXIT_HARNESS
-    if progress.interrupted:
-        print(f"{PROG}: interrupted; every finding recorded so far is kept", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    if signals.received is not None:
+        print(f"{PROG}: interrupted by {signals.name}; every finding recorded so far is kept", file=sys.stderr)
+        return signals.exit_status
     return EXIT_FINDINGS if progress.unexplained else EXIT_OK
 
+
+def _fuzz_with_crew(campaign: Campaign, progress: Progress, display: _Display, signals: StopSignals) -> None:
+    """Starts the workers, watches them until the budget, a stop or a harness failure, and stops them."""
+    crew = _Crew(campaign)
+    try:
+        _watch(crew, progress, display, signals)
+    finally:
+        crew.stop()
+    shutil.rmtree(Path(campaign.report) / "in-flight", ignore_errors=True)  # a death's program is in its record
+    crew.drain(progress)
+    progress.count(crew.counters)
+
+
+def _watch(crew: _Crew, progress: Progress, display: _Display, signals: StopSignals) -> None:
+    campaign = crew.campaign
+    deadline = progress.started + 60 * campaign.minutes if campaign.minutes else None
+    while not crew.finished() and signals.received is None and progress.harness_error is None:
+        if deadline is not None and time.monotonic() >= deadline:
+            return
+        time.sleep(0.2)
+        crew.drain(progress)
+        if (signum := crew.stopped_by_signal()) is not None:
+            signals.receive(signum)
+        for worker, cause in crew.casualties():
+            _after_death(crew, worker, cause, progress, display, signals)
+        progress.count(crew.counters)
+        display.show(progress)

@@ -4,8 +4,8 @@ Delta debugging over statements, with the one pipeline (`evaluate`, without the 
 A candidate is kept when it still fails with the same signature, apart from the tape options it
 simplifies: same kind, same suspect op (its first divergence), same dtype, and the same referee
 verdict when the finding has a decided one (an `undecided` finding may shrink into a program the
-referee can judge: custom gradients, for one, are beyond it). The steps, tried greedily until none applies or the time budget
-is spent:
+referee can judge: custom gradients, for one, are beyond it). The steps, tried greedily until none applies or the budget is
+spent:
 - keep only what the first divergence needs (the ancestors of its node, or of its call);
 - remove a statement nothing uses (a watch is no use: a leaf only watched goes, its watches with it); unwrap a tape nothing names (or that is nested: its calls go to
   the enclosing tape), unwrap or drop a stop_recording span, drop a reset or a watch;
@@ -17,13 +17,22 @@ is spent:
   `gradient` without output_gradients or unconnected_gradients; one source, one target; a structure
   less one of its sources, or of its targets (with the output gradient TF pairs with it).
 Every program returned has failed the test: when nothing smaller fails, the original comes back.
+
+The budget counts evaluations (programs tested), so a loaded machine reaches the same program later
+rather than a larger one sooner. It replaces a 30-second budget: the 20 planted-VJP findings of
+tests/test_fuzz.py's campaign (7 to 22 ops) reached a program no candidate shrinks after 36 to 206
+evaluations (median 75), at 1.3 to 44 evaluations a second on a loaded 2-core machine, so 30 s
+cut the 22-op one short (it needed 88 s); `MAX_EVALUATIONS` is twice the most any needed. The
+wall-clock limit is only a safety net. A search the budget, the safety net or
+a stop request cut short says so in `context["minimized"]["stopped_by"]` ("evaluations", "seconds",
+"interrupted"; None when no smaller candidate was left), even when it found nothing smaller.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Literal
 
 from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
@@ -34,49 +43,69 @@ from .divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_
                          structure_names, substitute)
 from .findings import Finding, HarnessError, evaluate
 
+MAX_EVALUATIONS = 400      # programs tested per minimisation (see the module's docstring)
+SAFETY_SECONDS = 600.0     # a wall-clock limit that only a stuck machine reaches; it reports itself
 _SIMPLIFIED = ("tape_options",)   # signature parts minimisation may change
 TAPE_USES = (Watch, StopRecording, Reset, Call, WatchedVariables)   # statements that name a tape
 
 
-def minimize(finding: Finding, *, time_budget: float = 60.0) -> Finding:
-    """The finding of the smallest program found within `time_budget` seconds that keeps the finding's
-    signature (tape options aside); `finding` itself when nothing smaller does. Computes the finding's
-    first divergence (its suspect) first when it has none."""
+def minimize(finding: Finding, *, max_evaluations: int = MAX_EVALUATIONS, safety_seconds: float = SAFETY_SECONDS,
+             stop: Callable[[], bool] = lambda: False) -> Finding:
+    """The finding of the smallest program found within `max_evaluations` tested programs that keeps the
+    finding's signature (tape options aside); `finding` itself when nothing smaller does. Computes the
+    finding's first divergence (its suspect) first when it has none. `stop` is asked between
+    evaluations (a campaign being stopped); `safety_seconds` bounds a stuck search. Either, or the
+    budget, ending the search is recorded as its `stopped_by`."""
     start = time.monotonic()
     if "first_divergence" not in finding.context:
         first_divergence(finding)
-    search = _Search(finding, deadline=start + time_budget)
+    search = _Search(finding, max_evaluations, deadline=start + safety_seconds, stop=stop)
     best = finding
     while (accepted := search.first_failing(_candidates(best, finding.reference))) is not None:
         best = accepted
-    if best is finding:
+    if best is finding and search.stopped_by is None:
         return finding
-    if finding.primary.verdict is not None and best.primary.verdict is None:
-        best.judge()  # the smaller program's own verdict, where the search did not need one
-    best.reproduce, best.context = finding.reproduce, {
-        **finding.context, **best.context,
-        "minimized": {"from": finding.id, "ops_before": len(finding.program.ops()),
-                      "ops_after": len(best.program.ops()), "evaluations": search.evaluations,
-                      "seconds": round(time.monotonic() - start, 2)}}
+    if best is not finding:
+        if finding.primary.verdict is not None and best.primary.verdict is None:
+            best.judge()  # the smaller program's own verdict, where the search did not need one
+        best.reproduce = finding.reproduce
+    else:
+        best = replace(finding, context=dict(finding.context))
+    best.context = {**finding.context, **best.context,
+                    "minimized": {"from": finding.id, "ops_before": len(finding.program.ops()),
+                                  "ops_after": len(best.program.ops()), "evaluations": search.evaluations,
+                                  "seconds": round(time.monotonic() - start, 2), "stopped_by": search.stopped_by}}
     return best
+
+
+StoppedBy = Literal["evaluations", "seconds", "interrupted"]
 
 
 class _Search:
     """The test: does a candidate program still fail the same way? (each program is tested once)"""
 
-    def __init__(self, finding: Finding, deadline: float) -> None:
-        self.finding, self.deadline = finding, deadline
+    def __init__(self, finding: Finding, max_evaluations: int, deadline: float, stop: Callable[[], bool]) -> None:
+        self.finding, self.max_evaluations, self.deadline, self.stop = finding, max_evaluations, deadline, stop
         self.judged = finding.primary.verdict not in (None, "undecided")
         self.wanted = _cause(finding, self.judged)
         self.tested: set[str] = {finding.program.to_json()}
         self.evaluations = 0
+        self.stopped_by: StoppedBy | None = None
 
-    def expired(self) -> bool:
-        return time.monotonic() > self.deadline
+    def exhausted(self) -> bool:
+        if self.stop():
+            self.stopped_by = "interrupted"
+        elif self.evaluations >= self.max_evaluations:
+            self.stopped_by = "evaluations"
+        elif time.monotonic() > self.deadline:
+            self.stopped_by = "seconds"
+        return self.stopped_by is not None
 
     def first_failing(self, candidates: Iterator[Program]) -> Finding | None:
         for candidate in candidates:
-            if self.expired():
+            if candidate.to_json() in self.tested:
+                continue
+            if self.exhausted():
                 return None
             found = self.test(candidate)
             if found is not None:
@@ -84,16 +113,15 @@ class _Search:
         return None
 
     def test(self, program: Program) -> Finding | None:
-        key = program.to_json()
-        if key in self.tested:
-            return None
-        self.tested.add(key)
+        self.tested.add(program.to_json())
         self.evaluations += 1
         limit = min(DEFAULT_TIME_LIMIT, max(self.deadline - time.monotonic(), 1.0))
         try:
             found = evaluate(program, self.finding.candidate, self.finding.reference, time_limit=limit, judge=False,
                              isolated=self.finding.crashed)
         except HarnessError:
+            return None
+        if self.stop():  # a stop signal may have reached the processes of an isolated run
             return None
         if found is None or (found.kind, found.dtype) != (self.finding.kind, self.finding.dtype):
             return None

@@ -1,22 +1,24 @@
 """`reftape-fuzz`: a fuzzing campaign (`reftape_properties.fuzz`) that ends in its HTML report.
 
 The campaign belongs to the harness layer and the report to this one, above it: this command joins
-the two, so that the harness never imports the reports.
+the two, so that the harness never imports the reports. SIGINT and SIGTERM are taken as a request to
+stop from the moment the arguments are read, so a stop during set-up still ends with the report.
 """
 
 from __future__ import annotations
 
 import sys
 
-from reftape_properties.cli import run_command
+from reftape_properties.cli import StopSignals, run_command
 from reftape_properties.fuzz import PROG, arguments, campaign_from, run_campaign
 
 from .render import render
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = arguments().parse_args(argv)
-    return run_command(PROG, lambda: run_campaign(campaign_from(args), render))
+    with StopSignals() as signals:
+        args = arguments().parse_args(argv)
+        return run_command(PROG, lambda: run_campaign(campaign_from(args), render, signals))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 
 `reftape-report OUT --merge DIR1 DIR2 ...`: one report in OUT from the records of several report
 directories (campaigns run on several machines), replacing OUT's own records.
+
+A directory (or merge source) holding none of the records a run leaves is refused (exit 2): its
+report would claim agreement where nothing was checked.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 from reftape_properties.cli import EXIT_OK, UsageError, parser, run_command, writable_directory
 
 PROG = "reftape-report"
+RECORDS = ("discrepancies.jsonl", "coverage.jsonl", "run.json", "worker-deaths.jsonl")
 
 
 def _readable(directory: Path) -> Path:
@@ -20,6 +24,9 @@ def _readable(directory: Path) -> Path:
         raise UsageError(f"report directory {str(directory)!r} does not exist")
     if not os.access(directory, os.R_OK | os.X_OK):
         raise UsageError(f"report directory {str(directory)!r} is not readable")
+    if not any((directory / name).is_file() for name in RECORDS):
+        raise UsageError(f"report directory {str(directory)!r} holds no records ({', '.join(RECORDS)}): "
+                         "nothing ran there to report on")
     return directory
 
 
@@ -27,9 +34,9 @@ def _merged(out: Path, sources: list[Path]) -> int:
     from .merge import merge
 
     for source in sources:
-        _readable(source)
         if source.resolve() == out.resolve():
             raise UsageError(f"{str(out)!r} cannot be both the merged report and one of its sources")
+        _readable(source)
     index = merge(sources, writable_directory(out), " ".join([PROG, str(out), "--merge", *map(str, sources)]))
     print(f"{PROG}: merged report of {len(sources)} directories written to {index}")
     return EXIT_OK

@@ -91,6 +91,21 @@ def _coverage_view(lines: list[dict], ops: list[str] | None) -> dict:
             "pair_count": len(possible & set(pairs)), "options": sorted(summary["options"].items())}
 
 
+def _headline(run: dict | None, found: int, unexplained: int, programs: int) -> str:
+    """What the page's first line claims: unexplained findings, or why no agreement can be claimed
+    (a harness error, no program run, a run that never wrote its result), or agreement."""
+    result = run.get("result") if run else None
+    if unexplained:
+        return "unexplained"
+    if result and result.get("harness_error"):
+        return "harness-error"
+    if not found and not programs and not (result or {}).get("examples"):
+        return "nothing-ran"
+    if run and not result:
+        return "unfinished"
+    return "agreement"
+
+
 def _by(findings: list[Finding], key: Any) -> list[tuple[str, int]]:
     return Counter(str(key(f)) for f in findings).most_common()
 
@@ -107,10 +122,12 @@ def render(report_dir: Path) -> Path:
     forms = list(explained_forms(findings).values())
     clusters = cluster(findings)
     environment = _environment()
+    unexplained = sum(not f.known for f in forms)
     page = environment.get_template("index.html").render(
+        headline=_headline(run, len(forms), unexplained, coverage["programs"]),
         title=f"reftape report: {report_dir.resolve().name}", run=run, coverage=coverage,
         reference_environment=(findings[0].expected.environment if findings else None),
-        found=len(forms), unexplained=sum(not f.known for f in forms),
+        found=len(forms), unexplained=unexplained,
         by_kind=_by(forms, lambda f: f.kind), by_suspect=_by(forms, lambda f: f.suspect or "not named"),
         by_dtype=_by(forms, lambda f: f.dtype), by_verdict=_by(forms, lambda f: f.primary.verdict or "none"),
         clusters=[_cluster_view(i, c) for i, c in enumerate(clusters, 1)])

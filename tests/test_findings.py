@@ -4,8 +4,10 @@ comparator keep every check of the snippet runner and of the program pipeline.""
 
 import collections
 import copy
+import itertools
 import json
 import re
+import time
 
 import jsonschema
 import numpy as np
@@ -18,7 +20,7 @@ from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, O
                                     Tape, Watch)
 from reftape_properties.divergence import ancestors, first_divergence, inputs_of, producers
 from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate, record_validator
-from reftape_properties.minimize import minimize
+from reftape_properties.minimize import MAX_EVALUATIONS, minimize
 
 
 def f32(*values):
@@ -205,16 +207,48 @@ def test_minimisation_keeps_a_wrong_vjp_in_at_most_three_ops():
 
 
 @pytest.mark.parametrize("backend", ["wrong_vjp_backend", "wrong_forward_backend"])
-@pytest.mark.parametrize("time_budget", [0.0, 0.2, 60.0])
-def test_minimisation_only_returns_programs_that_still_fail(backend, time_budget):
+@pytest.mark.parametrize("max_evaluations", [0, 2, MAX_EVALUATIONS])
+def test_minimisation_only_returns_programs_that_still_fail(backend, max_evaluations):
     finding = evaluate(NESTED, backend, judge=False)
-    minimal = minimize(finding, time_budget=time_budget)
+    minimal = minimize(finding, max_evaluations=max_evaluations)
     again = first_divergence(evaluate(minimal.program, backend, judge=False))
     assert (again.kind, again.suspect, again.dtype) == (finding.kind, finding.suspect, finding.dtype)
-    if time_budget == 0.0:
-        assert minimal is finding
-    if time_budget == 60.0:
-        assert len(minimal.program.ops()) < len(NESTED.ops())
+    evaluations = minimal.context["minimized"]["evaluations"]
+    assert evaluations <= max_evaluations
+    if max_evaluations == 0:
+        assert minimal.program == finding.program and minimal.context["minimized"]["stopped_by"] == "evaluations"
+    if max_evaluations == MAX_EVALUATIONS:
+        assert len(minimal.program.ops()) < len(NESTED.ops()) and minimal.context["minimized"]["stopped_by"] is None
+
+
+def test_minimisation_gives_the_same_program_however_slow_the_machine(monkeypatch):
+    """The budget counts evaluations: the same finding minimised twice, once with every evaluation
+    slowed down (as on a loaded machine), ends at the same program after the same evaluations."""
+    import reftape_properties.minimize as minimize_module
+
+    finding = evaluate(NESTED, "wrong_vjp_backend")
+    quick = minimize(finding, max_evaluations=20)
+    real_evaluate = minimize_module.evaluate
+
+    def slow_evaluate(*args, **kwargs):
+        time.sleep(0.05)
+        return real_evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(minimize_module, "evaluate", slow_evaluate)
+    slow = minimize(finding, max_evaluations=20)
+    assert slow.program == quick.program
+    assert slow.context["minimized"]["evaluations"] == quick.context["minimized"]["evaluations"] == 20
+    assert slow.context["minimized"]["stopped_by"] == quick.context["minimized"]["stopped_by"] == "evaluations"
+
+
+def test_the_wall_clock_safety_net_and_a_stop_report_themselves():
+    finding = evaluate(NESTED, "wrong_vjp_backend")
+    timed_out = minimize(finding, safety_seconds=0.0)
+    assert timed_out.context["minimized"]["stopped_by"] == "seconds" and timed_out.program == finding.program
+    checks = itertools.count()   # asked before and after each evaluation: the fifth question stops it
+    stopped = minimize(finding, stop=lambda: next(checks) >= 4)
+    assert stopped.context["minimized"]["stopped_by"] == "interrupted"
+    assert stopped.context["minimized"]["evaluations"] == 2
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ The planted backend is written into the campaign's working directory, which `--b
 """
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -18,6 +19,7 @@ import pytest
 
 from reftape_properties.clusters import EXPLAINED_FROM
 from reftape_properties.findings import record_validator
+from reftape_properties.fuzz import RESUMED
 from reftape_properties.recording import read_findings
 
 PLANTED = '''"""reftape with one planted fault: the VJP of `sin` doubles its derivative."""
@@ -105,6 +107,67 @@ def test_resume_replays_known_failures_first_without_recording_them_again(plante
     assert json.loads((report / "run.json").read_text())["result"]["replayed"] >= 1
 
 
+def saved_failures(report):
+    """The files of Hypothesis's example database in `report`: the saved failures `--resume` replays."""
+    return {p.relative_to(report) for p in (report / "hypothesis" / "examples").rglob("*") if p.is_file()}
+
+
+def files_under(directory):
+    return {p: p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+def test_resume_without_options_resumes_the_recorded_backend_and_keeps_its_saved_failures(planted_campaign,
+                                                                                           tmp_path):
+    campaign_dir, report = tmp_path, tmp_path / "report"
+    shutil.copytree(planted_campaign[0], campaign_dir, dirs_exist_ok=True)
+    configuration = json.loads((report / "run.json").read_text())["configuration"]
+    saved = saved_failures(report)
+    assert saved and configuration["backend"] == "planted_backend"
+    again = fuzz(campaign_dir, "--resume", "--report", str(report), "--max-examples", "3", "--workers", "1")
+    assert again.returncode == 1, again.stderr
+    assert re.search(r"\((\d+) replayed\)", again.stdout)
+    resumed = json.loads((report / "run.json").read_text())["configuration"]
+    assert {name: resumed[name] for name in RESUMED} == {name: configuration[name] for name in RESUMED}
+    assert saved <= saved_failures(report)   # replayed on the backend that saved them, they fail again
+
+
+@pytest.mark.parametrize("option, value, recorded", [
+    ("--backend", "reftape", "planted_backend"),
+    ("--ops", "sin", "multiply,sin"),   # the catalog's order
+    ("--time-limit", "5", 20.0),
+], ids=["backend", "ops", "time-limit"])
+def test_resume_refuses_a_conflicting_option_in_one_line_and_changes_nothing(planted_campaign, tmp_path, option,
+                                                                            value, recorded):
+    campaign_dir, report = tmp_path, tmp_path / "report"
+    shutil.copytree(planted_campaign[0], campaign_dir, dirs_exist_ok=True)
+    before = files_under(campaign_dir)
+    ran = fuzz(campaign_dir, "--resume", "--report", str(report), option, value, "--max-examples", "3", timeout=120)
+    assert ran.returncode == 2 and not ran.stdout
+    (line,) = ran.stderr.strip().splitlines()
+    given = float(value) if option == "--time-limit" else value
+    assert line == (f"reftape-fuzz: error: {option} {given!r} conflicts with the run being resumed, which used "
+                    f"{option} {recorded!r} (its run.json): leave {option} out to resume that run")
+    assert files_under(campaign_dir) == before
+
+
+@pytest.mark.parametrize("run, message", [
+    (None, "no run to resume"),
+    ({"configuration": {"backend": ["planted_backend", "reftape"], "shard": [[1, 2], [2, 2]]}},
+     "run.json records --backend ('planted_backend', 'reftape'), not one run's setting (a merged report?)"),
+], ids=["no-run", "merged-report"])
+def test_resume_of_a_directory_without_one_run_to_resume_is_one_line_and_exit_2(tmp_path, run, message):
+    report = tmp_path / "report"
+    if run is not None:
+        report.mkdir()
+        (report / "run.json").write_text(json.dumps(run))
+    before = files_under(tmp_path)
+    ran = fuzz(tmp_path, "--resume", "--report", str(report), timeout=120)
+    assert ran.returncode == 2 and not ran.stdout
+    (line,) = ran.stderr.strip().splitlines()
+    assert line.startswith("reftape-fuzz: error: --resume: ") and message in line
+    assert files_under(tmp_path) == before
+
+
 def test_a_campaign_on_reftape_agrees_and_still_writes_a_report(tmp_path):
     report = tmp_path / "report"
     ran = fuzz(tmp_path, "--ops", "sin,cos,multiply,add,reduce_sum", "--dtypes", "float32,float64",
@@ -117,27 +180,132 @@ def test_a_campaign_on_reftape_agrees_and_still_writes_a_report(tmp_path):
     assert f"report written to {report / 'index.html'}" in ran.stdout
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_an_interrupt_keeps_every_finding_and_renders_the_report(campaign_dir, signum):
-    report = campaign_dir / "report"
-    process = subprocess.Popen(fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report", str(report)),
-                               cwd=campaign_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+# A stop at any moment is an interruption: 130 for SIGINT, 143 for SIGTERM (as `timeout`, `docker stop`
+# and cancelled CI jobs send it, to the whole process group), never a worker death or a harness error.
+
+STOP_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# The parent renders with `render` wrapped to send the signal first: the moment after the budget.
+RENDER_STOPPED = """
+import os, signal, sys
+from reftape_reports import campaign
+from reftape_reports.render import render as real_render
+
+def render(directory):
+    os.killpg(0, signal.{name})
+    return real_render(directory)
+
+campaign.render = render
+sys.exit(campaign.main(sys.argv[1:]))
+"""
+
+
+def lines_of(path):
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def stop_moments(report):
+    """When to send the stop, each a condition on the report directory (polled every 20 ms)."""
     records = report / "discrepancies.jsonl"
+    return {
+        "start-up": lambda: report.is_dir(),   # made by the argument checks, before any worker is ready
+        "fuzzing": lambda: bool(lines_of(report / "coverage.jsonl")),
+        # the worker explains (first divergence, minimisation) right after recording a finding
+        "explaining": lambda: bool(lines_of(records)),
+    }
+
+
+def started_campaign(directory, command):
+    return subprocess.Popen(command, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)   # its own process group, as a shell job's
+
+
+def wait_for(condition, process, seconds=300):
     waited = time.monotonic()
-    while not (records.exists() and records.read_text().strip()) and time.monotonic() - waited < 300:
+    while not condition():
         assert process.poll() is None, process.communicate()
-        time.sleep(0.5)
-    process.send_signal(signum)
-    out, err = process.communicate(timeout=60)   # the workers get seconds; this only bounds a hang
-    assert process.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
-    findings = recorded(report)
-    assert findings
-    assert all((report / "repro" / f"{f.id}.py").exists() for f in findings)
+        assert time.monotonic() - waited < seconds, "the moment never came"
+        time.sleep(0.02)
+
+
+def finding_ids(report):
+    return [json.loads(line)["id"] for line in lines_of(report / "discrepancies.jsonl")]
+
+
+def assert_a_clean_interruption(process, signum, report, before, campaign_interrupted=True):
+    out, err = process.communicate(timeout=120)   # the workers get seconds; this only bounds a hang
+    assert process.returncode == STOP_STATUS[signum], out + err
+    assert f"interrupted by {signal.Signals(signum).name}" in err and "Traceback" not in err
+    assert "harness error" not in err and "running its program again" not in out   # no isolated re-run
+    after = finding_ids(report)
+    assert after[:len(before)] == before   # every finding recorded before the stop is still there
+    assert not (report / "worker-deaths.jsonl").exists()
     page = (report / "index.html").read_text()
+    findings = recorded(report) if after else []
     assert all(f.id in page for f in findings if not f.context.get(EXPLAINED_FROM))
-    assert json.loads((report / "run.json").read_text())["result"]["interrupted"] is True
+    assert all((report / "repro" / f"{f.id}.py").exists() for f in findings)
+    result = json.loads((report / "run.json").read_text())["result"]
+    assert result["worker_deaths"] == [] and result["harness_error"] is None
+    assert result["interrupted"] is campaign_interrupted
     assert f"report written to {report / 'index.html'}" in out
+    return after
+
+
+SIGNALS = pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+
+
+@SIGNALS
+@pytest.mark.parametrize("moment", ["start-up", "fuzzing", "explaining"])
+def test_a_stop_to_the_process_group_at_any_moment_is_a_clean_interruption(campaign_dir, signum, moment):
+    report = campaign_dir / "report"
+    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
+                                                          str(report)))
+    wait_for(stop_moments(report)[moment], process)
+    before = finding_ids(report)
+    os.killpg(process.pid, signum)
+    after = assert_a_clean_interruption(process, signum, report, before)
+    if moment == "explaining":
+        assert before and len(after) >= len(before)
+
+
+@SIGNALS
+def test_a_stop_to_the_parent_alone_is_a_clean_interruption(campaign_dir, signum):
+    report = campaign_dir / "report"
+    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
+                                                          str(report)))
+    wait_for(stop_moments(report)["explaining"], process)
+    before = finding_ids(report)
+    process.send_signal(signum)
+    assert_a_clean_interruption(process, signum, report, before)
+
+
+def worker_pids(parent):
+    """The campaign's worker processes: the parent's spawned children that are not its resource tracker."""
+    children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+    commands = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in children}
+    return [int(pid) for pid, command in commands.items()
+            if b"spawn_main" in command and b"resource_tracker" not in command]
+
+
+@SIGNALS
+def test_a_stop_to_a_worker_alone_stops_the_campaign_as_an_interruption(campaign_dir, signum):
+    report = campaign_dir / "report"
+    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
+                                                          str(report)))
+    wait_for(stop_moments(report)["fuzzing"], process)
+    before = finding_ids(report)
+    (worker,) = worker_pids(process.pid)
+    os.kill(worker, signum)
+    assert_a_clean_interruption(process, signum, report, before)
+
+
+@SIGNALS
+def test_a_stop_while_the_report_renders_still_renders_it(campaign_dir, signum):
+    report = campaign_dir / "report"
+    script = RENDER_STOPPED.format(name=signal.Signals(signum).name)
+    process = started_campaign(campaign_dir, [sys.executable, "-c", script, *PLANTED_CAMPAIGN, "--max-examples", "2",
+                                              "--report", str(report)])
+    assert_a_clean_interruption(process, signum, report, [], campaign_interrupted=False)
+    assert json.loads((report / "run.json").read_text())["result"]["examples"] == 2
 
 
 def test_a_worker_that_cannot_run_is_a_harness_failure_reported_in_one_line(tmp_path):
@@ -154,6 +322,32 @@ def test_a_worker_that_cannot_run_is_a_harness_failure_reported_in_one_line(tmp_
     assert line.startswith("reftape-fuzz: harness error: worker 0 crashed: UsageError: cannot import backend "
                            "'parent_only_backend': ImportError: refuses to load in a worker process")
     assert (report / "index.html").exists()
+
+
+TENSORFLOW_PYTHON_ERRORS = """
+import gc
+import numpy as np
+from reftape_oracle.interpreter import run
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape
+from reftape_oracle.tensorflow import load_tensorflow
+
+tf = load_tensorflow()   # as every campaign worker does
+x = np.array([0.3, 0.7, -1.1], np.float32)
+program = Program([Leaf("x", "variable", x, "float32"), Leaf("y", "variable", x, "float32"),
+                   Tape("t", persistent=True, body=[Op("a", "sin", ["x"])]),
+                   Call("j", "t", "jacobian", "a", {"list": ["x", "y"]}, use_pfor=False)], outputs=["a"])
+print(sorted(run(program, "tensorflow").calls))
+with tf.Graph().as_default():   # a TensorArray never read: tf_should_use logs its block at ERROR when it goes
+    tf.TensorArray(tf.float32, 2).write(0, 1.0)
+gc.collect()
+"""
+
+
+def test_tensorflows_python_side_errors_stay_off_the_terminal_as_its_native_logs_do(tmp_path):
+    ran = subprocess.run([sys.executable, "-c", TENSORFLOW_PYTHON_ERRORS], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert ran.returncode == 0 and ran.stdout.strip() == "['j']", ran.stderr
+    assert ran.stderr == ""   # neither "ERROR:tensorflow" nor tf_should_use's "Object was never used" block
 
 
 @pytest.mark.parametrize("args, message", [

@@ -7,6 +7,7 @@ sides run, and the expected gradient is TensorFlow's cos(x).
 import copy
 import dataclasses
 import html.parser
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ from reftape_properties.clusters import COVERED_BY, EXPLAINED_FROM, cluster, siz
 from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import evaluate
 from reftape_properties.recording import record_finding, report_dir
+from reftape_properties.minimize import minimize
 from reftape_reports import render
 from reftape_reports.command import main as report_main
 
@@ -206,6 +208,58 @@ def test_reftape_report_rejects_a_missing_directory_in_one_line(tmp_path):
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 2
     assert shown.stderr.count("\n") == 1 and "does not exist" in shown.stderr
+
+
+def test_reftape_report_refuses_a_directory_without_records_in_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("not a record")
+    shown = subprocess.run([sys.executable, "-m", "reftape_reports.command", str(tmp_path)],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 2 and not shown.stdout
+    (line,) = shown.stderr.splitlines()
+    assert line.startswith("reftape-report: error: report directory") and "holds no records" in line
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_reftape_report_refuses_a_merge_source_without_records(tmp_path, findings):
+    source, empty = tmp_path / "source", tmp_path / "empty"
+    source.mkdir(), empty.mkdir()
+    _record(source, findings[:1])
+    assert report_main([str(tmp_path / "merged"), "--merge", str(source), str(empty)]) == 2
+    assert not (tmp_path / "merged" / "index.html").exists()
+
+
+def test_a_minimisation_cut_short_says_so_on_the_page(tmp_path, findings):
+    original = findings[0]
+    cut = minimize(original, max_evaluations=1)
+    assert cut.context["minimized"]["stopped_by"] == "evaluations"
+    _record(tmp_path, [original, dataclasses.replace(cut, id="", context={**cut.context, EXPLAINED_FROM: original.id})])
+    assert report_main([str(tmp_path)]) == 0
+    page = (tmp_path / "index.html").read_text()
+    assert "minimisation cut short by its budget of evaluations after 1 evaluations" in page
+
+
+def _run_record(**result):
+    """run.json as reftape-fuzz writes it (the fields the page reads), with `result` as given."""
+    return {"command": "reftape-fuzz --max-examples 5", "started": "2026-11-27T14:00:00+00:00",
+            "configuration": {"backend": "reftape", "ops": ["sin"]}, "hypothesis": "6",
+            "environment": {}, **({"result": {"examples": 0, "seconds": 1.0, "examples_per_second": 0.0,
+                                              "findings_by_kind": {}, "suspects": {}, "unexplained": 0, "known": 0,
+                                              "replayed": 0, "interrupted": False, "harness_error": None,
+                                              "worker_deaths": [], **result}} if result else {})}
+
+
+@pytest.mark.parametrize("result, badge", [
+    ({"examples": 0, "interrupted": True}, "no program ran"),
+    ({"examples": 4, "harness_error": "worker 0 died of SIGSEGV while starting"}, "harness error"),
+    ({}, "run unfinished"),
+], ids=["nothing-ran", "harness-error", "unfinished"])
+def test_a_run_that_checked_nothing_is_never_shown_as_agreement(tmp_path, result, badge):
+    (tmp_path / "run.json").write_text(json.dumps(_run_record(**result)))
+    if result.get("examples") or not result:   # programs ran (their coverage lines), found nothing
+        (tmp_path / "coverage.jsonl").write_text('{"ops": ["sin"], "dtypes": ["float32"], "options": []}\n' * 4)
+    assert report_main([str(tmp_path)]) == 0
+    page = (tmp_path / "index.html").read_text()
+    assert f'<span class="badge bad">{badge}</span>' in page and "no unexplained finding" not in page
 
 
 # ---------------------------------------------------------------------------------------------
