@@ -57,15 +57,43 @@ def _broadcast_axes(shape: tuple, other: tuple) -> tuple:
     return tuple(range(pad)) + tuple(i + pad for i, d in enumerate(shape) if d == 1)
 
 
-def unbroadcast(grad, shape: tuple, other: tuple):
-    """The one place broadcasting is undone: sum `grad` over the broadcast axes, reshape to `shape`."""
+def unbroadcast(grad, shape: tuple, other: tuple, shape_tensor=None):
+    """The one place broadcasting is undone: sum `grad` over the broadcast axes, reshape to `shape` (reading
+    `shape_tensor`, a Shape op's output, where TF's reshape does)."""
     if grad is None:
         return None
-    return F.reshape(F.reduce_sum(grad, _broadcast_axes(tuple(shape), tuple(other)), keepdims=True), shape)
+    summed = F.reduce_sum(grad, _broadcast_axes(tuple(shape), tuple(other)), keepdims=True)
+    if shape_tensor is None:
+        return F.reshape(summed, shape)
+    return F.execute("Reshape", [summed], shape=tuple(shape), shape_tensor=shape_tensor)
 
 
 def _reduce_pair(x, y, gx, gy):
-    return unbroadcast(gx, _shape(x), _shape(y)), unbroadcast(gy, _shape(y), _shape(x))
+    """TF's _ReduceGradientArgs in eager mode: each gradient summed over its broadcast axes and reshaped to
+    a Shape op's reading of its operand's shape. The Shape ops read x and y, so a tape recording this
+    backward pass reaches them from the gradients; without one the shapes are read directly."""
+    if gx is None and gy is None:
+        return None, None
+    if not active_recordings():
+        return unbroadcast(gx, _shape(x), _shape(y)), unbroadcast(gy, _shape(y), _shape(x))
+    x_shape, y_shape = F.shape(x), F.shape(y)
+    return unbroadcast(gx, _shape(x), _shape(y), x_shape), unbroadcast(gy, _shape(y), _shape(x), y_shape)
+
+
+def _reshaped_like(g, x):
+    """TF's reshape(grad, shape(x)): under a recording tape the Shape op reads x and the Reshape reads it."""
+    if not active_recordings():
+        return F.reshape(g, _shape(x))
+    return F.execute("Reshape", [F.convert_to_tensor(g)], shape=_shape(x), shape_tensor=F.shape(x))
+
+
+def _condition_first(inputs: tuple, attrs: dict) -> tuple:
+    return (attrs["condition"],) + inputs
+
+
+def _shape_tensor_last(inputs: tuple, attrs: dict) -> tuple:
+    shape_tensor = attrs.get("shape_tensor")
+    return inputs if shape_tensor is None else inputs + (shape_tensor,)
 
 
 _conj = F.conj_if_complex
@@ -2259,10 +2287,10 @@ def _reshape_target(shape: tuple, dims: tuple) -> tuple:
     return dims[:unknown[0]] + (missing,) + dims[unknown[0] + 1:]
 
 
-defop("Reshape", lambda x, shape: np.reshape(x, _reshape_target(x.shape, shape)),
-      lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
-defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
-defop("Squeeze", _squeeze, lambda g, ans, x, **_: F.reshape(g, _shape(x)), moves_data=True)
+defop("Reshape", lambda x, shape, shape_tensor=None: np.reshape(x, _reshape_target(x.shape, shape)),
+      lambda g, ans, x, **_: _reshaped_like(g, x), moves_data=True, tf_inputs=_shape_tensor_last)
+defop("ExpandDims", lambda x, axis: np.expand_dims(x, axis), lambda g, ans, x, **_: _reshaped_like(g, x), moves_data=True)
+defop("Squeeze", _squeeze, lambda g, ans, x, **_: _reshaped_like(g, x), moves_data=True)
 defop("Transpose", lambda x, perm: np.transpose(x, perm),
       lambda g, ans, x, perm, **_: F.transpose(g, list(np.argsort(perm))), moves_data=True)
 defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_vjp, moves_data=True, sparse_upstream=True)
@@ -2310,9 +2338,9 @@ defop("MirrorPadGrad", _mirror_pad_grad,
 defop("ReverseV2", _reverse, lambda g, ans, x, axis, **_: F.reverse(g, axis), moves_data=True)
 defop("OneHot", _one_hot, _none_gradient, moves_data=True)
 defop("SelectV2", lambda x, y, condition: np.where(condition._value, x, y), _select_vjp, moves_data=True,
-      tensor_attrs=("condition",))
+      tf_inputs=_condition_first)
 defop("Select", lambda x, y, condition: np.where(condition._value, x, y), _select_v1_vjp, moves_data=True,
-      tensor_attrs=("condition",))
+      tf_inputs=_condition_first)
 defop("StridedSlice", lambda x, key: np.array(x[key]),
       lambda g, ans, x, key, **_: F.execute("StridedSliceGrad", [g], shape=_shape(x), key=key), moves_data=True)
 defop("StridedSliceGrad", _strided_slice_grad, lambda g, ans, dy, shape, key, **_: F.strided_slice(g, key), moves_data=True)

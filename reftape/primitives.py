@@ -46,9 +46,10 @@ class Primitive:
     out_dtype: Callable[[DType, dict], DType] | None = None
     num_outputs: Callable[[dict], int] | None = None
     sparse_upstream: bool = False  # the VJP passes IndexedSlices through instead of densifying
-    # Attributes that are tensors TF's op takes as its first inputs (a select's bool condition): not
-    # differentiated, but read, so the backward pass walks through them to the ops that made them.
-    tensor_attrs: tuple = ()
+    # TF's inputs of the op, where reftape passes some as attributes (a select's bool condition, a
+    # reshape's shape tensor): `tf_inputs(inputs, attrs)`. Not differentiated, but read, so the backward
+    # pass walks through them to the ops that made them.
+    tf_inputs: Callable[[tuple, dict], tuple] | None = None
     fills_missing_upstream: bool = True  # multi-output: absent output gradients become zeros
     # Copies or selects values without arithmetic: no float32 detour for half types, and subnormals
     # kept (arithmetic kernels flush them, see execute). A predicate of the attributes when that

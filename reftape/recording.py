@@ -21,8 +21,8 @@ from .thread_state import this_thread
 class OpRecord:
     """One recorded op: its primitive, the tensors it read and wrote, its attributes, and which
     inputs some active tape could differentiate (TF's complement of `skip_input_indices`). `reads`
-    is every tensor the op read, in TF's input order: the inputs, after the tensors reftape passes as
-    attributes (a select's condition), which the backward pass walks through but never differentiates."""
+    is every tensor the op read, in TF's input order: the inputs and the tensors reftape passes as
+    attributes (`Primitive.tf_inputs`), which the backward pass walks through but never differentiates."""
 
     primitive: Any
     inputs: tuple
@@ -122,10 +122,8 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
 
 
 def _reads(primitive: Any, inputs: tuple, attrs: dict) -> tuple:
-    """Every tensor an op read: its tensor attributes (`Primitive.tensor_attrs`) first, then its inputs."""
-    if not primitive.tensor_attrs:
-        return inputs
-    return tuple(attrs[name] for name in primitive.tensor_attrs) + inputs
+    """Every tensor an op read, in TF's input order (`Primitive.tf_inputs`)."""
+    return inputs if primitive.tf_inputs is None else primitive.tf_inputs(inputs, attrs)
 
 
 def variable_accessed(variable: Any) -> None:

@@ -608,6 +608,17 @@ TAPE_SNIPPETS = {
        "    t.watch(x)\n    w = tf.where(tf.less_equal(x - u, 1.0), x, 0.0)\n"
        f"r = t.gradient([w, u], u, output_gradients={seeded}, unconnected_gradients='{unconnected}')"
        for unconnected in ("none", "zero") for seeded in ("None", "[tf.ones(2), tf.constant([5.0, 6.0])]")},
+    # TF's gradients of broadcasting binary ops (here realdiv) and of reshapes read their operands' shapes
+    # through Shape ops and reshape to them: a tape recording the backward pass reaches the operands
+    # through those reads, and an unheld target they consumed loses its seed
+    **{f"unheld_target_read_through_a_gradients_shape_read/{op}/{tracked}":
+       "c15, c17, c25 = tf.constant([[0.0], [0.0]]), tf.constant([[-0.84], [-1.04]]), tf.constant([[2.31], [2.31]])\n"
+       f"with tf.GradientTape() as t0:\n    t0.watch([c17{', c25' if tracked else ''}])\n"
+       "    with tf.GradientTape(persistent=True) as t1:\n        t1.watch([c15, c25])\n"
+       f"        g14 = c15 + c17\n        y26 = {op}\n        g28 = t1.gradient(y26, c15)\n"
+       "    r = t0.gradient([g28, c15], c15, unconnected_gradients='zero')"
+       for op in ("g14 / c25", "g14 * c25", "tf.reshape(g14 * c25, [2])", "tf.maximum(g14, c25)")
+       for tracked in (True, False)},
     # ops without a gradient that TF records take numbers on the tape, which order the parts of an
     # IndexedSlices gradient of several targets (tf.size and tf.rank are constants in eager mode)
     **{f"ops_without_gradient_take_tape_numbers/{read}":
