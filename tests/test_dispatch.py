@@ -203,7 +203,8 @@ def test_a_wrong_decision_is_caught(setting):
 
 def test_outcomes_record_each_sides_own_decision_and_the_report_shows_them(tmp_path):
     """A real finding (TF against tests/wrong_vjp_backend.py, which doubles sin's derivative) records
-    TF's IsMklEnabled and reftape's decision; the page shows both. A planted wrong record shows as such."""
+    TF's IsMklEnabled and reftape's decision; the page shows both and the repro script sets TF's. A planted
+    record that is no decision shows as such, and the repro sets nothing."""
     import re
 
     from reftape_oracle.tensorflow import onednn_enabled as tensorflows_decision
@@ -227,9 +228,15 @@ def test_outcomes_record_each_sides_own_decision_and_the_report_shows_them(tmp_p
         assert row is not None
         return row.group(1)
 
+    def repro_setting() -> list[str]:
+        return re.findall(r'os\.environ\.setdefault\("TF_ENABLE_ONEDNN_OPTS", "(.)"\)',
+                          (tmp_path / "repro" / f"{finding.id}.py").read_text())
+
     record_finding(finding, tmp_path)
     assert shown(render(tmp_path).read_text()) == f"{decision} (TF_ENABLE_ONEDNN_OPTS {setting})"
+    assert repro_setting() == ["1" if decision == "on" else "0"]   # the repro runs TF's recorded dispatch
     finding.expected.environment["onednn"] = "planted"
     (tmp_path / "discrepancies.jsonl").unlink()
     record_finding(finding, tmp_path)
     assert shown(render(tmp_path).read_text()).startswith("planted")
+    assert repro_setting() == []
