@@ -2,10 +2,10 @@
 
 TF's rule (`IsMklEnabled` in tensorflow/core/util/port.cc, TF 2.21): Linux x86 builds turn oneDNN on
 by default when the CPU has one of the neural-network features listed in `_DEFAULT_ON_FEATURES`,
-Linux aarch64 builds on an Arm Neoverse V1, Windows x86 builds always, and macOS builds (compiled
-without oneDNN) never. `TF_ENABLE_ONEDNN_OPTS` overrides the default where oneDNN is compiled in,
-read as TF reads a bool variable: "0"/"false" or "1"/"true", case-insensitive; any other value
-(the empty string too) keeps the default. TF reads it once per process, and so does reftape.
+Linux aarch64 builds on an Arm Neoverse V1, Windows x86 builds always, and builds without oneDNN
+compiled in (macOS, other CPUs) never. `TF_ENABLE_ONEDNN_OPTS` overrides the default where oneDNN is
+compiled in, read as TF reads a bool variable: "0"/"false" or "1"/"true", case-insensitive; any other
+value (the empty string too) keeps the default. TF reads it once per process, and so does reftape.
 
 With oneDNN on, a kernel still runs only for the dtypes the CPU supports
 (`IsDataTypeSupportedByOneDNNOnThisCPU` in tensorflow/core/util/util.cc): float32 always,
@@ -26,6 +26,7 @@ ENV_VAR = "TF_ENABLE_ONEDNN_OPTS"
 _DEFAULT_ON_FEATURES = frozenset({"avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile", "amx_int8", "amx_bf16"})
 _ARM_NEOVERSE_V1 = ("0x41", "0xd40")   # (CPU implementer, CPU part) in /proc/cpuinfo
 _X86_MACHINES = frozenset({"x86_64", "amd64", "i386", "i686"})
+_ARM64_MACHINES = frozenset({"aarch64", "arm64"})
 
 # dtype name -> the feature sets any one of which (all of its features present) lets oneDNN run it
 _DTYPE_FEATURES: dict[str, tuple[frozenset[str], ...]] = {
@@ -72,18 +73,28 @@ def cpu_features() -> frozenset[str]:
     return frozenset((fields.get("flags") or fields.get("Features") or "").split())
 
 
+def built_with_onednn(system: str, machine: str) -> bool:
+    """Whether TF's builds for this platform have oneDNN compiled in: Linux on x86 and aarch64, Windows on
+    x86 (elsewhere, macOS among them, IsMklEnabled is false whatever the variable says)."""
+    machine = machine.lower()
+    if system == "linux":
+        return machine in _X86_MACHINES or machine in _ARM64_MACHINES
+    return system == "win32" and machine in _X86_MACHINES
+
+
 def default_policy(system: str, machine: str, features: frozenset[str], cpu_id: tuple[str, str]) -> bool:
-    """TF's default before the environment variable: on for the platforms and CPUs its rule names."""
+    """TF's default before the environment variable, where oneDNN is compiled in: Linux turns it on for the
+    CPUs its rule names, Windows always."""
     if system == "linux":
         if machine.lower() in _X86_MACHINES:
             return bool(features & _DEFAULT_ON_FEATURES)
-        return machine.lower() in ("aarch64", "arm64") and cpu_id == _ARM_NEOVERSE_V1
-    return system == "win32" and machine.lower() in _X86_MACHINES
+        return cpu_id == _ARM_NEOVERSE_V1
+    return True
 
 
 def decide(system: str, machine: str, features: frozenset[str], cpu_id: tuple[str, str], env_value: str | None) -> bool:
     """TF's IsMklEnabled for the given platform, CPU and value of TF_ENABLE_ONEDNN_OPTS."""
-    if system == "darwin":  # TF's macOS builds have no oneDNN: the variable changes nothing
+    if not built_with_onednn(system, machine):
         return False
     return parse_bool_env(env_value, default_policy(system, machine, features, cpu_id))
 

@@ -63,7 +63,9 @@ def test_other_platforms_follow_their_builds():
     assert dispatch.decide("linux", "aarch64", frozenset(), ("0x41", "0xd0c"), None) is False   # Neoverse N1
     assert dispatch.decide("win32", "AMD64", frozenset(), NO_ID, None) is True
     assert dispatch.decide("win32", "AMD64", frozenset(), NO_ID, "false") is False
+    assert dispatch.decide("linux", "aarch64", frozenset(), ("0x41", "0xd0c"), "1") is True
     assert dispatch.decide("darwin", "arm64", frozenset({"avx512_vnni"}), NO_ID, "1") is False  # built without oneDNN
+    assert dispatch.decide("linux", "ppc64le", frozenset(), NO_ID, "true") is False
 
 
 @pytest.mark.parametrize("dtype,features,expected", [
