@@ -142,21 +142,36 @@ def environment_fingerprint(tf: Any) -> dict:
     """Versions and CPU settings that can change a backend's numbers."""
     import os
 
+    from reftape.dispatch import ENV_VAR
+
     fingerprint = {"backend": getattr(tf, "__name__", str(tf)), "backend_version": getattr(tf, "__version__", "?"),
                    "numpy": np.__version__, "python": platform.python_version(), "machine": platform.machine(),
-                   "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")}
+                   "onednn": onednn_decision(tf), "onednn_opts": os.environ.get(ENV_VAR, "unset")}
     fingerprint["cpu_flags"] = list(_cpu_flags())
     return fingerprint
 
 
+def onednn_decision(backend: Any) -> str:
+    """"on" or "off": whether the backend runs TF's oneDNN kernels in this process, as it decided itself
+    (TF's IsMklEnabled; reftape's dispatch, for reftape and backends built on it); "unknown" for others."""
+    if getattr(backend, "__name__", None) == "tensorflow":
+        from .tensorflow import onednn_enabled
+    elif getattr(getattr(backend, "constant", None), "__module__", "").startswith("reftape."):
+        from reftape.dispatch import onednn_enabled
+    else:
+        return "unknown"
+    return "on" if onednn_enabled() else "off"
+
+
 @functools.cache
 def _cpu_flags() -> tuple:
-    """The vector instruction sets of this machine's CPU (read once: every run reports them)."""
+    """The vector and matrix instruction sets of this machine's CPU (read once: every run reports them);
+    the ones oneDNN's dtype support depends on among them."""
     try:
         flags = open("/proc/cpuinfo").read().split("flags\t\t:", 1)[1].split("\n", 1)[0].split()
     except (OSError, IndexError):
         return ()
-    return tuple(sorted(f for f in flags if f.startswith(("avx", "fma", "sse4"))))
+    return tuple(sorted(f for f in flags if f.startswith(("avx", "amx", "fma", "sse4"))))
 
 
 @dataclass

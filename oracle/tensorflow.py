@@ -68,3 +68,10 @@ def load_tensorflow() -> ModuleType:
             pass
         tf.constant(0.0) + 0.0  # the runtime's first op initialises devices, which logs too
     return tf
+
+
+def onednn_enabled() -> bool:
+    """TF's own answer (IsMklEnabled) to whether its oneDNN kernels are on in this process."""
+    from tensorflow.python.util import _pywrap_util_port
+
+    return bool(_pywrap_util_port.IsMklEnabled())

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from reftape import dispatch
 from reftape.half_sums import MODELLED_TERMS
 
 from .compare import Discrepancy, compare, summed_terms
@@ -47,6 +48,7 @@ class KnownDivergence:
     program: Program
     explains: Callable[[Discrepancy, Evidence | None], bool]
     resolved: str = ""
+    dispatch: str | None = None   # "onednn": holds only where TF runs its oneDNN kernels (None: everywhere)
 
 
 def _never(d: Discrepancy, evidence: Evidence | None) -> bool:
@@ -340,18 +342,24 @@ KNOWN.append(KnownDivergence(
 ))
 
 
-_ONEDNN_DTYPES = frozenset({"float32", "bfloat16"})
+def tensorflow_ran_onednn(dtype: str, evidence: Evidence | None) -> bool:
+    """Whether TF's side ran `dtype` on oneDNN: the decision its outcome recorded (and the CPU flags it
+    recorded, for the dtypes oneDNN runs only with some vector extensions); where the outcome recorded no
+    decision (an older record, or no outcome), this process's, which is TF's here (tests/test_dispatch.py)."""
+    environment = evidence.expected.environment if evidence is not None and evidence.expected is not None else {}
+    if environment.get("onednn") not in ("on", "off"):
+        return dispatch.runs_onednn(dtype)
+    return environment["onednn"] == "on" and dispatch.supports_dtype(dtype, frozenset(environment.get("cpu_flags", ())))
 
 
 def _vectorized_softmax_of_non_finite(d: Discrepancy, evidence: Evidence | None) -> bool:
-    """Entry 11: a float32 or bfloat16 softmax whose row held NaN or +inf: where the sides differ, TF's
+    """Entry 11: a softmax that TF ran on oneDNN whose row held NaN or +inf: where the sides differ, TF's
     element is 0 and reftape's NaN (the whole row of reftape's is NaN, TF's holds only zeros and NaNs)."""
-    if d.kind != "nan-inf-pattern" or evidence is None or d.dtype not in _ONEDNN_DTYPES \
-            or not d.where.startswith("values/"):
+    if d.kind != "nan-inf-pattern" or evidence is None or not d.dtype or not d.where.startswith("values/"):
         return False
     name = d.where[len("values/"):]
     op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
-    if op is None or op.path != "nn.softmax":
+    if op is None or op.path != "nn.softmax" or not tensorflow_ran_onednn(d.dtype, evidence):
         return False
     expected, actual = decode_array(d.expected).astype(np.float64), decode_array(d.actual).astype(np.float64)
     differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
@@ -359,11 +367,12 @@ def _vectorized_softmax_of_non_finite(d: Discrepancy, evidence: Evidence | None)
 
 
 KNOWN.append(KnownDivergence(
-    11, "float32 and bfloat16 softmax of a row holding NaN or +inf: oneDNN's vectorised kernel",
+    11, "softmax of a row holding NaN or +inf under oneDNN: its vectorised kernel's lanes",
     Program([Leaf("x", "constant", np.array([1.0, np.nan, 2.0], np.float32), "float32"),
              Leaf("b", "constant", np.array([np.inf, 1.0, 2.0], np.float32), "bfloat16"),
              Op("s", "nn.softmax", ["x"]), Op("t", "nn.softmax", ["b"])], ["s", "t"]),
     _vectorized_softmax_of_non_finite,
+    dispatch="onednn",
 ))
 
 

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dtypes
+from .dispatch import runs_onednn
 from .errors import InvalidArgumentError, NotFoundError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import REGISTRY, _reject as refuse_dtype, execute
@@ -1910,8 +1911,8 @@ def _softmax_along(op: str, logits: Any, axis: Any) -> EagerTensor:
     if axis not in (-1, logits.ndim - 1) and not -logits.ndim <= axis < logits.ndim:  # TF's Python check comes first
         raise InvalidArgumentError(f"`dim` must be in the range [{-logits.ndim}, {logits.ndim}) where {logits.ndim} is the "
                                    f"number of dimensions in the input. Received: dim={axis}")
-    if op == "Softmax" and logits.dtype in (_dtypes.float32, _dtypes.bfloat16) and not 1 <= logits.ndim <= 5:
-        from .errors import AbortedError  # TF's oneDNN softmax kernel (float32, bfloat16) takes ranks 1 to 5
+    if op == "Softmax" and not 1 <= logits.ndim <= 5 and runs_onednn(logits.dtype.name):
+        from .errors import AbortedError  # TF's oneDNN softmax kernel takes ranks 1 to 5; Eigen's any rank >= 1
 
         raise AbortedError("Input dims must be <= 5 and >=1 [Op:Softmax] name: ")
     if logits.ndim == 0 or axis % logits.ndim == logits.ndim - 1:  # a scalar: the kernel refuses it

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from reftape_oracle import run
-from reftape_oracle.outcome import decode_array
+from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 from reftape_properties.findings import evaluate
 from reftape_properties.known import KNOWN
@@ -23,21 +23,46 @@ def test_known_divergences_are_numbered_like_the_document():
         assert f"## {known.number}. " in text
 
 
-def _same_on_both_sides(known) -> bool:
+def _reproduction(number: int) -> dict:
+    """Entry `number`'s program on TF and reftape in this process: whether the outcomes differ, each
+    side's error and each side's oneDNN decision."""
+    known = next(k for k in KNOWN if k.number == number)
     expected, actual = run(known.program, "tensorflow"), run(known.program, "reftape")
-    assert expected.error is None and actual.error is None
-    return json.dumps(expected.observed(), sort_keys=True) == json.dumps(actual.observed(), sort_keys=True)
+    same = json.dumps(expected.observed(), sort_keys=True) == json.dumps(actual.observed(), sort_keys=True)
+    return {"differs": not same, "errors": [expected.error, actual.error],
+            "onednn": [expected.environment["onednn"], actual.environment["onednn"]]}
 
 
-@pytest.mark.parametrize("known", [k for k in KNOWN if not k.resolved], ids=lambda k: f"{k.number}")
+_REPRODUCE_IN_A_FRESH_PROCESS = ("import json, sys; from test_known_divergences import _reproduction; "
+                                 "print(json.dumps(_reproduction(int(sys.argv[1]))))")
+
+
+def _reproduction_with_onednn(number: int, setting: str) -> dict:
+    """`_reproduction` in a fresh process with TF_ENABLE_ONEDNN_OPTS=`setting` (TF reads it once, at start)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", _REPRODUCE_IN_A_FRESH_PROCESS, str(number)], capture_output=True,
+                          text=True, timeout=600, cwd=Path(__file__).parent,
+                          env={**os.environ, "TF_ENABLE_ONEDNN_OPTS": setting, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("known", [k for k in KNOWN if k.dispatch is None and not k.resolved], ids=lambda k: f"{k.number}")
 def test_known_divergence_still_reproduces(known):
-    assert not _same_on_both_sides(known), \
-        f"known divergence {known.number} ({known.title}) no longer reproduces: mark it resolved"
+    found = _reproduction(known.number)
+    assert found["errors"] == [None, None]
+    assert found["differs"], f"known divergence {known.number} ({known.title}) no longer reproduces: mark it resolved"
 
 
 @pytest.mark.parametrize("known", [k for k in KNOWN if k.resolved], ids=lambda k: f"{k.number}")
 def test_resolved_divergence_stays_resolved(known):
-    assert _same_on_both_sides(known), f"resolved divergence {known.number} ({known.title}) is back"
+    found = _reproduction(known.number)
+    assert found["errors"] == [None, None]
+    assert not found["differs"], f"resolved divergence {known.number} ({known.title}) is back"
 
 
 def test_resolved_entries_are_marked_in_the_document():
@@ -46,6 +71,19 @@ def test_resolved_entries_are_marked_in_the_document():
     text = (Path(__file__).resolve().parents[1] / "KNOWN_DIVERGENCES.md").read_text()
     for known in KNOWN:
         assert (f"## {known.number}. (resolved) " in text) == bool(known.resolved), known.number
+
+
+@pytest.mark.parametrize("known", [k for k in KNOWN if k.dispatch == "onednn"], ids=lambda k: f"{k.number}")
+def test_onednn_divergence_reproduces_with_onednn_only(known):
+    """An entry that holds under oneDNN reproduces where both sides decided oneDNN is on, and not where
+    both decided it off (there reftape follows TF's Eigen kernels)."""
+    with_onednn, without = _reproduction_with_onednn(known.number, "1"), _reproduction_with_onednn(known.number, "0")
+    assert without["onednn"] == ["off", "off"] and without["errors"] == [None, None]
+    assert not without["differs"], f"known divergence {known.number} reproduces without oneDNN: widen its dispatch"
+    if with_onednn["onednn"] == ["off", "off"]:
+        pytest.skip("TF on this platform has no oneDNN to turn on")
+    assert with_onednn["onednn"] == ["on", "on"] and with_onednn["errors"] == [None, None]
+    assert with_onednn["differs"], f"known divergence {known.number} ({known.title}) no longer reproduces: mark it resolved"
 
 
 def test_softmax_cross_entropy_second_order_in_labels_still_reproduces():
@@ -127,10 +165,21 @@ def test_softmax_entry_explains_only_zeros_of_tensorflow_against_nans_of_reftape
         return {"kind": "tensor", "dtype": dtype, "shape": [len(data)], "data": [float(v).hex() for v in data]}
 
     program = next(k for k in KNOWN if k.number == 11).program
-    softmax = Evidence(program, None, None, "reftape")
+    softmax = Evidence(program, Outcome("tensorflow", environment={"onednn": "on", "cpu_flags": []}), None, "reftape")
     nan = float("nan")
     assert explained_by(Discrepancy("nan-inf-pattern", "values/s", values(0.0, nan, 0.0), values(nan, nan, nan),
                                     dtype="float32"), softmax).number == 11
+    # only where TF ran the dtype on oneDNN: not with oneDNN off, nor bfloat16 on a CPU without AVX512F
+    eigen = Evidence(program, Outcome("tensorflow", environment={"onednn": "off", "cpu_flags": ["avx512f"]}), None,
+                     "reftape")
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/s", values(0.0, nan, 0.0), values(nan, nan, nan),
+                                    dtype="float32"), eigen) is None
+    bfloat16 = Discrepancy("nan-inf-pattern", "values/t", values(nan, 0.0, 0.0, dtype="bfloat16"),
+                           values(nan, nan, nan, dtype="bfloat16"), dtype="bfloat16")
+    assert explained_by(bfloat16, softmax) is None
+    avx512 = Evidence(program, Outcome("tensorflow", environment={"onednn": "on", "cpu_flags": ["avx2", "avx512f"]}),
+                      None, "reftape")
+    assert explained_by(bfloat16, avx512).number == 11
     # a NaN where TF's softmax is positive is a bug, as are the same zeros in float64 or in another op
     assert explained_by(Discrepancy("nan-inf-pattern", "values/s", values(0.25, nan, 0.0), values(nan, nan, nan),
                                     dtype="float32"), softmax) is None
