@@ -5,7 +5,7 @@ run (programs built in code), against the published JSON Schema (`program.schema
 from `FIELDS` below) and the op catalog:
 
 - every name is an identifier of the program's grammar (not a Python keyword, not a name the
-  generated script itself uses: `program.SCRIPT_NAMES`) and is defined before it is used; a name defined inside a
+  generated script itself uses: `script.SCRIPT_NAMES`) and is defined before it is used; a name defined inside a
   tape's body is visible after it, as in Python; a tensor name may be rebound, a tape's name not;
   `y[0]` refers to an element of a list result;
 - tapes named by Watch, StopRecording, Reset and Call are tapes defined before; StopRecording and
@@ -41,6 +41,8 @@ import numpy as np
 
 from .catalog import CATALOG, call_source
 from .outcome import parse_float
+from .script import SCRIPT_NAMES
+from .statements import STATEMENTS
 
 MAX_NESTING = 16              # tapes and stop_recording spans inside each other (Python allows 20 blocks)
 MAX_STRUCTURE_DEPTH = 16      # lists, tuples and dicts inside each other in targets and sources
@@ -74,8 +76,6 @@ class ProgramError(ValueError):
 @functools.lru_cache(maxsize=None)
 def reserved_names() -> frozenset:
     """Names a program may not define: Python keywords and the names the generated script uses."""
-    from .program import SCRIPT_NAMES
-
     return frozenset(keyword.kwlist) | SCRIPT_NAMES
 
 
@@ -553,14 +553,8 @@ def _check_call_options(statement: Any, at: str) -> None:
 # -- The walk ------------------------------------------------------------------------------------
 
 
-def _statement_classes() -> dict[str, type]:
-    from .program import STATEMENTS
-
-    return STATEMENTS
-
-
 def _check_statements(statements: Any, at: str, context: _Context) -> None:
-    classes = _statement_classes()
+    classes = STATEMENTS
     for i, statement in enumerate(statements):
         where = f"{at}[{i}]"
         context.statements += 1
@@ -736,7 +730,7 @@ def _check_element(element: Any, dtype: str, at: str) -> None:
 
 def program_schema() -> dict:
     """The JSON Schema (Draft 2020-12) of a program, generated from `FIELDS` and the dataclasses."""
-    classes = _statement_classes()
+    classes = STATEMENTS
     definitions: dict[str, Any] = {
         "name": {"type": "string", "pattern": f"^{NAME_PATTERN.pattern}$", "maxLength": MAX_NAME_LENGTH,
                  "description": "an identifier; not a Python keyword, nor a name the generated script uses "

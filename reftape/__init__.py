@@ -20,7 +20,8 @@ from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, argsort, a
                         realdiv, reduce_mean, reduce_min, reduce_prod, reduce_sum, reshape, reverse, round, scatter_nd, sequence_mask,
                         shape, sigmoid, sign, sin, sinh, size, slice, sort, split, sqrt, square, squeeze, stack, stop_gradient,
                         subtract, tan, tanh, tensor_scatter_nd_add, tensor_scatter_nd_update, tile, transpose, truediv, truncatediv, truncatemod, unstack, where, zeros, zeros_like)
-from .tape import GradientTape, UnconnectedGradients, custom_gradient
+from .custom_gradient import custom_gradient
+from .tape import GradientTape, UnconnectedGradients
 from .tensor import IndexedSlices, Tensor, TensorShape
 from .variables import Variable
 

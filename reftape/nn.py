@@ -7,7 +7,7 @@ from .functions import (bias_add, elu, embedding_lookup, gelu, l2_loss, l2_norma
                         relu6, selu, sigmoid, sigmoid_cross_entropy_with_logits, softmax,
                         softmax_cross_entropy_with_logits, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
                         tanh, top_k)
-from .tape import custom_gradient as _custom_gradient
+from .custom_gradient import custom_gradient as _custom_gradient
 
 
 def silu(features: _Any, beta: _Any = 1.0) -> _Any:

@@ -3,7 +3,7 @@
 The model is TF's eager tape. A `Recording` (TF's C++ GradientTape) maps watched tensor ids and
 the ids of recorded ops' outputs to the op that produced them. An op is recorded on every active
 recording that already tracks one of its inputs of a differentiable dtype. Ops (`primitives.py`)
-and variables record here; the backward pass and `GradientTape` (`tape.py`) sit above the ops.
+and variables record here; the backward pass (`backward.py`) and `GradientTape` (`tape.py`) sit above the ops.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import decode_array, describe, describe_error
-from reftape_oracle.program import ORACLE_CONFIGURATION
+from reftape_oracle.script import ORACLE_CONFIGURATION
 from reftape_properties.clusters import Cluster, cluster, explained_forms
 from reftape_properties.findings import Finding
 from reftape_properties.recording import coverage_summary, read_findings

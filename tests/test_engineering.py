@@ -58,24 +58,37 @@ def test_backward_keeps_gradients_off_the_tensors():
     assert not hasattr(y, "grad") and set(type(y).__slots__) == {"_value", "_dtype", "_id", "_flushed"}
 
 
-def _reftape_import_graph() -> dict[str, set[str]]:
-    """Module -> reftape modules it imports, at any depth of the file (function-level imports too)."""
-    package = Path(rt.__file__).parent
-    modules = {path.stem for path in package.glob("*.py")}
+# Layers, lowest first: each folder may import only the ones before it (imports anywhere in a module,
+# function-level ones included).
+LAYERS = (("reftape", "reftape"), ("oracle", "reftape_oracle"), ("properties", "reftape_properties"),
+          ("reports", "reftape_reports"))
+_FOLDERS = dict((package, folder) for folder, package in LAYERS)
+
+
+def _import_graph(root: Path) -> dict[str, set[str]]:
+    """Module (`package.module`) -> the project's modules it imports, at any depth of the file (function-level
+    imports too), for every module of every layer under `root`."""
+    modules = {f"{package}.{path.stem}" for folder, package in LAYERS for path in (root / folder).glob("*.py")}
+
+    def module(package: str, name: str) -> str:  # a submodule, or a name of the package's __init__
+        return f"{package}.{name}" if f"{package}.{name}" in modules else f"{package}.__init__"
+
     graph: dict[str, set[str]] = {}
-    for name in modules:
-        imported = set()
-        for node in ast.walk(ast.parse((package / f"{name}.py").read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    imported.add(node.module.split(".")[0])
-                else:  # `from . import x`: a submodule, or a name of the package's __init__
-                    imported |= {a.name if a.name in modules else "__init__" for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reftape."):
-                imported.add(node.module.split(".")[1])
-            elif isinstance(node, ast.Import):
-                imported |= {a.name.split(".")[1] for a in node.names if a.name.startswith("reftape.")}
-        graph[name] = imported & modules
+    for folder, package in LAYERS:
+        for path in (root / folder).glob("*.py"):
+            imported = set()
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 1:
+                    imported |= ({module(package, node.module.split(".")[0])} if node.module
+                                 else {module(package, a.name) for a in node.names})
+                elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _FOLDERS:
+                    parts = node.module.split(".")
+                    imported |= ({module(parts[0], parts[1])} if len(parts) > 1
+                                 else {module(parts[0], a.name) for a in node.names})
+                elif isinstance(node, ast.Import):
+                    imported |= {module(*a.name.split(".")[:2]) if "." in a.name else f"{a.name}.__init__"
+                                 for a in node.names if a.name.split(".")[0] in _FOLDERS}
+            graph[f"{package}.{path.stem}"] = (imported & modules) - {f"{package}.{path.stem}"}
     return graph
 
 
@@ -104,20 +117,24 @@ def test_cycle_finder_finds_a_planted_cycle():
     assert _find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
-def test_reftape_modules_import_without_cycles():
-    graph = _reftape_import_graph()
-    assert graph["tape"] >= {"functions", "recording"}  # the parser sees module-level imports
-    assert _find_cycle(graph) is None, f"import cycle in reftape/: {' -> '.join(_find_cycle(graph))}"
+def test_modules_import_without_cycles():
+    graph = _import_graph(Path(__file__).resolve().parents[1])
+    assert graph["reftape.tape"] >= {"reftape.functions", "reftape.recording"}  # module-level imports are seen
+    assert graph["reftape_oracle.validation"] >= {"reftape_oracle.statements"}  # and across the layers' packages
+    assert _find_cycle(graph) is None, f"import cycle: {' -> '.join(_find_cycle(graph))}"
+
+
+def test_import_graph_sees_a_planted_function_level_cycle(tmp_path):
+    for folder, _ in LAYERS:
+        (tmp_path / folder).mkdir()
+    (tmp_path / "oracle" / "program.py").write_text("from .validation import check\n")
+    (tmp_path / "oracle" / "validation.py").write_text("def check():\n    from reftape_oracle.program import P\n")
+    assert _find_cycle(_import_graph(tmp_path)) == ["reftape_oracle.program", "reftape_oracle.validation",
+                                                    "reftape_oracle.program"]
 
 
 def test_reftape_imports_in_a_fresh_interpreter():
     subprocess.run([sys.executable, "-c", "import reftape"], check=True)
-
-
-# Layers, lowest first: each folder may import only the ones before it (imports anywhere in a module,
-# function-level ones included).
-LAYERS = (("reftape", "reftape"), ("oracle", "reftape_oracle"), ("properties", "reftape_properties"),
-          ("reports", "reftape_reports"))
 
 
 def _upward_imports(root: Path) -> list[str]:

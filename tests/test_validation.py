@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from reftape_oracle import run
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, _statements_source
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.script import _statements_source
 from reftape_oracle.validation import (MAX_ELEMENTS, MAX_NESTING, MAX_STATEMENTS, SCHEMA_PATH, ProgramError,
                                        format_path, program_schema)
 from reftape_properties.findings import HarnessError, evaluate
@@ -193,7 +194,8 @@ def test_each_bad_input_names_its_json_path(name):
 def test_the_script_uses_no_name_beyond_the_reserved_ones_and_the_programs_own():
     import ast
 
-    from reftape_oracle.program import SCRIPT_NAMES, namedtuple_types, walk
+    from reftape_oracle.script import SCRIPT_NAMES
+    from reftape_oracle.statements import namedtuple_types, walk
 
     program = Program.from_dict(custom_program_data())
     program.statements += [Leaf("special", "constant", np.array([math.nan, -math.inf], np.float64), "float64"),

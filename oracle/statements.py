@@ -1,0 +1,271 @@
+"""The statements a program is made of: leaves, single-assignment ops, nested tapes, custom
+gradients, variable updates, and gradient/jacobian calls, and the structures (targets, sources,
+output_gradients) that name them.
+
+Structures are a leaf name, or {"list": [...]}, {"tuple": [...]}, {"dict": [[key, structure], ...]}
+(dict order kept), {"namedtuple": [typename, [[field, structure], ...]]} (a `collections.namedtuple`
+class per typename, defined at the top of the program).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import numpy as np
+
+Structure = Union[str, dict]
+
+
+@dataclass
+class Leaf:
+    """An input: a Variable (trainable or not), a constant tensor, or a value that ops convert
+    themselves: a Python literal (kind "python": a number, or nested lists of numbers, of the type
+    `dtype` names: float64 for float, int64 for int, bool, complex128 for complex) or a NumPy value
+    (kind "numpy": a NumPy scalar for shape (), an array otherwise)."""
+
+    name: str
+    kind: str  # "variable" | "constant"
+    value: np.ndarray
+    dtype: str
+    trainable: bool = True
+
+    @property
+    def converted(self) -> bool:
+        """A Python or NumPy value, which ops convert themselves (not a tensor)."""
+        return self.kind in ("python", "numpy")
+
+
+@dataclass
+class Op:
+    name: str
+    path: str
+    inputs: list
+    attrs: dict = field(default_factory=dict)
+
+    @property
+    def reads(self) -> list:
+        return self.inputs
+
+
+@dataclass
+class ListLiteral:
+    """`name = [items...]`: a Python list of tensors, literals or lists, as ops receive it (TF packs a
+    list holding tensors into one tensor, recording a Pack so that gradients reach the items)."""
+
+    name: str
+    items: list
+
+    @property
+    def reads(self) -> list:
+        return self.items
+
+
+@dataclass
+class Watch:
+    tape: str
+    names: list
+
+
+@dataclass
+class Tape:
+    """`with tf.GradientTape(...) as name:` around `body`."""
+
+    name: str
+    body: list
+    persistent: bool = False
+    watch_accessed_variables: bool = True
+
+
+@dataclass
+class StopRecording:
+    tape: str
+    body: list
+
+
+@dataclass
+class Reset:
+    tape: str
+
+
+@dataclass
+class Call:
+    """`name = tape.gradient|jacobian|batch_jacobian(target, sources, ...)`."""
+
+    name: str
+    tape: str
+    method: str
+    target: Structure
+    sources: Structure
+    output_gradients: Structure | None = None
+    unconnected: str = "none"            # "none" | "zero"
+    unconnected_form: str = "default"    # "default" (argument omitted) | "string" | "enum"
+    use_pfor: bool = True                # jacobian / batch_jacobian only
+
+
+# ---------------------------------------------------------------------------------------------
+# Custom gradients and variable updates. Names defined here are program-wide: keep them unique
+# across the whole program (also the local names inside a CustomGradient's `forward` and `backward`).
+
+
+@dataclass
+class CustomGradient:
+    """`@tf.custom_gradient def name(*params)`: ops `forward` compute `result` from the parameters
+    (and may read or assign Variables defined earlier: TF captures the trainable ones that are not
+    arguments, an assign counting as an access);
+    `grad(upstream)` runs ops `backward` over `upstream`, the parameters and the forward's names, and
+    returns `input_grads`, one name (or None, for a None gradient) per parameter.
+
+    `variables` says how `grad` accepts TF's `variables` keyword: "none" (`def grad(upstream)`),
+    "positional" (`def grad(upstream, variables=None)`) or "keyword" (`def grad(upstream, *,
+    variables=None)`). When it is not "none", `grad` also returns `variable_grads`, one name per
+    captured variable; TF passes `variables` only when the forward read a trainable Variable that is
+    not an argument, so a generator should pair "positional"/"keyword" with exactly one such read
+    (TF orders several captured variables by a set of references: not reproducible) and "none" with
+    none (otherwise both sides raise TypeError). Applied with `Apply`, anywhere after its definition.
+    """
+
+    name: str
+    params: list
+    forward: list                  # Op, Assign, ReadValue statements (inputs: params, their own names, earlier names)
+    result: str                    # the forward's output: a param or a name defined by `forward`
+    backward: list                 # Op statements (inputs: upstream, params, forward names, earlier names)
+    input_grads: list              # one name or None per param
+    variables: str = "none"        # "none" | "positional" | "keyword"
+    variable_grads: list = field(default_factory=list)
+    upstream: str = "upstream"
+
+
+@dataclass
+class Apply:
+    """`name = function(*inputs)`: calls a CustomGradient defined earlier on tensors or Variables
+    (a Variable argument is read by TF after the call, so its gradient flows through that read)."""
+
+    name: str
+    function: str
+    inputs: list
+
+
+@dataclass
+class WatchedVariables:
+    """`name = tape.watched_variables()`: the Variables `tape` watches (TF: a tuple in creation order),
+    reported with the calls; inside the tape's `with` block or after it."""
+
+    name: str
+    tape: str
+
+
+@dataclass
+class Assign:
+    """`variable.assign|assign_add|assign_sub(value)`: `variable` names a Variable leaf, `value` a
+    tensor of its shape and dtype. Reads recorded before it keep the old value; a tape watching
+    accessed variables starts watching `variable` here (TF marks an assign as an access)."""
+
+    variable: str
+    value: str
+    method: str = "assign"         # "assign" | "assign_add" | "assign_sub"
+
+
+@dataclass
+class ReadValue:
+    """`name = variable.read_value()`: a recorded read of the Variable's current value."""
+
+    name: str
+    variable: str
+
+
+STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call, WatchedVariables,
+                                            CustomGradient, Apply, Assign, ReadValue)}
+
+
+def walk(statements: list):
+    """Every statement, depth first, including those inside tapes and stop_recording spans."""
+    for s in statements:
+        yield s
+        if isinstance(s, (Tape, StopRecording)):
+            yield from walk(s.body)
+        elif isinstance(s, CustomGradient):
+            yield from walk(s.forward)
+            yield from walk(s.backward)
+
+
+def structure_children(structure: dict) -> list:
+    """The structures inside a container structure, in order (a dict's and a namedtuple's values)."""
+    (kind, items), = structure.items()
+    if kind == "dict":
+        return [s for _, s in items]
+    if kind == "namedtuple":
+        return [s for _, s in items[1]]
+    return list(items)
+
+
+def structure_references(structure: Structure | None) -> list[str]:
+    """The references in a structure, in the order its results are described (dicts in their own order)."""
+    if structure is None:
+        return []
+    if isinstance(structure, str):
+        return [structure]
+    return [name for child in structure_children(structure) for name in structure_references(child)]
+
+
+def flat_references(structure: Structure | None) -> list[str]:
+    """The references in the order `tf.nest.flatten` gives them: a dict's values in sorted key order
+    (TF pairs targets with output_gradients in this order, whatever their structures)."""
+    if structure is None:
+        return []
+    if isinstance(structure, str):
+        return [structure]
+    (kind, items), = structure.items()
+    children = [s for _, s in sorted(items, key=lambda item: item[0])] if kind == "dict" else structure_children(structure)
+    return [name for child in children for name in flat_references(child)]
+
+
+def pack_references(structure: Structure, names: list[str]) -> Structure:
+    """`structure` with its references replaced by `names`, taken in `tf.nest.flatten`'s order (as
+    `tf.nest.pack_sequence_as` does: dicts keep their own order)."""
+    remaining = iter(names)
+
+    def pack(item: Structure) -> Structure:
+        if isinstance(item, str):
+            return next(remaining)
+        (kind, items), = item.items()
+        if kind == "dict":
+            packed = {key: pack(child) for key, child in sorted(items, key=lambda entry: entry[0])}
+            return {kind: [[key, packed[key]] for key, _ in items]}
+        if kind == "namedtuple":
+            return {kind: [items[0], [[key, pack(child)] for key, child in items[1]]]}
+        return {kind: [pack(child) for child in items]}
+
+    return pack(structure)
+
+
+def map_references(structure: Structure, change: Any) -> Structure:
+    """`structure` with each reference `r` replaced by `change(r)`."""
+    if isinstance(structure, str):
+        return change(structure)
+    (kind, items), = structure.items()
+    if kind == "dict":
+        return {kind: [[key, map_references(s, change)] for key, s in items]}
+    if kind == "namedtuple":
+        return {kind: [items[0], [[key, map_references(s, change)] for key, s in items[1]]]}
+    return {kind: [map_references(s, change) for s in items]}
+
+
+def namedtuple_types(statements: list) -> dict[str, tuple]:
+    """The fields of each namedtuple type the calls' structures use, by typename, in order of first use."""
+    types: dict[str, tuple] = {}
+
+    def collect(structure: Structure | None) -> None:
+        if structure is None or isinstance(structure, str):
+            return
+        (kind, items), = structure.items()
+        if kind == "namedtuple":
+            types.setdefault(items[0], tuple(field for field, _ in items[1]))
+        for child in structure_children(structure):
+            collect(child)
+
+    for s in walk(statements):
+        if isinstance(s, Call):
+            for part in (s.target, s.sources, s.output_gradients):
+                collect(part)
+    return types
