@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from reftape_oracle.outcome import describe
+from reftape_oracle.outcome import describe, describe_error
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -58,6 +58,15 @@ def harness_described(value: Any, ns: Any) -> dict:
         return describe(value, ns)
     except Exception as error:  # noqa: BLE001 - any failure here is the harness's
         raise HarnessFault(f"describing a value failed: {type(error).__name__}: {error}") from error
+
+
+def described_exception(error: BaseException, ns: Any) -> dict:
+    """An exception the code raised, described; one that says a module lacks a name (what the static
+    `missing_names` cannot see, such as a name built at run time) as {"kind": "missing", ...}."""
+    module = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
+    if isinstance(module, types.ModuleType):
+        return {"kind": "missing", "names": [f"{module.__name__}.{error.name}"]}
+    return describe_error(error, ns)
 
 
 def missing_names(sources: list[str], ns: Any) -> list[str]:
@@ -156,7 +165,7 @@ def run_catalog_entry(entry: CatalogEntry, ns: Any) -> dict:
         try:
             exec(code, scope)
         except Exception as exc:  # noqa: BLE001
-            shown.append(harness_described(("UNCAUGHT", exc), ns))
+            shown.append({"kind": "tuple", "items": [describe("UNCAUGHT", ns), described_exception(exc, ns)]})
     except HarnessFault as fault:
         return not_run(str(fault))
     return {"kind": "list", "items": shown} if shown else not_run("the entry shows nothing: nothing to compare")
@@ -278,7 +287,9 @@ def run_seed(name: str, ns: Any) -> dict:
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):
                     raised = _run_cell(cell, scope)
-                records.append((out.getvalue(), harness_described([raised, calls], ns)))
+                records.append((out.getvalue(), {"kind": "list", "items": [
+                    describe(None, ns) if raised is None else described_exception(raised, ns),
+                    harness_described(calls, ns)]}))
     except HarnessFault as fault:
         return not_run(str(fault))
     finally:

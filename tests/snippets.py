@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from reftape_oracle.outcome import describe_error
-from reftape_properties.snippets import HarnessFault, compiled, harness_described, missing_names, not_run
+from reftape_properties.snippets import (HarnessFault, compiled, described_exception, harness_described, missing_names,
+                                         not_run)
 
 
 def evaluate_expression(expression: str, ns: Any) -> dict:
@@ -35,7 +35,7 @@ def _run(source: str, ns: Any, mode: str, result: Any) -> dict:
         try:
             value = eval(code, scope)  # noqa: S307 - the tests' own snippets
         except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
-            return describe_error(error, ns)
+            return described_exception(error, ns)
         return harness_described(result(value, scope), ns)
     except HarnessFault as fault:
         return not_run(str(fault))
