@@ -10,9 +10,11 @@ Both sides must run the code under test for a comparison to mean anything (compa
 faults). The runners here say so in the description when they did not: a snippet that does not
 compile, or whose run broke in the harness's own code around it (describing a value, recording a
 plot), is described as {"kind": "harness", "message": ...} on that side, and is never an agreement. A
-namespace that lacks a name the snippet (or the harness, for it) spells `tf.a.b` is described as
-{"kind": "missing", "names": [...]} before anything runs: on the candidate this is a snippet "not run"
-(a partial tape's author sees what it lacks), on the reference a harness fault (the snippet is wrong).
+namespace that lacks a name the snippet (or the probe helper it calls) spells `tf.a.b` is described as
+{"kind": "missing", "names": [...]} before anything runs, and so is a snippet that ends in an
+AttributeError saying a module lacks a name (one built at run time): on the candidate this is a snippet
+"not run" (a partial tape's author sees what it lacks), on the reference a harness fault (the snippet
+is wrong). The reference raising NameError or SyntaxError is a harness fault too (compare.py).
 """
 
 from __future__ import annotations
