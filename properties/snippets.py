@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from reftape_oracle.outcome import describe, describe_error
+from reftape_oracle.outcome import describe
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -63,12 +63,12 @@ def harness_described(value: Any, ns: Any) -> dict:
 
 
 def described_exception(error: BaseException, ns: Any) -> dict:
-    """An exception the code raised, described; one that says a module lacks a name (what the static
+    """An exception the code raised, described (HarnessFault where that fails); one that says a module lacks a name (what the static
     `missing_names` cannot see, such as a name built at run time) as {"kind": "missing", ...}."""
     module = getattr(error, "obj", None) if isinstance(error, AttributeError) else None
     if isinstance(module, types.ModuleType):
         return {"kind": "missing", "names": [f"{module.__name__}.{error.name}"]}
-    return describe_error(error, ns)
+    return harness_described(error, ns)
 
 
 def missing_names(sources: list[str], ns: Any) -> list[str]:

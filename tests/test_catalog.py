@@ -50,6 +50,9 @@ BROKEN = {
     "the harness cannot describe what is shown": (
         "class Unprintable:\n    def __repr__(self):\n        raise RuntimeError('no repr')\n"
         "show('u', Unprintable())"),
+    "the harness cannot describe the exception raised": (
+        "class Unprintable:\n    def __repr__(self):\n        raise RuntimeError('no repr')\n"
+        "raise ValueError(Unprintable())"),
 }
 
 

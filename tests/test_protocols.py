@@ -145,13 +145,11 @@ def _subject(tf, kind: str, dtype: str, rank: int):
 
 def _described(tf, outcome: tuple[bool, object]) -> dict:
     returned, result = outcome
-    if returned:
-        try:
-            return harness_described(result, tf)
-        except HarnessFault as fault:
-            return not_run(str(fault))
-    found = described_exception(result, tf)
-    if found["kind"] != "exception":
+    try:
+        found = harness_described(result, tf) if returned else described_exception(result, tf)
+    except HarnessFault as fault:
+        return not_run(str(fault))
+    if returned or found["kind"] != "exception":
         return found
     # TF's EagerTensor is a C type: Python's messages name it with its module
     found["message"] = found["message"].replace("tensorflow.python.framework.ops.", "")
