@@ -955,6 +955,14 @@ STATEMENTS = [
     "w = tf.Variable(3.0)\na = w.assign(4.0)\nwith tf.GradientTape() as t:\n    y = a * w\nr = (t.gradient(y, [a, w]), t.watched_variables())",
     "w = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n    a = w.assign_add(4.0, read_value=False)\nr = (a, t.watched_variables())",
     # linspace is TF's composition of differentiable ops: gradients reach start and stop
+    # targets and sources that are not tensors: a number converts to a dtype as TF's enum numbers do (3 and
+    # 3.0 to int32, 1 to float32, 2 to float64); where that dtype is not trainable its missing `dtype` is
+    # read first, else its missing tape id
+    "x = tf.constant(1.0)\nwith tf.GradientTape(persistent=True) as t:\n    t.watch(x)\n    y = x * x\n"
+    "def attempt(target, source):\n    try:\n        return t.gradient(target, source)\n"
+    "    except Exception as error:\n        return f'{type(error).__name__}: {error}'\n"
+    "r = [attempt(3.0, x), attempt(3, x), attempt(1, x), attempt(2, x), attempt(True, x), attempt(np.float32(3.0), x), "
+    "attempt(y, 3.0), attempt(y, 1.0), attempt((1.0,), x), attempt([3.0], x), attempt(1.0, 3.0), attempt(3.0, 1.0)]",
     "a = tf.Variable([1.0, -2.0]); b = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n"
     "    y = tf.linspace(a, b, 4, axis=-1) * tf.constant([[1.0, 2.0, 3.0, 4.0]])\nr = t.gradient(y, [a, b])",
 ]
