@@ -75,7 +75,7 @@ def _status(found: list[Any] | None) -> tuple[str, str]:
         return "harness error", "HARNESS ERROR"
     if kinds == {"missing"}:
         names = sorted({name for d in found for name in d.actual["names"]})
-        return "not run", "not run: lacks " + ", ".join(f"tf.{name}" for name in names)
+        return "not run", "not run: lacks " + ", ".join(names)
     return ("differ", f"DIFFERS ({len(found)})") if found else ("agree", "agrees")
 
 

@@ -72,15 +72,15 @@ def described_exception(error: BaseException, ns: Any) -> dict:
 
 
 def missing_names(sources: list[str], ns: Any) -> list[str]:
-    """The dotted names `tf.a.b...` spelled in `sources` that `ns` lacks (each as "a.b", up to the first
-    missing part), sorted."""
+    """The dotted names `tf.a.b...` spelled in `sources` that `ns` lacks (each as "tf.a.b", up to the
+    first missing part), sorted."""
     missing = set()
     for source in sources:
         for chain in _tf_chains(ast.parse(source)):
             found = ns
             for i, part in enumerate(chain):
                 if not hasattr(found, part):
-                    missing.add(".".join(chain[:i + 1]))
+                    missing.add(".".join(["tf"] + chain[:i + 1]))
                     break
                 found = getattr(found, part)
     return sorted(missing)

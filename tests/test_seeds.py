@@ -101,7 +101,7 @@ def test_a_note_the_candidate_lacks_names_for_is_not_run_there(planted_seed, tf)
     import incomplete_backend
 
     name = planted_seed("```python\nprint(tf.random.normal([2]))\n```\n")
-    assert run_seed(name, incomplete_backend) == {"kind": "missing", "names": ["random"]}
+    assert run_seed(name, incomplete_backend) == {"kind": "missing", "names": ["tf.random"]}
     assert [d.kind for d in compare_values(run_seed(name, tf), run_seed(name, incomplete_backend))] == ["missing"]
 
 
