@@ -5,8 +5,20 @@ Kinds: structure (containers, namedtuple types, dict keys, Variable names and tr
 tensor against a NumPy array), none-vs-value, dtype (also a Python scalar's type), shape, value,
 nan-inf-pattern, exception (one side raised, or a different class; where messages are asked for, a
 different message outside TF's op errors, whose texts are TF's own), indexed-slices-vs-dense,
-missing (a backend lacks a name), timeout, crash (its process died). A discrepancy's `expected`/`actual` are the two
-descriptions at its location (None where a side has nothing there).
+missing (a backend lacks a name), timeout, crash (its process died), harness (a side did not run the code
+under test: see below). A discrepancy's `expected`/`actual` are the two descriptions at its location (None
+where a side has nothing there).
+
+Nothing is an agreement unless both sides ran the code under test. What says they did not is a harness
+fault, reported as one "harness" discrepancy in place of any comparison:
+  - a description of kind "harness" on either side: the snippet or program does not compile, a helper
+    of the harness (describing a value, recording a plot) failed, or a snippet left no result;
+  - on the reference side only, a description of kind "missing" (the reference lacks a name the code
+    uses: the code is wrong, not the candidate), or an exception of a class the libraries under test never
+    raise for how they are used, only code around them does: NameError and UnboundLocalError (a name the
+    snippet's scope lacks), SyntaxError, IndentationError and TabError (code that does not compile).
+    A candidate raising one of these where the reference ran is compared as usual: it is the candidate's
+    outcome (it did run the code), and differs.
 
 Floating values compare under `properties.tolerance`; -0.0 equals 0.0 unless `signed_zeros` is asked
 for. Snippets (`compare_values`) compare exception messages; programs (`compare`) by default do not:
@@ -22,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -37,6 +50,9 @@ _CONTAINERS = ("list", "tuple", "namedtuple", "dict")
 _ARRAYS = ("tensor", "ndarray")
 _STOPPED = ("missing",) + UNFINISHED   # a side that did not run the program to its end
 NOT_RUN = ("exception",) + _STOPPED    # what an outcome's error holds: the program stopped, or never ran
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+HARNESS = "harness"                    # a description's kind: the harness did not run the code (see above)
+HARNESS_EXCEPTIONS = ("NameError", "UnboundLocalError", "SyntaxError", "IndentationError", "TabError")
 
 
 @dataclass
@@ -55,6 +71,8 @@ class Discrepancy:
 
     def summary(self, width: int = 300) -> str:
         """One readable line: kind, location, both sides (cut to `width` characters each)."""
+        if self.kind == HARNESS:
+            return f"harness error at {self.where or 'the top'}: {self.expected}"
         measured = f" (rel. err {self.relative_error:.3g}, {self.ulps:.3g} ulps)" if self.relative_error else ""
         sides = (json.dumps(self.expected)[:width], json.dumps(self.actual)[:width])
         return f"{self.kind} at {self.where}{measured}: expected {sides[0]} vs actual {sides[1]}"
@@ -76,6 +94,9 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
     """Discrepancies of `actual` (the candidate's outcome) against `expected` (TensorFlow's)."""
     terms = summed_terms(program) if program is not None else 1
     floor = least_precise([np.asarray(leaf.value).dtype for leaf in program.leaves().values()]) if program else None
+    faults = harness_faults(expected.error, actual.error, where="error")
+    if faults:
+        return [Discrepancy(HARNESS, "error", "; ".join(faults))]
     found: list[Discrepancy] = []
     if expected.error != actual.error:
         found += _compare(expected.error, actual.error, "error", _Policy(None, signed_zeros, messages))
@@ -129,8 +150,42 @@ def compare_values(expected: Any, actual: Any, where: str = "", *, tolerance_for
                    gradient_tolerance, signed_zeros: bool = False, messages: bool = True) -> list[Discrepancy]:
     """Discrepancies of one described value against another. Floating arrays compare under
     `tolerance_for(dtype)` (exactly when None); with `signed_zeros`, -0.0 and 0.0 also differ; with
-    `messages`, exceptions outside TF's op errors must also have the same message."""
+    `messages`, exceptions outside TF's op errors must also have the same message. A harness fault
+    (module docstring) is the one discrepancy of kind "harness", whose `expected` says what it was."""
+    faults = harness_faults(expected, actual, where)
+    if faults:
+        return [Discrepancy(HARNESS, where, "; ".join(faults))]
     return _compare(expected, actual, where, _Policy(tolerance_for, signed_zeros, messages))
+
+
+def harness_faults(expected: Any, actual: Any, where: str = "") -> list[str]:
+    """Why the two descriptions do not show both sides running the code under test (the module
+    docstring's harness faults), each as a readable line; empty when both ran it."""
+    return ([f"the reference {fault}" for fault in _faults(expected, where, reference=True)]
+            + [f"the candidate {fault}" for fault in _faults(actual, where, reference=False)])
+
+
+def _faults(description: Any, where: str, reference: bool) -> list[str]:
+    if not isinstance(description, dict):
+        return []
+    kind = description.get("kind")
+    at = f" at {where}" if where else ""
+    if kind == HARNESS:
+        return [f"did not run the code{at}: {description['message']}"]
+    if reference and kind == "missing":
+        return [f"lacks {', '.join(description['names'])}{at}"]
+    if reference and kind == "exception" and description["class"] in HARNESS_EXCEPTIONS:
+        return [f"raised {description['class']}{at}: {description['message']}"]
+    return [fault for item, at_item in _parts(description, where) for fault in _faults(item, at_item, reference)]
+
+
+def _parts(description: dict, where: str) -> list[tuple[Any, str]]:
+    """The descriptions a container (or IndexedSlices) holds, with their locations."""
+    if description["kind"] in _CONTAINERS:
+        return [(item, f"{where}[{i}]") for i, item in enumerate(description["items"])]
+    if description["kind"] == "indexed_slices":
+        return [(description[part], f"{where}.{part}") for part in ("indices", "values", "dense_shape")]
+    return []
 
 
 @dataclass(frozen=True)
@@ -175,7 +230,13 @@ def _same_exception(e: dict, a: dict, messages: bool) -> bool:
     the same message."""
     if not e["kind"] == a["kind"] == "exception" or e["class"] != a["class"]:
         return False
-    return not messages or e["class"].startswith("tf.errors.") or e["message"] == a["message"]
+    return not messages or e["class"].startswith("tf.errors.") or _unplaced(e["message"]) == _unplaced(a["message"])
+
+
+def _unplaced(message: str) -> str:
+    """A message without the memory addresses of the objects it names (`<function f at 0x7f...>`),
+    which differ between any two runs."""
+    return _ADDRESS.sub(" at 0x…", message)
 
 
 def _labels(description: dict) -> tuple:

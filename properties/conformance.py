@@ -1,8 +1,21 @@
 """`reftape-conformance`: runs the seed notes and the semantics catalog on TensorFlow and on a
-candidate (default reftape) and prints one row per snippet as it finishes, with a progress count.
+candidate (default reftape) and prints one row per note with code and per catalog entry as it
+finishes, with a progress count.
 
-Exit status: 0 every snippet agrees, 1 some differ, 2 bad usage (an unimportable backend, TensorFlow
-not installed, an unwritable --json file), 130 interrupted (after printing the partial table).
+A row agrees only when both sides ran its code (compare.py's harness faults). Its status is one of:
+  agrees          both ran it and showed the same
+  DIFFERS (n)     both ran it and n things differ
+  not run: ...    the candidate lacks a name the row's code (or the harness, for it) uses, so it was not
+                  run there: the names are listed (a partial tape's author sees what ran and what not)
+  HARNESS ERROR   the row's code does not compile, the reference raised outside the code under test
+                  (NameError, SyntaxError, ...) or lacks a name it uses, or the harness's own code failed
+  out of scope    listed in snippets.OUT_OF_SCOPE with its reason (none today)
+
+Exit status: 0 every row agrees; 3 some row is a harness error (whatever else happened: the run cannot
+be trusted); else 1 some row differs; else 3 some row was not run on the candidate: an incomplete run
+is no agreement, and no finding about what the candidate computes (the table says which rows ran); 2 bad
+usage (an unimportable backend, TensorFlow not installed, an unwritable --json file); 130 interrupted
+(after printing the partial table).
 """
 
 from __future__ import annotations
@@ -13,8 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .cli import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser, run_command, \
-    writable_directory
+from .cli import EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser, \
+    run_command, writable_directory
 
 PROG = "reftape-conformance"
 
@@ -32,33 +45,38 @@ def _arguments(argv: list[str] | None) -> Any:
     return p.parse_args(argv)
 
 
-def _rows(tf: Any, candidate: Any) -> Iterator[tuple[str, Callable[[], list[str] | None]]]:
-    """(label, check) per snippet; a check returns its differences, or None when out of scope."""
+def _rows(tf: Any, candidate: Any) -> Iterator[tuple[str, Callable[[], list[Any] | None]]]:
+    """(label, check) per snippet; a check returns its discrepancies, or None when out of scope."""
     from .compare import compare_values
-    from .snippets import OUT_OF_SCOPE, catalog_entries, run_catalog_entry, run_seed, seed_names
+    from .snippets import OUT_OF_SCOPE, catalog_entries, run_catalog_entry, run_seed, seed_names, seed_snippets
 
-    def seed(name: str) -> list[str]:
-        found = []
-        for i, (e, a) in enumerate(zip(run_seed(name, tf), run_seed(name, candidate))):
-            if e[0] != a[0]:
-                found.append(f"snippet {i}: printed text differs")
-            found += [d.summary() for d in compare_values(e[1], a[1], f"snippet {i}")]
-        return found
-
-    def entry_check(entry: Any) -> Callable[[], list[str] | None]:
+    def entry_check(entry: Any) -> Callable[[], list[Any] | None]:
         if entry.number in OUT_OF_SCOPE:
             return lambda: None
-        return lambda: [d.summary() for d in compare_values(run_catalog_entry(entry, tf),
-                                                          run_catalog_entry(entry, candidate))]
+        return lambda: compare_values(run_catalog_entry(entry, tf), run_catalog_entry(entry, candidate))
 
-    for name in seed_names():
-        yield f"seed {name}", lambda name=name: seed(name)
+    for name in (n for n in seed_names() if seed_snippets(n)):  # a note of prose only has no row
+        yield f"seed {name}", lambda name=name: compare_values(run_seed(name, tf), run_seed(name, candidate))
     for entry in catalog_entries():
         yield f"catalog {entry.number:2d} {entry.title[:60]}", entry_check(entry)
 
 
-def _status(found: list[str] | None) -> str:
-    return "out of scope" if found is None else ("agrees" if not found else f"DIFFERS ({len(found)})")
+CATEGORIES = ("agree", "differ", "not run", "harness error", "out of scope")
+
+
+def _status(found: list[Any] | None) -> tuple[str, str]:
+    """The row's status (module docstring) from its discrepancies: its category, and how it is shown."""
+    from .compare import HARNESS
+
+    if found is None:
+        return "out of scope", "out of scope"
+    kinds = {d.kind for d in found}
+    if HARNESS in kinds:
+        return "harness error", "HARNESS ERROR"
+    if kinds == {"missing"}:
+        names = sorted({name for d in found for name in d.actual["names"]})
+        return "not run", "not run: lacks " + ", ".join(names)
+    return ("differ", f"DIFFERS ({len(found)})") if found else ("agree", "agrees")
 
 
 def _conformance(argv: list[str] | None) -> int:
@@ -81,27 +99,37 @@ def _conformance(argv: list[str] | None) -> int:
             if stops:
                 break
             found = check()
-            results.append({"label": label, "status": _status(found), "differences": found})
-            print(f"[{number:{len(str(len(rows)))}d}/{len(rows)}] {label:<{width}}  {_status(found)}", flush=True)
-            if found and args.verbose:
-                print("    " + "\n    ".join(found), flush=True)
+            category, shown = _status(found)
+            lines = None if found is None else [d.summary() for d in found]
+            results.append({"label": label, "category": category, "status": shown, "differences": lines})
+            print(f"[{number:{len(str(len(rows)))}d}/{len(rows)}] {label:<{width}}  {shown}", flush=True)
+            if lines and (args.verbose or category == "harness error"):
+                print("    " + "\n    ".join(lines), flush=True)
     finally:
         signal.signal(signal.SIGINT, previous)
     interrupted = bool(stops)
-    checked = [r for r in results if r["differences"] is not None]
-    failing = sum(1 for r in checked if r["differences"])
-    summary = (f"{len(checked) - failing} agree, {failing} differ, {len(results) - len(checked)} out of scope "
-               f"({args.backend} against TensorFlow {tf.__version__})")
+    counts = {category: sum(1 for r in results if r["category"] == category) for category in CATEGORIES}
+    summary = (", ".join(f"{n} {category}" for category, n in counts.items() if n or category in ("agree", "differ"))
+               + f" ({args.backend} against TensorFlow {tf.__version__})")
     if interrupted:
         summary = f"interrupted after {len(results)} of {len(rows)} rows: {summary}"
     print(f"\n{summary}", flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps({"backend": args.backend, "reference": f"tensorflow {tf.__version__}",
-                                         "complete": not interrupted, "total": len(rows), "rows": results},
-                                        indent=1) + "\n")
+                                         "complete": not interrupted, "total": len(rows), "counts": counts,
+                                         "rows": results}, indent=1) + "\n")
+    return _exit_status(counts, interrupted)
+
+
+def _exit_status(counts: dict[str, int], interrupted: bool) -> int:
+    """The module docstring's exit status for a run with these row counts."""
     if interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_FINDINGS if failing else EXIT_OK
+    if counts["harness error"]:
+        return EXIT_HARNESS
+    if counts["differ"]:
+        return EXIT_FINDINGS
+    return EXIT_HARNESS if counts["not run"] else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -430,24 +430,22 @@ def _dense_or_zeros(grad: Any, source: Any) -> EagerTensor:
 
 def _check_dtype_like(value: Any) -> None:
     """TF asks each target, then each source, whether its dtype is trainable: anything that is not a
-    tensor must then convert to a dtype (None, strings that name none, lists: TypeError). IndexedSlices
-    are TF types with a dtype: they pass, and fail later for want of a tape id."""
+    tensor must then convert to a dtype (None, strings that name none, lists: TypeError; a number
+    converts as TF's dtype enum numbers do, 3 and 3.0 to int32). Where the dtype is not trainable, TF
+    logs the value's `dtype`, which a Python number lacks (AttributeError). IndexedSlices are TF types
+    with a dtype: they pass, and fail later for want of a tape id."""
     if not hasattr(value, "_id"):
-        _dtypes.as_dtype(value.dtype if isinstance(value, IndexedSlices) else value)
+        dtype = _dtypes.as_dtype(value.dtype if isinstance(value, IndexedSlices) else value)
+        if not dtype._trainable:
+            value.dtype  # noqa: B018 - raises Python's AttributeError where it has none
 
 
 def _check_ids(targets: list, sources: list) -> None:
-    """What TF's C tape raises for objects that are not tensors: an integer lacks a `dtype`; others lack
-    an `_id`, sources' first, unless a target and a source both lack one (they then share the id it
-    stands for, and the target's `dtype` is read as a source's)."""
-    for value in sources + targets:
-        if not hasattr(value, "_id") or isinstance(value, int):
-            break
-    else:  # tensors and handles only: nothing to raise
-        return
-    for value in sources + targets:
-        if isinstance(value, int):
-            value.dtype  # noqa: B018 - raises Python's AttributeError
+    """What TF's C tape raises for objects that are not tensors: they lack an `_id`, sources' first,
+    unless a target and a source both lack one (they then share the id it stands for, and the target's
+    `dtype` is read as a source's)."""
+    if all(hasattr(value, "_id") for value in sources + targets):
+        return  # tensors and handles only: nothing to raise
     bad_source = next((s for s in sources if not hasattr(s, "_id")), None)
     bad_target = next((t for t in targets if not hasattr(t, "_id")), None)
     if bad_source is not None and bad_target is not None:

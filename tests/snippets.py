@@ -1,24 +1,41 @@
 """Snippets run with `tf` bound to one library and described for comparison with another: an
-expression's value, or the `r` a block of statements leaves (an exception is an outcome too)."""
+expression's value, or the `r` a block of statements leaves (an exception is an outcome too). Where
+the code under test did not run, the description says why (reftape_properties.snippets: a snippet that
+does not compile or leaves no `r`, a `tf.` name the namespace lacks, a value that cannot be described),
+and the comparison never takes it for an agreement."""
 
 from typing import Any
 
 import numpy as np
 
-from reftape_oracle.outcome import describe, describe_error
+from reftape_properties.snippets import (HarnessFault, compiled, described_exception, harness_described, missing_names,
+                                         not_run)
 
 
 def evaluate_expression(expression: str, ns: Any) -> dict:
-    try:
-        return describe(eval(expression, {"tf": ns, "np": np}), ns)  # noqa: S307 - the tests' own snippets
-    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
-        return describe_error(error, ns)
+    return _run(expression, ns, "eval", lambda value, scope: value)
 
 
 def run_statements(source: str, ns: Any) -> dict:
-    scope = {"tf": ns, "np": np}
+    def result(_: Any, scope: dict) -> Any:
+        if "r" not in scope:
+            raise HarnessFault("the statements left no result `r`")
+        return scope["r"]
+    return _run(source, ns, "exec", result)
+
+
+def _run(source: str, ns: Any, mode: str, result: Any) -> dict:
+    """Runs `source` (compiled in `mode`) with `tf` bound to `ns`; describes `result(value, scope)`."""
     try:
-        exec(source, scope)  # noqa: S102 - the tests' own snippets
-        return describe(scope["r"], ns)
-    except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
-        return describe_error(error, ns)
+        code = compiled(source, "<snippet>", mode)
+        missing = missing_names([source], ns)
+        if missing:
+            return {"kind": "missing", "names": missing}
+        scope = {"tf": ns, "np": np}
+        try:
+            value = eval(code, scope)  # noqa: S307 - the tests' own snippets
+        except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
+            return described_exception(error, ns)
+        return harness_described(result(value, scope), ns)
+    except HarnessFault as fault:
+        return not_run(str(fault))

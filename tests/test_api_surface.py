@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from reftape_properties.compare import compare_values
+from reftape_properties.compare import compare_values, harness_faults
 from snippets import evaluate_expression, run_statements
 
 EXPRESSIONS = [
@@ -955,6 +955,14 @@ STATEMENTS = [
     "w = tf.Variable(3.0)\na = w.assign(4.0)\nwith tf.GradientTape() as t:\n    y = a * w\nr = (t.gradient(y, [a, w]), t.watched_variables())",
     "w = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n    a = w.assign_add(4.0, read_value=False)\nr = (a, t.watched_variables())",
     # linspace is TF's composition of differentiable ops: gradients reach start and stop
+    # targets and sources that are not tensors: a number converts to a dtype as TF's enum numbers do (3 and
+    # 3.0 to int32, 1 to float32, 2 to float64); where that dtype is not trainable its missing `dtype` is
+    # read first, else its missing tape id
+    "x = tf.constant(1.0)\nwith tf.GradientTape(persistent=True) as t:\n    t.watch(x)\n    y = x * x\n"
+    "def attempt(target, source):\n    try:\n        return t.gradient(target, source)\n"
+    "    except Exception as error:\n        return f'{type(error).__name__}: {error}'\n"
+    "r = [attempt(3.0, x), attempt(3, x), attempt(1, x), attempt(2, x), attempt(True, x), attempt(np.float32(3.0), x), "
+    "attempt(y, 3.0), attempt(y, 1.0), attempt((1.0,), x), attempt([3.0], x), attempt(1.0, 3.0), attempt(3.0, 1.0)]",
     "a = tf.Variable([1.0, -2.0]); b = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n"
     "    y = tf.linspace(a, b, 4, axis=-1) * tf.constant([[1.0, 2.0, 3.0, 4.0]])\nr = t.gradient(y, [a, b])",
 ]
@@ -964,6 +972,46 @@ STATEMENTS = [
 def test_statements_match_tensorflow(source, tf, rt):
     found = compare_values(run_statements(source, tf), run_statements(source, rt))
     assert not found, "\n".join(d.summary() for d in found)
+
+
+def test_the_reference_runs_every_expression_and_statement(tf):
+    faults = {code: harness_faults(run(code, tf), None)
+              for run, codes in ((evaluate_expression, EXPRESSIONS), (run_statements, STATEMENTS)) for code in codes}
+    assert not {code: found for code, found in faults.items() if found}
+
+
+# Planted snippets the harness must refuse: each is a harness error, never an agreement.
+BROKEN_EXPRESSIONS = {
+    "does not compile": "tf.constant(1.0) +",
+    "statements where an expression belongs": "r = tf.constant(1.0)",
+    "a name the expression lacks": "tf.constant(1.0) + undefined_name",
+    "a tf name the reference lacks": "tf.no_such_function(1.0)",
+    "a tf name built at run time that the reference lacks": "getattr(tf.math, 'no_such_' + 'function')(1.0)",
+    "a value the harness cannot describe": "type('Unprintable', (), {'__repr__': lambda self: 1 / 0})()",
+}
+BROKEN_STATEMENTS = {
+    "does not compile": "with tf.GradientTape() as t:\nr = 1",
+    "an indented block cut from its header": "x = tf.constant(1.0)\n    r = x",
+    "no result r": "x = tf.constant(1.0)",
+    "a name the statements lack": "r = tf.constant(1.0) * undefined_name",
+}
+
+
+@pytest.mark.parametrize("source, run", [(code, evaluate_expression) for code in BROKEN_EXPRESSIONS.values()]
+                         + [(code, run_statements) for code in BROKEN_STATEMENTS.values()],
+                         ids=[f"expression: {k}" for k in BROKEN_EXPRESSIONS] + [f"statements: {k}" for k in BROKEN_STATEMENTS])
+def test_a_broken_snippet_is_a_harness_error(source, run, tf, rt):
+    found = compare_values(run(source, tf), run(source, rt))
+    assert [d.kind for d in found] == ["harness"], [d.summary() for d in found]
+
+
+def test_a_name_the_candidate_lacks_is_not_run_there(tf):
+    import incomplete_backend
+
+    assert evaluate_expression("tf.random.uniform([2])", incomplete_backend) == {"kind": "missing", "names": ["tf.random"]}
+    found = compare_values(evaluate_expression("tf.random.uniform([2])", tf),
+                           evaluate_expression("tf.random.uniform([2])", incomplete_backend))
+    assert [d.kind for d in found] == ["missing"]
 
 
 # TF caches the tensors it converts Python scalars to, by value (==) and the dtype asked for: a float

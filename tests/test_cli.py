@@ -259,8 +259,8 @@ def test_conformance_streams_and_keeps_its_partial_table_on_ctrl_c(tmp_path):
     out, err = process.stdout.read(), process.stderr.read()
     process.wait(timeout=120)
     assert process.returncode == 130, err
-    assert rows[0].startswith("[  1/100] seed ") and rows[1].startswith("[  2/100] seed ")
-    assert "interrupted after" in out and "of 100 rows" in out
+    assert rows[0].startswith("[ 1/99] seed ") and rows[1].startswith("[ 2/99] seed ")
+    assert "interrupted after" in out and "of 99 rows" in out
     assert "Traceback" not in err and not any(marker in err for marker in TF_LOG_LINES), err
     saved = json.loads(report.read_text())
     assert saved["complete"] is False and len(saved["rows"]) >= 2 and saved["rows"][0]["status"] == "agrees"
@@ -270,6 +270,77 @@ def test_conformance_checks_its_arguments_before_running(tmp_path):
     one_line_error(command("reftape-conformance", "--backend", "nope"), 2, "cannot import backend 'nope'")
     blocker = write(tmp_path / "a-file", "")
     one_line_error(command("reftape-conformance", "--json", blocker / "rows.json"), 2, "is not writable")
+
+
+def conformance_rows(backend: str, tmp_path: Path) -> tuple[int, dict]:
+    """Runs reftape-conformance on a backend of this folder; its exit status, and its rows by label start
+    ("catalog 24", "seed 003_...")."""
+    report = tmp_path / f"{backend}.json"
+    result = command("reftape-conformance", "--backend", backend, "--json", report, cwd=TESTS)
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr[-2000:]
+    saved = json.loads(report.read_text())
+    assert saved["complete"] and len(saved["rows"]) == saved["total"] == 99
+    return result.returncode, {" ".join(r["label"].split()[:2]): r for r in saved["rows"]}
+
+
+# The rows about each planted fault: catalog entry 24 is about watch_accessed_variables=False (and seed
+# 002 uses it), entry 88 about means over an axis.
+@pytest.mark.parametrize("backend, about", [
+    ("ignores_watch_accessed_backend", {"catalog 24", "seed 002_f601a798f94f017f.txt"}),
+    ("wrong_reduce_mean_backend", {"catalog 88"})])
+def test_conformance_fails_a_tape_on_the_rows_about_what_it_gets_wrong(backend, about, tmp_path):
+    status, rows = conformance_rows(backend, tmp_path)
+    assert status == 1
+    assert {label for label, r in rows.items() if r["category"] == "differ"} == about
+    assert all(rows[label]["status"].startswith("DIFFERS") for label in about)
+    assert rows["catalog 11"]["category"] == "out of scope"
+    assert {r["category"] for label, r in rows.items() if label not in about | {"catalog 11"}} == {"agree"}
+
+
+def test_conformance_runs_what_a_partial_backend_can_and_marks_the_rest_not_run(tmp_path):
+    """incomplete_backend has only GradientTape, Variable, constant and UnconnectedGradients: the rows that
+    need no more run (and agree), the others are listed as not run with what it lacks, nothing is a
+    finding, and the run exits 3 (an incomplete run is no agreement)."""
+    status, rows = conformance_rows("incomplete_backend", tmp_path)
+    assert status == 3
+    assert rows["seed 003_ed218fa13605fb4b.txt"]["status"] == "not run: lacks tf.float32, tf.pow, tf.random"
+    assert rows["catalog 1"]["category"] == rows["catalog 24"]["category"] == "agree"
+    assert {r["category"] for r in rows.values()} == {"agree", "not run", "out of scope"}
+
+
+def test_conformance_exit_status_for_each_kind_of_row():
+    from reftape_properties.conformance import CATEGORIES, _exit_status
+
+    def status(**counts):
+        return _exit_status({c: counts.get(c.replace(" ", "_"), 0) for c in CATEGORIES}, interrupted=False)
+    assert status(agree=3, out_of_scope=1) == 0
+    assert status(agree=3, differ=1, not_run=2) == 1
+    assert status(agree=3, not_run=1) == 3
+    assert status(agree=3, differ=1, harness_error=1) == 3
+
+
+def test_conformance_marks_a_harness_error_and_exits_3(tmp_path):
+    """A catalog whose entry does not compile (planted through the probe file a sitecustomize swaps in)."""
+    from reftape_properties.snippets import CORPUS
+
+    corpus = tmp_path / "corpus"
+    (corpus / "seeds").mkdir(parents=True)
+    for seed in (CORPUS / "seeds").iterdir():
+        write(corpus / "seeds" / seed.name, seed.read_text())
+    probe = (CORPUS / "tf_semantics_probe.py").read_text()
+    marker = "def _():\n"
+    first = probe.index(marker) + len(marker)
+    write(corpus / "tf_semantics_probe.py", probe[:first] + "    show('undefined', undefined_name)\n" + probe[first:])
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    write(hook / "sitecustomize.py", f"import pathlib, reftape_properties.snippets as s\ns.CORPUS = pathlib.Path({str(corpus)!r})\n")
+    report = tmp_path / "rows.json"
+    result = command("reftape-conformance", "--json", report, env=environment(PYTHONPATH=str(hook)))
+    assert result.returncode == 3, (result.stdout[-2000:], result.stderr[-2000:])
+    rows = json.loads(report.read_text())["rows"]
+    assert [r["label"][:10] for r in rows if r["category"] == "harness error"] == ["catalog  1"]
+    assert "the reference raised NameError" in rows[4]["differences"][0]
+    assert "1 harness error" in result.stdout and "HARNESS ERROR" in result.stdout
 
 
 def test_missing_tensorflow_is_one_line_naming_the_extra(tmp_path):

@@ -23,8 +23,8 @@ import pickle
 import numpy as np
 import pytest
 
-from reftape_oracle.outcome import describe, describe_error
-from reftape_properties.compare import compare_values
+from reftape_properties.compare import compare_values, harness_faults
+from reftape_properties.snippets import HarnessFault, described_exception, harness_described, not_run
 
 VALUES = {("float32", 0): 2.5, ("float32", 1): [1.5, -2.5], ("float32", 2): [[1.5, 2.5], [3.5, 4.5]],
           ("int32", 0): 3, ("int32", 1): [1, -2], ("int32", 2): [[1, 2], [3, 4]],
@@ -145,33 +145,36 @@ def _subject(tf, kind: str, dtype: str, rank: int):
 
 def _described(tf, outcome: tuple[bool, object]) -> dict:
     returned, result = outcome
-    if returned:
-        return describe(result, tf)
-    found = describe_error(result, tf)
+    try:
+        found = harness_described(result, tf) if returned else described_exception(result, tf)
+    except HarnessFault as fault:
+        return not_run(str(fault))
+    if returned or found["kind"] != "exception":
+        return found
     # TF's EagerTensor is a C type: Python's messages name it with its module
     found["message"] = found["message"].replace("tensorflow.python.framework.ops.", "")
     return found
 
 
-def _apply(tf, protocol: str, x) -> tuple[bool, object]:
+def _apply(tf, protocol: str, x, protocols: dict = PROTOCOLS) -> tuple[bool, object]:
     try:
-        return True, PROTOCOLS[protocol](tf, x)
+        return True, protocols[protocol](tf, x)
     except Exception as error:  # noqa: BLE001 - an exception is an outcome to compare
         return False, error
 
 
-def looks(tf, kind: str, protocol: str) -> dict[str, dict]:
+def looks(tf, kind: str, protocol: str, protocols: dict = PROTOCOLS) -> dict[str, dict]:
     """What the protocol gives on each subject of this kind; for a Variable, also what it gives
     inside a GradientTape and what the tape watches afterwards (described after the tape, since
     describing a Variable reads it)."""
     found = {}
     for dtype, rank in VALUES:
         subject = f"{kind} {dtype} rank {rank}"
-        found[subject] = _described(tf, _apply(tf, protocol, _subject(tf, kind, dtype, rank)))
+        found[subject] = _described(tf, _apply(tf, protocol, _subject(tf, kind, dtype, rank), protocols))
         if kind == "Variable":
             x = _subject(tf, kind, dtype, rank)
             with tf.GradientTape() as tape:
-                inside = _apply(tf, protocol, x)
+                inside = _apply(tf, protocol, x, protocols)
             found[subject + " in a tape"] = _described(tf, inside)
             found[subject + " watched"] = [v.name for v in tape.watched_variables()]
     return found
@@ -184,7 +187,13 @@ def looks(tf, kind: str, protocol: str) -> dict[str, dict]:
 @pytest.mark.parametrize("kind", ["EagerTensor", "Variable"])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_protocol_matches_tensorflow(protocol, kind, tf, candidate):
-    expected, actual = looks(tf, kind, protocol), looks(candidate, kind, protocol)
+    differences = protocol_differences(tf, candidate, kind, protocol)
+    assert not differences, "\n".join(differences)
+
+
+def protocol_differences(tf, candidate, kind: str, protocol: str, protocols: dict = PROTOCOLS) -> list[str]:
+    """What differs between the protocol's looks on TF and on the candidate (harness faults included)."""
+    expected, actual = looks(tf, kind, protocol, protocols), looks(candidate, kind, protocol, protocols)
     differences = []
     for subject, described in expected.items():
         if subject.endswith("watched"):
@@ -193,4 +202,32 @@ def test_protocol_matches_tensorflow(protocol, kind, tf, candidate):
             continue
         found = compare_values(described, actual[subject], messages=protocol not in CLASS_ONLY)
         differences += [f"{subject}: {d.summary()}" for d in found]
-    assert not differences, "\n".join(differences)
+    return differences
+
+
+@pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("kind", ["EagerTensor", "Variable"])
+def test_the_reference_runs_every_protocol(kind, tf):
+    faults = {(protocol, subject): harness_faults(described, None)
+              for protocol in PROTOCOLS for subject, described in looks(tf, kind, protocol).items()}
+    assert not {key: found for key, found in faults.items() if found}
+
+
+class Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+# Planted protocols the harness must refuse: each is a harness error, never an agreement.
+BROKEN = {
+    "a name the protocol's code lacks": lambda tf, x: len(x) + undefined_name,  # noqa: F821 - the planted fault
+    "a tf name the reference lacks": lambda tf, x: tf.no_such_function(x),
+    "a result the harness cannot describe": lambda tf, x: Unprintable(),
+}
+
+
+@pytest.mark.parametrize("protocol", BROKEN)
+def test_a_broken_protocol_is_a_harness_error(protocol, tf, rt):
+    differences = protocol_differences(tf, rt, "EagerTensor", protocol, BROKEN)
+    assert differences and all("harness error" in d for d in differences), differences

@@ -641,6 +641,68 @@ def test_tape_snippet_matches_tensorflow(name, tf, candidate):
     assert not found, "\n".join(d.summary() for d in found)
 
 
+def test_the_reference_runs_every_tape_snippet(tf):
+    from reftape_properties.compare import harness_faults
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        faults = {name: harness_faults(run_statements(code, tf), None) for name, code in TAPE_SNIPPETS.items()}
+    assert not {name: found for name, found in faults.items() if found}
+
+
+# Planted tape snippets the harness must refuse: each is a harness error, never an agreement.
+BROKEN_TAPE_SNIPPETS = {
+    "does not compile": "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\nt.watch(x)\nr = 1",
+    "a name the snippet lacks": "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+                                "    y = x * undefined_name\nr = t.gradient(y, x)",
+    "no result r": "x = tf.constant(1.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = x * x",
+}
+
+
+@pytest.mark.parametrize("code", BROKEN_TAPE_SNIPPETS.values(), ids=BROKEN_TAPE_SNIPPETS.keys())
+def test_a_broken_tape_snippet_is_a_harness_error(code, tf, rt):
+    from reftape_properties.compare import compare_values
+
+    found = compare_values(run_statements(code, tf), run_statements(code, rt))
+    assert [d.kind for d in found] == ["harness"], [d.summary() for d in found]
+
+
+def test_a_program_the_reference_did_not_run_is_never_an_agreement():
+    """Outcomes of programs: an error of kind "harness" on either side, a reference that lacks a name
+    or raised NameError/SyntaxError (outside the code under test) is one harness discrepancy, even where
+    both sides ended the same way; a candidate's NameError where the reference ran is its outcome."""
+    from reftape_oracle.outcome import Outcome
+    from reftape_properties.compare import compare
+
+    name_error = {"kind": "exception", "class": "NameError", "message": "name 'x' is not defined"}
+    harness = {"kind": "harness", "message": "generated code does not compile: invalid syntax"}
+    for expected, actual in ((name_error, name_error), (harness, harness), (None, harness),
+                             ({"kind": "missing", "names": ["sin"]}, {"kind": "missing", "names": ["sin"]}),
+                             ({**name_error, "class": "IndentationError"}, {**name_error, "class": "IndentationError"})):
+        found = compare(Outcome("tensorflow", error=expected), Outcome("reftape", error=actual))
+        assert [d.kind for d in found] == ["harness"], (expected, actual)
+    found = compare(Outcome("tensorflow"), Outcome("reftape", error=name_error))
+    assert [d.kind for d in found] == ["exception"]
+
+
+def test_evaluate_refuses_a_reference_that_raises_outside_the_code_under_test():
+    """A planted reference whose sin raises NameError: `evaluate` raises HarnessError, never agrees."""
+    import types
+
+    import reftape
+    from reftape_properties.findings import HarnessError
+
+    reference = types.ModuleType("name_error_reference")
+    reference.__dict__.update({k: v for k, v in vars(reftape).items() if not k.startswith("__")})
+    reference.sin = lambda x, name=None: undefined_name  # noqa: F821 - the planted fault
+    candidate = types.ModuleType("name_error_candidate")
+    candidate.__dict__.update(vars(reference))
+    program = Program([constant("x", [0.5, 1.0]), Tape("t", [Watch("t", ["x"]), Op("y", "sin", ["x"])]),
+                       Call("g", "t", "gradient", "y", "x")], ["y"])
+    with pytest.raises(HarnessError, match="raised NameError"):
+        evaluate(program, candidate, reference, judge=False)
+
+
 # KNOWN_DIVERGENCES.md, "Outside the program language": TF's outcome, and reftape's different one
 KNOWN_OUTSIDE_PROGRAMS = {
     "none_output_gradient_through_identity": (
