@@ -885,7 +885,7 @@ EXPRESSIONS = [
  'tf.argmin(tf.ones([2, 2]), None)', 'tf.argmin([[1.0, 2.0]], None)', 'tf.argmin(tf.ones([2, 2]), tf.constant([0]))',
  'tf.argmin([[1.0, 2.0]], tf.constant([0]))', 'tf.argmin(tf.ones([2, 2]), np.array([0]))',
  'tf.argmin([[1.0, 2.0]], np.array([0]))', # TruncateMod has CPU kernels for int32, int64, float32 and float64 only; diag pads a bool tensor or array with
- # bool(padding_value); softmax checks its axis in Python before the oneDNN kernel's rank; l2_normalize's dim and
+ # bool(padding_value); softmax checks its axis in Python before the kernel's rank; l2_normalize's dim and
  # axis exclude each other; concat of one value checks its axis as an int32 scalar; divide converts x to y's dtype
  # unless a tensor, then truediv (straight away with a name)
  'tf.truncatemod(2, tf.constant([1.5], tf.float16))', 'tf.truncatemod(tf.constant([1.5], tf.float16), 2)',

@@ -253,14 +253,19 @@ def assert_a_clean_interruption(process, signum, report, before, campaign_interr
 SIGNALS = pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 
 
-@SIGNALS
-@pytest.mark.parametrize("moment", ["start-up", "fuzzing", "explaining"])
-def test_a_stop_to_the_process_group_at_any_moment_is_a_clean_interruption(campaign_dir, signum, moment):
+def planted_campaign_at(campaign_dir, moment):
+    """A ten-minute planted campaign, waited on until `moment`: (its process, report directory, finding ids)."""
     report = campaign_dir / "report"
     process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
                                                           str(report)))
     wait_for(stop_moments(report)[moment], process)
-    before = finding_ids(report)
+    return process, report, finding_ids(report)
+
+
+@SIGNALS
+@pytest.mark.parametrize("moment", ["start-up", "fuzzing", "explaining"])
+def test_a_stop_to_the_process_group_at_any_moment_is_a_clean_interruption(campaign_dir, signum, moment):
+    process, report, before = planted_campaign_at(campaign_dir, moment)
     os.killpg(process.pid, signum)
     after = assert_a_clean_interruption(process, signum, report, before)
     if moment == "explaining":
@@ -269,11 +274,7 @@ def test_a_stop_to_the_process_group_at_any_moment_is_a_clean_interruption(campa
 
 @SIGNALS
 def test_a_stop_to_the_parent_alone_is_a_clean_interruption(campaign_dir, signum):
-    report = campaign_dir / "report"
-    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
-                                                          str(report)))
-    wait_for(stop_moments(report)["explaining"], process)
-    before = finding_ids(report)
+    process, report, before = planted_campaign_at(campaign_dir, "explaining")
     process.send_signal(signum)
     assert_a_clean_interruption(process, signum, report, before)
 
@@ -288,11 +289,7 @@ def worker_pids(parent):
 
 @SIGNALS
 def test_a_stop_to_a_worker_alone_stops_the_campaign_as_an_interruption(campaign_dir, signum):
-    report = campaign_dir / "report"
-    process = started_campaign(campaign_dir, fuzz_command(*PLANTED_CAMPAIGN, "--minutes", "10", "--report",
-                                                          str(report)))
-    wait_for(stop_moments(report)["fuzzing"], process)
-    before = finding_ids(report)
+    process, report, before = planted_campaign_at(campaign_dir, "fuzzing")
     (worker,) = worker_pids(process.pid)
     os.kill(worker, signum)
     assert_a_clean_interruption(process, signum, report, before)
