@@ -14,7 +14,7 @@ import os
 from reftape_oracle.program import Program
 
 from .findings import Finding, evaluate
-from .recording import record_coverage
+from .run_records import record_coverage
 
 CANDIDATE = os.environ.get("REFTAPE_CANDIDATE", "reftape")
 # The differential properties are the fuzz detector: they draw this many times the profile's examples

@@ -324,7 +324,7 @@ class _Worker:
         from reftape_oracle.interpreter import record_flights
         from reftape_oracle.tensorflow import load_tensorflow
 
-        from .recording import read_findings
+        from .run_records import read_findings
 
         self.campaign, self.index, self.restart = campaign, index, restart
         self.deadly = deadly   # programs (JSON text) a worker of this campaign died running: never again
@@ -383,7 +383,7 @@ class _Worker:
 
     def check(self, program: Any, batch: int) -> None:
         from .findings import evaluate
-        from .recording import record_coverage
+        from .run_records import record_coverage
 
         text = program.to_json()
         if text in self.deadly:
@@ -415,7 +415,7 @@ class _Worker:
 
     def keep(self, finding: Any) -> None:
         """Records the finding at once, then its explained form (known ones need no explaining)."""
-        from .recording import record_finding
+        from .run_records import record_finding
 
         record_finding(finding, self.report)
         self.events.put(("finding", finding.kind, finding.known))
@@ -707,7 +707,7 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
     before it is ready (loading its backend) is a harness failure: restarting it would not help. A stop
     signal during the re-run reaches its processes too: after a stop nothing is run or concluded."""
     from .findings import HarnessError, evaluate
-    from .recording import record_finding, record_worker_death
+    from .run_records import record_finding, record_worker_death
 
     campaign, report = crew.campaign, Path(crew.campaign.report)
     if worker not in crew.ready:

@@ -124,7 +124,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if report.when != "call" or call.excinfo is None:
         return
     from .differential import Disagreement
-    from .recording import record_finding
+    from .run_records import record_finding
 
     errors = [call.excinfo.value]
     while errors:
@@ -138,7 +138,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 def pytest_terminal_summary(terminalreporter) -> None:
     from reftape_oracle.catalog import CATALOG
 
-    from .recording import coverage_summary, report_dir
+    from .run_records import coverage_summary, report_dir
 
     path = report_dir() / "coverage.jsonl"
     if not path.exists():

@@ -89,7 +89,7 @@ def _load_program(path: Path) -> Program:
 
 def _recorded_finding(path: Path, wanted: str | None) -> Finding:
     """The finding `wanted` (an id or a unique prefix of one) from a discrepancies.jsonl file."""
-    from .recording import read_findings
+    from .run_records import read_findings
 
     with warnings.catch_warnings(record=True) as skipped:
         warnings.simplefilter("always")

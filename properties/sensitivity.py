@@ -50,7 +50,7 @@ TESTS = ROOT / "tests"
 DETECTORS: dict[str, list[str]] = {
     "fuzz": ["test_differential.py"],
     # fast and sensitive files first: with -x a killed mutant stops early
-    "suite": ["test_ops.py", "test_catalog.py", "test_seeds.py", "test_blind_spots.py", "test_tape_semantics.py",
+    "suite": ["test_ops.py", "test_semantics_catalog.py", "test_seeds.py", "test_blind_spots.py", "test_tape_semantics.py",
               "test_metamorphic.py", "test_differential.py"],
 }
 # The CI subset: planted bugs the CI fuzz profile kills today, and the equivalent control.

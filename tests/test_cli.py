@@ -184,7 +184,7 @@ def test_a_reference_lacking_names_is_a_harness_error_exit_3(tmp_path):
 def recorded(tmp_path_factory, tf):
     """A discrepancies.jsonl holding one real finding (wrong_vjp_backend against TensorFlow)."""
     from reftape_properties.findings import evaluate
-    from reftape_properties.recording import record_finding
+    from reftape_properties.run_records import record_finding
 
     directory = tmp_path_factory.mktemp("report")
     finding = evaluate(sin_program(), "wrong_vjp_backend")

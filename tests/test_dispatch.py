@@ -211,7 +211,7 @@ def test_outcomes_record_each_sides_own_decision_and_the_report_shows_them(tmp_p
 
     from reftape_oracle.tensorflow import onednn_enabled as tensorflows_decision
     from reftape_properties.findings import evaluate
-    from reftape_properties.recording import record_finding
+    from reftape_properties.run_records import record_finding
     from reftape_reports import render
 
     program = Program([Leaf("x", "constant", np.array([0.5, 1.0], np.float32), "float32"),

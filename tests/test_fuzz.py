@@ -20,7 +20,7 @@ import pytest
 from reftape_properties.clusters import EXPLAINED_FROM
 from reftape_properties.findings import record_validator
 from reftape_properties.fuzz import RESUMED
-from reftape_properties.recording import read_findings
+from reftape_properties.run_records import read_findings
 
 PLANTED = '''"""reftape with one planted fault: the VJP of `sin` doubles its derivative."""
 import reftape as _reftape

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
-from reftape_properties.recording import record_op_coverage
+from reftape_properties.run_records import record_op_coverage
 from reftape_properties.strategies import structured_matrices
 
 from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.compare import compare_values
 from reftape_properties.tolerance import Tolerance
-from snippets import evaluate_expression, run_statements
+from snippet_outcomes import evaluate_expression, run_statements
 
 BASE_SHAPE = (3, 4)
 

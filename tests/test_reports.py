@@ -24,7 +24,7 @@ from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 from reftape_properties.clusters import COVERED_BY, EXPLAINED_FROM, cluster, size
 from reftape_properties.divergence import first_divergence
 from reftape_properties.findings import evaluate
-from reftape_properties.recording import record_finding, report_dir
+from reftape_properties.run_records import record_finding, report_dir
 from reftape_properties.minimize import minimize
 from reftape_reports import render
 from reftape_reports.command import main as report_main

@@ -19,7 +19,7 @@ from reftape_oracle.program import (Assign, Call, Leaf, Op, Program, Reset, Stop
                                     WatchedVariables)
 from reftape_properties.differential import CANDIDATE
 from reftape_properties.findings import evaluate
-from snippets import run_statements
+from snippet_outcomes import run_statements
 from test_blind_spots import value
 
 BACKENDS = ["tensorflow", CANDIDATE]
