@@ -24,7 +24,7 @@ from reftape_oracle.outcome import decode_array, describe, describe_error
 from reftape_oracle.script import ORACLE_CONFIGURATION
 from reftape_properties.clusters import Cluster, cluster, explained_forms
 from reftape_properties.findings import Finding
-from reftape_properties.recording import coverage_summary, read_findings
+from reftape_properties.run_records import coverage_summary, read_findings
 from reftape_properties.strategies import DTYPES
 
 from .graph import layout
