@@ -17,6 +17,8 @@ fault, reported as one "harness" discrepancy in place of any comparison:
     uses: the code is wrong, not the candidate), or an exception of a class the libraries under test never
     raise for how they are used, only code around them does: NameError and UnboundLocalError (a name the
     snippet's scope lacks), SyntaxError, IndentationError and TabError (code that does not compile).
+    In a program UnboundLocalError is the program's own outcome: a call that raised leaves its name
+    unbound, and a later statement reading it raises on both sides (`PROGRAM_HARNESS_EXCEPTIONS`).
     A candidate raising one of these where the reference ran is compared as usual: it is the candidate's
     outcome (it did run the code), and differs.
 
@@ -53,6 +55,7 @@ NOT_RUN = ("exception",) + _STOPPED    # what an outcome's error holds: the prog
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 HARNESS = "harness"                    # a description's kind: the harness did not run the code (see above)
 HARNESS_EXCEPTIONS = ("NameError", "UnboundLocalError", "SyntaxError", "IndentationError", "TabError")
+PROGRAM_HARNESS_EXCEPTIONS = tuple(name for name in HARNESS_EXCEPTIONS if name != "UnboundLocalError")
 
 
 @dataclass
@@ -94,7 +97,7 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
     """Discrepancies of `actual` (the candidate's outcome) against `expected` (TensorFlow's)."""
     terms = summed_terms(program) if program is not None else 1
     floor = least_precise([np.asarray(leaf.value).dtype for leaf in program.leaves().values()]) if program else None
-    faults = harness_faults(expected.error, actual.error, where="error")
+    faults = harness_faults(expected.error, actual.error, where="error", exceptions=PROGRAM_HARNESS_EXCEPTIONS)
     if faults:
         return [Discrepancy(HARNESS, "error", "; ".join(faults))]
     found: list[Discrepancy] = []
@@ -158,14 +161,16 @@ def compare_values(expected: Any, actual: Any, where: str = "", *, tolerance_for
     return _compare(expected, actual, where, _Policy(tolerance_for, signed_zeros, messages))
 
 
-def harness_faults(expected: Any, actual: Any, where: str = "") -> list[str]:
+def harness_faults(expected: Any, actual: Any, where: str = "",
+                   exceptions: tuple[str, ...] = HARNESS_EXCEPTIONS) -> list[str]:
     """Why the two descriptions do not show both sides running the code under test (the module
-    docstring's harness faults), each as a readable line; empty when both ran it."""
-    return ([f"the reference {fault}" for fault in _faults(expected, where, reference=True)]
-            + [f"the candidate {fault}" for fault in _faults(actual, where, reference=False)])
+    docstring's harness faults; `exceptions`: the classes a reference never raises in the code under
+    test), each as a readable line; empty when both ran it."""
+    return ([f"the reference {fault}" for fault in _faults(expected, where, True, exceptions)]
+            + [f"the candidate {fault}" for fault in _faults(actual, where, False, exceptions)])
 
 
-def _faults(description: Any, where: str, reference: bool) -> list[str]:
+def _faults(description: Any, where: str, reference: bool, exceptions: tuple[str, ...]) -> list[str]:
     if not isinstance(description, dict):
         return []
     kind = description.get("kind")
@@ -174,9 +179,10 @@ def _faults(description: Any, where: str, reference: bool) -> list[str]:
         return [f"did not run the code{at}: {description['message']}"]
     if reference and kind == "missing":
         return [f"lacks {', '.join(description['names'])}{at}"]
-    if reference and kind == "exception" and description["class"] in HARNESS_EXCEPTIONS:
+    if reference and kind == "exception" and description["class"] in exceptions:
         return [f"raised {description['class']}{at}: {description['message']}"]
-    return [fault for item, at_item in _parts(description, where) for fault in _faults(item, at_item, reference)]
+    return [fault for item, at_item in _parts(description, where)
+            for fault in _faults(item, at_item, reference, exceptions)]
 
 
 def _parts(description: dict, where: str) -> list[tuple[Any, str]]:

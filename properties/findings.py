@@ -20,7 +20,7 @@ from typing import Any
 from reftape_oracle.outcome import Outcome
 from reftape_oracle.program import Call, Program, Tape, walk
 
-from .compare import HARNESS_EXCEPTIONS, Discrepancy, compare
+from .compare import PROGRAM_HARNESS_EXCEPTIONS, Discrepancy, compare
 from .known import Evidence, explained_by
 from .referee import referee
 
@@ -172,7 +172,7 @@ def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
         return f"{outcome.backend}: {error['message']}"
     if reference and error.get("kind") == "missing":
         return f"{outcome.backend} (the reference) lacks {', '.join(error['names'])}"
-    if reference and error.get("kind") == "exception" and error["class"] in HARNESS_EXCEPTIONS:
+    if reference and error.get("kind") == "exception" and error["class"] in PROGRAM_HARNESS_EXCEPTIONS:
         return f"{outcome.backend} (the reference) raised {error['class']} outside the code under test: {error['message']}"
     return None
 

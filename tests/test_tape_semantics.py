@@ -703,6 +703,18 @@ def test_evaluate_refuses_a_reference_that_raises_outside_the_code_under_test():
         evaluate(program, candidate, reference, judge=False)
 
 
+def test_a_program_reading_the_name_of_a_call_that_raised_runs_on_both_sides():
+    """In a program, a call that raised leaves its name unbound and a later op reading it raises
+    UnboundLocalError on both sides: the program's own outcome, which agrees, never a harness error (a
+    NameError still is one: a validated program defines every name it reads)."""
+    program = Program([constant("x", [0.5, 1.0]), Tape("t", [Watch("t", ["x"]), Op("y", "sin", ["x"])]),
+                       Call("g", "t", "gradient", "y", "y", output_gradients="x"),  # a shape TF refuses
+                       Call("h", "t", "gradient", "y", "x"), Op("z", "multiply", ["h", "x"])], ["y"])
+    outcome = run(program, "tensorflow")
+    assert outcome.error["class"] == "UnboundLocalError" and "h" in outcome.error["message"]
+    assert evaluate(program, CANDIDATE, judge=False) is None
+
+
 # KNOWN_DIVERGENCES.md, "Outside the program language": TF's outcome, and reftape's different one
 KNOWN_OUTSIDE_PROGRAMS = {
     "none_output_gradient_through_identity": (
