@@ -62,10 +62,14 @@ def unbroadcast(grad, shape: tuple, other: tuple, shape_tensor=None):
     `shape_tensor`, a Shape op's output, where TF's reshape does)."""
     if grad is None:
         return None
-    summed = F.reduce_sum(grad, _broadcast_axes(tuple(shape), tuple(other)), keepdims=True)
+    return _reshaped(F.reduce_sum(grad, _broadcast_axes(tuple(shape), tuple(other)), keepdims=True), shape, shape_tensor)
+
+
+def _reshaped(g, shape: tuple, shape_tensor=None):
+    """`g` reshaped to `shape`; with `shape_tensor` (a Shape op's output), a Reshape that reads it, as TF's does."""
     if shape_tensor is None:
-        return F.reshape(summed, shape)
-    return F.execute("Reshape", [summed], shape=tuple(shape), shape_tensor=shape_tensor)
+        return F.reshape(g, shape)
+    return F.execute("Reshape", [F.convert_to_tensor(g)], shape=tuple(shape), shape_tensor=shape_tensor)
 
 
 def _reduce_pair(x, y, gx, gy):
@@ -82,9 +86,7 @@ def _reduce_pair(x, y, gx, gy):
 
 def _reshaped_like(g, x):
     """TF's reshape(grad, shape(x)): under a recording tape the Shape op reads x and the Reshape reads it."""
-    if not active_recordings():
-        return F.reshape(g, _shape(x))
-    return F.execute("Reshape", [F.convert_to_tensor(g)], shape=_shape(x), shape_tensor=F.shape(x))
+    return _reshaped(g, _shape(x), F.shape(x) if active_recordings() else None)
 
 
 def _condition_first(inputs: tuple, attrs: dict) -> tuple:
