@@ -17,6 +17,8 @@ FLOATS = ("float16", "bfloat16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
 FLOATS_AND_COMPLEX = FLOATS + COMPLEX
 LINALG_DTYPES = ("float32", "float64") + COMPLEX  # TF's factorisations have no half-precision kernels
+# The dtypes programs are drawn in, in the order Hypothesis shrinks toward (the first is the simplest)
+DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
 
 # Shape rules: how input shapes relate. Each maps a base shape (rank >= 1) to input shapes.
 SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {

@@ -39,6 +39,10 @@ import numpy as np
 UNFINISHED = ("timeout", "crash")
 
 
+class HarnessError(Exception):
+    """The harness itself could not run a program on one side: never an agreement (exit status 3)."""
+
+
 def describe(value, tf):
     """A JSON-able description of a value produced by namespace `tf` (see the module docstring)."""
     def number(x):

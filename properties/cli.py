@@ -122,7 +122,7 @@ def writable_directory(path: Path) -> Path:
 def run_command(prog: str, main: Callable[[], int]) -> int:
     """Runs a command's `main`, turning usage errors, harness failures and interrupts into their
     exit statuses with one line on stderr (never a traceback)."""
-    from .findings import HarnessError
+    from reftape_oracle.outcome import HarnessError
 
     try:
         return main()

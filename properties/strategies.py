@@ -62,13 +62,12 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from reftape_oracle.catalog import CATALOG, FLOATS, MATRIX_RULES, OpSpec, flipped
+from reftape_oracle.catalog import CATALOG, DTYPES, FLOATS, MATRIX_RULES, OpSpec, flipped
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue,
                                     Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
                                     pack_references)
 
-# Orders matter: Hypothesis shrinks sampled_from toward the first element.
-DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
+# Orders matter: Hypothesis shrinks sampled_from toward the first element (DTYPES too).
 UNCONNECTED = (("none", "default"), ("none", "string"), ("zero", "string"), ("none", "enum"), ("zero", "enum"))
 METHODS = ("gradient", "jacobian", "batch_jacobian")
 STRUCTURES = ("single", "list", "tuple", "dict", "nested", "namedtuple")

@@ -4,6 +4,6 @@
 `reftape-report DIR` does the same from the command line.
 """
 
-from .render import render
+from reftape_reports.render import render
 
 __all__ = ["render"]

@@ -74,7 +74,7 @@ def _run(sources: list[Path], command: str) -> dict | None:
 
 def merge(sources: list[Path], out: Path, command: str = "reftape-report --merge") -> Path:
     """Writes the records of every directory in `sources` into `out` and renders it; the page's path."""
-    from .render import render
+    from reftape_reports.render import render
 
     sources, out = [Path(s) for s in sources], Path(out)
     findings, coverage = _findings(sources), [line for s in sources for line in _lines(s / "coverage.jsonl")]

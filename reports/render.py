@@ -22,13 +22,13 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import decode_array, describe, describe_error
 from reftape_oracle.script import ORACLE_CONFIGURATION
-from reftape_properties.clusters import Cluster, cluster, explained_forms
-from reftape_properties.findings import Finding
-from reftape_properties.run_records import coverage_summary, read_findings
-from reftape_properties.strategies import DTYPES
+from reftape_properties.explain.clusters import Cluster, cluster, explained_forms
+from reftape_properties.findings.record import Finding
+from reftape_properties.findings.store import coverage_summary, read_findings
+from reftape_oracle.catalog import DTYPES
 
-from .graph import layout
-from .values import side_by_side, value_at
+from reftape_reports.graph import layout
+from reftape_reports.values import side_by_side, value_at
 
 MAX_DISCREPANCIES_SHOWN = 8
 
@@ -55,7 +55,7 @@ def _read_json_lines(path: Path) -> list[dict]:
 
 def _divergent_node(finding: Finding) -> str | None:
     """The name of the first node where the two sides part, as the first-divergence step recorded it."""
-    divergence = finding.context.get("first_divergence")
+    divergence = finding.first_divergence
     if isinstance(divergence, dict):
         return divergence.get("node") or divergence.get("name")
     return divergence if isinstance(divergence, str) else None

@@ -1,4 +1,4 @@
-"""What the reftape repository's own tests add to the plugin (`properties/pytest_plugin.py`, which
+"""What the reftape repository's own tests add to the plugin (`reports/commands/pytest_plugin.py`, which
 provides the backend option, the Hypothesis profiles, the `tf` and `candidate` fixtures, the report
 directory and the finding records): the test backends of this folder, and reftape itself for the
 tests that are about reftape rather than about any backend."""

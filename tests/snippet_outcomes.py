@@ -1,6 +1,6 @@
 """Snippets run with `tf` bound to one library and described for comparison with another: an
 expression's value, or the `r` a block of statements leaves (an exception is an outcome too). Where
-the code under test did not run, the description says why (reftape_properties.snippets: a snippet that
+the code under test did not run, the description says why (reftape_properties.conformance.snippets: a snippet that
 does not compile or leaves no `r`, a `tf.` name the namespace lacks, a value that cannot be described),
 and the comparison never takes it for an agreement."""
 
@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from reftape_properties.snippets import (HarnessFault, compiled, described_exception, harness_described, missing_names,
-                                         not_run)
+from reftape_properties.conformance.snippets import (HarnessFault, compiled, described_exception, harness_described, missing_names, not_run)
 
 
 def evaluate_expression(expression: str, ns: Any) -> dict:

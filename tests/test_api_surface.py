@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from reftape_properties.compare import compare_values, harness_faults
+from reftape_properties.judge.compare import compare_values, harness_faults
 from snippet_outcomes import evaluate_expression, run_statements
 
 EXPRESSIONS = [

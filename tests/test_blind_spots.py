@@ -15,8 +15,8 @@ from reftape_oracle import run
 from reftape_oracle.outcome import decode_array
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, Reset,
                                     StopRecording, Tape, Watch)
-from reftape_properties.differential import CANDIDATE
-from reftape_properties.findings import evaluate
+from reftape_properties.conformance.differential import CANDIDATE
+from reftape_properties.pipeline import evaluate
 
 BACKENDS = ["tensorflow", CANDIDATE]
 

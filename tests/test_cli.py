@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
-from reftape_properties.known import KNOWN
+from reftape_properties.judge.known import KNOWN
 from test_validation import BAD_INPUTS, mutated, program_data
 
 BIN = Path(sys.executable).parent
@@ -83,7 +83,7 @@ def test_version_on_every_command(name):
 
 
 def test_python_dash_m_runs_the_same_command():
-    result = subprocess.run([sys.executable, "-m", "reftape_properties.replay", "--version"], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "reftape_reports.commands.replay", "--version"], capture_output=True,
                             text=True, cwd=ROOT)
     assert result.returncode == 0 and result.stdout.startswith("reftape-replay ")
 
@@ -183,8 +183,8 @@ def test_a_reference_lacking_names_is_a_harness_error_exit_3(tmp_path):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory, tf):
     """A discrepancies.jsonl holding one real finding (wrong_vjp_backend against TensorFlow)."""
-    from reftape_properties.findings import evaluate
-    from reftape_properties.run_records import record_finding
+    from reftape_properties.pipeline import evaluate
+    from reftape_properties.findings.store import record_finding
 
     directory = tmp_path_factory.mktemp("report")
     finding = evaluate(sin_program(), "wrong_vjp_backend")
@@ -309,7 +309,7 @@ def test_conformance_runs_what_a_partial_backend_can_and_marks_the_rest_not_run(
 
 
 def test_conformance_exit_status_for_each_kind_of_row():
-    from reftape_properties.conformance import CATEGORIES, _exit_status
+    from reftape_reports.commands.conformance import CATEGORIES, _exit_status
 
     def status(**counts):
         return _exit_status({c: counts.get(c.replace(" ", "_"), 0) for c in CATEGORIES}, interrupted=False)
@@ -321,7 +321,7 @@ def test_conformance_exit_status_for_each_kind_of_row():
 
 def test_conformance_marks_a_harness_error_and_exits_3(tmp_path):
     """A catalog whose entry does not compile (planted through the probe file a sitecustomize swaps in)."""
-    from reftape_properties.snippets import CORPUS
+    from reftape_properties.conformance.snippets import CORPUS
 
     corpus = tmp_path / "corpus"
     (corpus / "seeds").mkdir(parents=True)
@@ -333,7 +333,7 @@ def test_conformance_marks_a_harness_error_and_exits_3(tmp_path):
     write(corpus / "tf_semantics_probe.py", probe[:first] + "    show('undefined', undefined_name)\n" + probe[first:])
     hook = tmp_path / "hook"
     hook.mkdir()
-    write(hook / "sitecustomize.py", f"import pathlib, reftape_properties.snippets as s\ns.CORPUS = pathlib.Path({str(corpus)!r})\n")
+    write(hook / "sitecustomize.py", f"import pathlib, reftape_properties.conformance.snippets as s\ns.CORPUS = pathlib.Path({str(corpus)!r})\n")
     report = tmp_path / "rows.json"
     result = command("reftape-conformance", "--json", report, env=environment(PYTHONPATH=str(hook)))
     assert result.returncode == 3, (result.stdout[-2000:], result.stderr[-2000:])
@@ -370,9 +370,9 @@ def test_the_oracle_imports_tensorflow_quietly():
 def test_the_referees_estimate_is_printed_when_present():
     """Readable output of a finding built from recorded outcomes (no backend runs)."""
     from reftape_oracle.outcome import Outcome, describe
-    from reftape_properties.compare import Discrepancy
-    from reftape_properties.findings import Finding
-    from reftape_properties.replay import describe_finding
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.findings.record import Finding
+    from reftape_reports.commands.replay import describe_finding
 
     program = sin_program()
     expected = Outcome("tensorflow", calls={"g": describe(np.array([0.5, 0.25, 1.0], np.float32), None)})

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, Tape, Watch,
                                     WatchedVariables)
-from reftape_properties.differential import CANDIDATE, EXAMPLES_FACTOR, check_program
-from reftape_properties.findings import evaluate
+from reftape_properties.conformance.differential import CANDIDATE, EXAMPLES_FACTOR, check_program
+from reftape_properties.pipeline import evaluate
 from reftape_properties.strategies import programs
 
 

@@ -164,7 +164,7 @@ def unexplained_disagreements(planted: bool) -> dict:
     """Every dispatch case on TF and reftape in this process: the decisions of both and, by case, the
     discrepancies no known divergence explains. `planted`: reftape's decision forced to the wrong one."""
     from reftape_oracle.tensorflow import onednn_enabled as tensorflows_decision
-    from reftape_properties.findings import evaluate
+    from reftape_properties.pipeline import evaluate
 
     if planted:
         wrong = not dispatch.onednn_enabled()
@@ -210,8 +210,8 @@ def test_outcomes_record_each_sides_own_decision_and_the_report_shows_them(tmp_p
     import re
 
     from reftape_oracle.tensorflow import onednn_enabled as tensorflows_decision
-    from reftape_properties.findings import evaluate
-    from reftape_properties.run_records import record_finding
+    from reftape_properties.pipeline import evaluate
+    from reftape_properties.findings.store import record_finding
     from reftape_reports import render
 
     program = Program([Leaf("x", "constant", np.array([0.5, 1.0], np.float32), "float32"),

@@ -59,37 +59,48 @@ def test_backward_keeps_gradients_off_the_tensors():
 
 
 # Layers, lowest first: each folder may import only the ones before it (imports anywhere in a module,
-# function-level ones included).
+# function-level ones included). A folder inside another's is a layer above it.
 LAYERS = (("reftape", "reftape"), ("oracle", "reftape_oracle"), ("properties", "reftape_properties"),
-          ("reports", "reftape_reports"))
-_FOLDERS = dict((package, folder) for folder, package in LAYERS)
+          ("reports", "reftape_reports"), ("reports/commands", "reftape_reports.commands"))
+
+
+def _modules(root: Path) -> dict[str, Path]:
+    """Every module of every layer under `root` by dotted name (a package by its own name)."""
+    found = {}
+    for folder, package in LAYERS[:4]:
+        for path in (root / folder).rglob("*.py"):
+            parts = path.relative_to(root / folder).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            found[".".join((package, *parts))] = path
+    return found
+
+
+def _imported(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project's modules `module` imports, at any depth of the file: `from a import b` imports the
+    module a.b when there is one, else a (or a's closest enclosing package that exists)."""
+    def existing(name: str) -> str | None:  # the name itself when no enclosing module of it exists
+        found = name
+        while found and found not in modules:
+            found = found.rpartition(".")[0]
+        return found or (name if _layer(name, 1) >= 0 else None)
+
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]) if node.level else ""
+            source = ".".join(filter(None, (base, node.module)))
+            imported |= {existing(f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source)
+                         for a in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {existing(a.name) for a in node.names}
+    return imported - {None, module}
 
 
 def _import_graph(root: Path) -> dict[str, set[str]]:
-    """Module (`package.module`) -> the project's modules it imports, at any depth of the file (function-level
-    imports too), for every module of every layer under `root`."""
-    modules = {f"{package}.{path.stem}" for folder, package in LAYERS for path in (root / folder).glob("*.py")}
-
-    def module(package: str, name: str) -> str:  # a submodule, or a name of the package's __init__
-        return f"{package}.{name}" if f"{package}.{name}" in modules else f"{package}.__init__"
-
-    graph: dict[str, set[str]] = {}
-    for folder, package in LAYERS:
-        for path in (root / folder).glob("*.py"):
-            imported = set()
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.ImportFrom) and node.level == 1:
-                    imported |= ({module(package, node.module.split(".")[0])} if node.module
-                                 else {module(package, a.name) for a in node.names})
-                elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _FOLDERS:
-                    parts = node.module.split(".")
-                    imported |= ({module(parts[0], parts[1])} if len(parts) > 1
-                                 else {module(parts[0], a.name) for a in node.names})
-                elif isinstance(node, ast.Import):
-                    imported |= {module(*a.name.split(".")[:2]) if "." in a.name else f"{a.name}.__init__"
-                                 for a in node.names if a.name.split(".")[0] in _FOLDERS}
-            graph[f"{package}.{path.stem}"] = (imported & modules) - {f"{package}.{path.stem}"}
-    return graph
+    """Module -> the project's modules it imports, function-level imports too, for every module of every layer."""
+    modules = _modules(root)
+    return {module: _imported(module, path, modules) for module, path in modules.items()}
 
 
 def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -137,16 +148,21 @@ def test_reftape_imports_in_a_fresh_interpreter():
     subprocess.run([sys.executable, "-c", "import reftape"], check=True)
 
 
+def _layer(name: str, column: int) -> int:
+    """The index in LAYERS of the deepest layer holding `name` (a dotted module name, column 1, or a
+    path, column 0); -1 for a name outside the project."""
+    separator = "." if column else "/"
+    held = [i for i, layer in enumerate(LAYERS) if name == layer[column] or name.startswith(layer[column] + separator)]
+    return max(held, default=-1)
+
+
 def _upward_imports(root: Path) -> list[str]:
-    """`folder/module.py imports higher_package` for every import of a higher layer under `root`."""
+    """`folder/module.py imports higher_module` for every import of a higher layer under `root`."""
     found = []
-    for level, (folder, _) in enumerate(LAYERS):
-        higher = {package for _, package in LAYERS[level + 1:]}
-        for path in sorted((root / folder).glob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text())):
-                names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0
-                         else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
-                found += [f"{folder}/{path.name} imports {n}" for n in names if n.split(".")[0] in higher]
+    for module, path in sorted(_modules(root).items()):
+        where = path.relative_to(root).as_posix()
+        found += [f"{where} imports {name}" for name in sorted(_imported(module, path, _modules(root)))
+                  if _layer(name, 1) > _layer(where, 0)]
     return found
 
 
@@ -163,9 +179,17 @@ def test_upward_import_finder_sees_a_planted_function_level_import(tmp_path):
                                          "properties/fuzz.py imports reftape_reports"]
 
 
+
+def test_upward_import_finder_sees_the_reports_layer_import_a_command(tmp_path):
+    for folder, _ in LAYERS:
+        (tmp_path / folder).mkdir()
+    (tmp_path / "reports" / "render.py").write_text("from .commands import fuzz\n")
+    (tmp_path / "reports" / "commands" / "fuzz.py").write_text("from reftape_reports.render import render\n")
+    assert _upward_imports(tmp_path) == ["reports/render.py imports reftape_reports.commands.fuzz"]
+
 _CHAIN_PAGE_FAULTS = """
 import resource, numpy as np, reftape as tf
-from reftape_properties.bench import matmul_chain
+from reftape_reports.commands.bench import matmul_chain
 rng = np.random.default_rng(0)
 start, weight = (rng.standard_normal((512, 512)).astype(np.float32) for _ in range(2))
 matmul_chain(tf, start, weight, 2)

@@ -18,12 +18,13 @@ import pytest
 
 from reftape_oracle import run
 from reftape_oracle.outcome import Outcome, describe, describe_error
-from reftape_properties.compare import compare, compare_values
+from reftape_properties.judge.compare import compare, compare_values
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, ReadValue, StopRecording,
                                     Tape, Watch)
-from reftape_properties.divergence import ancestors, first_divergence, inputs_of, producers
-from reftape_properties.findings import SCHEMA_PATH, Finding, evaluate, record_validator
-from reftape_properties.minimize import MAX_EVALUATIONS, minimize
+from reftape_properties.explain.divergence import ancestors, first_divergence, inputs_of, producers
+from reftape_properties.findings.record import SCHEMA_PATH, Finding, record_validator
+from reftape_properties.pipeline import evaluate
+from reftape_properties.explain.minimize import MAX_EVALUATIONS, minimize
 
 
 def f32(*values):
@@ -46,7 +47,7 @@ EXP_SIN_MULTIPLY_SUM = chain(("a", "exp"), ("b", "sin"), ("c", "multiply", "k"),
 
 def test_a_wrong_vjp_is_the_first_divergent_adjoint():
     finding = first_divergence(evaluate(EXP_SIN_MULTIPLY_SUM, "wrong_vjp_backend", judge=False))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert finding.suspect == "sin"
     assert divergence["stage"] == "adjoint" and divergence["node"] == "b" and divergence["adjoint_of"] == "a"
     expected = np.array([float.fromhex(x) for x in divergence["expected"]["data"]])
@@ -61,7 +62,7 @@ def test_a_value_computed_from_a_wrong_gradient_is_not_blamed_for_it():
                        Call("g", "t", "gradient", "s", "x"), Op("h", "square", ["g"])], outputs=["h"])
     finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
     assert {d.where for d in finding.discrepancies} == {"values/h", "calls/g"}
-    assert (finding.suspect, finding.context["first_divergence"]["stage"]) == ("sin", "adjoint")
+    assert (finding.suspect, finding.first_divergence["stage"]) == ("sin", "adjoint")
 
 
 def test_a_gradient_computed_inside_its_tape_is_blamed_before_what_consumes_it():
@@ -75,7 +76,7 @@ def test_a_gradient_computed_inside_its_tape_is_blamed_before_what_consumes_it()
         Call("h", "t", "gradient", "p", "v"),
         Assign("v", "c", "assign_add")], outputs=["p"])
     finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert (finding.suspect, divergence["stage"], divergence["call"]) == ("sin", "adjoint", "g")
 
 
@@ -97,7 +98,7 @@ def test_of_several_consumers_the_one_whose_isolated_contribution_differs_is_bla
     """r's adjoint differs while each consumer's agrees (all are targets): only sin's VJP is wrong, and it
     is not the first consumer in program order."""
     finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert (finding.suspect, divergence["node"], divergence["adjoint_of"]) == ("sin", "y12", "r")
     assert divergence["consumers"][0] == "y10" and divergence["ambiguous"] == []
     expected = np.array([float.fromhex(x) for x in divergence["expected"]["data"]])
@@ -108,7 +109,7 @@ def test_of_several_consumers_the_one_whose_isolated_contribution_differs_is_bla
 def test_a_planted_op_that_is_the_only_consumer_is_blamed_without_ambiguity():
     finding = first_divergence(evaluate(shared_read(Op("y12", "sin", ["r"]), Op("y13", "multiply", ["y12", "w"]),
                                                     target=["y13"]), "wrong_vjp_backend", judge=False))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert (finding.suspect, divergence["node"], divergence["adjoint_of"]) == ("sin", "y12", "r")
     assert divergence["consumers"] == ["y12"] and divergence["ambiguous"] == []
 
@@ -117,7 +118,7 @@ def test_several_consumers_with_differing_contributions_are_recorded_as_ambiguou
     program = shared_read(Op("y10", "multiply", ["r", "w"]), Op("y11", "sin", ["r"]), Op("y12", "sin", ["r"]),
                           target=["y10", "y11", "y12"])
     finding = first_divergence(evaluate(program, "wrong_vjp_backend", judge=False))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert divergence["ambiguous"] == ["y11", "y12"]                # both sin VJPs are wrong
     assert (finding.suspect, divergence["node"]) == ("sin", "y11")    # the first of them; multiply is cleared
 
@@ -148,7 +149,7 @@ def test_a_wrong_vjp_after_a_custom_gradient_is_found_and_minimised_to_itself():
                                        Op("s", "reduce_sum", ["y"])]),
                        Call("g", "t", "gradient", "s", "x")], outputs=["s"])
     finding = first_divergence(evaluate(program, "wrong_vjp_backend"))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert (finding.suspect, divergence["stage"], divergence["adjoint_of"]) == ("sin", "adjoint", "r")
     assert finding.primary.verdict == "undecided"                 # the referee does not model custom gradients
     minimal = minimize(finding)
@@ -160,7 +161,7 @@ def test_a_wrong_vjp_after_a_custom_gradient_is_found_and_minimised_to_itself():
 
 def test_a_wrong_forward_value_is_named_before_what_it_feeds():
     finding = first_divergence(evaluate(EXP_SIN_MULTIPLY_SUM, "wrong_forward_backend", judge=False))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert (finding.suspect, divergence["stage"], divergence["node"]) == ("multiply", "forward", "c")
     assert divergence["expected"]["dtype"] == divergence["actual"]["dtype"] == "float32"
 
@@ -168,7 +169,7 @@ def test_a_wrong_forward_value_is_named_before_what_it_feeds():
 def test_a_forward_exception_is_named_at_the_op_that_raised():
     program = chain(("a", "exp"), ("b", "cos"), ("c", "multiply", "k"), ("s", "reduce_sum"))
     finding = first_divergence(evaluate(program, "wrong_forward_backend", judge=False))
-    divergence = finding.context["first_divergence"]
+    divergence = finding.first_divergence
     assert (finding.suspect, divergence["stage"], divergence["node"]) == ("cos", "forward", "b")
     assert divergence["expected"] is None and divergence["actual"]["class"] == "ValueError"
 
@@ -176,7 +177,7 @@ def test_a_forward_exception_is_named_at_the_op_that_raised():
 def test_agreeing_sides_have_no_divergence():
     expected, actual = run(EXP_SIN_MULTIPLY_SUM, "tensorflow"), run(EXP_SIN_MULTIPLY_SUM, "reftape")
     finding = first_divergence(Finding(EXP_SIN_MULTIPLY_SUM, expected, actual, []))
-    assert finding.context["first_divergence"] is None and finding.suspect is None
+    assert finding.first_divergence is None and finding.suspect is None
 
 
 # Ten ops in nested tapes with non-default options; sin is on the path of the inner gradient.
@@ -206,7 +207,7 @@ def test_minimisation_keeps_a_wrong_vjp_in_at_most_three_ops():
     assert "sin" in {op.path for op in minimal.program.ops()}
     again = first_divergence(evaluate(minimal.program, "wrong_vjp_backend"))
     assert again.suspect == "sin" and again.primary.verdict == finding.primary.verdict == "candidate-wrong"
-    assert minimal.context["minimized"]["from"] == finding.id
+    assert minimal.minimized["from"] == finding.id
 
 
 @pytest.mark.parametrize("backend", ["wrong_vjp_backend", "wrong_forward_backend"])
@@ -216,18 +217,18 @@ def test_minimisation_only_returns_programs_that_still_fail(backend, max_evaluat
     minimal = minimize(finding, max_evaluations=max_evaluations)
     again = first_divergence(evaluate(minimal.program, backend, judge=False))
     assert (again.kind, again.suspect, again.dtype) == (finding.kind, finding.suspect, finding.dtype)
-    evaluations = minimal.context["minimized"]["evaluations"]
+    evaluations = minimal.minimized["evaluations"]
     assert evaluations <= max_evaluations
     if max_evaluations == 0:
-        assert minimal.program == finding.program and minimal.context["minimized"]["stopped_by"] == "evaluations"
+        assert minimal.program == finding.program and minimal.minimized["stopped_by"] == "evaluations"
     if max_evaluations == MAX_EVALUATIONS:
-        assert len(minimal.program.ops()) < len(NESTED.ops()) and minimal.context["minimized"]["stopped_by"] is None
+        assert len(minimal.program.ops()) < len(NESTED.ops()) and minimal.minimized["stopped_by"] is None
 
 
 def test_minimisation_gives_the_same_program_however_slow_the_machine(monkeypatch):
     """The budget counts evaluations: the same finding minimised twice, once with every evaluation
     slowed down (as on a loaded machine), ends at the same program after the same evaluations."""
-    import reftape_properties.minimize as minimize_module
+    import reftape_properties.explain.minimize as minimize_module
 
     finding = evaluate(NESTED, "wrong_vjp_backend")
     quick = minimize(finding, max_evaluations=20)
@@ -240,25 +241,25 @@ def test_minimisation_gives_the_same_program_however_slow_the_machine(monkeypatc
     monkeypatch.setattr(minimize_module, "evaluate", slow_evaluate)
     slow = minimize(finding, max_evaluations=20)
     assert slow.program == quick.program
-    assert slow.context["minimized"]["evaluations"] == quick.context["minimized"]["evaluations"] == 20
-    assert slow.context["minimized"]["stopped_by"] == quick.context["minimized"]["stopped_by"] == "evaluations"
+    assert slow.minimized["evaluations"] == quick.minimized["evaluations"] == 20
+    assert slow.minimized["stopped_by"] == quick.minimized["stopped_by"] == "evaluations"
 
 
 def test_the_wall_clock_safety_net_and_a_stop_report_themselves():
     finding = evaluate(NESTED, "wrong_vjp_backend")
     timed_out = minimize(finding, safety_seconds=0.0)
-    assert timed_out.context["minimized"]["stopped_by"] == "seconds" and timed_out.program == finding.program
+    assert timed_out.minimized["stopped_by"] == "seconds" and timed_out.program == finding.program
     checks = itertools.count()   # asked before and after each evaluation: the fifth question stops it
     stopped = minimize(finding, stop=lambda: next(checks) >= 4)
-    assert stopped.context["minimized"]["stopped_by"] == "interrupted"
-    assert stopped.context["minimized"]["evaluations"] == 2
+    assert stopped.minimized["stopped_by"] == "interrupted"
+    assert stopped.minimized["evaluations"] == 2
 
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory):
     """Records written and read back through recording: a judged wrong-VJP finding before and after
     minimisation, and a forward exception."""
-    from reftape_properties.run_records import read_findings, record_finding
+    from reftape_properties.findings.store import read_findings, record_finding
 
     directory = tmp_path_factory.mktemp("findings")
     wrong_vjp = first_divergence(evaluate(NESTED, "wrong_vjp_backend"))
@@ -275,8 +276,21 @@ def test_real_records_follow_the_schema(records):
         record_validator().validate(record)
     judged = [d for d in records[0]["discrepancies"] if d["verdict"] == "candidate-wrong"]
     assert judged and all(d["relative_error"] > 0 and d["ulps"] > 0 and d["tolerance"] for d in judged)
-    assert records[1]["context"]["minimized"]["ops_after"] <= 3
+    assert records[1]["minimized"]["ops_after"] <= 3
     assert records[2]["expected"]["error"] is None and records[2]["actual"]["error"]["class"] == "ValueError"
+
+
+def test_a_version_1_record_reads_with_what_explaining_found_in_its_fields(records):
+    minimal = records[1]
+    version_1 = {k: v for k, v in minimal.items() if k not in ("first_divergence", "minimized", "explained_from",
+                                                               "covered_by")}
+    version_1.update(schema_version=1, context={**minimal["context"], "first_divergence": minimal["first_divergence"],
+                                                "minimized": minimal["minimized"], "explained_from": "0123456789ab-cdef0123"})
+    finding = Finding.from_dict(version_1)
+    assert finding.minimized == minimal["minimized"] and finding.first_divergence == minimal["first_divergence"]
+    assert finding.explained_from == "0123456789ab-cdef0123" and finding.covered_by is None
+    assert finding.context == minimal["context"]
+    record_validator().validate(finding.to_dict())
 
 
 @pytest.mark.parametrize("field", ["id", "signature", "program", "environment", "timestamp", "source"])
@@ -407,8 +421,8 @@ def test_a_discrepancy_holds_the_two_descriptions_at_its_location(expected, actu
     assert found[0].where != "root" and found[0].expected != found[0].actual
 
 
-_EXPLAINED_BY = ("import json, sys; from reftape_properties.findings import evaluate; "
-                 "from reftape_properties.known import KNOWN; "
+_EXPLAINED_BY = ("import json, sys; from reftape_properties.pipeline import evaluate; "
+                 "from reftape_properties.judge.known import KNOWN; "
                  "known = next(k for k in KNOWN if k.number == int(sys.argv[1])); "
                  "finding = evaluate(known.program, 'reftape', judge=False); "
                  "print(json.dumps(None if finding is None else sorted({d.known or 0 for d in finding.discrepancies})))")
@@ -419,7 +433,7 @@ def test_a_known_divergence_explains_a_discrepancy_of_its_own_program(number):
     """The matchers read the descriptions a discrepancy holds (entries 1 and 3 explain nothing the
     comparison sees). Each runs in a fresh process, under oneDNN for an entry that holds only there (TF
     reads TF_ENABLE_ONEDNN_OPTS once, at start)."""
-    from reftape_properties.known import KNOWN
+    from reftape_properties.judge.known import KNOWN
 
     dispatch = next(k for k in KNOWN if k.number == number).dispatch
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
@@ -451,7 +465,7 @@ def test_minimisation_drops_a_leaf_nothing_needs_from_a_structure_the_finding_ne
 
 
 def test_minimisation_candidates_drop_a_leaf_only_watched_and_a_target_with_its_output_gradient():
-    from reftape_properties.minimize import _removals, _simpler_calls
+    from reftape_properties.explain.minimize import _removals, _simpler_calls
 
     program = Program([Leaf("x", "constant", f32(1.0), "float32"), Leaf("u", "constant", f32(2.0), "float32"),
                        Tape("t", body=[Watch("t", ["x", "u"]), Op("y", "sin", ["x"])]),

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from reftape_properties.clusters import EXPLAINED_FROM
-from reftape_properties.findings import record_validator
-from reftape_properties.fuzz import RESUMED
-from reftape_properties.run_records import read_findings
+from reftape_properties.findings.record import record_validator
+from reftape_properties.campaign.configuration import RESUMED
+from reftape_properties.findings.store import read_findings
 
 PLANTED = '''"""reftape with one planted fault: the VJP of `sin` doubles its derivative."""
 import reftape as _reftape
@@ -41,7 +40,7 @@ PLANTED_CAMPAIGN = ["--backend", "planted_backend", "--ops", "sin,multiply", "--
 
 
 def fuzz_command(*args):
-    return [sys.executable, "-m", "reftape_reports.campaign", *args]
+    return [sys.executable, "-m", "reftape_reports.commands.fuzz", *args]
 
 
 @pytest.fixture
@@ -75,15 +74,15 @@ def test_a_planted_wrong_vjp_is_found_minimised_blamed_and_reproduced_on_tensorf
     findings = recorded(report)
     for line in (report / "discrepancies.jsonl").read_text().splitlines():
         record_validator().validate(json.loads(line))   # generated programs of every form, in the record schema
-    explained = [f for f in findings if f.context.get(EXPLAINED_FROM)]
-    minimal = [f for f in explained if "minimized" in f.context]
+    explained = [f for f in findings if f.explained_from]
+    minimal = [f for f in explained if f.minimized]
     assert minimal and all(len(f.program.ops()) <= 3 for f in minimal)
     # The planted op is the suspect of every explained finding: also when sin's output and another op
     # both feed one gradient, where each consumer's contribution is isolated to tell which is wrong.
     suspects = Counter(f.suspect for f in explained)
     assert set(suspects) == {"sin"}, suspects
     minimal = [f for f in minimal if f.suspect == "sin" and f.kind == "value"]
-    assert minimal and minimal[0].context["first_divergence"]["op"] == "sin"
+    assert minimal and minimal[0].first_divergence["op"] == "sin"
     page = (report / "index.html").read_text()
     assert 'class="suspect">sin<' in page and "divergent" in page
     shown = subprocess.run([sys.executable, str(report / "repro" / f"{minimal[0].id}.py")], capture_output=True,
@@ -102,8 +101,8 @@ def test_resume_replays_known_failures_first_without_recording_them_again(plante
                  "--resume")
     assert again.returncode == 1, again.stderr
     assert re.search(r"\((\d+) replayed\)", again.stdout)
-    digests = [f.program_digest() for f in recorded(report) if not f.context.get(EXPLAINED_FROM)]
-    assert len(digests) == len(set(digests)) >= len([f for f in before if not f.context.get(EXPLAINED_FROM)])
+    digests = [f.program_digest() for f in recorded(report) if not f.explained_from]
+    assert len(digests) == len(set(digests)) >= len([f for f in before if not f.explained_from])
     assert json.loads((report / "run.json").read_text())["result"]["replayed"] >= 1
 
 
@@ -187,7 +186,7 @@ STOP_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 # The parent renders with `render` wrapped to send the signal first: the moment after the budget.
 RENDER_STOPPED = """
 import os, signal, sys
-from reftape_reports import campaign
+from reftape_reports.commands import fuzz as campaign
 from reftape_reports.render import render as real_render
 
 def render(directory):
@@ -241,7 +240,7 @@ def assert_a_clean_interruption(process, signum, report, before, campaign_interr
     assert not (report / "worker-deaths.jsonl").exists()
     page = (report / "index.html").read_text()
     findings = recorded(report) if after else []
-    assert all(f.id in page for f in findings if not f.context.get(EXPLAINED_FROM))
+    assert all(f.id in page for f in findings if not f.explained_from)
     assert all((report / "repro" / f"{f.id}.py").exists() for f in findings)
     result = json.loads((report / "run.json").read_text())["result"]
     assert result["worker_deaths"] == [] and result["harness_error"] is None

@@ -10,8 +10,8 @@ import pytest
 from reftape_oracle import run
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
-from reftape_properties.findings import evaluate
-from reftape_properties.known import KNOWN
+from reftape_properties.pipeline import evaluate
+from reftape_properties.judge.known import KNOWN
 
 
 def test_known_divergences_are_numbered_like_the_document():
@@ -112,8 +112,8 @@ def test_softmax_cross_entropy_second_order_in_labels_still_reproduces():
 
 
 def test_half_accumulation_entry_explains_only_float16_infinities_of_tensorflow():
-    from reftape_properties.compare import Discrepancy
-    from reftape_properties.known import Evidence, explained_by
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.judge.known import Evidence, explained_by
 
     def one(value, dtype="float16"):  # a discrepancy holds the two sides' descriptions
         return {"kind": "tensor", "dtype": dtype, "shape": [1], "data": [float(value).hex()]}
@@ -136,8 +136,8 @@ def test_half_accumulation_entry_explains_only_float16_infinities_of_tensorflow(
 
 
 def test_product_order_entry_explains_only_zeros_infinities_and_nans_of_reduce_prod():
-    from reftape_properties.compare import Discrepancy
-    from reftape_properties.known import Evidence, explained_by
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.judge.known import Evidence, explained_by
 
     def values(*data):
         return {"kind": "tensor", "dtype": "float32", "shape": [len(data)], "data": [float(v).hex() for v in data]}
@@ -158,8 +158,8 @@ def test_product_order_entry_explains_only_zeros_infinities_and_nans_of_reduce_p
 
 
 def test_softmax_entry_explains_only_zeros_of_tensorflow_against_nans_of_reftape():
-    from reftape_properties.compare import Discrepancy
-    from reftape_properties.known import Evidence, explained_by
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.judge.known import Evidence, explained_by
 
     def values(*data, dtype="float32"):
         return {"kind": "tensor", "dtype": dtype, "shape": [len(data)], "data": [float(v).hex() for v in data]}
@@ -219,8 +219,8 @@ def test_a_complex_pow_pattern_is_not_excused_but_its_gradient_is():
     """Complex pow's forward is TF's cpow in reftape (entry 2 no longer covers it): a planted pow that
     gives NumPy's 1 for 0j ** 0j is not explained, while the gradient at a zero base, which parts through
     TF's scalar-loop complex multiplication, still is."""
-    from reftape_properties.compare import Discrepancy
-    from reftape_properties.known import Evidence, explained_by
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.judge.known import Evidence, explained_by
 
     def one(value):
         return {"kind": "tensor", "dtype": "complex64", "shape": [1], "data": [[value.real.hex(), value.imag.hex()]]}
@@ -240,7 +240,7 @@ def test_indexed_slices_in_another_order_are_excused_only_with_the_same_parts():
     off by one ulp, or another index) is not excused."""
     import copy
 
-    from reftape_properties.known import Evidence, explained_by
+    from reftape_properties.judge.known import Evidence, explained_by
 
     program = next(k for k in KNOWN if k.number == 10).program
     finding = evaluate(program, "reftape", judge=False)
@@ -260,8 +260,8 @@ def test_indexed_slices_in_another_order_are_excused_only_with_the_same_parts():
 def test_default_kernel_entry_is_checked_by_rerunning_tensorflow_without_determinism():
     """Entry 12 explains the pattern only where TF's default kernels (a fresh process without op
     determinism) give the candidate's answer: reftape's -inf is explained, a planted +inf is not."""
-    from reftape_properties.compare import compare
-    from reftape_properties.known import Evidence, explained_by
+    from reftape_properties.judge.compare import compare
+    from reftape_properties.judge.known import Evidence, explained_by
 
     program = KNOWN[11].program
     expected, actual = run(program, "tensorflow"), run(program, "reftape")

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FAMILIES, apply
-from reftape_properties.differential import CANDIDATE
+from reftape_properties.conformance.differential import CANDIDATE
 from reftape_properties.strategies import shapes, values
-from reftape_properties.tolerance import Tolerance, compare_arrays
+from reftape_properties.judge.tolerance import Tolerance, compare_arrays
 
 SMOOTH_UNARY = tuple(p for p in FAMILIES["elementwise_unary"] if CATALOG[p].domains == ("any",)
                      and CATALOG[p].gradient == "gradient" and "exp" not in p and "cosh" not in p and "sinh" not in p)

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
-from reftape_properties.run_records import record_op_coverage
+from reftape_properties.findings.store import record_op_coverage
 from reftape_properties.strategies import structured_matrices
 
 from reftape_oracle.outcome import describe, describe_error
-from reftape_properties.compare import compare_values
-from reftape_properties.tolerance import Tolerance
+from reftape_properties.judge.compare import compare_values
+from reftape_properties.judge.tolerance import Tolerance
 from snippet_outcomes import evaluate_expression, run_statements
 
 BASE_SHAPE = (3, 4)

@@ -1,4 +1,4 @@
-"""The pytest plugin (properties/pytest_plugin.py): --reftape-backend runs the backend-agnostic
+"""The pytest plugin (reports/commands/pytest_plugin.py): --reftape-backend runs the backend-agnostic
 tests against another module, --reftape-xfails declares that module's known failures.
 
 Each case runs pytest in a subprocess on one per-op test; `wrong_vjp_backend` (this folder) is

@@ -12,12 +12,13 @@ import pytest
 
 from reftape_oracle import run
 from reftape_oracle.isolated import run_isolated
-from reftape_properties.compare import compare
-from reftape_properties.findings import HarnessError, evaluate
+from reftape_properties.judge.compare import compare
+from reftape_oracle.outcome import HarnessError
+from reftape_properties.pipeline import evaluate
 from reftape_oracle.outcome import Outcome, describe
 from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
                                     WatchedVariables)
-from reftape_properties.tolerance import Tolerance, compare_arrays, epsilon
+from reftape_properties.judge.tolerance import Tolerance, compare_arrays, epsilon
 
 
 def f32(*values):
@@ -240,7 +241,7 @@ def test_printed_script_reproduces_the_interpreter(name, backend):
 def test_printed_tensorflow_script_configures_tensorflow_as_the_oracle_does():
     """Known divergence 1's program: TF's softmax cross entropy answers differently with op determinism
     (which the oracle turns on) than without, so a printed script must turn it on too."""
-    from reftape_properties.known import KNOWN
+    from reftape_properties.judge.known import KNOWN
 
     program = KNOWN[0].program
     printed = subprocess.run([sys.executable, "-c", program.to_source("tensorflow")], capture_output=True, text=True,

@@ -23,8 +23,8 @@ import pickle
 import numpy as np
 import pytest
 
-from reftape_properties.compare import compare_values, harness_faults
-from reftape_properties.snippets import HarnessFault, described_exception, harness_described, not_run
+from reftape_properties.judge.compare import compare_values, harness_faults
+from reftape_properties.conformance.snippets import HarnessFault, described_exception, harness_described, not_run
 
 VALUES = {("float32", 0): 2.5, ("float32", 1): [1.5, -2.5], ("float32", 2): [[1.5, 2.5], [3.5, 4.5]],
           ("int32", 0): 3, ("int32", 1): [1, -2], ("int32", 2): [[1, 2], [3, 4]],

@@ -12,7 +12,6 @@ import time
 import pytest
 import redis
 
-from reftape_properties.clusters import EXPLAINED_FROM
 from test_fuzz import PLANTED, fuzz, recorded
 
 CAMPAIGN = ["--backend", "planted_backend", "--ops", "sin,multiply,add", "--dtypes", "float32,float64",
@@ -20,7 +19,7 @@ CAMPAIGN = ["--backend", "planted_backend", "--ops", "sin,multiply,add", "--dtyp
 
 
 def report_command(*args):
-    return [sys.executable, "-m", "reftape_reports.command", *args]
+    return [sys.executable, "-m", "reftape_reports.commands.report", *args]
 
 
 def _free_port() -> int:
@@ -55,7 +54,7 @@ def redis_url(tmp_path, system_program):
 
 
 def _originals(report):
-    return [f for f in recorded(report) if not f.context.get(EXPLAINED_FROM)]
+    return [f for f in recorded(report) if not f.explained_from]
 
 
 def test_two_sharded_campaigns_share_a_finding_through_redis_and_merge_into_one_report(tmp_path, redis_url):
@@ -110,7 +109,8 @@ def test_merging_a_report_into_one_of_its_sources_is_a_usage_error(tmp_path):
 
 
 def test_shards_draw_disjoint_seeds_whatever_their_campaign_seed():
-    from reftape_properties.fuzz import Campaign, _batch_seed
+    from reftape_properties.campaign.configuration import Campaign
+    from reftape_properties.campaign.workers import _batch_seed
 
     def seeds(k, campaign_seed):
         campaign = Campaign("reftape", ("sin",), ("float32",), campaign_seed, 2, None, 10, "r", False, shard=(k, 3))

@@ -9,8 +9,8 @@ import pytest
 from reftape_oracle import run
 from reftape_oracle.outcome import Outcome, describe
 from reftape_oracle.program import Assign, Call, Leaf, Op, Program, StopRecording, Tape, Watch
-from reftape_properties.compare import Discrepancy, compare
-from reftape_properties.referee import judge, referee
+from reftape_properties.judge.compare import Discrepancy, compare
+from reftape_properties.judge.referee import judge, referee
 
 
 def value_claim(where: str, expected: list, actual: list, dtype: str) -> Discrepancy:

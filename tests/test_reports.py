@@ -21,13 +21,13 @@ import pytest
 
 import wrong_vjp_backend
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
-from reftape_properties.clusters import COVERED_BY, EXPLAINED_FROM, cluster, size
-from reftape_properties.divergence import first_divergence
-from reftape_properties.findings import evaluate
-from reftape_properties.run_records import record_finding, report_dir
-from reftape_properties.minimize import minimize
+from reftape_properties.explain.clusters import cluster, size
+from reftape_properties.explain.divergence import first_divergence
+from reftape_properties.pipeline import evaluate
+from reftape_properties.findings.store import record_finding, report_dir
+from reftape_properties.explain.minimize import minimize
 from reftape_reports import render
-from reftape_reports.command import main as report_main
+from reftape_reports.commands.report import main as report_main
 
 SCRIPT = "<script>alert('x')</script>"
 
@@ -78,16 +78,16 @@ def test_one_root_cause_is_one_cluster_keeping_count_ids_and_smallest_program(fi
 
 def test_an_explained_form_counts_with_the_finding_it_came_from(findings):
     original = findings[0]
-    minimal = dataclasses.replace(findings[1], id="", context={EXPLAINED_FROM: original.id})
+    minimal = dataclasses.replace(findings[1], id="", explained_from=original.id)
     (only,) = cluster([original, minimal])
     assert only.count == 1 and only.ids == [original.id] and only.smallest is minimal
 
 
 def test_a_form_covered_by_a_minimal_finding_joins_its_cluster(findings):
     first, second, minimal_source = findings[0], findings[2], findings[1]
-    minimal = dataclasses.replace(minimal_source, id="", suspect="sin", context={EXPLAINED_FROM: first.id})
+    minimal = dataclasses.replace(minimal_source, id="", suspect="sin", explained_from=first.id)
     covered = dataclasses.replace(copy.deepcopy(second), id="", suspect="sin",
-                                  context={EXPLAINED_FROM: second.id, COVERED_BY: minimal.id})
+                                  explained_from=second.id, covered_by=minimal.id)
     covered.program.statements[1].persistent = True   # a tape option the minimal program does not have
     assert covered.signature() != minimal.signature()
     (only,) = cluster([first, minimal, second, covered])
@@ -203,8 +203,34 @@ def test_reftape_report_rerenders_from_the_records(tmp_path, findings, capsys):
     assert str(tmp_path / "index.html") in capsys.readouterr().out
 
 
+# Rendering reads records: it needs neither a backend nor the generator (each loads hundreds of modules).
+HEAVY = ("hypothesis", "reftape", "tensorflow")
+_IMPORTED_WHILE = """
+import sys
+{code}
+print("imported:", *sorted({{m.split(".")[0] for m in sys.modules}} & set({heavy!r})))
+"""
+
+
+def _heavy_imports_while(code: str) -> list[str]:
+    ran = subprocess.run([sys.executable, "-c", _IMPORTED_WHILE.format(code=code, heavy=HEAVY)], capture_output=True,
+                         text=True, timeout=300, check=True)
+    return ran.stdout.splitlines()[-1].split()[1:]
+
+
+def test_rendering_a_report_imports_neither_hypothesis_nor_a_backend(tmp_path, findings):
+    _record(tmp_path, findings)
+    rendered = f"from reftape_reports.commands.report import main; assert main([{str(tmp_path)!r}]) == 0"
+    assert _heavy_imports_while(rendered) == []
+    assert (tmp_path / "index.html").exists()
+
+
+def test_the_import_check_sees_a_planted_heavy_import():
+    assert _heavy_imports_while("import hypothesis.strategies") == ["hypothesis"]
+
+
 def test_reftape_report_rejects_a_missing_directory_in_one_line(tmp_path):
-    shown = subprocess.run([sys.executable, "-m", "reftape_reports.command", str(tmp_path / "absent")],
+    shown = subprocess.run([sys.executable, "-m", "reftape_reports.commands.report", str(tmp_path / "absent")],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 2
     assert shown.stderr.count("\n") == 1 and "does not exist" in shown.stderr
@@ -212,7 +238,7 @@ def test_reftape_report_rejects_a_missing_directory_in_one_line(tmp_path):
 
 def test_reftape_report_refuses_a_directory_without_records_in_one_line(tmp_path):
     (tmp_path / "notes.txt").write_text("not a record")
-    shown = subprocess.run([sys.executable, "-m", "reftape_reports.command", str(tmp_path)],
+    shown = subprocess.run([sys.executable, "-m", "reftape_reports.commands.report", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 2 and not shown.stdout
     (line,) = shown.stderr.splitlines()
@@ -231,8 +257,8 @@ def test_reftape_report_refuses_a_merge_source_without_records(tmp_path, finding
 def test_a_minimisation_cut_short_says_so_on_the_page(tmp_path, findings):
     original = findings[0]
     cut = minimize(original, max_evaluations=1)
-    assert cut.context["minimized"]["stopped_by"] == "evaluations"
-    _record(tmp_path, [original, dataclasses.replace(cut, id="", context={**cut.context, EXPLAINED_FROM: original.id})])
+    assert cut.minimized["stopped_by"] == "evaluations"
+    _record(tmp_path, [original, dataclasses.replace(cut, id="", explained_from=original.id)])
     assert report_main([str(tmp_path)]) == 0
     page = (tmp_path / "index.html").read_text()
     assert "minimisation cut short by its budget of evaluations after 1 evaluations" in page

@@ -1,4 +1,4 @@
-"""The seed notes (properties/corpus/seeds, copied from ../shared/seeds): every code snippet runs under
+"""The seed notes (properties/conformance/corpus/seeds, copied from ../shared/seeds): every code snippet runs under
 TensorFlow and under reftape and shows the same thing (printed text, displayed values, plotted data,
 exceptions). The comments in the notes are not consulted: TensorFlow is the judge. An agreement counts
 only where both sides ran the snippets: one that does not compile, or whose reference side raises
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reftape_properties import snippets
-from reftape_properties.compare import compare_values, harness_faults
-from reftape_properties.snippets import CORPUS, ILLUSTRATIONS, run_seed, seed_names, seed_snippets
+from reftape_properties.conformance import snippets
+from reftape_properties.judge.compare import compare_values, harness_faults
+from reftape_properties.conformance.snippets import CORPUS, ILLUSTRATIONS, run_seed, seed_names, seed_snippets
 
 SEEDS = seed_names()
 WITH_CODE = [name for name in SEEDS if seed_snippets(name)]

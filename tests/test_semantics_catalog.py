@@ -1,6 +1,6 @@
 """Every in-scope entry of the TF semantics catalog: the same snippet on TensorFlow and reftape.
 
-The snippets are the probe's own entry functions (properties/corpus/tf_semantics_probe.py), run with
+The snippets are the probe's own entry functions (properties/conformance/corpus/tf_semantics_probe.py), run with
 `tf` bound to each namespace; what they show must agree. Live TensorFlow is the judge, not the
 outputs written in the catalog. An agreement counts only where both sides ran the snippet: one that
 does not compile, or whose reference side raises outside the code under test, is a harness error.
@@ -8,8 +8,8 @@ does not compile, or whose reference side raises outside the code under test, is
 
 import pytest
 
-from reftape_properties.compare import compare_values, harness_faults
-from reftape_properties.snippets import OUT_OF_SCOPE, CatalogEntry, catalog_entries, run_catalog_entry
+from reftape_properties.judge.compare import compare_values, harness_faults
+from reftape_properties.conformance.snippets import OUT_OF_SCOPE, CatalogEntry, catalog_entries, run_catalog_entry
 
 ENTRIES = catalog_entries()
 

@@ -1,4 +1,4 @@
-"""The planted-bug catalogue (properties/mutants.py) and the sensitivity command (properties/sensitivity.py).
+"""The planted-bug catalogue (properties/sensitivity/mutants.py) and the sensitivity command (reports/commands/sensitivity.py).
 
 The catalogue must follow reftape: every mutant applies to the current reftape (its original text
 occurs exactly once), changes it, and still compiles. The command is tested the way a detector is:
@@ -15,8 +15,9 @@ import pytest
 import reftape
 from reftape_oracle import interpreter
 from reftape_oracle.program import Program
-from reftape_properties.mutants import MUTANTS, TAPE_CLASSES, VJP_CLASSES, select
-from reftape_properties.sensitivity import QUICK, main, memoize_reference, module_name
+from reftape_properties.sensitivity.mutants import MUTANTS, TAPE_CLASSES, VJP_CLASSES, select
+from reftape_properties.sensitivity.measure import QUICK, memoize_reference, module_name
+from reftape_reports.commands.sensitivity import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,14 +56,14 @@ def test_applying_a_mutant_that_no_longer_matches_fails_loudly():
 def test_a_mutant_reftape_outgrew_is_a_usage_error_before_anything_runs(monkeypatch, capsys):
     import dataclasses
 
-    from reftape_properties import sensitivity
+    from reftape_reports.commands import sensitivity
 
     stale = dataclasses.replace(MUTANTS[0], id="stale", original="text reftape no longer has")
     monkeypatch.setattr(sensitivity, "select", lambda pattern: [stale])
     assert main(["--mutants", "stale"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == [f"reftape-sensitivity: error: mutant stale: its original text occurs 0 times in "
-                   f"reftape/{stale.file}: update it in properties/mutants.py"]
+                   f"reftape/{stale.file}: update it in properties/sensitivity/mutants.py"]
 
 
 def test_bad_usage_is_one_line_and_exit_2(capsys):

@@ -15,9 +15,8 @@ from reftape_oracle.catalog import CATALOG
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, ReadValue,
                                     StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk)
-from reftape_properties.run_records import coverage_summary, features
-from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes,
-                                           programs, shapes, values)
+from reftape_properties.findings.store import coverage_summary, features
+from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes, programs, shapes, values)
 
 # Outcome errors that mean the generator built an invalid program (not TF-level behaviour under test).
 GENERATOR_BUGS = ("NameError", "UnboundLocalError", "SyntaxError", "KeyError", "IndexError")

@@ -17,8 +17,8 @@ import pytest
 from reftape_oracle import run
 from reftape_oracle.program import (Assign, Call, Leaf, Op, Program, Reset, StopRecording, Tape, Watch,
                                     WatchedVariables)
-from reftape_properties.differential import CANDIDATE
-from reftape_properties.findings import evaluate
+from reftape_properties.conformance.differential import CANDIDATE
+from reftape_properties.pipeline import evaluate
 from snippet_outcomes import run_statements
 from test_blind_spots import value
 
@@ -633,7 +633,7 @@ TAPE_SNIPPETS = {
 
 @pytest.mark.parametrize("name", TAPE_SNIPPETS)
 def test_tape_snippet_matches_tensorflow(name, tf, candidate):
-    from reftape_properties.compare import compare_values
+    from reftape_properties.judge.compare import compare_values
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = run_statements(TAPE_SNIPPETS[name], tf)
@@ -642,7 +642,7 @@ def test_tape_snippet_matches_tensorflow(name, tf, candidate):
 
 
 def test_the_reference_runs_every_tape_snippet(tf):
-    from reftape_properties.compare import harness_faults
+    from reftape_properties.judge.compare import harness_faults
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -661,7 +661,7 @@ BROKEN_TAPE_SNIPPETS = {
 
 @pytest.mark.parametrize("code", BROKEN_TAPE_SNIPPETS.values(), ids=BROKEN_TAPE_SNIPPETS.keys())
 def test_a_broken_tape_snippet_is_a_harness_error(code, tf, rt):
-    from reftape_properties.compare import compare_values
+    from reftape_properties.judge.compare import compare_values
 
     found = compare_values(run_statements(code, tf), run_statements(code, rt))
     assert [d.kind for d in found] == ["harness"], [d.summary() for d in found]
@@ -672,7 +672,7 @@ def test_a_program_the_reference_did_not_run_is_never_an_agreement():
     or raised NameError/SyntaxError (outside the code under test) is one harness discrepancy, even where
     both sides ended the same way; a candidate's NameError where the reference ran is its outcome."""
     from reftape_oracle.outcome import Outcome
-    from reftape_properties.compare import compare
+    from reftape_properties.judge.compare import compare
 
     name_error = {"kind": "exception", "class": "NameError", "message": "name 'x' is not defined"}
     harness = {"kind": "harness", "message": "generated code does not compile: invalid syntax"}
@@ -690,7 +690,7 @@ def test_evaluate_refuses_a_reference_that_raises_outside_the_code_under_test():
     import types
 
     import reftape
-    from reftape_properties.findings import HarnessError
+    from reftape_oracle.outcome import HarnessError
 
     reference = types.ModuleType("name_error_reference")
     reference.__dict__.update({k: v for k, v in vars(reftape).items() if not k.startswith("__")})
@@ -729,7 +729,7 @@ KNOWN_OUTSIDE_PROGRAMS = {
 @pytest.mark.parametrize("name", KNOWN_OUTSIDE_PROGRAMS)
 def test_known_divergence_outside_programs_still_reproduces(name, tf):
     import reftape
-    from reftape_properties.compare import compare_values
+    from reftape_properties.judge.compare import compare_values
 
     code = KNOWN_OUTSIDE_PROGRAMS[name]
     expected, actual = run_statements(code, tf), run_statements(code, reftape)

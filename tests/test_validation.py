@@ -16,7 +16,8 @@ from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 from reftape_oracle.script import _statements_source
 from reftape_oracle.validation import (MAX_ELEMENTS, MAX_NESTING, MAX_STATEMENTS, SCHEMA_PATH, ProgramError,
                                        format_path, program_schema)
-from reftape_properties.findings import HarnessError, evaluate
+from reftape_oracle.outcome import HarnessError
+from reftape_properties.pipeline import evaluate
 
 
 def tensor(*data, dtype="float32", shape=None):
@@ -240,7 +241,7 @@ def test_size_limits_are_resource_errors():
 
 def test_a_program_too_large_to_read_is_a_resource_error(monkeypatch, tmp_path, capsys):
     from reftape_oracle import validation
-    from reftape_properties import replay
+    from reftape_reports.commands import replay
 
     text = json.dumps(program_data())
     monkeypatch.setattr(validation, "MAX_JSON_BYTES", len(text) - 1)

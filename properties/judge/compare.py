@@ -45,7 +45,7 @@ import numpy as np
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
 from reftape_oracle.program import ListLiteral, Op, Program, walk
-from .tolerance import Tolerance, compare_arrays, is_floating, least_precise
+from reftape_properties.judge.tolerance import Tolerance, compare_arrays, is_floating, least_precise
 
 TolerancePolicy = Callable[[np.dtype], Tolerance]
 _CONTAINERS = ("list", "tuple", "namedtuple", "dict")

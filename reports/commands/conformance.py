@@ -26,8 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .cli import EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend, parser, \
-    run_command, writable_directory
+from reftape_properties.cli import (EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK, UsageError, import_backend,
+                                    parser, run_command, writable_directory)
 
 PROG = "reftape-conformance"
 
@@ -47,8 +47,8 @@ def _arguments(argv: list[str] | None) -> Any:
 
 def _rows(tf: Any, candidate: Any) -> Iterator[tuple[str, Callable[[], list[Any] | None]]]:
     """(label, check) per snippet; a check returns its discrepancies, or None when out of scope."""
-    from .compare import compare_values
-    from .snippets import OUT_OF_SCOPE, catalog_entries, run_catalog_entry, run_seed, seed_names, seed_snippets
+    from reftape_properties.judge.compare import compare_values
+    from reftape_properties.conformance.snippets import (OUT_OF_SCOPE, catalog_entries, run_catalog_entry, run_seed, seed_names, seed_snippets)
 
     def entry_check(entry: Any) -> Callable[[], list[Any] | None]:
         if entry.number in OUT_OF_SCOPE:
@@ -66,7 +66,7 @@ CATEGORIES = ("agree", "differ", "not run", "harness error", "out of scope")
 
 def _status(found: list[Any] | None) -> tuple[str, str]:
     """The row's status (module docstring) from its discrepancies: its category, and how it is shown."""
-    from .compare import HARNESS
+    from reftape_properties.judge.compare import HARNESS
 
     if found is None:
         return "out of scope", "out of scope"

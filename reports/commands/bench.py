@@ -55,8 +55,8 @@ import numpy as np
 from reftape_oracle.catalog import resolve
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape
 
-from .cli import EXIT_FINDINGS, EXIT_OK, parser, run_command, writable_directory
-from .findings import HarnessError
+from reftape_properties.cli import EXIT_FINDINGS, EXIT_OK, parser, run_command, writable_directory
+from reftape_oracle.outcome import HarnessError
 
 SEED = 20260101
 
@@ -98,7 +98,7 @@ def _hypothesis_run(count: int, seed: int, body: Callable[[Program], None]) -> i
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as fixed_seed
 
-    from .strategies import programs
+    from reftape_properties.strategies import programs
 
     calls = 0
 
@@ -155,7 +155,7 @@ def _run_all(programs: list[Program], backend: str) -> None:
 
 
 def _evaluate_all(programs: list[Program]) -> None:
-    from .findings import evaluate
+    from reftape_properties.pipeline import evaluate
 
     for program in programs:
         evaluate(program, "reftape", "tensorflow", judge=False)
@@ -268,7 +268,7 @@ def small_graph_figures(work: Workload) -> dict[str, float]:
 # -- Large tensors and deep chains (the libraries called directly) --------------------------------
 
 def _library(name: str) -> Any:
-    from .cli import import_backend
+    from reftape_properties.cli import import_backend
 
     return import_backend(name)
 
@@ -383,7 +383,7 @@ def _child_main(measurement: str, name: str, *arguments: int) -> None:
 
 def _in_fresh_process(measurement: str, name: str, *arguments: int) -> dict:
     """Runs a measurement on library `name` in a fresh, single-threaded interpreter; its figures."""
-    code = f"from reftape_properties.bench import _child_main; _child_main({measurement!r}, {name!r}, *{arguments!r})"
+    code = f"from reftape_reports.commands.bench import _child_main; _child_main({measurement!r}, {name!r}, *{arguments!r})"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, **_SINGLE_THREADED})
     if done.returncode != 0:
@@ -406,7 +406,7 @@ def _campaign_rate(workers: int, examples: int, directory: Path) -> float:
     """Examples per second of a `reftape-fuzz` campaign on reftape, as the campaign reports it: from
     the first worker ready (TensorFlow loaded) to the last example."""
     report = directory / f"{workers}-workers-{len(list(directory.iterdir()))}"
-    done = subprocess.run([sys.executable, "-m", "reftape_reports.campaign", "--max-examples", str(examples),
+    done = subprocess.run([sys.executable, "-m", "reftape_reports.commands.fuzz", "--max-examples", str(examples),
                            "--workers", str(workers), "--seed", str(SEED), "--report", str(report)],
                           capture_output=True, text=True, env={**os.environ, **_SINGLE_THREADED})
     if done.returncode not in (EXIT_OK, EXIT_FINDINGS):
@@ -444,7 +444,7 @@ def small_graph_instructions() -> float:
     with tempfile.TemporaryDirectory(prefix="reftape-callgrind-") as directory:
         for passes in (0, 2):
             out = Path(directory) / f"callgrind.{passes}"
-            code = f"from reftape_properties.bench import _small_graph_passes; _small_graph_passes({passes})"
+            code = f"from reftape_reports.commands.bench import _small_graph_passes; _small_graph_passes({passes})"
             try:
                 done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
                                        "-c", code], capture_output=True, text=True,

@@ -3,7 +3,7 @@
 Each mutant replaces one short, exact snippet of one file of `reftape/` (the snippet occurs exactly
 once there; `tests/test_sensitivity.py` checks that every mutant still applies to the current
 reftape and still compiles, so the catalogue follows refactorings of the tape). The command in
-`properties/sensitivity.py` applies them one at a time to a copy of reftape and runs the detectors.
+`properties/sensitivity/measure.py` applies them one at a time to a copy of reftape and runs the detectors.
 
 Families and classes (from issue 7):
 - `vjp`: sign-or-scale, wrong-tensor, missing-conjugate, broadcast-reduction, tie-rule,

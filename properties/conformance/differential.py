@@ -13,8 +13,9 @@ import os
 
 from reftape_oracle.program import Program
 
-from .findings import Finding, evaluate
-from .run_records import record_coverage
+from reftape_properties.findings.record import Finding
+from reftape_properties.pipeline import evaluate
+from reftape_properties.findings.store import record_coverage
 
 CANDIDATE = os.environ.get("REFTAPE_CANDIDATE", "reftape")
 # The differential properties are the fuzz detector: they draw this many times the profile's examples

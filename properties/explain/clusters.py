@@ -2,10 +2,10 @@
 
 Findings group by `Finding.signature()` (kind, suspect op, dtype, tape options, verdict). A finding
 that was explained has a second record, its explained form (the suspect op named and, usually, the
-program minimised), linked back to it by `context["explained_from"]`; the pair counts once, under
+program minimised), linked back to it by its `explained_from`; the pair counts once, under
 the signature of the explained form, since only that one names the suspect op. An explained form
 that was not minimised itself, because a minimal finding of its signature already existed, names
-that minimal finding by `context["covered_by"]` and joins its cluster (minimisation simplifies tape
+that minimal finding by its `covered_by` and joins its cluster (minimisation simplifies tape
 options, so the two signatures may differ). A cluster keeps its count, its members' ids and its
 smallest program (fewest statements), the one to read first.
 """
@@ -17,11 +17,7 @@ from typing import Iterable
 
 from reftape_oracle.program import walk
 
-from .findings import Finding
-
-EXPLAINED_FROM = "explained_from"   # context key linking an explained form to the finding it explains
-COVERED_BY = "covered_by"           # context key naming the minimal finding whose cluster a form joins
-
+from reftape_properties.findings.record import Finding
 
 @dataclass
 class Cluster:
@@ -47,8 +43,8 @@ def size(finding: Finding) -> int:
 def explained_forms(findings: Iterable[Finding]) -> dict[str, Finding]:
     """Each found finding's id mapped to its most explained record: its explained form when it has one."""
     findings = list(findings)
-    explained = {f.context[EXPLAINED_FROM]: f for f in findings if f.context.get(EXPLAINED_FROM)}
-    return {f.id: explained.get(f.id, f) for f in findings if not f.context.get(EXPLAINED_FROM)}
+    explained = {f.explained_from: f for f in findings if f.explained_from}
+    return {f.id: explained.get(f.id, f) for f in findings if not f.explained_from}
 
 
 def cluster(findings: Iterable[Finding]) -> list[Cluster]:
@@ -57,7 +53,7 @@ def cluster(findings: Iterable[Finding]) -> list[Cluster]:
     by_id = {f.id: f for f in findings}
     clusters: dict[str, Cluster] = {}
     for found_id, form in explained_forms(findings).items():
-        signature = by_id.get(form.context.get(COVERED_BY), form).signature()
+        signature = by_id.get(form.covered_by, form).signature()
         entry = clusters.setdefault(signature, Cluster(signature, form))
         entry.ids.append(found_id)
         if size(form) < size(entry.smallest):

@@ -31,7 +31,7 @@ def _readable(directory: Path) -> Path:
 
 
 def _merged(out: Path, sources: list[Path]) -> int:
-    from .merge import merge
+    from reftape_reports.merge import merge
 
     for source in sources:
         if source.resolve() == out.resolve():
@@ -43,7 +43,7 @@ def _merged(out: Path, sources: list[Path]) -> int:
 
 
 def _report(directory: Path) -> int:
-    from .render import render
+    from reftape_reports.render import render
 
     index = render(writable_directory(_readable(directory)))
     print(f"{PROG}: report written to {index}")

@@ -1,10 +1,10 @@
-"""The one pipeline: `evaluate` runs a program on a candidate and on the reference, compares the two
-outcomes, referees value mismatches and marks known divergences, and returns a `Finding` (or None
-when they agree). The pytest property, the fuzz command, replay, minimisation and the reports all
-call it; nothing else re-implements any of its steps.
+"""The `Finding` record: a program on which two backends disagree, both outcomes, the discrepancies and
+what explaining it found (the first divergent node, the minimal form, the finding it was explained from).
+`properties/pipeline.py` makes findings; this module holds only the record, so that reading and
+rendering findings needs neither a backend nor Hypothesis.
 
 A Finding serialises to one JSON object (`to_json`/`from_json`, versioned by `schema_version`);
-the record format is documented as a JSON Schema in `properties/finding.schema.json`.
+the record format is documented as a JSON Schema in `properties/findings/finding.schema.json`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from typing import Any
 from reftape_oracle.outcome import Outcome
 from reftape_oracle.program import Call, Program, Tape, walk
 
-from .compare import PROGRAM_HARNESS_EXCEPTIONS, Discrepancy, compare
-from .known import Evidence, explained_by
-from .referee import referee
+from reftape_properties.judge.compare import Discrepancy
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Version 1 kept what explaining found in `context`, under these keys; reading such a record moves them
+# to their fields.
+_VERSION_1_FIELDS = ("first_divergence", "minimized", "explained_from", "covered_by")
 SCHEMA_PATH = Path(__file__).with_name("finding.schema.json")   # the record format, as a JSON Schema
 
 
@@ -44,10 +45,6 @@ def record_validator() -> Any:
                                            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
-class HarnessError(Exception):
-    """The harness itself could not run the program on one side: never an agreement."""
-
-
 @dataclass
 class Finding:
     """A program on which the candidate and the reference disagree, with everything that shows it."""
@@ -63,6 +60,11 @@ class Finding:
     suspect: str | None = None            # the op at the first divergent node, when known
     reproduce: str | None = None          # how to draw this program again (seed, blob), when known
     context: dict = field(default_factory=dict)   # where it was found: test node id, campaign, ...
+    # What explaining found (properties/explain/):
+    first_divergence: dict | None = None  # the first node where the sides part (None: none found, or not searched)
+    minimized: dict | None = None         # the search that made this record's program: from which id, its budget
+    explained_from: str | None = None     # the id of the found finding this record explains
+    covered_by: str | None = None         # the id of the minimal finding of the same signature, found before
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -72,11 +74,6 @@ class Finding:
 
     def program_digest(self) -> str:
         return hashlib.sha256(self.program.to_json().encode()).hexdigest()
-
-    def judge(self) -> Finding:
-        """Fills in the referee's verdict on each value discrepancy; returns the finding."""
-        referee(self.program, self.discrepancies, self.expected, self.actual)
-        return self
 
     @property
     def unexplained(self) -> list[Discrepancy]:
@@ -125,7 +122,9 @@ class Finding:
                 "discrepancies": [asdict(d) for d in self.discrepancies],
                 "program": self.program.to_dict(), "source": self.program.to_source(self.reference),
                 "expected": asdict(self.expected), "actual": asdict(self.actual),
-                "environment": self.expected.environment, "reproduce": self.reproduce, "context": self.context}
+                "environment": self.expected.environment, "reproduce": self.reproduce, "context": self.context,
+                "first_divergence": self.first_divergence, "minimized": self.minimized,
+                "explained_from": self.explained_from, "covered_by": self.covered_by}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
@@ -135,17 +134,26 @@ class Finding:
         if not isinstance(data, dict):
             raise ValueError(f"a finding record is a JSON object, not {type(data).__name__}")
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version == 1:
+            data = _from_version_1(data)
+        elif version != SCHEMA_VERSION:
             raise ValueError(f"finding schema_version {version!r} is not {SCHEMA_VERSION}")
         return cls(program=Program.from_dict(data["program"]), expected=Outcome(**data["expected"]),
                    actual=Outcome(**data["actual"]), discrepancies=[Discrepancy(**d) for d in data["discrepancies"]],
                    candidate=data["candidate"], reference=data["reference"], id=data["id"],
                    timestamp=data["timestamp"], suspect=data.get("suspect"), reproduce=data.get("reproduce"),
-                   context=data.get("context") or {})
+                   context=data.get("context") or {}, first_divergence=data.get("first_divergence"),
+                   minimized=data.get("minimized"), explained_from=data.get("explained_from"),
+                   covered_by=data.get("covered_by"))
 
     @classmethod
     def from_json(cls, text: str) -> Finding:
         return cls.from_dict(json.loads(text))
+
+
+def _from_version_1(data: dict) -> dict:
+    context = dict(data.get("context") or {})
+    return {**data, **{name: context.pop(name, None) for name in _VERSION_1_FIELDS}, "context": context}
 
 
 def _program_dtype(program: Program) -> str | None:
@@ -162,51 +170,3 @@ def tape_options(program: Program) -> list[str]:
         elif isinstance(s, Call):
             options |= {f"method={s.method}", f"unconnected={s.unconnected}"}
     return sorted(options)
-
-
-def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
-    """Why a side could not run the program, when the harness (not the program) is to blame. The
-    reference lacking a name or timing out leaves nothing to judge against: never an agreement."""
-    error = outcome.error or {}
-    if error.get("kind") == "harness" or reference and error.get("kind") == "timeout":
-        return f"{outcome.backend}: {error['message']}"
-    if reference and error.get("kind") == "missing":
-        return f"{outcome.backend} (the reference) lacks {', '.join(error['names'])}"
-    if reference and error.get("kind") == "exception" and error["class"] in PROGRAM_HARNESS_EXCEPTIONS:
-        return f"{outcome.backend} (the reference) raised {error['class']} outside the code under test: {error['message']}"
-    return None
-
-
-def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "tensorflow", *,
-             time_limit: float | None = None, judge: bool = True, isolated: bool = False) -> Finding | None:
-    """Runs `program` on both sides and returns the Finding they make, or None when they agree.
-
-    Raises HarnessError when either side could not run the program for reasons of the harness (a
-    backend that cannot be imported, generated code that does not compile): that is never an
-    agreement. `judge=False` skips the referee (for the many evaluations minimisation makes).
-    `isolated` runs each side in a process of its own (backends named by module), where dying or
-    hanging in native code becomes the side's outcome."""
-    from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run_each
-    from reftape_oracle.isolated import run_isolated
-
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
-    if isolated:
-        expected, actual = (run_isolated(program, _name(side), limit) for side in (reference, candidate))
-    else:
-        expected, actual = run_each(program, [reference, candidate], limit)
-    failures = [f for f in (_harness_failure(expected, reference=True), _harness_failure(actual)) if f]
-    if failures:
-        raise HarnessError("; ".join(failures))
-    found = compare(expected, actual, program)
-    if not found:
-        return None
-    evidence = Evidence(program, expected, actual, candidate)
-    for d in found:
-        known = explained_by(d, evidence)
-        d.known = known.number if known else None
-    finding = Finding(program, expected, actual, found, candidate=_name(candidate), reference=_name(reference))
-    return finding.judge() if judge and not finding.crashed else finding
-
-
-def _name(backend: Any) -> str:
-    return backend if isinstance(backend, str) else backend.__name__

@@ -8,7 +8,7 @@ Registered through the `pytest11` entry point, so it is active wherever reftape 
 It provides
 - `--reftape-backend MODULE`: the candidate (the current directory is importable). An unimportable
   module is a one-line usage error. The choice is exported as `REFTAPE_CANDIDATE`, which the
-  differential property (`properties/differential.py`) and xdist workers read.
+  differential property (`properties/conformance/differential.py`) and xdist workers read.
 - `--reftape-xfails FILE`: the backend's known failures, in the manner of array-api-tests' xfails
   file: one pattern per line, `#` starts a comment. A test whose node id contains a pattern is
   marked `xfail(strict=False)`: a known failure must not fail the run, and a test that passes on
@@ -73,7 +73,7 @@ def read_xfails(path: Path) -> list[str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    from .cli import EXIT_USAGE, UsageError, import_backend, writable_directory
+    from reftape_properties.cli import EXIT_USAGE, UsageError, import_backend, writable_directory
 
     name = candidate_name(config)
     try:
@@ -123,8 +123,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = outcome.get_result()
     if report.when != "call" or call.excinfo is None:
         return
-    from .differential import Disagreement
-    from .run_records import record_finding
+    from reftape_properties.conformance.differential import Disagreement
+    from reftape_properties.findings.store import record_finding
+    from reftape_properties.pipeline import judged
 
     errors = [call.excinfo.value]
     while errors:
@@ -132,13 +133,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         errors.extend(getattr(error, "exceptions", ()))  # Hypothesis reports distinct failures as a group
         if isinstance(error, Disagreement):
             error.finding.context["test"] = item.nodeid
-            record_finding(error.finding.judge())
+            record_finding(judged(error.finding))
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
     from reftape_oracle.catalog import CATALOG
 
-    from .run_records import coverage_summary, report_dir
+    from reftape_properties.findings.store import coverage_summary, report_dir
 
     path = report_dir() / "coverage.jsonl"
     if not path.exists():
@@ -171,6 +172,6 @@ def tf() -> ModuleType:
 @pytest.fixture(scope="session")
 def candidate(pytestconfig: pytest.Config) -> ModuleType:
     """The backend under test (--reftape-backend, default reftape)."""
-    from .cli import import_backend
+    from reftape_properties.cli import import_backend
 
     return import_backend(candidate_name(pytestconfig))

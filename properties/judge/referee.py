@@ -51,8 +51,8 @@ from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
                                     flat_references, structure_children, structure_references, walk)
-from .compare import Discrepancy
-from .tolerance import Tolerance, is_floating
+from reftape_properties.judge.compare import Discrepancy
+from reftape_properties.judge.tolerance import Tolerance, is_floating
 
 REFERENCE_BACKEND = "reftape"
 RESOLUTION = 1e-4        # relative distance from the estimate within which a side counts as right

@@ -1,4 +1,4 @@
-"""`reftape-fuzz`: a fuzzing campaign (`reftape_properties.fuzz`) that ends in its HTML report.
+"""`reftape-fuzz`: a fuzzing campaign (`reftape_properties.campaign`) that ends in its HTML report.
 
 The campaign belongs to the harness layer and the report to this one, above it: this command joins
 the two, so that the harness never imports the reports. SIGINT and SIGTERM are taken as a request to
@@ -10,9 +10,10 @@ from __future__ import annotations
 import sys
 
 from reftape_properties.cli import StopSignals, run_command
-from reftape_properties.fuzz import PROG, arguments, campaign_from, run_campaign
+from reftape_properties.campaign.configuration import PROG, arguments, campaign_from
+from reftape_properties.campaign.supervisor import run_campaign
 
-from .render import render
+from reftape_reports.render import render
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """Findings and coverage, written as they happen so that an interrupted run keeps them.
 
 `discrepancies.jsonl` (in the report directory) holds one Finding per line (`Finding.to_json`, see
-properties/findings.py and its JSON Schema), appended with one write and fsynced per record, so
+properties/findings/record.py and its JSON Schema), appended with one write and fsynced per record, so
 parallel workers never interleave records and a crash loses nothing already found. Ids are unique
 across runs that share a directory. `read_findings` skips malformed lines with a warning.
 
@@ -21,7 +21,7 @@ import warnings
 
 from reftape_oracle.program import Call, Program, Reset, StopRecording, Tape, WatchedVariables, structure_children, walk
 
-from .findings import Finding
+from reftape_properties.findings.record import Finding
 
 DEFAULT_REPORT_DIR = Path("test-report")
 

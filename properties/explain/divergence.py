@@ -32,8 +32,8 @@ from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, L
                                     StopRecording, Tape, Watch, WatchedVariables, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
-from .compare import compare
-from .findings import Finding
+from reftape_properties.judge.compare import compare
+from reftape_properties.findings.record import Finding
 
 ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
 UPSTREAM = "_upstream"   # ... and of its output gradient in a consumer's isolated contribution
@@ -41,10 +41,10 @@ _LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")
 
 
 def first_divergence(finding: Finding) -> Finding:
-    """Sets `finding.suspect` and `finding.context["first_divergence"]` (None when no node diverges, or
+    """Sets `finding.suspect` and `finding.first_divergence` (None when no node diverges, or
     when a side did not finish: every instrumented run would wait for the time limit, or die)."""
     divergence = None if finding.stopped_by(UNFINISHED) else _forward_divergence(finding) or _adjoint_divergence(finding)
-    finding.context["first_divergence"] = divergence
+    finding.first_divergence = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]
     return finding

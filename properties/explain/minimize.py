@@ -24,7 +24,7 @@ tests/test_fuzz.py's campaign (7 to 22 ops) reached a program no candidate shrin
 evaluations (median 75), at 1.3 to 44 evaluations a second on a loaded 2-core machine, so 30 s
 cut the 22-op one short (it needed 88 s); `MAX_EVALUATIONS` is twice the most any needed. The
 wall-clock limit is only a safety net. A search the budget, the safety net or
-a stop request cut short says so in `context["minimized"]["stopped_by"]` ("evaluations", "seconds",
+a stop request cut short says so in `minimized["stopped_by"]` ("evaluations", "seconds",
 "interrupted"; None when no smaller candidate was left), even when it found nothing smaller.
 """
 
@@ -39,9 +39,10 @@ from reftape_oracle.outcome import decode_array
 from reftape_oracle.program import (Apply, Assign, Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Structure,
                                     Tape, Watch, WatchedVariables, flat_references, map_references, walk)
 
-from .divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope,
-                         structure_names, substitute)
-from .findings import Finding, HarnessError, evaluate
+from reftape_properties.explain.divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope, structure_names, substitute)
+from reftape_properties.findings.record import Finding
+from reftape_oracle.outcome import HarnessError
+from reftape_properties.pipeline import evaluate, judged
 
 MAX_EVALUATIONS = 400      # programs tested per minimisation (see the module's docstring)
 SAFETY_SECONDS = 600.0     # a wall-clock limit that only a stuck machine reaches; it reports itself
@@ -57,7 +58,7 @@ def minimize(finding: Finding, *, max_evaluations: int = MAX_EVALUATIONS, safety
     evaluations (a campaign being stopped); `safety_seconds` bounds a stuck search. Either, or the
     budget, ending the search is recorded as its `stopped_by`."""
     start = time.monotonic()
-    if "first_divergence" not in finding.context:
+    if finding.first_divergence is None:
         first_divergence(finding)
     search = _Search(finding, max_evaluations, deadline=start + safety_seconds, stop=stop)
     best = finding
@@ -67,14 +68,14 @@ def minimize(finding: Finding, *, max_evaluations: int = MAX_EVALUATIONS, safety
         return finding
     if best is not finding:
         if finding.primary.verdict is not None and best.primary.verdict is None:
-            best.judge()  # the smaller program's own verdict, where the search did not need one
+            judged(best)  # the smaller program's own verdict, where the search did not need one
         best.reproduce = finding.reproduce
     else:
         best = replace(finding, context=dict(finding.context))
-    best.context = {**finding.context, **best.context,
-                    "minimized": {"from": finding.id, "ops_before": len(finding.program.ops()),
-                                  "ops_after": len(best.program.ops()), "evaluations": search.evaluations,
-                                  "seconds": round(time.monotonic() - start, 2), "stopped_by": search.stopped_by}}
+    best.context = {**finding.context, **best.context}
+    best.minimized = {"from": finding.id, "ops_before": len(finding.program.ops()), "ops_after": len(best.program.ops()),
+                      "evaluations": search.evaluations, "seconds": round(time.monotonic() - start, 2),
+                      "stopped_by": search.stopped_by}
     return best
 
 
@@ -127,7 +128,7 @@ class _Search:
             return None
         first_divergence(found)
         if self.judged:
-            found.judge()
+            judged(found)
         return found if _cause(found, self.judged) == self.wanted else None
 
 
@@ -139,7 +140,7 @@ def _cause(finding: Finding, judged: bool) -> dict:
 # -- candidate programs, smallest changes to try first -------------------------------------
 
 def _candidates(finding: Finding, reference: str) -> Iterator[Program]:
-    program, divergence = finding.program, finding.context.get("first_divergence")
+    program, divergence = finding.program, finding.first_divergence
     if divergence is not None:
         yield _tidy(_needed_only(program, divergence))
     for step in (_removals, _unwraps, _bypasses, lambda p: _cuts(p, reference), _options):

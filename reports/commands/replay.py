@@ -23,10 +23,11 @@ from reftape_oracle.program import Call, Op, Program, walk
 from reftape_oracle import validation
 from reftape_oracle.validation import ProgramError
 
-from .cli import EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, positive_seconds, run_command
-from .compare import NOT_RUN, Discrepancy
-from .findings import Finding, evaluate
-from .known import KNOWN
+from reftape_properties.cli import (EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, positive_seconds, run_command)
+from reftape_properties.judge.compare import NOT_RUN, Discrepancy
+from reftape_properties.findings.record import Finding
+from reftape_properties.pipeline import evaluate
+from reftape_properties.judge.known import KNOWN
 
 PROG = "reftape-replay"
 
@@ -89,7 +90,7 @@ def _load_program(path: Path) -> Program:
 
 def _recorded_finding(path: Path, wanted: str | None) -> Finding:
     """The finding `wanted` (an id or a unique prefix of one) from a discrepancies.jsonl file."""
-    from .run_records import read_findings
+    from reftape_properties.findings.store import read_findings
 
     with warnings.catch_warnings(record=True) as skipped:
         warnings.simplefilter("always")

@@ -22,7 +22,7 @@ import numpy as np
 from reftape import dispatch
 from reftape.half_sums import MODELLED_TERMS
 
-from .compare import Discrepancy, compare, summed_terms
+from reftape_properties.judge.compare import Discrepancy, compare, summed_terms
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, walk

@@ -1,0 +1,183 @@
+"""What a campaign checks and for how long: `Campaign`, read from the command line and, for
+`--resume`, from the run.json of the run it resumes."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from reftape_properties.campaign.database import reachable_database
+from reftape_properties.cli import UsageError, import_backend, parser, positive_seconds, writable_directory
+
+PROG = "reftape-fuzz"
+DEFAULT_MINUTES = 10.0
+BATCH = 100                 # examples per Hypothesis run; each run gets a seed of its own
+TIME_LIMIT = 20.0           # seconds per program and backend
+STOP_GRACE = 3.0            # seconds workers get to finish their example before they are killed
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What a campaign runs: written to run.json and given to every worker."""
+
+    backend: str
+    ops: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    seed: int
+    workers: int
+    minutes: float | None
+    max_examples: int | None
+    report: str
+    resume: bool
+    database: str | None = None         # a shared example database (redis://...) instead of the report's
+    shard: tuple[int, int] = (1, 1)     # (K, N): this machine draws the seeds congruent to K-1 modulo N
+    time_limit: float = TIME_LIMIT      # seconds per program and backend
+
+
+def arguments() -> argparse.ArgumentParser:
+    result = parser(PROG, "Fuzz a TF-like tape against TensorFlow with generated programs; write an HTML report.")
+    budget = result.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, help=f"time budget (default {DEFAULT_MINUTES:g} minutes)")
+    budget.add_argument("--max-examples", type=int, help="stop after this many programs")
+    result.add_argument("--seed", type=int, help="campaign seed (default: random, written to run.json)")
+    result.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
+    result.add_argument("--backend", help="candidate module (default reftape; the current directory is importable)")
+    result.add_argument("--ops", help="comma-separated globs over catalog paths, e.g. 'sin,math.*' (default: all)")
+    result.add_argument("--dtypes", help="comma-separated dtypes (default: all)")
+    result.add_argument("--report", type=Path, default=Path("fuzz-report"), help="report directory "
+                                                                                  "(default ./fuzz-report)")
+    result.add_argument("--resume", action="store_true", help="replay the failures in the report directory's "
+                        "example database first, with the run's --backend, --ops, --dtypes, --time-limit, "
+                        "--database and --shard (from its run.json; giving another value is an error)")
+    result.add_argument("--database", metavar="URL", help="a Hypothesis example database shared by machines, "
+                        "e.g. redis://127.0.0.1:6379/0: failures any machine saved are replayed first")
+    result.add_argument("--shard", metavar="K/N", help="this machine's share of the seeds: "
+                        "machines given 1/N .. N/N draw disjoint seeds (default 1/1)")
+    result.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
+                        help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
+                             "code is killed and the program run again in processes of its own")
+    return result
+
+
+# What a resumed run takes from the run.json of the run it resumes: what it checks and where its saved
+# failures are (replayed on another backend they would pass, and Hypothesis would delete them).
+RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_limit": "--time-limit",
+           "database": "--database", "shard": "--shard"}
+_NOT_RECORDED = object()
+
+
+def campaign_from(args: argparse.Namespace) -> Campaign:
+    """The campaign the arguments ask for (with `--resume`, the resumed run's configuration for what
+    they leave out); UsageError (before anything runs or is written) for bad usage."""
+    recorded = _resumed_configuration(args.report) if args.resume else {}
+
+    def chosen(name: str, resolve: Callable[[Any], Any], default: Any) -> Any:
+        return _chosen(RESUMED[name], getattr(args, name), recorded.get(name, _NOT_RECORDED), resolve, default)
+
+    backend = chosen("backend", str, "reftape")
+    ops = chosen("ops", _matching_ops, "*")
+    dtypes = chosen("dtypes", _dtype_list, None)
+    time_limit = chosen("time_limit", float, TIME_LIMIT)
+    shard = chosen("shard", _shard, "1/1")
+    database = chosen("database", lambda url: url, None)
+    _check_ops_have_dtypes(ops, dtypes)
+    for name, value in (("--minutes", args.minutes), ("--max-examples", args.max_examples)):
+        if value is not None and value <= 0:
+            raise UsageError(f"{name} must be positive, not {value:g}")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {args.workers}")
+    import_backend(backend)
+    database = reachable_database(database)
+    report = writable_directory(args.report)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
+    return Campaign(backend, ops, dtypes, seed, args.workers, minutes, args.max_examples, str(report.resolve()),
+                    args.resume, database, shard, time_limit)
+
+
+def _chosen(option: str, given: Any, recorded: Any, resolve: Callable[[Any], Any], default: Any) -> Any:
+    """An option's value: the one given (resolved), else the resumed run's, else the default; a given
+    value that differs from the resumed run's is a UsageError naming both."""
+    if given is None:
+        return resolve(default) if recorded is _NOT_RECORDED else _one_run_setting(option, recorded, resolve)
+    value = resolve(given)
+    if recorded is not _NOT_RECORDED and value != recorded:
+        raise UsageError(f"{option} {given!r} conflicts with the run being resumed, which used {option} "
+                         f"{_as_given(option, recorded)!r} (its run.json): leave {option} out to resume that run")
+    return value
+
+
+def _one_run_setting(option: str, recorded: Any, resolve: Callable[[Any], Any]) -> Any:
+    """`recorded` after checking that its option would take it (a merged report's run.json records the
+    distinct values of several runs instead); UsageError otherwise."""
+    try:
+        valid = recorded is None or resolve(_as_given(option, recorded)) == recorded
+    except (UsageError, ValueError, TypeError):
+        valid = False
+    if not valid:
+        raise UsageError(f"--resume: run.json records {option} {recorded!r}, not one run's setting "
+                         f"(a merged report?): resume one of the runs it was made from")
+    return recorded
+
+
+def _as_given(option: str, value: Any) -> Any:
+    """A recorded value spelled as its option takes it."""
+    if option == "--shard":
+        return "/".join(map(str, value))
+    return ",".join(map(str, value)) if isinstance(value, tuple) else value
+
+
+def _resumed_configuration(report: Path) -> dict[str, Any]:
+    """The configuration `run.json` in `report` records, as `Campaign` holds it (tuples for lists)."""
+    path = report / "run.json"
+    try:
+        configuration = json.loads(path.read_text())["configuration"]
+        return {name: tuple(configuration[name]) if isinstance(configuration[name], list) else configuration[name]
+                for name in RESUMED if name in configuration}
+    except FileNotFoundError:
+        raise UsageError(f"--resume: {str(path)!r} does not exist: no run to resume in {str(report)!r}") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"--resume: {str(path)!r} is unreadable ({type(error).__name__}: {error})") from None
+
+
+def _matching_ops(text: str) -> tuple[str, ...]:
+    from reftape_oracle.catalog import CATALOG
+
+    patterns = [p.strip() for p in text.split(",") if p.strip()]
+    ops = tuple(path for path in CATALOG if any(fnmatch.fnmatchcase(path, p) for p in patterns))
+    if not ops:
+        raise UsageError(f"--ops {text!r} matches no catalog op (e.g. 'sin', 'math.*', 'nn.relu')")
+    return ops
+
+
+def _dtype_list(text: str | None) -> tuple[str, ...]:
+    from reftape_oracle.catalog import DTYPES
+
+    dtypes = DTYPES if text is None else tuple(d.strip() for d in text.split(",") if d.strip())
+    unknown = [d for d in dtypes if d not in DTYPES]
+    if unknown or not dtypes:
+        raise UsageError(f"--dtypes {text!r}: unknown dtype {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(DTYPES)}")
+    return dtypes
+
+
+def _check_ops_have_dtypes(ops: tuple[str, ...], dtypes: tuple[str, ...]) -> None:
+    from reftape_oracle.catalog import CATALOG
+
+    if not any(d in CATALOG[op].dtypes for op in ops for d in dtypes):
+        raise UsageError(f"none of the ops {', '.join(ops)} supports dtypes {', '.join(dtypes)}")
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {text!r} must be K/N with whole numbers, e.g. 2/4") from None
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard {text!r} needs 1 <= K <= N")
+    return k, n

@@ -1,0 +1,1 @@
+"""Planted bugs (mutants.py) and how the detectors are measured against them (measure.py)."""
