@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reftape_reports.commands.bench import TARGETS
+from reftape_reports.commands.reftape_bench import TARGETS
 
 FIGURES = {"harness_overhead_ratio", "generation_share", "small_graph_ratio", "large_tensor_ratio",
            "deep_chain_seconds", "deep_chain_peak_memory_ratio", "examples_per_second_1_worker",
@@ -65,7 +65,7 @@ def test_small_graph_run_directly_computes_what_the_interpreter_computes():
     from reftape_oracle.interpreter import run
     from reftape_oracle.outcome import decode_array
     from reftape_oracle.tensorflow import load_tensorflow
-    from reftape_reports.commands.bench import small_graph, small_graph_function
+    from reftape_reports.commands.reftape_bench import small_graph, small_graph_function
 
     program = small_graph(np.random.default_rng(7), 20)
     value, gradients = small_graph_function(load_tensorflow(), program)()

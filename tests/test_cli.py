@@ -83,7 +83,7 @@ def test_version_on_every_command(name):
 
 
 def test_python_dash_m_runs_the_same_command():
-    result = subprocess.run([sys.executable, "-m", "reftape_reports.commands.replay", "--version"], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_replay", "--version"], capture_output=True,
                             text=True, cwd=ROOT)
     assert result.returncode == 0 and result.stdout.startswith("reftape-replay ")
 
@@ -309,7 +309,7 @@ def test_conformance_runs_what_a_partial_backend_can_and_marks_the_rest_not_run(
 
 
 def test_conformance_exit_status_for_each_kind_of_row():
-    from reftape_reports.commands.conformance import CATEGORIES, _exit_status
+    from reftape_reports.commands.reftape_conformance import CATEGORIES, _exit_status
 
     def status(**counts):
         return _exit_status({c: counts.get(c.replace(" ", "_"), 0) for c in CATEGORIES}, interrupted=False)
@@ -372,7 +372,7 @@ def test_the_referees_estimate_is_printed_when_present():
     from reftape_oracle.outcome import Outcome, describe
     from reftape_properties.judge.compare import Discrepancy
     from reftape_properties.findings.record import Finding
-    from reftape_reports.commands.replay import describe_finding
+    from reftape_reports.commands.reftape_replay import describe_finding
 
     program = sin_program()
     expected = Outcome("tensorflow", calls={"g": describe(np.array([0.5, 0.25, 1.0], np.float32), None)})

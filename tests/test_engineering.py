@@ -189,7 +189,7 @@ def test_upward_import_finder_sees_the_reports_layer_import_a_command(tmp_path):
 
 _CHAIN_PAGE_FAULTS = """
 import resource, numpy as np, reftape as tf
-from reftape_reports.commands.bench import matmul_chain
+from reftape_reports.commands.reftape_bench import matmul_chain
 rng = np.random.default_rng(0)
 start, weight = (rng.standard_normal((512, 512)).astype(np.float32) for _ in range(2))
 matmul_chain(tf, start, weight, 2)

@@ -40,7 +40,7 @@ PLANTED_CAMPAIGN = ["--backend", "planted_backend", "--ops", "sin,multiply", "--
 
 
 def fuzz_command(*args):
-    return [sys.executable, "-m", "reftape_reports.commands.fuzz", *args]
+    return [sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", *args]
 
 
 @pytest.fixture
@@ -186,7 +186,7 @@ STOP_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 # The parent renders with `render` wrapped to send the signal first: the moment after the budget.
 RENDER_STOPPED = """
 import os, signal, sys
-from reftape_reports.commands import fuzz as campaign
+from reftape_reports.commands import reftape_fuzz as campaign
 from reftape_reports.render import render as real_render
 
 def render(directory):

@@ -19,7 +19,7 @@ CAMPAIGN = ["--backend", "planted_backend", "--ops", "sin,multiply,add", "--dtyp
 
 
 def report_command(*args):
-    return [sys.executable, "-m", "reftape_reports.commands.report", *args]
+    return [sys.executable, "-m", "reftape_reports.commands.reftape_report", *args]
 
 
 def _free_port() -> int:

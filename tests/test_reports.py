@@ -27,7 +27,7 @@ from reftape_properties.pipeline import evaluate
 from reftape_properties.findings.store import record_finding, report_dir
 from reftape_properties.explain.minimize import minimize
 from reftape_reports import render
-from reftape_reports.commands.report import main as report_main
+from reftape_reports.commands.reftape_report import main as report_main
 
 SCRIPT = "<script>alert('x')</script>"
 
@@ -220,7 +220,7 @@ def _heavy_imports_while(code: str) -> list[str]:
 
 def test_rendering_a_report_imports_neither_hypothesis_nor_a_backend(tmp_path, findings):
     _record(tmp_path, findings)
-    rendered = f"from reftape_reports.commands.report import main; assert main([{str(tmp_path)!r}]) == 0"
+    rendered = f"from reftape_reports.commands.reftape_report import main; assert main([{str(tmp_path)!r}]) == 0"
     assert _heavy_imports_while(rendered) == []
     assert (tmp_path / "index.html").exists()
 
@@ -230,7 +230,7 @@ def test_the_import_check_sees_a_planted_heavy_import():
 
 
 def test_reftape_report_rejects_a_missing_directory_in_one_line(tmp_path):
-    shown = subprocess.run([sys.executable, "-m", "reftape_reports.commands.report", str(tmp_path / "absent")],
+    shown = subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_report", str(tmp_path / "absent")],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 2
     assert shown.stderr.count("\n") == 1 and "does not exist" in shown.stderr
@@ -238,7 +238,7 @@ def test_reftape_report_rejects_a_missing_directory_in_one_line(tmp_path):
 
 def test_reftape_report_refuses_a_directory_without_records_in_one_line(tmp_path):
     (tmp_path / "notes.txt").write_text("not a record")
-    shown = subprocess.run([sys.executable, "-m", "reftape_reports.commands.report", str(tmp_path)],
+    shown = subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_report", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 2 and not shown.stdout
     (line,) = shown.stderr.splitlines()

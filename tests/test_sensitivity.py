@@ -1,4 +1,4 @@
-"""The planted-bug catalogue (properties/sensitivity/mutants.py) and the sensitivity command (reports/commands/sensitivity.py).
+"""The planted-bug catalogue (properties/sensitivity/mutants.py) and the sensitivity command (reports/commands/reftape_sensitivity.py).
 
 The catalogue must follow reftape: every mutant applies to the current reftape (its original text
 occurs exactly once), changes it, and still compiles. The command is tested the way a detector is:
@@ -17,7 +17,7 @@ from reftape_oracle import interpreter
 from reftape_oracle.program import Program
 from reftape_properties.sensitivity.mutants import MUTANTS, TAPE_CLASSES, VJP_CLASSES, select
 from reftape_properties.sensitivity.measure import QUICK, memoize_reference, module_name
-from reftape_reports.commands.sensitivity import main
+from reftape_reports.commands.reftape_sensitivity import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +56,7 @@ def test_applying_a_mutant_that_no_longer_matches_fails_loudly():
 def test_a_mutant_reftape_outgrew_is_a_usage_error_before_anything_runs(monkeypatch, capsys):
     import dataclasses
 
-    from reftape_reports.commands import sensitivity
+    from reftape_reports.commands import reftape_sensitivity as sensitivity
 
     stale = dataclasses.replace(MUTANTS[0], id="stale", original="text reftape no longer has")
     monkeypatch.setattr(sensitivity, "select", lambda pattern: [stale])

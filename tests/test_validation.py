@@ -241,7 +241,7 @@ def test_size_limits_are_resource_errors():
 
 def test_a_program_too_large_to_read_is_a_resource_error(monkeypatch, tmp_path, capsys):
     from reftape_oracle import validation
-    from reftape_reports.commands import replay
+    from reftape_reports.commands import reftape_replay as replay
 
     text = json.dumps(program_data())
     monkeypatch.setattr(validation, "MAX_JSON_BYTES", len(text) - 1)

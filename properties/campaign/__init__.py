@@ -12,7 +12,7 @@ workers at the budget or on SIGINT/SIGTERM, sent to it or to its whole process g
 report rendered. A worker that dies or hangs in native code is replaced: the program it said
 it was running (its flight recorder) is run again with each side in a process of its own, and the
 finding that makes is recorded with the death (`worker-deaths.jsonl`). The command itself
-(`reftape-fuzz`, `reports/commands/fuzz.py`) sits in the reports layer, above this one, and passes the
+(`reftape-fuzz`, `reports/commands/reftape_fuzz.py`) sits in the reports layer, above this one, and passes the
 renderer in.
 
 Report directory layout: discrepancies.jsonl, coverage.jsonl, run.json, worker-deaths.jsonl,

@@ -1,5 +1,5 @@
 """How many planted bugs (properties/sensitivity/mutants.py) do the detectors kill? (`reftape-sensitivity`,
-reports/commands/sensitivity.py, is the command.)
+reports/commands/reftape_sensitivity.py, is the command.)
 
 Each mutant is planted in a temporary copy of the reftape package, importable under its own name
 (`reftape_mutant_<id>`; reftape imports itself relatively), and each detector runs pytest in a

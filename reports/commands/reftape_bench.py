@@ -383,7 +383,7 @@ def _child_main(measurement: str, name: str, *arguments: int) -> None:
 
 def _in_fresh_process(measurement: str, name: str, *arguments: int) -> dict:
     """Runs a measurement on library `name` in a fresh, single-threaded interpreter; its figures."""
-    code = f"from reftape_reports.commands.bench import _child_main; _child_main({measurement!r}, {name!r}, *{arguments!r})"
+    code = f"from reftape_reports.commands.reftape_bench import _child_main; _child_main({measurement!r}, {name!r}, *{arguments!r})"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, **_SINGLE_THREADED})
     if done.returncode != 0:
@@ -406,7 +406,7 @@ def _campaign_rate(workers: int, examples: int, directory: Path) -> float:
     """Examples per second of a `reftape-fuzz` campaign on reftape, as the campaign reports it: from
     the first worker ready (TensorFlow loaded) to the last example."""
     report = directory / f"{workers}-workers-{len(list(directory.iterdir()))}"
-    done = subprocess.run([sys.executable, "-m", "reftape_reports.commands.fuzz", "--max-examples", str(examples),
+    done = subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", "--max-examples", str(examples),
                            "--workers", str(workers), "--seed", str(SEED), "--report", str(report)],
                           capture_output=True, text=True, env={**os.environ, **_SINGLE_THREADED})
     if done.returncode not in (EXIT_OK, EXIT_FINDINGS):
@@ -444,7 +444,7 @@ def small_graph_instructions() -> float:
     with tempfile.TemporaryDirectory(prefix="reftape-callgrind-") as directory:
         for passes in (0, 2):
             out = Path(directory) / f"callgrind.{passes}"
-            code = f"from reftape_reports.commands.bench import _small_graph_passes; _small_graph_passes({passes})"
+            code = f"from reftape_reports.commands.reftape_bench import _small_graph_passes; _small_graph_passes({passes})"
             try:
                 done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
                                        "-c", code], capture_output=True, text=True,
