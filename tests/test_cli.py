@@ -3,11 +3,13 @@
 replayed by id, streaming conformance that keeps its partial table on Ctrl-C, a quiet TensorFlow
 import, and a clear line when TensorFlow is not installed."""
 
+import importlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,33 @@ def environment(**changes) -> dict:
 def command(name: str, *args, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN / name), *map(str, args)], capture_output=True, text=True, cwd=cwd,
                           env=env or environment(), timeout=600)
+
+
+def _entry_point_problems(entry_points: dict[str, str]) -> list[str]:
+    """What is wrong with `name = "module:attribute"` entry points: a module that does not import, an
+    attribute that is not callable."""
+    problems = []
+    for name, target in entry_points.items():
+        module, _, attribute = target.partition(":")
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError as error:
+            problems.append(f"{name}: {error}")
+            continue
+        if attribute and not callable(getattr(loaded, attribute, None)):
+            problems.append(f"{name}: {module} has no callable {attribute}")
+    return problems
+
+
+def test_every_entry_point_in_pyproject_loads():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert _entry_point_problems({**project["scripts"], **project["entry-points"]["pytest11"]}) == []
+    assert all((BIN / name).exists() for name in project["scripts"])
+
+
+def test_the_entry_point_check_sees_stale_targets():
+    assert _entry_point_problems({"a": "reftape_properties.cli:no_such_main", "b": "reftape_reports.nothing:main"}) == [
+        "a: reftape_properties.cli has no callable no_such_main", "b: No module named 'reftape_reports.nothing'"]
 
 
 def one_line_error(result: subprocess.CompletedProcess, status: int, *fragments: str) -> str:
