@@ -65,30 +65,43 @@ LAYERS = (("reftape", "reftape"), ("oracle", "reftape_oracle"), ("properties", "
 _FOLDERS = dict((package, folder) for folder, package in LAYERS)
 
 
-def _import_graph(root: Path) -> dict[str, set[str]]:
-    """Module (`package.module`) -> the project's modules it imports, at any depth of the file (function-level
-    imports too), for every module of every layer under `root`."""
-    modules = {f"{package}.{path.stem}" for folder, package in LAYERS for path in (root / folder).glob("*.py")}
+def _sources(root: Path, folder: str):
+    """(dotted name within the layer's package, path) of every module of a layer folder and of its
+    subpackages (folders holding an `__init__.py`, such as `reftape/kernels/`)."""
+    for path in sorted((root / folder).rglob("*.py")):
+        parts = path.relative_to(root / folder).with_suffix("").parts
+        if all((root / folder / Path(*parts[:i]) / "__init__.py").exists() for i in range(1, len(parts))):
+            yield ".".join(parts), path
 
-    def module(package: str, name: str) -> str:  # a submodule, or a name of the package's __init__
-        return f"{package}.{name}" if f"{package}.{name}" in modules else f"{package}.__init__"
+
+def _import_graph(root: Path) -> dict[str, set[str]]:
+    """Module (`package.module`, `package.subpackage.module`) -> the project's modules it imports, at any depth
+    of the file (function-level imports too), for every module of every layer under `root`."""
+    modules = {f"{package}.{name}" for folder, package in LAYERS for name, _ in _sources(root, folder)}
+
+    def module(dotted: str) -> str | None:  # a (sub)module, or a name of the longest package's __init__
+        parts = dotted.split(".")
+        for k in range(len(parts), 0, -1):
+            for candidate in (".".join(parts[:k]), ".".join(parts[:k]) + ".__init__"):
+                if candidate in modules:
+                    return candidate
+        return None
 
     graph: dict[str, set[str]] = {}
     for folder, package in LAYERS:
-        for path in (root / folder).glob("*.py"):
+        for name, path in _sources(root, folder):
+            own = f"{package}.{name}"
+            here = own.split(".")[:-1]  # the package the module belongs to
             imported = set()
             for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.ImportFrom) and node.level == 1:
-                    imported |= ({module(package, node.module.split(".")[0])} if node.module
-                                 else {module(package, a.name) for a in node.names})
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    base = ".".join(here[:len(here) - node.level + 1] + ([node.module] if node.module else []))
+                    imported |= {module(f"{base}.{a.name}") for a in node.names}
                 elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _FOLDERS:
-                    parts = node.module.split(".")
-                    imported |= ({module(parts[0], parts[1])} if len(parts) > 1
-                                 else {module(parts[0], a.name) for a in node.names})
+                    imported |= {module(f"{node.module}.{a.name}") for a in node.names}
                 elif isinstance(node, ast.Import):
-                    imported |= {module(*a.name.split(".")[:2]) if "." in a.name else f"{a.name}.__init__"
-                                 for a in node.names if a.name.split(".")[0] in _FOLDERS}
-            graph[f"{package}.{path.stem}"] = (imported & modules) - {f"{package}.{path.stem}"}
+                    imported |= {module(a.name) for a in node.names if a.name.split(".")[0] in _FOLDERS}
+            graph[own] = (imported & modules) - {own}
     return graph
 
 
@@ -124,6 +137,21 @@ def test_modules_import_without_cycles():
     assert _find_cycle(graph) is None, f"import cycle: {' -> '.join(_find_cycle(graph))}"
 
 
+def test_kernels_import_nothing_above_the_op_table():
+    """reftape/kernels/ holds the op table's NumPy kernels: nothing they import, directly or through other
+    modules, reaches the op table, the public functions, the tape or the backward pass."""
+    graph = _import_graph(Path(__file__).resolve().parents[1])
+    assert graph["reftape.ops_table"] >= {"reftape.kernels.elementwise", "reftape.kernels.subnormal"}
+    assert graph["reftape.kernels.reductions"] >= {"reftape.dtypes", "reftape.kernels.half_sums"}
+    reached, todo = set(), [m for m in graph if m.startswith("reftape.kernels.")]
+    while todo:
+        for imported in graph[todo.pop()] - reached:
+            reached.add(imported)
+            todo.append(imported)
+    assert not reached & {"reftape.ops_table", "reftape.functions", "reftape.tape", "reftape.backward",
+                          "reftape.__init__"}
+
+
 def test_import_graph_sees_a_planted_function_level_cycle(tmp_path):
     for folder, _ in LAYERS:
         (tmp_path / folder).mkdir()
@@ -142,11 +170,12 @@ def _upward_imports(root: Path) -> list[str]:
     found = []
     for level, (folder, _) in enumerate(LAYERS):
         higher = {package for _, package in LAYERS[level + 1:]}
-        for path in sorted((root / folder).glob("*.py")):
+        for _, path in _sources(root, folder):
             for node in ast.walk(ast.parse(path.read_text())):
                 names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0
                          else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
-                found += [f"{folder}/{path.name} imports {n}" for n in names if n.split(".")[0] in higher]
+                found += [f"{path.relative_to(root).as_posix()} imports {n}"
+                          for n in names if n.split(".")[0] in higher]
     return found
 
 
