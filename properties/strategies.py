@@ -88,7 +88,7 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
 # Below the smallest normal (the smallest subnormal among them): TF's kernels read them as zero in their
-# vector loops and as they are in their scalar loops and selects (reftape/ops_table.py)
+# vector loops and as they are in their scalar loops and selects (reftape/kernels/subnormal.py)
 SUBNORMALS = {"float32": (1e-39, -1e-39, 1.4e-45), "float64": (1e-310, -1e-310, 5e-324)}
 LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's largest finite value, and
            "bfloat16": (3.3895314e38, -3.0e38, 1.0e38, 2.0e19)}  # values whose squares overflow

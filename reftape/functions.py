@@ -451,7 +451,7 @@ def _is_half(dtype: Any) -> bool:
 
 def squared_difference(x: Any, y: Any, name: str | None = None) -> EagerTensor:
     x, y = (x, y) if x.__class__ is EagerTensor and y.__class__ is EagerTensor else _matching([x, y], strict=True)
-    if _is_half(x.dtype):  # x - y is rounded to it (ops_table._squared_difference)
+    if _is_half(x.dtype):  # x - y is rounded to it (kernels.elementwise._squared_difference)
         return execute("SquaredDifference", [x, y], half=x.dtype._numpy_dtype)
     return execute("SquaredDifference", [x, y])
 
@@ -1852,7 +1852,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
 
 def relu(features: Any, name: str | None = None) -> EagerTensor:
     features = features if features.__class__ is EagerTensor else convert_to_tensor(features)
-    if _is_half(features.dtype):  # they keep -0.0 (ops_table._relu)
+    if _is_half(features.dtype):  # they keep -0.0 (kernels.activations._relu)
         return execute("Relu", [features], half=True)
     return execute("Relu", [features])
 

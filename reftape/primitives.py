@@ -1,7 +1,7 @@
 """Primitive ops: the registry, and `execute`, which runs one op and records it on the tape.
 
-A primitive is declared once (see `ops_table.py`) with its NumPy forward function and its VJP side
-by side. `execute` checks input dtypes as TF's kernels do (mixed dtypes fail, no promotion),
+A primitive is declared once (see `ops_table.py`) with its NumPy forward function (most in `kernels/`)
+and its VJP side by side. `execute` checks input dtypes as TF's kernels do (mixed dtypes fail, no promotion),
 computes half-precision types in float32 and rounds the result back, wraps outputs as tensors and
 records the op on every tape that tracks one of its inputs.
 """

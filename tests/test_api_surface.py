@@ -416,7 +416,7 @@ EXPRESSIONS = [
  'tf.math.top_k(tf.constant([1, 3], tf.float16), 1, index_type=tf.int16)',
  'tf.math.top_k(tf.constant([1, 3], tf.float16), 1, index_type=tf.float32)',
  'tf.math.top_k(tf.constant([2.5, 3.0, 2.5], tf.bfloat16), 2)',
- # NaNs and sorted=False as TF's kernel leaves them (reftape/ordering.py): k = 1 takes Eigen's vectorized maximum (NaNs
+ # NaNs and sorted=False as TF's kernel leaves them (reftape/kernels/ordering.py): k = 1 takes Eigen's vectorized maximum (NaNs
  # skipped in full packets of 8 float32 or 4 float64, taking over in the scalar remainder), k = n introsorts, other k a
  # bounded heap (its internal order when unsorted); sort and argsort follow through TF's composition
  *[f"tf.math.top_k(tf.constant({x}{d}), {k}{o})" for x in (

@@ -135,6 +135,20 @@ def test_modules_import_without_cycles():
     assert _find_cycle(graph) is None, f"import cycle: {' -> '.join(_find_cycle(graph))}"
 
 
+def test_kernels_import_nothing_above_the_op_table():
+    """reftape/kernels/ holds the op table's NumPy kernels: nothing they import, directly or through other
+    modules, reaches the op table, the public functions, the tape or the backward pass."""
+    graph = _import_graph(Path(__file__).resolve().parents[1])
+    assert graph["reftape.ops_table"] >= {"reftape.kernels.elementwise", "reftape.kernels.subnormal"}
+    assert graph["reftape.kernels.reductions"] >= {"reftape.dtypes", "reftape.kernels.half_sums"}
+    reached, todo = set(), [m for m in graph if m.startswith("reftape.kernels.")]
+    while todo:
+        for imported in graph[todo.pop()] - reached:
+            reached.add(imported)
+            todo.append(imported)
+    assert not reached & {"reftape.ops_table", "reftape.functions", "reftape.tape", "reftape.backward", "reftape"}
+
+
 def test_import_graph_sees_a_planted_function_level_cycle(tmp_path):
     for folder, _ in LAYERS:
         (tmp_path / folder).mkdir()

@@ -352,7 +352,7 @@ def test_reductions_over_no_axes_match_tensorflow_bit_for_bit(path, tf, candidat
     assert expected == actual
 
 
-# Shapes whose simplified forms (reftape/half_sums.py) cover every branch of TF's reduction: a row,
+# Shapes whose simplified forms (reftape/kernels/half_sums.py) cover every branch of TF's reduction: a row,
 # rows reduced inner or outer, a middle run, first and third runs, four runs (transposed), size-1 runs.
 HALF_SUM_SHAPES = [(3,), (9,), (17,), (2, 9), (9, 2), (3, 1, 5), (2, 3, 4), (1, 2, 9), (2, 1, 3, 2), (2, 3, 2, 3)]
 

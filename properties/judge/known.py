@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from reftape import dispatch
-from reftape.half_sums import MODELLED_TERMS
+from reftape.kernels.half_sums import MODELLED_TERMS
 
 from reftape_properties.judge.compare import Discrepancy, compare, summed_terms
 from reftape_oracle.catalog import CATALOG

@@ -1,4 +1,5 @@
-"""The orders TF's CPU TopKV2 kernel leaves where no strict weak ordering fixes them.
+"""The TopKV2 and ArgMin/ArgMax kernels (`_top_k`, `_arg_extreme`), and the orders TF's CPU TopKV2 kernel
+leaves where no strict weak ordering fixes them.
 
 TopKV2 (and `sort` and `argsort`, which TF builds on it) orders column indices of a row with C++
 comparators on the row's values. A NaN compares false with everything, so for rows holding NaNs the
@@ -21,9 +22,64 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..primitives import flush_subnormals
+from .subnormal import _PACKET
+
 Less = Callable[[int, int], bool]
 
 _INSERTION_THRESHOLD = 16  # libstdc++'s _S_threshold
+
+
+def _arg_extreme(x: np.ndarray, axis: int, smallest: bool) -> np.ndarray:
+    """TF's ArgMin/ArgMax, a strict comparison against a running best that starts at index 0 with the
+    value +inf (-inf for ArgMax): NaN never wins, and where nothing beats the start (all NaN, or only
+    NaN and +inf) the answer is 0. NumPy's argmin/argmax would return the first NaN instead."""
+    if x.ndim == 0:
+        raise ValueError(f"Expected dimension in the range [0, 0), but got {axis}")
+    pick = np.argmin if smallest else np.argmax
+    if x.dtype.kind not in "fV":  # integers hold no NaN; "V" is bfloat16
+        return pick(x, axis=axis)
+    values = x.astype(np.float64)
+    start = np.inf if smallest else -np.inf
+    beats_start = ~np.isnan(values) & (values != start)
+    if beats_start.all():
+        return pick(x, axis=axis)
+    filled = np.where(beats_start, values, start)
+    hit = (filled == (np.min if smallest else np.max)(filled, axis=axis, keepdims=True)) & beats_start
+    return np.where(hit.any(axis=axis), hit.argmax(axis=axis), 0)
+
+
+def _top_k_order(x, k, sorted_):
+    """The column indices TopKV2 picks per row of the last axis. Sorted, and without NaNs: descending, ties
+    (and subnormals, which its comparisons read as zero, and signed zeros) in index order. Rows holding
+    NaNs, and the heap's order of sorted=False, as TF's kernel leaves them (`top_k_columns`)."""
+    keys = x.astype(np.float32) if x.dtype in (np.float16, _dtypes.bfloat16._numpy_dtype) else x
+    if keys.dtype.kind == "f":
+        keys = flush_subnormals(keys)
+    columns = keys.shape[-1]
+    irregular = np.isnan(keys).any(axis=-1) if keys.dtype.kind == "f" else np.zeros(keys.shape[:-1], bool)
+    if not sorted_ and 1 < k < columns:
+        irregular = np.ones(keys.shape[:-1], bool)
+    order = np.argsort(-keys if keys.dtype.kind == "f" else ~keys, axis=-1, kind="stable")[..., :k]  # ~: no overflow
+    lanes = _PACKET.get(keys.dtype, 8)
+    for row in np.ndindex(irregular.shape):
+        if irregular[row]:
+            order[row] = top_k_columns(keys[row].tolist(), k, sorted_, lanes)
+    return order
+
+
+def _top_k(x, k, sorted, index_type):
+    if x.ndim == 0:
+        raise ValueError("input must be >= 1-D, got shape []")
+    if k < 0:
+        raise ValueError(f"Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise ValueError(f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
+    order = _top_k_order(x, k, sorted)
+    return np.take_along_axis(x, order, axis=-1), order.astype(index_type)
 
 
 def top_k_columns(values: list, k: int, sorted_: bool, lanes: int) -> list[int]:
