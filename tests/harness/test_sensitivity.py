@@ -18,7 +18,7 @@ from reftape_oracle.program import Program
 from reftape_properties.mutants import MUTANTS, TAPE_CLASSES, VJP_CLASSES, select
 from reftape_properties.sensitivity import QUICK, main, memoize_reference, module_name
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PACKAGE = Path(reftape.__file__).parent
 
