@@ -409,7 +409,7 @@ _ENTRIES = [
     OpSpec("linalg.band_part", 1, "matrix", attrs={"num_lower": (-1, 0, 1), "num_upper": (0, -1, 1)},
            dtypes=FLOATS_AND_COMPLEX),
     # Factorisations of well-conditioned matrices ("invertible": diagonally dominant; "spd": Hermitian positive
-    # definite); singular, NaN and indefinite inputs are pinned by tests/test_api_surface.py
+    # definite); singular, NaN and indefinite inputs are pinned by tests/reftape_only/test_api_surface.py
     OpSpec("linalg.inv", 1, "square", ("invertible",), attrs={"adjoint": (False, True)}, sums_terms=True,
            dtypes=("float16", "float32", "float64") + COMPLEX),
     OpSpec("linalg.det", 1, "square", ("invertible",), sums_terms=True, dtypes=LINALG_DTYPES),
@@ -455,7 +455,7 @@ _ENTRIES = [
            sums_terms=True),
     # Not NCHW: TF's vectorized jacobian takes BiasAddGrad's NCHW input to be of rank 4 (KNOWN_DIVERGENCES.md)
     _binary("nn.bias_add", rule="bias", dtypes=FLOATS_AND_COMPLEX),
-    # Not max_norm: its comparisons number TF's tape differently (KNOWN_DIVERGENCES.md 9); tests/test_ops.py covers it
+    # Not max_norm: its comparisons number TF's tape differently (KNOWN_DIVERGENCES.md 9); tests/suite/test_ops.py covers it
     _unary("nn.embedding_lookup", attrs={"ids": ((2, 0, 2),)}),
     _unary("nn.l2_normalize", attrs={"axis": (1, None)}, sums_terms=True, analytic=False),
 ]
@@ -472,14 +472,14 @@ NOT_OPS = frozenset({
     "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "is_tensor", "ones", "zeros",
     "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
-    "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/test_api_surface.py pins them)
+    "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/reftape_only/test_api_surface.py pins them)
     "nn.top_k",  # math.top_k (pinned there too)
-    # integer lengths in, a mask out, and variadic grids: tests/test_api_surface.py and test_ops' snippets pin them
+    # integer lengths in, a mask out, and variadic grids: tests/reftape_only/test_api_surface.py and test_ops' snippets pin them
     "sequence_mask", "meshgrid",
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only
     "math.logical_xor",
     "reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all",  # bool only
-    "truncatediv", "truncatemod",  # TF exports them at the top level only; tests/test_api_surface.py pins them
+    "truncatediv", "truncatemod",  # TF exports them at the top level only; tests/reftape_only/test_api_surface.py pins them
     "bitwise.bitwise_and", "bitwise.bitwise_or", "bitwise.bitwise_xor", "bitwise.invert",  # integers only
     "bitwise.left_shift", "bitwise.right_shift",
     "random.normal", "random.uniform", "random.set_seed",

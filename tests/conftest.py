@@ -1,7 +1,10 @@
 """What the reftape repository's own tests add to the plugin (`reports/commands/pytest_plugin.py`, which
 provides the backend option, the Hypothesis profiles, the `tf` and `candidate` fixtures, the report
-directory and the finding records): the test backends of this folder, and reftape itself for the
-tests that are about reftape rather than about any backend."""
+directory and the finding records): the test helpers of this folder and the test backends of
+`backends/`, and reftape itself for the tests that are about reftape rather than about any backend.
+
+The folders: `suite/` (the backend-agnostic suite, `--reftape-backend`), `reftape_only/` (reftape's own
+tests), `harness/` (the harness and its commands), `backends/` (the planted backends)."""
 
 import os
 import shutil
@@ -10,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # test backends (wrong_vjp_backend, ...)
+sys.path.insert(0, str(Path(__file__).parent))  # test helpers (snippet_outcomes)
+sys.path.insert(0, str(Path(__file__).parent / "backends"))  # test backends (wrong_vjp_backend, ...)
 
 
 @pytest.fixture(scope="session")

@@ -184,7 +184,7 @@ NOTEBOOK_CELLS = {
 
 
 # Seed snippets that show a form rather than code: no library can run them (they do not compile, or use
-# names the note never defines). tests/test_seeds.py checks that each still fails so on TensorFlow.
+# names the note never defines). tests/suite/test_seeds.py checks that each still fails so on TensorFlow.
 ILLUSTRATIONS: dict[str, dict[int, str]] = {
     "003_ed218fa13605fb4b.txt": {
         0: "a lone `with tf.GradientTape() as tape:` header, showing the form of the block",

@@ -20,7 +20,7 @@ Every program returned has failed the test: when nothing smaller fails, the orig
 
 The budget counts evaluations (programs tested), so a loaded machine reaches the same program later
 rather than a larger one sooner. It replaces a 30-second budget: the 20 planted-VJP findings of
-tests/test_fuzz.py's campaign (7 to 22 ops) reached a program no candidate shrinks after 36 to 206
+tests/harness/test_fuzz.py's campaign (7 to 22 ops) reached a program no candidate shrinks after 36 to 206
 evaluations (median 75), at 1.3 to 44 evaluations a second on a loaded 2-core machine, so 30 s
 cut the 22-op one short (it needed 88 s); `MAX_EVALUATIONS` is twice the most any needed. The
 wall-clock limit is only a safety net. A search the budget, the safety net or

@@ -2,7 +2,7 @@
 
 Each entry has a minimal program that reproduces it and a matcher that recognises the
 discrepancies it explains. The differential properties accept a discrepancy only when an entry
-explains it; `tests/test_known_divergences.py` re-runs every minimal program and reports entries
+explains it; `tests/reftape_only/test_known_divergences.py` re-runs every minimal program and reports entries
 that no longer reproduce (then the entry is marked resolved, and any generator restriction it
 justified goes); a resolved entry's program must agree on both sides.
 """
@@ -345,7 +345,7 @@ KNOWN.append(KnownDivergence(
 def tensorflow_ran_onednn(dtype: str, evidence: Evidence | None) -> bool:
     """Whether TF's side ran `dtype` on oneDNN: the decision its outcome recorded (and the CPU flags it
     recorded, for the dtypes oneDNN runs only with some vector extensions); where the outcome recorded no
-    decision (an older record, or no outcome), this process's, which is TF's here (tests/test_dispatch.py)."""
+    decision (an older record, or no outcome), this process's, which is TF's here (tests/reftape_only/test_dispatch.py)."""
     environment = evidence.expected.environment if evidence is not None and evidence.expected is not None else {}
     if environment.get("onednn") not in ("on", "off"):
         return dispatch.runs_onednn(dtype)

@@ -4,7 +4,7 @@ batch_jacobian, an independent numerical derivative says which side is wrong.
 What is differentiated. TF's gradient is the derivative of the targets along what the call's tape
 recorded; whatever it did not record (stop_recording spans, ops before a reset or outside the
 tape, inputs it does not track) is a constant to it. The referee models what the tape tracks and
-records (`_tape_state`: TF's rules, checked against live TF in tests/test_referee.py) and
+records (`_tape_state`: TF's rules, checked against live TF in tests/harness/test_referee.py) and
 re-evaluates the targets in float64 (complex128) on reftape with the source, a leaf or an op's
 output, perturbed one element at a time:
 - first order: a tape-free program computes every op the targets need twice, frozen at the point
@@ -16,7 +16,7 @@ output, perturbed one element at a time:
   in the inner gradient shows, and is judged, as a discrepancy of the inner call itself). Judged
   only when the tape tracks the source and recorded everything computed from it.
 
-TensorFlow's convention (established by running it, see tests/test_referee.py): with upstream
+TensorFlow's convention (established by running it, see tests/harness/test_referee.py): with upstream
 gradient w (`output_gradients`, default ones) the gradient of targets T with respect to a source z
 is dG/dRe(z) + i dG/dIm(z), where G = Re(sum(conj(w) * T)). For a holomorphic f this is
 w * conj(f'(z)); for a real source only the first term exists. Row i of a jacobian is the gradient
@@ -110,7 +110,7 @@ def _depending_on(program: Program, source: str) -> set[str]:
 
 def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
     """(watched, recorded): the tensors the call's tape tracks and the ops and calls it has recorded
-    when the call is made, by TF's rules (checked against live TF in tests/test_referee.py). Inside
+    when the call is made, by TF's rules (checked against live TF in tests/harness/test_referee.py). Inside
     the tape's block and outside its own stop_recording spans, `watch` tracks floating tensors and
     an op with a tracked input is recorded (its floating output tracked), except stop_gradient;
     with watch_accessed_variables, a trainable variable an op reads there is tracked; `reset`

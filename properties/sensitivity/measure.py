@@ -7,7 +7,7 @@ subprocess with `--reftape-backend reftape_mutant_<id>` and that copy on PYTHONP
 else, the referee's float64 evaluations on reftape included, keeps using the unmutated reftape.
 
 Detectors (run with CI=true, the CI Hypothesis profile, `-x`: a mutant is killed at the first failure):
-- `fuzz`: the CI fuzz profile alone, `tests/test_differential.py`;
+- `fuzz`: the CI fuzz profile alone, `tests/suite/test_differential.py`;
 - `suite`: every backend-agnostic test of the CI suite (per-op, semantics catalog, seeds, blind
   spots, tape semantics, metamorphic, differential); the other test files test reftape itself or
   the harness and ignore the backend option.
@@ -45,7 +45,7 @@ from reftape_oracle.outcome import HarnessError
 from reftape_properties.sensitivity.mutants import Mutant
 
 ROOT = Path(__file__).resolve().parents[2]
-TESTS = ROOT / "tests"
+TESTS = ROOT / "tests" / "suite"
 DETECTORS: dict[str, list[str]] = {
     "fuzz": ["test_differential.py"],
     # fast and sensitive files first: with -x a killed mutant stops early

@@ -1,7 +1,7 @@
 """Planted bugs: a catalogue of realistic faults in reftape, kept as data, that the detectors must find.
 
 Each mutant replaces one short, exact snippet of one file of `reftape/` (the snippet occurs exactly
-once there; `tests/test_sensitivity.py` checks that every mutant still applies to the current
+once there; `tests/harness/test_sensitivity.py` checks that every mutant still applies to the current
 reftape and still compiles, so the catalogue follows refactorings of the tape). The command in
 `properties/sensitivity/measure.py` applies them one at a time to a copy of reftape and runs the detectors.
 

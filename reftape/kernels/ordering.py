@@ -7,7 +7,7 @@ result is whatever the algorithms make of those comparisons; and `sorted=False` 
 internal order. Both are deterministic: this module runs the same algorithms on the same comparisons,
 libstdc++'s introsort and binary heaps (as in GCC's `stl_algo.h` and `stl_heap.h`) and a bounded
 heap like TF's `gtl::TopN`. Where the C++ algorithms leave a choice to the build, the choice here was
-fitted to TF 2.21's answers (`tests/test_api_surface.py` and `tests/test_ops.py` pin them).
+fitted to TF 2.21's answers (`tests/reftape_only/test_api_surface.py` and `tests/suite/test_ops.py` pin them).
 
 TopKV2's three paths, per row of `values` (a list of Python floats or ints):
 - k = 1: Eigen's vectorized maximum (`_kernel_maximum`); the first column equal to it, or column 0

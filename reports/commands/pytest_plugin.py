@@ -2,8 +2,8 @@
 
 Registered through the `pytest11` entry point, so it is active wherever reftape is installed:
 
-    pytest --reftape-backend mypkg.tape                       # default: reftape
-    pytest --reftape-backend mypkg.tape --reftape-xfails mypkg-xfails.txt
+    pytest tests/suite --reftape-backend mypkg.tape           # default: reftape
+    pytest tests/suite --reftape-backend mypkg.tape --reftape-xfails mypkg-xfails.txt
 
 It provides
 - `--reftape-backend MODULE`: the candidate (the current directory is importable). An unimportable

@@ -14,7 +14,7 @@ from reftape_properties.conformance.snippets import CORPUS, ILLUSTRATIONS, run_s
 
 SEEDS = seed_names()
 WITH_CODE = [name for name in SEEDS if seed_snippets(name)]
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
 def test_every_seed_has_snippets():

@@ -82,7 +82,7 @@ def test_a_candidate_raising_name_error_where_the_reference_ran_differs(tf, rt):
 
 def test_the_planted_faults_fail_the_rows_about_them(tf):
     """Entries 24 (watch_accessed_variables=False) and 88 (means over an axis) catch tapes that get
-    exactly those wrong (the backends in this folder), and only those rows."""
+    exactly those wrong (the backends in tests/backends), and only those rows."""
     import ignores_watch_accessed_backend
     import wrong_reduce_mean_backend
 

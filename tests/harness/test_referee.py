@@ -1,7 +1,7 @@
 """The referee: planted wrong gradients (real, complex, jacobian, batch_jacobian, second order) are
 blamed on the candidate, the same values swapped are blamed on TensorFlow, kinks are
 ill-conditioned, and the numerical estimate follows TensorFlow's complex convention. TensorFlow's
-side always comes from live TensorFlow; planted faults live in the test backends of tests/."""
+side always comes from live TensorFlow; planted faults live in the test backends of tests/backends/."""
 
 import numpy as np
 import pytest

@@ -691,7 +691,7 @@ EXPRESSIONS = [
      "'a'", "[None]", "{0}", "[[0]]", "np.int32(0)")],
  "tf.concat(tf.constant([[1.0, 2.0], [3.0, 4.0]]), 0)", "tf.concat(tf.constant([[1.0, 2.0], [3.0, 4.0]]), 1)", "tf.concat(np.array([[1.0], [2.0]]), 0)",
  *[f"tf.{f}_like({x}, dtype={d})" for f in ("ones", "zeros") for x in ("tf.ones([2])", "[1.0, 2.0]")
-   for d in ("3", "np.float64", "'float64'", "'foo'")],  # a tensor as the dtype: tests/test_ops.py's EDGE_SNIPPETS
+   for d in ("3", "np.float64", "'float64'", "'foo'")],  # a tensor as the dtype: tests/suite/test_ops.py's EDGE_SNIPPETS
  *[f"tf.unstack(tf.ones([2, 3]), num={n}{a})" for n in ("True", "2.0", "2.5", "3", "np.int64(2)", "tf.constant(2)", "-1", "0", "'2'", "None")
    for a in ("", ", axis=1", ", axis=2", ", axis=-3")],
  "tf.unstack(tf.ones([0, 3]), num=0)", "tf.unstack(tf.ones([0, 3]), num=1)", "tf.unstack(tf.constant(1.0), num=1)", "tf.unstack(tf.constant(1.0), num=0)",

@@ -1,6 +1,6 @@
 """HTML reports and clusters, rendered from real findings (TensorFlow against a planted wrong VJP).
 
-The planted fault: `tests/wrong_vjp_backend.py` doubles sin's derivative. Its findings are real: both
+The planted fault: `tests/backends/wrong_vjp_backend.py` doubles sin's derivative. Its findings are real: both
 sides run, and the expected gradient is TensorFlow's cos(x).
 """
 

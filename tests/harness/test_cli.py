@@ -20,8 +20,9 @@ from reftape_properties.judge.known import KNOWN
 from test_validation import BAD_INPUTS, mutated, program_data
 
 BIN = Path(sys.executable).parent
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parent.parent
 ROOT = TESTS.parent
+BACKENDS = TESTS / "backends"  # the planted backends, imported by module name from the cwd
 TF_LOG_LINES = ("I0000", "E0000", "W0000", "oneDNN", "cuda", "absl::InitializeLog")
 
 
@@ -194,14 +195,14 @@ def test_a_known_divergence_says_so_and_exits_0(tmp_path):
 
 def test_a_reference_that_times_out_is_a_harness_error_exit_3(tmp_path):
     program = write(tmp_path / "p.json", sin_program().to_json())
-    result = command("reftape-replay", program, "--against", "slow_backend", "--time-limit", "0.5", cwd=TESTS)
+    result = command("reftape-replay", program, "--against", "slow_backend", "--time-limit", "0.5", cwd=BACKENDS)
     line = one_line_error(result, 3, "harness error", "slow_backend", "time limit")
     assert "agree" not in result.stdout, line
 
 
 def test_a_reference_lacking_names_is_a_harness_error_exit_3(tmp_path):
     program = write(tmp_path / "p.json", sin_program().to_json())
-    result = command("reftape-replay", program, "--against", "incomplete_backend", cwd=TESTS)
+    result = command("reftape-replay", program, "--against", "incomplete_backend", cwd=BACKENDS)
     one_line_error(result, 3, "harness error", "incomplete_backend (the reference) lacks", "sin")
     assert "agree" not in result.stdout
 
@@ -224,7 +225,7 @@ def recorded(tmp_path_factory, tf):
 
 def test_replay_of_a_recorded_finding_by_id(recorded):
     path, finding = recorded
-    result = command("reftape-replay", path, "--id", finding.id, cwd=TESTS)
+    result = command("reftape-replay", path, "--id", finding.id, cwd=BACKENDS)
     assert result.returncode == 1, result.stderr
     assert f"== replaying finding {finding.id} (value, recorded {finding.timestamp}" in result.stdout
     assert "wrong_vjp_backend against tensorflow" in result.stdout and "candidate-wrong" in result.stdout
@@ -241,7 +242,7 @@ def test_a_tampered_record_is_skipped_and_runs_nothing(recorded, tmp_path):
     record = json.loads(path.read_text().splitlines()[0])
     record["program"]["statements"][0]["name"] = f"x; __import__('pathlib').Path({str(marker)!r}).touch(); x"
     tampered = write(tmp_path / "discrepancies.jsonl", json.dumps(record) + "\n")
-    result = command("reftape-replay", tampered, "--id", finding.id, cwd=TESTS)
+    result = command("reftape-replay", tampered, "--id", finding.id, cwd=BACKENDS)
     assert result.returncode == 2 and not marker.exists()
     warning, error = result.stderr.strip().splitlines()
     assert "warning:" in warning and "statements[0].name" in warning
@@ -261,8 +262,9 @@ def test_a_file_without_findings_is_exit_2_with_few_warnings(tmp_path):
 
 def test_an_unwritable_report_directory_stops_pytest_before_any_test(tmp_path):
     blocker = write(tmp_path / "a-file", "")
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", str(TESTS / "test_cli.py"),
-                             "-k", "version"], capture_output=True, text=True, cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
+                             str(TESTS / "harness" / "test_cli.py"), "-k", "version"],
+                            capture_output=True, text=True, cwd=ROOT,
                             env=environment(REFTAPE_REPORT_DIR=str(blocker / "reports")), timeout=300)
     assert result.returncode == 2, result.stdout + result.stderr
     output = result.stdout + result.stderr
@@ -302,10 +304,10 @@ def test_conformance_checks_its_arguments_before_running(tmp_path):
 
 
 def conformance_rows(backend: str, tmp_path: Path) -> tuple[int, dict]:
-    """Runs reftape-conformance on a backend of this folder; its exit status, and its rows by label start
+    """Runs reftape-conformance on a backend of tests/backends; its exit status, and its rows by label start
     ("catalog 24", "seed 003_...")."""
     report = tmp_path / f"{backend}.json"
-    result = command("reftape-conformance", "--backend", backend, "--json", report, cwd=TESTS)
+    result = command("reftape-conformance", "--backend", backend, "--json", report, cwd=BACKENDS)
     assert "Traceback" not in result.stdout + result.stderr, result.stderr[-2000:]
     saved = json.loads(report.read_text())
     assert saved["complete"] and len(saved["rows"]) == saved["total"] == 99

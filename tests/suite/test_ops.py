@@ -157,7 +157,7 @@ def test_op_second_order_matches_tensorflow(case, dtype, tf, candidate):
 
 
 def test_second_order_check_catches_a_wrong_second_derivative(tf):
-    """Planted fault (tests/wrong_second_order_backend.py): sin's first derivative is right and its
+    """Planted fault (tests/backends/wrong_second_order_backend.py): sin's first derivative is right and its
     second doubled; the first-order check passes it, the second-order check does not."""
     import wrong_second_order_backend as planted
 
@@ -528,7 +528,7 @@ EDGE_SNIPPETS = [
     "tf.nn.softmax(3)",                                       # the dtype is checked first
     "tf.nn.softmax(tf.constant(2.0))",                        # oneDNN's kernel: AbortedError, Eigen's:
     "tf.nn.softmax(tf.ones([1] * 6))",                        # InvalidArgumentError for a scalar, any rank
-    "tf.nn.softmax(tf.ones([1] * 6, tf.bfloat16))",           # >= 1 fine (tests/test_dispatch.py: both)
+    "tf.nn.softmax(tf.ones([1] * 6, tf.bfloat16))",           # >= 1 fine (tests/reftape_only/test_dispatch.py: both)
     "tf.nn.softmax(tf.ones([1] * 6, tf.float16))",
     "tf.nn.softmax(tf.ones([1] * 6, tf.float64))",
     "tf.nn.softmax(tf.constant(2.0, tf.float64))",            # InvalidArgumentError

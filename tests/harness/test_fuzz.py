@@ -370,7 +370,7 @@ def test_a_bad_time_limit_exits_2_as_argparse_does_before_anything_runs(tmp_path
     assert not (tmp_path / "fuzz-report").exists() and not ran.stdout
 
 
-TESTS = Path(__file__).parent
+BACKENDS = Path(__file__).parent.parent / "backends"  # the planted backends, imported by module name from the cwd
 DYING_CAMPAIGN = ["--ops", "sin,multiply", "--dtypes", "float32", "--workers", "1", "--seed", "3"]
 
 
@@ -380,7 +380,8 @@ def deaths(report):
 
 def test_a_worker_killed_by_a_signal_is_a_crash_finding_and_the_campaign_goes_on(tmp_path):
     report = tmp_path / "report"
-    ran = fuzz(TESTS, "--backend", "crashing_backend", *DYING_CAMPAIGN, "--max-examples", "3", "--report", str(report))
+    ran = fuzz(BACKENDS, "--backend", "crashing_backend", *DYING_CAMPAIGN, "--max-examples", "3",
+               "--report", str(report))
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "worker 0 died of SIGSEGV" in ran.stdout and "Traceback" not in ran.stderr
     findings = recorded(report)
@@ -400,7 +401,7 @@ def test_a_worker_killed_by_a_signal_is_a_crash_finding_and_the_campaign_goes_on
 
 def test_a_worker_stuck_outside_python_is_killed_and_its_program_is_a_timeout_finding(tmp_path):
     report = tmp_path / "report"
-    ran = fuzz(TESTS, "--backend", "stuck_backend", *DYING_CAMPAIGN, "--max-examples", "1", "--time-limit", "1",
+    ran = fuzz(BACKENDS, "--backend", "stuck_backend", *DYING_CAMPAIGN, "--max-examples", "1", "--time-limit", "1",
                "--report", str(report))
     assert ran.returncode == 1, ran.stdout + ran.stderr
     (finding,) = recorded(report)
@@ -411,7 +412,7 @@ def test_a_worker_stuck_outside_python_is_killed_and_its_program_is_a_timeout_fi
 
 def test_a_death_its_program_does_not_repeat_alone_is_a_harness_failure_after_the_budget(tmp_path):
     report = tmp_path / "report"
-    ran = fuzz(TESTS, "--backend", "flaky_crashing_backend", *DYING_CAMPAIGN, "--max-examples", "2",
+    ran = fuzz(BACKENDS, "--backend", "flaky_crashing_backend", *DYING_CAMPAIGN, "--max-examples", "2",
                "--report", str(report))
     assert ran.returncode == 3, ran.stdout + ran.stderr
     (line,) = ran.stderr.strip().splitlines()

@@ -1,7 +1,7 @@
 """reftape follows TF's kernel dispatch: oneDNN on or off, decided as TF decides it (reftape/dispatch.py).
 
 TF reads TF_ENABLE_ONEDNN_OPTS once per process, so every check that needs a setting runs in a fresh
-process (this module, imported from tests/, with the variable set). The cases are those where TF's two
+process (this module, imported from its folder, with the variable set). The cases are those where TF's two
 dispatches were measured to differ (TF 2.21, TF_ENABLE_ONEDNN_OPTS=0 against =1, every test_ops case,
 second-order case, special point and edge snippet): softmax's ranks, scalars and non-finite rows, and the
 rounding of float32 softmax and of matmul-based forwards and gradients (matvec, inv, cholesky, logdet).
@@ -28,7 +28,7 @@ SETTINGS = ("unset", "0", "1", "TRUE", "False", "yes")   # "yes" is neither: TF 
 
 def _fresh_process(code: str, setting: str, *args: str) -> dict:
     """Runs `code` (which prints one JSON line last) in a new interpreter with TF_ENABLE_ONEDNN_OPTS set
-    to `setting` ("unset": removed), from tests/ so that it can import this module."""
+    to `setting` ("unset": removed), from its folder so that it can import this module."""
     env = {k: v for k, v in os.environ.items() if k != dispatch.ENV_VAR}
     if setting != "unset":
         env[dispatch.ENV_VAR] = setting
@@ -204,7 +204,7 @@ def test_a_wrong_decision_is_caught(setting):
 # --- the record: every outcome's environment, and the report ------------------------------------------
 
 def test_outcomes_record_each_sides_own_decision_and_the_report_shows_them(tmp_path):
-    """A real finding (TF against tests/wrong_vjp_backend.py, which doubles sin's derivative) records
+    """A real finding (TF against tests/backends/wrong_vjp_backend.py, which doubles sin's derivative) records
     TF's IsMklEnabled and reftape's decision; the page shows both and the repro script sets TF's. A planted
     record that is no decision shows as such, and the repro sets nothing."""
     import re

@@ -493,7 +493,7 @@ def test_reaches_every_dtype_and_option_value():
                 | {f"{part}={k}" for part in ("sources", "targets")
                    for k in ("single", "list", "tuple", "dict", "nested", "namedtuple")})
     assert expected - options == set()
-    # Every op x dtype pair is exercised deterministically by tests/test_ops.py (recorded in coverage).
+    # Every op x dtype pair is exercised deterministically by tests/suite/test_ops.py (recorded in coverage).
 
 
 @given(shapes(min_rank=1, max_rank=3, max_side=3).flatmap(lambda s: st.tuples(st.just(s), broadcastable_shapes(s))))

@@ -129,7 +129,7 @@ def test_cycle_finder_finds_a_planted_cycle():
 
 
 def test_modules_import_without_cycles():
-    graph = _import_graph(Path(__file__).resolve().parents[1])
+    graph = _import_graph(Path(__file__).resolve().parents[2])
     assert graph["reftape.tape"] >= {"reftape.functions", "reftape.recording"}  # module-level imports are seen
     assert graph["reftape_oracle.validation"] >= {"reftape_oracle.statements"}  # and across the layers' packages
     assert _find_cycle(graph) is None, f"import cycle: {' -> '.join(_find_cycle(graph))}"
@@ -181,7 +181,7 @@ def _upward_imports(root: Path) -> list[str]:
 
 
 def test_layers_import_downward_only():
-    assert _upward_imports(Path(__file__).resolve().parents[1]) == []
+    assert _upward_imports(Path(__file__).resolve().parents[2]) == []
 
 
 def test_upward_import_finder_sees_a_planted_function_level_import(tmp_path):

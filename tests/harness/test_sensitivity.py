@@ -19,7 +19,7 @@ from reftape_properties.sensitivity.mutants import MUTANTS, TAPE_CLASSES, VJP_CL
 from reftape_properties.sensitivity.measure import QUICK, memoize_reference, module_name
 from reftape_reports.commands.reftape_sensitivity import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PACKAGE = Path(reftape.__file__).parent
 

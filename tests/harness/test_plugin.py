@@ -1,7 +1,7 @@
 """The pytest plugin (reports/commands/pytest_plugin.py): --reftape-backend runs the backend-agnostic
 tests against another module, --reftape-xfails declares that module's known failures.
 
-Each case runs pytest in a subprocess on one per-op test; `wrong_vjp_backend` (this folder) is
+Each case runs pytest in a subprocess on one per-op test; `wrong_vjp_backend` (tests/backends) is
 reftape with sin's gradient doubled, a planted fault the option must expose."""
 
 import os
@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SIN_TEST = "tests/test_ops.py::test_op_matches_tensorflow[sin-float32]"
-COS_TEST = "tests/test_ops.py::test_op_matches_tensorflow[cos-float32]"
+ROOT = Path(__file__).resolve().parents[2]
+SIN_TEST = "tests/suite/test_ops.py::test_op_matches_tensorflow[sin-float32]"
+COS_TEST = "tests/suite/test_ops.py::test_op_matches_tensorflow[cos-float32]"
 
 
 def _pytest(tmp_path, *args):
