@@ -38,6 +38,43 @@ SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
 }
 MATRIX_RULES = ("matrix", "square", "square_rhs")
 
+# Traits: what the generator and the judge know about an op beyond its signature, on its entry
+# (`OpSpec.traits`, asked with `spec.has(TRAIT)`). A set of op names standing in for a trait anywhere
+# else fails tests/test_catalog_traits.py.
+# Magnitudes: ill-conditioned ops (a large input turns one ulp of difference between two correct
+# implementations into many) never consume what amplifying ops may have made large; bounded ops make
+# anything small again.
+AMPLIFYING = "amplifying"            # may make its output large
+ILL_CONDITIONED = "ill_conditioned"  # takes only inputs no amplifying op may have made large
+BOUNDED = "bounded"                  # small output whatever its inputs
+# Built of several steps that TF computes in the input's precision: a half-precision input near the dtype's
+# largest value overflows in an intermediate step (squares, sums, exps; the sum a mean divides)
+COMPOSITE = "composite"
+# Its gradient divides by a norm of its input (x / |x|): at a gradient's result that is exactly 0 in exact
+# arithmetic (that of a shift-invariant op, or of solve(a, a)) and holds rounding noise in TF, the noise's
+# direction, of any size, against reftape's exact zero's NaN
+NORMALIZING = "normalizing"
+REDUCTION = "reduction"              # reduces along axes (several at once where its entry lists a tuple of them)
+GROWS = "grows"                      # a larger output than its input (tile, pad, ...)
+TAKES_MATRIX = "takes_matrix"        # its input is a matrix, exactly of rank 2 (an equation's ij, labels per row)
+TAKES_SCALAR = "takes_scalar"        # its shape or axis attributes hold for a scalar input too (other ops
+                                     # with such attributes take inputs of rank 1 or more)
+ROW_ATTRIBUTE = "row_attribute"      # an attribute holds an integer per row of its input (segment ids, labels)
+# Indexes the rows of its first input with N-d indices held flat, the index depth first (index_rows): the
+# generator draws it at most as many rows as an attribute's integers, less one
+INDEXED_ROWS = "indexed_rows"
+PARTITIONED = "partitioned"          # a list as its input is a partitioned table, not tensors TF packs
+# What the judge knows
+CPOW = "cpow"                        # reftape computes its forward as TF's cpow does, bit for bit
+# Factors that overflow and hold a zero: only the order of the products decides NaN, inf or 0 (KNOWN_DIVERGENCES 8)
+PRODUCT_ORDER = "product_order"
+# TF computes it as a composite under op determinism (the oracle's configuration), whose gradient gives NaN
+# where its default fused kernel (and reftape) give an infinity (KNOWN_DIVERGENCES 12)
+DETERMINISTIC_COMPOSITE = "deterministic_composite"
+NEVER_RECORDED = "never_recorded"    # TF does not record it (round, floor, ... are recorded with a None gradient)
+TRAITS = (AMPLIFYING, ILL_CONDITIONED, BOUNDED, COMPOSITE, NORMALIZING, REDUCTION, GROWS, TAKES_MATRIX, TAKES_SCALAR,
+          ROW_ATTRIBUTE, INDEXED_ROWS, PARTITIONED, CPOW, PRODUCT_ORDER, DETERMINISTIC_COMPOSITE, NEVER_RECORDED)
+
 
 @dataclass(frozen=True)
 class OpSpec:
@@ -55,6 +92,13 @@ class OpSpec:
     analytic: bool = True                         # holomorphic in its inputs (complex-step applies)
     call: Callable | None = None                  # adapter for signatures other than op(*tensors, **attrs)
     output: str = "same"                          # output dtype: "same" as the inputs, "bool", "int32", "int64", "real"
+    traits: frozenset = frozenset()               # of TRAITS (given as any collection of them)
+
+    def has(self, trait: str) -> bool:
+        """Whether the op carries `trait` (one of TRAITS)."""
+        if trait not in TRAITS:
+            raise ValueError(f"unknown trait {trait!r}: not one of {TRAITS}")
+        return trait in self.traits
 
     def specials_for(self, position: int) -> tuple:
         """The scalar special values this op's input `position` is worth drawing."""
@@ -74,6 +118,10 @@ class OpSpec:
             raise ValueError(f"{self.path}: {len(self.domains)} domains for arity {self.arity}")
         if self.gradient not in ("gradient", "zeros", "none"):
             raise ValueError(f"{self.path}: gradient must be 'gradient', 'zeros' or 'none', got {self.gradient!r}")
+        object.__setattr__(self, "traits", frozenset(self.traits))
+        unknown = sorted(self.traits - set(TRAITS))
+        if unknown:
+            raise ValueError(f"{self.path}: unknown traits {unknown}: not among {TRAITS}")
 
 
 def flipped(attrs: dict, operand: str) -> bool:
@@ -214,124 +262,131 @@ _ENTRIES = [
     # Arithmetic
     _binary("add", dtypes=FLOATS_AND_COMPLEX),
     _binary("subtract", dtypes=FLOATS_AND_COMPLEX),
-    _binary("multiply", dtypes=FLOATS_AND_COMPLEX, specials=((INF, 0.0),)),
-    _binary("divide", ("any", "nonzero"), dtypes=FLOATS_AND_COMPLEX, specials=((1.0, 0.0), (0.0, 0.0))),
+    _binary("multiply", dtypes=FLOATS_AND_COMPLEX, specials=((INF, 0.0),), traits={AMPLIFYING}),
+    _binary("divide", ("any", "nonzero"), dtypes=FLOATS_AND_COMPLEX, specials=((1.0, 0.0), (0.0, 0.0)),
+            traits={AMPLIFYING}),
     _binary("pow", ("positive", "any"), rule="same", dtypes=FLOATS_AND_COMPLEX,
-            specials=((0.0, 2.0), (0.0, 0.5), (0.0, 0.0), (0.0, -1.0), (-2.0, 3.0), (-2.0, 0.5))),
+            specials=((0.0, 2.0), (0.0, 0.5), (0.0, 0.0), (0.0, -1.0), (-2.0, 3.0), (-2.0, 0.5)),
+            traits={AMPLIFYING, ILL_CONDITIONED, CPOW}),
     _binary("maximum", specials=((2.0, 2.0), (0.0, 0.0), (NAN, 1.0)), analytic=False),
     _binary("minimum", rule="same", specials=((2.0, 2.0),), analytic=False),
     _unary("negative", dtypes=FLOATS_AND_COMPLEX),
     _unary("abs", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),), analytic=False),
-    _unary("sign", gradient="zeros", specials=((0.0,),), analytic=False),
-    _unary("exp", dtypes=FLOATS_AND_COMPLEX, specials=((100.0,), (INF,))),
+    _unary("sign", gradient="zeros", specials=((0.0,),), analytic=False, traits={BOUNDED}),
+    _unary("exp", dtypes=FLOATS_AND_COMPLEX, specials=((100.0,), (INF,)), traits={AMPLIFYING, ILL_CONDITIONED}),
     _unary("sqrt", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,), (-1.0,), (4.0,))),
-    _unary("square", dtypes=FLOATS_AND_COMPLEX, specials=((INF,),)),
-    _unary("sin", dtypes=FLOATS_AND_COMPLEX),
-    _unary("cos", dtypes=FLOATS_AND_COMPLEX),
-    _unary("tanh", dtypes=FLOATS_AND_COMPLEX, specials=((INF,),)),
-    _unary("sigmoid", dtypes=FLOATS_AND_COMPLEX, specials=((-100.0,),)),
+    _unary("square", dtypes=FLOATS_AND_COMPLEX, specials=((INF,),), traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("sin", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("cos", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("tanh", dtypes=FLOATS_AND_COMPLEX, specials=((INF,),), traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("sigmoid", dtypes=FLOATS_AND_COMPLEX, specials=((-100.0,),), traits={ILL_CONDITIONED, BOUNDED}),
     _unary("round", gradient="none", specials=((0.5,), (1.5,)), analytic=False),
     _unary("floor", gradient="none", analytic=False),
     _unary("identity", dtypes=FLOATS_AND_COMPLEX),
-    _unary("stop_gradient", gradient="none"),
+    _unary("stop_gradient", gradient="none", traits={NEVER_RECORDED}),
     _unary("cast", attrs={"dtype": ("float64", "float32")}, analytic=False),
     OpSpec("clip_by_value", 3, "clip", ("any", "neg", "pos"), specials=(([-2.0, -1.0, 0.0, 1.0, 2.0], -1.0, 1.0),),
-           analytic=False),
+           analytic=False, traits={BOUNDED}),
     # Norm clipping: a negative clip_norm counts as 0; a zero norm keeps the gradient finite (selects)
     _unary("clip_by_norm", attrs={"clip_norm": (1.0, 0.5, -1.0), "axes": (None, (-1,))}, sums_terms=True,
-           specials=(([0.0, 0.0],), ([0.3, 0.4],)), analytic=False),
+           specials=(([0.0, 0.0],), ([0.3, 0.4],)), analytic=False, traits={COMPOSITE, NORMALIZING}),
     _binary("clip_by_global_norm", rule="same", attrs={"clip_norm": (1.0, 20.0)}, call=_global_clip_call,
-            sums_terms=True, analytic=False),
+            sums_terms=True, analytic=False, traits={COMPOSITE, NORMALIZING}),
     _binary("where", rule="same", call=_where_call, analytic=False),
     # math.*
     _unary("math.log", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,), (-1.0,), (2.0,))),
     _unary("math.log1p", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((-1.0,),)),
-    _unary("math.exp", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.expm1", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.exp", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.expm1", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
     _unary("math.sqrt", "positive"),
-    _unary("math.rsqrt", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),)),
-    _unary("math.square", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.reciprocal", "nonzero", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),)),
-    _unary("math.sin", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.cos", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.tan", "unit", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.sinh", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.cosh", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.tanh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.rsqrt", "positive", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),), traits={AMPLIFYING}),
+    _unary("math.square", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.reciprocal", "nonzero", dtypes=FLOATS_AND_COMPLEX, specials=((0.0,),), traits={AMPLIFYING}),
+    _unary("math.sin", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("math.cos", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("math.tan", "unit", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.sinh", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.cosh", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.tanh", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
     _unary("math.asinh", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.atan", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.sigmoid", dtypes=FLOATS_AND_COMPLEX),
+    _unary("math.atan", dtypes=FLOATS_AND_COMPLEX, traits={BOUNDED}),
+    _unary("math.sigmoid", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
     # Poles at the non-positive integers (digamma NaN there, lgamma +inf); digamma's gradient is polygamma(1, x)
     *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), analytic=False,
              specials=((0.0,), (-1.0,), (-2.5,), (1.0,), (2.0,))) for p in ("math.lgamma", "math.digamma")],
     # polygamma(a, x) of the orders 0 to 2 (NaN for others); zeta(x, q) of exponents above 1; no gradient for a or x
     _unary("math.polygamma", "positive", attrs={"a": (1.0, 0.0, 2.0)}, call=_constant_first_call("a"),
-           dtypes=("float32", "float64"), specials=((0.0,), (-1.5,)), analytic=False),
+           dtypes=("float32", "float64"), specials=((0.0,), (-1.5,)), analytic=False, traits={AMPLIFYING}),
     _unary("math.zeta", "positive", attrs={"x": (2.0, 3.5)}, call=_constant_first_call("x"), dtypes=("float32", "float64"),
-           specials=((0.0,),), analytic=False),
-    _unary("math.log_sigmoid", specials=((-100.0,), (100.0,))),
-    _unary("math.softplus", specials=((0.0,),)),
-    _unary("math.erf", specials=((0.0,),)),
+           specials=((0.0,),), analytic=False, traits={AMPLIFYING}),
+    _unary("math.log_sigmoid", specials=((-100.0,), (100.0,)), traits={ILL_CONDITIONED}),
+    _unary("math.softplus", specials=((0.0,),), traits={ILL_CONDITIONED}),
+    _unary("math.erf", specials=((0.0,),), traits={ILL_CONDITIONED, BOUNDED}),
     _unary("math.abs", dtypes=FLOATS_AND_COMPLEX, analytic=False),
     _unary("math.negative", dtypes=FLOATS_AND_COMPLEX),
-    _unary("math.sign", gradient="zeros", analytic=False),
+    _unary("math.sign", gradient="zeros", analytic=False, traits={BOUNDED}),
     _unary("math.floor", gradient="none", analytic=False),
     _unary("math.ceil", gradient="none", analytic=False),
     _unary("math.round", gradient="none", analytic=False),
     _binary("math.maximum", analytic=False),
     _binary("math.minimum", analytic=False),
-    _binary("math.squared_difference", dtypes=FLOATS_AND_COMPLEX, analytic=False),
+    _binary("math.squared_difference", dtypes=FLOATS_AND_COMPLEX, analytic=False, traits={AMPLIFYING}),
     _binary("math.divide_no_nan", ("any", "nonzero"), rule="same", dtypes=FLOATS_AND_COMPLEX,
-            specials=((1.0, 0.0),), analytic=False),
+            specials=((1.0, 0.0),), analytic=False, traits={AMPLIFYING}),
     _binary("math.multiply_no_nan", rule="same", dtypes=FLOATS_AND_COMPLEX, specials=((1.0, 0.0), (INF, 0.0), (NAN, 0.0)),
             analytic=False),
     _binary("math.xlogy", ("any", "positive"), rule="same", dtypes=FLOATS_AND_COMPLEX,
             specials=((0.0, 0.0), (0.0, 2.0)), analytic=False),
-    _binary("math.pow", ("positive", "any"), rule="same"),
+    _binary("math.pow", ("positive", "any"), rule="same", traits={AMPLIFYING, ILL_CONDITIONED, CPOW}),
     _binary("math.add"),
     _binary("math.subtract"),
-    _binary("math.multiply"),
-    _binary("math.divide", ("any", "nonzero")),
+    _binary("math.multiply", traits={AMPLIFYING}),
+    _binary("math.divide", ("any", "nonzero"), traits={AMPLIFYING}),
     _binary("math.atan2", ("any", "nonzero"), rule="same", specials=((0.0, 0.0),), analytic=False),
-    _unary("math.reduce_sum", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
-    _unary("math.reduce_mean", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
-    _unary("math.reduce_max", attrs=REDUCE_ATTRS, specials=(([1.0, 3.0, 3.0],), ([NAN, 1.0],)), analytic=False),
-    _unary("math.reduce_min", attrs=REDUCE_ATTRS, specials=(([1.0, 1.0, 2.0],),), analytic=False),
-    _unary("math.reduce_prod", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([0.0, 2.0, 3.0],), ([0.0, 0.0, 3.0],))),
-    _unary("math.reduce_logsumexp", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([-INF, -INF],),), analytic=False),
-    _unary("math.reduce_variance", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False),
-    _unary("math.reduce_std", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False),
+    _unary("math.reduce_sum", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True, traits={REDUCTION}),
+    _unary("math.reduce_mean", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
+           traits={COMPOSITE, REDUCTION}),
+    _unary("math.reduce_max", attrs=REDUCE_ATTRS, specials=(([1.0, 3.0, 3.0],), ([NAN, 1.0],)), analytic=False,
+           traits={REDUCTION}),
+    _unary("math.reduce_min", attrs=REDUCE_ATTRS, specials=(([1.0, 1.0, 2.0],),), analytic=False, traits={REDUCTION}),
+    _unary("math.reduce_prod", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([0.0, 2.0, 3.0],), ([0.0, 0.0, 3.0],)),
+           traits={AMPLIFYING, ILL_CONDITIONED, REDUCTION, PRODUCT_ORDER}),
+    _unary("math.reduce_logsumexp", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([-INF, -INF],),), analytic=False,
+           traits={ILL_CONDITIONED, COMPOSITE, REDUCTION}),
+    _unary("math.reduce_variance", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False, traits={COMPOSITE, REDUCTION}),
+    _unary("math.reduce_std", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False, traits={COMPOSITE, REDUCTION}),
     _unary("math.reduce_euclidean_norm", attrs=REDUCE_ATTRS, sums_terms=True, specials=(([0.0, 0.0],),),
-           analytic=False),
-    _unary("math.l2_normalize", attrs={"axis": (None, 1)}, sums_terms=True, specials=(([0.0, 0.0],),), analytic=False),
+           analytic=False, traits={COMPOSITE, NORMALIZING, REDUCTION}),
+    _unary("math.l2_normalize", attrs={"axis": (None, 1)}, sums_terms=True, specials=(([0.0, 0.0],),), analytic=False,
+           traits={BOUNDED, COMPOSITE, NORMALIZING}),
     _unary("math.cumsum", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
            dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
     _unary("math.cumprod", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
-           sums_terms=True, specials=(([2.0, 0.0, 3.0],),)),
+           sums_terms=True, specials=(([2.0, 0.0, 3.0],),), traits={AMPLIFYING, ILL_CONDITIONED}),
     # -inf leads (log 0); a NaN element leaves the scan where it was (std::min and std::max keep the
     # accumulator), so the next step adds log 2 to it
     _unary("math.cumulative_logsumexp", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)},
            sums_terms=True, specials=(([1.0, 1.0, 1.0],), ([-INF, -INF, 1.0],), ([INF, 1.0, -INF],),
-                                      ([1.0, NAN, 2.0],))),
+                                      ([1.0, NAN, 2.0],)), traits={ILL_CONDITIONED}),
     _unary("math.rint", gradient="none", analytic=False),
-    _unary("math.erfc"),
-    _binary("math.xdivy", ("any", "nonzero"), rule="same", analytic=False),
+    _unary("math.erfc", traits={ILL_CONDITIONED, BOUNDED}),
+    _binary("math.xdivy", ("any", "nonzero"), rule="same", analytic=False, traits={AMPLIFYING}),
     _binary("math.xlog1py", ("any", "positive"), rule="same", dtypes=FLOATS_AND_COMPLEX,
             specials=((0.0, 0.0), (0.0, -1.0)), analytic=False),  # no x * log1p(-1): complex programs stay finite
     _binary("realdiv", ("any", "nonzero"), dtypes=FLOATS_AND_COMPLEX, specials=((1.0, 0.0), (0.0, 0.0))),
     _binary("math.floordiv", ("any", "nonzero"), rule="same", gradient="none", analytic=False),
     _binary("math.floormod", ("any", "nonzero"), rule="same", analytic=False),
-    _binary("math.truediv", ("any", "nonzero")),
-    _binary("truediv", ("any", "nonzero")),
+    _binary("math.truediv", ("any", "nonzero"), traits={AMPLIFYING}),
+    _binary("truediv", ("any", "nonzero"), traits={AMPLIFYING}),
     _binary("math.add_n", rule="same", call=_list_call),
     _binary("add_n", rule="same", call=_list_call),
     _unary("math.conj", dtypes=COMPLEX, analytic=False),
     _unary("math.real", dtypes=COMPLEX, output="real", analytic=False),
     _unary("math.imag", dtypes=COMPLEX, output="real", analytic=False),
     _binary("complex", rule="same", dtypes=("float32", "float64"), output="complex", analytic=False),
-    _unary("tan", "unit", dtypes=FLOATS_AND_COMPLEX),
-    _unary("sinh", dtypes=FLOATS_AND_COMPLEX),
-    _unary("cosh", dtypes=FLOATS_AND_COMPLEX),
+    _unary("tan", "unit", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("sinh", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("cosh", dtypes=FLOATS_AND_COMPLEX, traits={AMPLIFYING, ILL_CONDITIONED}),
     _unary("cumsum", attrs={"axis": (0, 1), "exclusive": (False, True), "reverse": (False, True)}, sums_terms=True),
     # Inverse functions on their real domains ("unit": (-1, 1); "above_one"); poles of the derivative at the edges
     *[_unary(p, "unit", dtypes=FLOATS_AND_COMPLEX, specials=((1.0,), (-1.0,), (0.0,), (2.0,)))
@@ -348,26 +403,32 @@ _ENTRIES = [
     # Recorded by TF with a None gradient: their outputs are on the tape, differentiable as targets and sources
     *[_unary(p, gradient="none", dtypes=FLOATS_AND_COMPLEX, analytic=False) for p in ("zeros_like", "ones_like")],
     # Reductions (top level)
-    _unary("reduce_sum", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
-    _unary("reduce_mean", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
-    _unary("reduce_max", attrs=REDUCE_ATTRS, specials=(([1.0, 3.0, 3.0],), ([3.0, 3.0, 3.0, 3.0],)), analytic=False),
-    _unary("reduce_min", attrs=REDUCE_ATTRS, analytic=False),
-    _unary("reduce_prod", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
-    _unary("reduce_logsumexp", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False),
+    _unary("reduce_sum", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True, traits={REDUCTION}),
+    _unary("reduce_mean", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
+           traits={COMPOSITE, REDUCTION}),
+    _unary("reduce_max", attrs=REDUCE_ATTRS, specials=(([1.0, 3.0, 3.0],), ([3.0, 3.0, 3.0, 3.0],)), analytic=False,
+           traits={REDUCTION}),
+    _unary("reduce_min", attrs=REDUCE_ATTRS, analytic=False, traits={REDUCTION}),
+    _unary("reduce_prod", attrs=REDUCE_ATTRS, dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
+           traits={AMPLIFYING, ILL_CONDITIONED, REDUCTION, PRODUCT_ORDER}),
+    _unary("reduce_logsumexp", attrs=REDUCE_ATTRS, sums_terms=True, analytic=False,
+           traits={ILL_CONDITIONED, COMPOSITE, REDUCTION}),
     _unary("norm", attrs={"ord": ("euclidean", 1, 3), "axis": (None, 1), "keepdims": (False, True)}, sums_terms=True,
-           specials=(([0.0, 0.0],), ([3.0, 4.0],)), analytic=False),
+           specials=(([0.0, 0.0],), ([3.0, 4.0],)), analytic=False, traits={COMPOSITE, NORMALIZING, REDUCTION}),
     # Structure
-    _unary("reshape", attrs={"shape": ((-1,),)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("reshape", attrs={"shape": ((-1,),)}, dtypes=FLOATS_AND_COMPLEX, traits={TAKES_SCALAR}),
     _unary("transpose", attrs={"perm": (None, (1, 0)), "conjugate": (False, True)}, dtypes=FLOATS_AND_COMPLEX,
            analytic=False),
-    _unary("expand_dims", attrs={"axis": (1, 0, -1)}, dtypes=FLOATS_AND_COMPLEX),
-    _unary("squeeze", attrs={"axis": (None,)}, dtypes=FLOATS_AND_COMPLEX),
-    _binary("concat", rule="concat", attrs={"axis": (0, 1)}, call=_list_call, dtypes=FLOATS_AND_COMPLEX),
-    _binary("stack", rule="same", attrs={"axis": (0, 1)}, call=_list_call, dtypes=FLOATS_AND_COMPLEX),
+    _unary("expand_dims", attrs={"axis": (1, 0, -1)}, dtypes=FLOATS_AND_COMPLEX, traits={GROWS, TAKES_SCALAR}),
+    _unary("squeeze", attrs={"axis": (None,)}, dtypes=FLOATS_AND_COMPLEX, traits={TAKES_SCALAR}),
+    _binary("concat", rule="concat", attrs={"axis": (0, 1)}, call=_list_call, dtypes=FLOATS_AND_COMPLEX,
+            traits={GROWS}),
+    _binary("stack", rule="same", attrs={"axis": (0, 1)}, call=_list_call, dtypes=FLOATS_AND_COMPLEX,
+            traits={GROWS, TAKES_SCALAR}),
     _unary("unstack", attrs={"axis": (1, 0)}, dtypes=FLOATS_AND_COMPLEX),
     _unary("split", attrs={"num_or_size_splits": ((1, 3),), "axis": (1,)}, dtypes=FLOATS_AND_COMPLEX),
-    _unary("tile", attrs={"multiples": ((2, 1),)}, dtypes=FLOATS_AND_COMPLEX),
-    _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("tile", attrs={"multiples": ((2, 1),)}, dtypes=FLOATS_AND_COMPLEX, traits={GROWS}),
+    _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}, dtypes=FLOATS_AND_COMPLEX, traits={GROWS, TAKES_SCALAR}),
     _unary("slice", attrs={"begin": ((1, 0), (0, 1)), "size": ((2, -1), (1, 2))}, dtypes=FLOATS_AND_COMPLEX),
     _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}, dtypes=FLOATS_AND_COMPLEX),
     # N-d indices held flat, index depth first (index_rows): rows (2, 1), (0, 2), (2, 1), or six rows of depth 1
@@ -375,31 +436,38 @@ _ENTRIES = [
     _unary("gather_nd", attrs={"indices": ((2, 2, 1, 0, 2, 2, 1), (1, 2, 1, 0, 2, 2, 1))}, call=_gather_nd_call,
            dtypes=FLOATS_AND_COMPLEX),
     _unary("scatter_nd", attrs={"indices": ((1, 2, 0, 2),), "shape": ((4, 4),)}, call=_scatter_nd_call,
-           dtypes=FLOATS_AND_COMPLEX),  # row 2 twice: the updates add up
+           dtypes=FLOATS_AND_COMPLEX, traits={INDEXED_ROWS}),  # row 2 twice: the updates add up
     _binary("tensor_scatter_nd_update", rule="same", attrs={"indices": ((1, 2, 0, 1), (1, 1, 1, 0))},
-            call=_tensor_scatter_call, dtypes=FLOATS_AND_COMPLEX),  # a repeated row: the last update stays
+            call=_tensor_scatter_call, dtypes=FLOATS_AND_COMPLEX,
+            traits={INDEXED_ROWS}),  # a repeated row: the last update stays
     _binary("tensor_scatter_nd_add", rule="same", attrs={"indices": ((1, 2, 0, 2),)}, call=_tensor_scatter_call,
-            dtypes=FLOATS_AND_COMPLEX),
+            dtypes=FLOATS_AND_COMPLEX, traits={INDEXED_ROWS}),
     _binary("boolean_mask", rule="same", call=_mask_call, analytic=False),
     _unary("reverse", attrs={"axis": ((1,), (0,), (-1, 0))}, dtypes=FLOATS_AND_COMPLEX),
     # Flat paddings, read as [before, after] per axis; REFLECT pads less than a dimension, SYMMETRIC up to it
     _unary("pad", attrs={"paddings": ((1, 0, 0, 2),), "mode": ("CONSTANT", "REFLECT", "SYMMETRIC"),
-                         "constant_values": (0.0, 1.5)}, call=_pad_call, dtypes=FLOATS_AND_COMPLEX),
+                         "constant_values": (0.0, 1.5)}, call=_pad_call, dtypes=FLOATS_AND_COMPLEX, traits={GROWS}),
     _unary("math.unsorted_segment_sum", attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)},
-           dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
-    _unary("math.segment_sum", attrs={"segment_ids": ((0, 0, 2),)}, dtypes=FLOATS_AND_COMPLEX, sums_terms=True),
+           dtypes=FLOATS_AND_COMPLEX, sums_terms=True, traits={ROW_ATTRIBUTE}),
+    _unary("math.segment_sum", attrs={"segment_ids": ((0, 0, 2),)}, dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
+           traits={ROW_ATTRIBUTE}),
     # Recorded by TF with no gradient for on_value and off_value (scalars); indices outside [0, depth) are off
     OpSpec("one_hot", 2, "scalars", ("any", "any"), attrs={"indices": ((0, 2, -1),), "depth": (3,), "axis": (-1, 0)},
            call=_one_hot_call, gradient="none", dtypes=FLOATS_AND_COMPLEX, analytic=False),
     # Linear algebra
-    _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True, attrs=MATMUL_ATTRS),
-    _binary("linalg.matmul", rule="matmul", sums_terms=True, attrs=MATMUL_ATTRS),
+    _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True, attrs=MATMUL_ATTRS,
+            traits={AMPLIFYING}),
+    _binary("linalg.matmul", rule="matmul", sums_terms=True, attrs=MATMUL_ATTRS, traits={AMPLIFYING}),
     _binary("linalg.matvec", rule="matvec", sums_terms=True, attrs={"transpose_a": (False, True), "adjoint_a": (False, True)}),
-    _binary("einsum", rule="matmul", attrs={"equation": ("ij,jk->ik",)}, call=_einsum_call, sums_terms=True),
-    _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True),
-    _unary("linalg.norm", sums_terms=True, analytic=False),
-    _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False),
-    _binary("linalg.global_norm", rule="same", call=_list_call, sums_terms=True, specials=((0.0, 0.0),), analytic=False),
+    _binary("einsum", rule="matmul", attrs={"equation": ("ij,jk->ik",)}, call=_einsum_call, sums_terms=True,
+            traits={AMPLIFYING, TAKES_MATRIX}),
+    _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True,
+           traits={AMPLIFYING, TAKES_MATRIX}),
+    _unary("linalg.norm", sums_terms=True, analytic=False, traits={COMPOSITE, NORMALIZING, REDUCTION}),
+    _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False,
+           traits={BOUNDED, COMPOSITE, NORMALIZING}),
+    _binary("linalg.global_norm", rule="same", call=_list_call, sums_terms=True, specials=((0.0, 0.0),), analytic=False,
+            traits={COMPOSITE, NORMALIZING}),
     OpSpec("linalg.matrix_transpose", 1, "matrix", attrs={"conjugate": (False, True)}, dtypes=FLOATS_AND_COMPLEX,
            analytic=False),
     OpSpec("linalg.adjoint", 1, "matrix", dtypes=FLOATS_AND_COMPLEX, analytic=False),
@@ -411,16 +479,17 @@ _ENTRIES = [
     # Factorisations of well-conditioned matrices ("invertible": diagonally dominant; "spd": Hermitian positive
     # definite); singular, NaN and indefinite inputs are pinned by tests/reftape_only/test_api_surface.py
     OpSpec("linalg.inv", 1, "square", ("invertible",), attrs={"adjoint": (False, True)}, sums_terms=True,
-           dtypes=("float16", "float32", "float64") + COMPLEX),
-    OpSpec("linalg.det", 1, "square", ("invertible",), sums_terms=True, dtypes=LINALG_DTYPES),
+           dtypes=("float16", "float32", "float64") + COMPLEX, traits={AMPLIFYING}),
+    OpSpec("linalg.det", 1, "square", ("invertible",), sums_terms=True, dtypes=LINALG_DTYPES, traits={AMPLIFYING}),
     OpSpec("linalg.slogdet", 1, "square", ("invertible",), call=_pair_of_results_call, sums_terms=True, analytic=False,
            dtypes=LINALG_DTYPES),
     OpSpec("linalg.cholesky", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
     OpSpec("linalg.logdet", 1, "square", ("spd",), sums_terms=True, analytic=False, output="real", dtypes=LINALG_DTYPES),
     OpSpec("linalg.solve", 2, "square_rhs", ("invertible", "any"), attrs={"adjoint": (False, True)}, sums_terms=True,
-           dtypes=LINALG_DTYPES),
+           dtypes=LINALG_DTYPES, traits={AMPLIFYING}),
     OpSpec("linalg.triangular_solve", 2, "square_rhs", ("invertible", "any"),
-           attrs={"lower": (True, False), "adjoint": (False, True)}, sums_terms=True, dtypes=LINALG_DTYPES),
+           attrs={"lower": (True, False), "adjoint": (False, True)}, sums_terms=True, dtypes=LINALG_DTYPES,
+           traits={AMPLIFYING}),
     # Selections by order: ties and signed zeros in index order
     # (NaNs, and sorted=False for 1 < k < n, in the orders TF's kernel leaves)
     _unary("math.top_k", attrs={"k": (2, 4, 1), "sorted": (True, False)}, call=_top_k_values_call, analytic=False,
@@ -431,33 +500,36 @@ _ENTRIES = [
            output="int32", analytic=False, specials=(([1.0, 3.0, 3.0, 1.0],), ([0.0, -0.0, 2.0, -0.0],))),
     # Neural-network ops
     _unary("nn.relu", specials=((0.0,), (NAN,)), analytic=False),
-    _unary("nn.relu6", specials=((0.0,), (6.0,)), analytic=False),
-    _unary("nn.elu", specials=((0.0,),), analytic=False),
-    _unary("nn.selu", specials=((0.0,),), analytic=False),
+    _unary("nn.relu6", specials=((0.0,), (6.0,)), analytic=False, traits={BOUNDED}),
+    _unary("nn.elu", specials=((0.0,),), analytic=False, traits={ILL_CONDITIONED}),
+    _unary("nn.selu", specials=((0.0,),), analytic=False, traits={ILL_CONDITIONED}),
     _unary("nn.leaky_relu", attrs={"alpha": (0.2, 0.3)}, specials=((0.0,), (-1.0,)), analytic=False),
-    _unary("nn.gelu", attrs={"approximate": (False, True)}, specials=((0.0,),)),
-    _unary("nn.silu", specials=((0.0,),)),
-    _unary("nn.softplus", specials=((0.0,),)),
-    _unary("nn.softsign", analytic=False),
-    _unary("nn.sigmoid", dtypes=FLOATS_AND_COMPLEX),
-    _unary("nn.tanh", dtypes=FLOATS_AND_COMPLEX),
-    _unary("nn.softmax", attrs={"axis": (-1, 0)}, specials=(([1.0, 1.0, 1.0],),), sums_terms=True),
-    _unary("nn.log_softmax", attrs={"axis": (-1, 0)}, specials=(([0.0, 0.0],),), sums_terms=True),
-    _unary("nn.l2_loss", sums_terms=True),
+    _unary("nn.gelu", attrs={"approximate": (False, True)}, specials=((0.0,),), traits={ILL_CONDITIONED}),
+    _unary("nn.silu", specials=((0.0,),), traits={ILL_CONDITIONED}),
+    _unary("nn.softplus", specials=((0.0,),), traits={ILL_CONDITIONED}),
+    _unary("nn.softsign", analytic=False, traits={BOUNDED}),
+    _unary("nn.sigmoid", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("nn.tanh", dtypes=FLOATS_AND_COMPLEX, traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("nn.softmax", attrs={"axis": (-1, 0)}, specials=(([1.0, 1.0, 1.0],),), sums_terms=True,
+           traits={ILL_CONDITIONED, BOUNDED}),
+    _unary("nn.log_softmax", attrs={"axis": (-1, 0)}, specials=(([0.0, 0.0],),), sums_terms=True,
+           traits={ILL_CONDITIONED}),
+    _unary("nn.l2_loss", sums_terms=True, traits={AMPLIFYING, COMPOSITE, REDUCTION}),
     # (mean, variance): the variance's differences hold the mean constant; float16 computed in float32
     _unary("nn.moments", attrs={"axes": ((0,), (-1,)), "keepdims": (False, True)}, call=_pair_of_results_call,
-           sums_terms=True, analytic=False),
+           sums_terms=True, analytic=False, traits={COMPOSITE}),
     _binary("nn.sigmoid_cross_entropy_with_logits", ("prob", "any"), rule="cross_entropy", call=_cross_entropy_call,
-            specials=((0.5, 0.0),), analytic=False),
+            specials=((0.5, 0.0),), analytic=False, traits={ILL_CONDITIONED}),
     _binary("nn.softmax_cross_entropy_with_logits", ("simplex", "any"), rule="cross_entropy",
-            call=_cross_entropy_call, sums_terms=True),
+            call=_cross_entropy_call, sums_terms=True, traits={ILL_CONDITIONED}),
     _unary("nn.sparse_softmax_cross_entropy_with_logits", attrs={"labels": ((3, 0, 1),)}, call=_sparse_cross_entropy_call,
-           sums_terms=True),
+           sums_terms=True, traits={ILL_CONDITIONED, TAKES_MATRIX, ROW_ATTRIBUTE, DETERMINISTIC_COMPOSITE}),
     # Not NCHW: TF's vectorized jacobian takes BiasAddGrad's NCHW input to be of rank 4 (KNOWN_DIVERGENCES.md)
     _binary("nn.bias_add", rule="bias", dtypes=FLOATS_AND_COMPLEX),
     # Not max_norm: its comparisons number TF's tape differently (KNOWN_DIVERGENCES.md 9); tests/suite/test_ops.py covers it
-    _unary("nn.embedding_lookup", attrs={"ids": ((2, 0, 2),)}),
-    _unary("nn.l2_normalize", attrs={"axis": (1, None)}, sums_terms=True, analytic=False),
+    _unary("nn.embedding_lookup", attrs={"ids": ((2, 0, 2),)}, traits={PARTITIONED}),
+    _unary("nn.l2_normalize", attrs={"axis": (1, None)}, sums_terms=True, analytic=False,
+           traits={BOUNDED, COMPOSITE, NORMALIZING}),
 ]
 
 CATALOG: dict[str, OpSpec] = {}
@@ -465,6 +537,13 @@ for _spec in _ENTRIES:
     if _spec.path in CATALOG:
         raise ValueError(f"duplicate catalog entry {_spec.path}")
     CATALOG[_spec.path] = _spec
+
+
+def has_trait(path: str, trait: str) -> bool:
+    """Whether catalog op `path` carries `trait` (one of TRAITS); False for a path outside the catalog."""
+    if trait not in TRAITS:
+        raise ValueError(f"unknown trait {trait!r}: not one of {TRAITS}")
+    return path in CATALOG and CATALOG[path].has(trait)
 
 # Public names in reftape's namespaces that are not ops: plumbing, creation, types and modules.
 NOT_OPS = frozenset({

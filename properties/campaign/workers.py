@@ -130,7 +130,7 @@ class _Worker:
         `--database`), and not again after a restart; every run saves failures."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
-        from reftape_properties.strategies import programs
+        from reftape_properties.generate import programs
 
         replay = ((self.campaign.resume or self.campaign.database is not None)
                   and (self.index, self.restart, batch) == (0, 0, 0))

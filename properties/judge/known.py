@@ -23,7 +23,7 @@ from reftape import dispatch
 from reftape.kernels.half_sums import MODELLED_TERMS
 
 from reftape_properties.judge.compare import Discrepancy, compare, summed_terms
-from reftape_oracle.catalog import CATALOG
+from reftape_oracle.catalog import CATALOG, CPOW, DETERMINISTIC_COMPOSITE, PRODUCT_ORDER, has_trait
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, walk
 
@@ -56,9 +56,6 @@ def _never(d: Discrepancy, evidence: Evidence | None) -> bool:
     return False
 
 
-_CPOW_PATHS = frozenset({"pow", "math.pow"})   # reftape computes their forward as TF's cpow does, bit for bit
-
-
 def _complex_overflow(d: Discrepancy, evidence: Evidence | None) -> bool:
     """Entry 2: inf/NaN patterns of complex results where TF's side is not finite. Not the value of a
     `pow` op: its forward follows TF's cpow at every element (zero bases, integral exponents, infinities
@@ -68,7 +65,7 @@ def _complex_overflow(d: Discrepancy, evidence: Evidence | None) -> bool:
     if evidence is not None and d.where.startswith("values/"):
         name = d.where[len("values/"):]
         op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
-        if op is not None and op.path in _CPOW_PATHS:
+        if op is not None and has_trait(op.path, CPOW):
             return False
     return bool(np.any(~np.isfinite(decode_array(d.expected))))
 
@@ -239,9 +236,6 @@ KNOWN.append(KnownDivergence(
 ))
 
 
-_PRODUCT_PATHS = frozenset({"reduce_prod", "math.reduce_prod"})
-
-
 def _zero_or_not_finite(description: Any) -> np.ndarray:
     values = decode_array(description)
     return (values == 0) | ~np.isfinite(values)
@@ -254,7 +248,7 @@ def _product_order_under_overflow(d: Discrepancy, evidence: Evidence | None) -> 
         return False
     name = d.where[len("values/"):]
     op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
-    if op is None or op.path not in _PRODUCT_PATHS:
+    if op is None or not has_trait(op.path, PRODUCT_ORDER):
         return False
     expected, actual = decode_array(d.expected), decode_array(d.actual)
     differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
@@ -376,7 +370,6 @@ KNOWN.append(KnownDivergence(
 ))
 
 
-DETERMINISTIC_COMPOSITES = frozenset({"nn.sparse_softmax_cross_entropy_with_logits"})
 def tensorflow_without_determinism(program: Program) -> Outcome | None:
     """The program's outcome on TF's default kernels (a fresh process: op determinism cannot be turned
     off once on); None when that run fails."""
@@ -396,7 +389,7 @@ def _default_kernel_at_infinity(d: Discrepancy, evidence: Evidence | None) -> bo
     answer there (rerun without op determinism)."""
     if d.kind != "nan-inf-pattern" or evidence is None or evidence.actual is None:
         return False
-    if not any(op.path in DETERMINISTIC_COMPOSITES for op in evidence.program.ops()):
+    if not any(has_trait(op.path, DETERMINISTIC_COMPOSITE) for op in evidence.program.ops()):
         return False
     if not np.any(np.isnan(decode_array(d.expected).astype(np.complex128))):
         return False

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from reftape_oracle.catalog import CATALOG
+from reftape_oracle.catalog import CATALOG, NEVER_RECORDED, has_trait
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
                                     flat_references, structure_children, structure_references, walk)
@@ -61,7 +61,6 @@ COMPLEX_STEP = 1e-20
 CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
 TENSOR_KINDS = ("tensor", "variable", "ndarray")   # descriptions that hold tensor data
 MODELLED = (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call)   # custom gradients and variable updates are not
-NEVER_RECORDED = {"stop_gradient"}   # not differentiable to TF; round, floor, ... are recorded with a None gradient
 
 
 class Unjudgeable(Exception):
@@ -151,7 +150,7 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
                 if tape.watch_accessed_variables:
                     watched.update(n for n in inputs if floating_leaf(n) and leaves[n].kind == "variable"
                                    and leaves[n].trainable)
-                if s.path not in NEVER_RECORDED and any(tracked(n) for n in inputs):
+                if not has_trait(s.path, NEVER_RECORDED) and any(tracked(n) for n in inputs):
                     recorded.add(s.name)
                     if CATALOG[s.path].output not in ("bool", "int32", "int64"):
                         watched.add(s.name)

@@ -93,12 +93,12 @@ QUICK = Workload(programs=12, small_graphs=4, matrix_side=64, matmuls=2, deep_op
 # -- Generated programs --------------------------------------------------------------------------
 
 def _hypothesis_run(count: int, seed: int, body: Callable[[Program], None]) -> int:
-    """Runs `body` on `count` programs drawn from `strategies.programs()` with a fixed seed; returns
+    """Runs `body` on `count` programs drawn from `generate.programs()` with a fixed seed; returns
     how many Hypothesis drew. The same seed draws the same programs whatever the body does."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as fixed_seed
 
-    from reftape_properties.strategies import programs
+    from reftape_properties.generate import programs
 
     calls = 0
 

@@ -16,7 +16,7 @@ from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, L
                                     StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk)
 from reftape_properties.findings.store import coverage_summary, features
-from reftape_properties.strategies import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes, programs, shapes, values)
+from reftape_properties.generate import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes, programs, shapes, values)
 
 # Outcome errors that mean the generator built an invalid program (not TF-level behaviour under test).
 GENERATOR_BUGS = ("NameError", "UnboundLocalError", "SyntaxError", "KeyError", "IndexError")
@@ -91,7 +91,7 @@ def _top_level_ops(program) -> list:
 
 def _floating_ops(program) -> list:
     """The program's own ops whose output is a floating tensor (not a comparison's or an index), but
-    those on a leaf with an empty dimension: the generator sets them aside (strategies.EMPTY_OP_CHANCE)."""
+    those on a leaf with an empty dimension: the generator sets them aside (generate.tapes.EMPTY_OP_CHANCE)."""
     empty = {name for name, leaf in program.leaves().items() if 0 in np.shape(leaf.value)}
     return [op for op in _top_level_ops(program) if CATALOG[op.path].output not in ("bool", "int32", "int64")
             and not empty & set(op.inputs)]

@@ -15,7 +15,7 @@ from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, O
                                     WatchedVariables)
 from reftape_properties.conformance.differential import CANDIDATE, EXAMPLES_FACTOR, check_program
 from reftape_properties.pipeline import evaluate
-from reftape_properties.strategies import programs
+from reftape_properties.generate import programs
 
 
 def differential(**strategy_options):

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FAMILIES, apply
 from reftape_properties.conformance.differential import CANDIDATE
-from reftape_properties.strategies import shapes, values
+from reftape_properties.generate import shapes, values
 from reftape_properties.judge.tolerance import Tolerance, compare_arrays
 
 SMOOTH_UNARY = tuple(p for p in FAMILIES["elementwise_unary"] if CATALOG[p].domains == ("any",)

@@ -18,7 +18,7 @@ import pytest
 
 from reftape_oracle.catalog import CATALOG, OpSpec, apply, attribute_variants, resolve
 from reftape_properties.findings.store import record_op_coverage
-from reftape_properties.strategies import structured_matrices
+from reftape_properties.generate import structured_matrices
 
 from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.judge.compare import compare_values

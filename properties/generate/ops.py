@@ -1,0 +1,566 @@
+"""One op added to a program: its inputs (unconsumed outputs where they fit, else fresh leaves holding its
+special points), attributes valid for their shapes, and the shape of what it feeds onward (a plan per
+shape rule); now and then a Python list it packs, or a literal operand, in place of a tensor."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from reftape_oracle.catalog import (COMPOSITE, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED, REDUCTION,
+                                    ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec, flipped)
+from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
+
+from .builder import _Builder, _last, _Tensor
+from .values import LARGEST, _array
+
+MAX_ELEMENTS = 48                      # ops that grow tensors take inputs that keep outputs this small
+MAX_RANK = 4
+MAX_ATTRIBUTE_INTEGERS = 8  # the longest integer array an attribute holds (oracle/validation.py)
+NEGATIVE_AXIS_CHANCE = 0.3  # an axis attribute counted from the end instead
+BATCHED_MATMUL_CHANCE = 0.25  # matmul's second operand a stack of matrices
+LITERAL_OPERAND_CHANCE = 0.2  # an op of several inputs takes one as a Python or NumPy value it converts itself
+PACKED_INPUT_CHANCE = 0.04  # an op takes a Python list of tensors (and literals), which TF packs (recording a Pack)
+
+
+@dataclass
+class _Plan:
+    """How to call one op: its inputs and the shape of what it feeds onward."""
+
+    inputs: list
+    shape: tuple
+    dtype: str | None = None  # output dtype, when it differs from the inputs'
+    element: int | None = None  # the op returns a list: this element is fed onward
+
+
+def _min_rank(spec: OpSpec) -> int:
+    if spec.shape_rule in MATRIX_RULES:
+        return 2
+    if spec.shape_rule in ("matmul", "matvec", "bias") or spec.has(TAKES_MATRIX):
+        return 2  # exactly 2 (labels and biases are drawn for matrices)
+    if spec.shape_rule == "scalars":
+        return 0
+    elementwise_attrs = {"alpha", "approximate", "dtype"}
+    if set(spec.attrs) - elementwise_attrs and not spec.has(TAKES_SCALAR):
+        return 1
+    return 1 if spec.shape_rule in ("concat", "cross_entropy") else 0
+
+
+def _grows(spec: OpSpec) -> bool:
+    return spec.has(GROWS)
+
+
+def _fits(t: _Tensor, spec: OpSpec) -> bool:
+    rank = len(t.shape)
+    if spec.shape_rule == "scalars":
+        return rank == 0
+    if spec.has(ROW_ATTRIBUTE) and rank and t.shape[0] > MAX_ATTRIBUTE_INTEGERS:
+        return False
+    if (spec.has(INDEXED_ROWS) or _last(spec) == "gather_nd") and rank and not 0 < t.shape[0] < MAX_ATTRIBUTE_INTEGERS:
+        return False  # no empty index lists: TF reads [] as float32
+    if spec.shape_rule in MATRIX_RULES:  # matrices, at most one batch dimension; square for a factorisation
+        return 2 <= rank <= 3 and (spec.shape_rule == "matrix" or t.shape[-1] == t.shape[-2])
+    if _last(spec) == "diag":  # each last-axis vector becomes a square matrix one side longer at most
+        return 1 <= rank < MAX_RANK and t.size * (t.shape[-1] + 1) ** 2 <= MAX_ELEMENTS * max(t.shape[-1], 1)
+    if _min_rank(spec) == 2:
+        return rank == 2
+    if rank < _min_rank(spec):
+        return False
+    return not _grows(spec) or (rank < MAX_RANK and 2 * t.size <= MAX_ELEMENTS)
+
+
+def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = None) -> _Tensor:
+    """An input for `spec`: an unconsumed output where one fits (mostly), an earlier tensor, or a fresh
+    leaf from the op's domain with its special points planted (always, for a restricted domain)."""
+    domain = spec.domains[min(position, spec.arity - 1)]
+    fitting = [t for t in b.usable(spec) if _fits(t, spec) and (shape is None or t.shape == shape)]
+    waiting = [t for t in b.frontier if t in fitting]
+    overflows = spec.has(COMPOSITE) and b.dtype in LARGEST  # a fresh leaf can hold near-overflow values
+    if domain == "any" and not b.chance(0.8 if overflows else 0.45 if spec.specials else 0.2):
+        if waiting and not b.chance(0.1):
+            return b.pick(waiting)
+        if fitting:
+            return b.pick(fitting)
+    if shape is None:
+        shape = _leaf_shape(b, spec)
+    scalars = spec.specials_for(position)
+    patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
+    if overflows:  # one near-overflow value squares past the largest
+        scalars = scalars + LARGEST[b.dtype]
+    if overflows and b.dtype == "float16":  # two also sum past it (TF adds bfloat16 in float32)
+        largest, _, large = LARGEST[b.dtype][:3]
+        patterns = patterns + ((largest, large),)
+    return b.leaf(shape, domain, scalars, patterns)
+
+
+def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
+    if spec.shape_rule == "scalars":
+        return ()
+    if spec.shape_rule in MATRIX_RULES:
+        rows = int(b.rng.integers(1, 4))
+        matrix = (rows, rows if spec.shape_rule != "matrix" else int(b.rng.integers(1, 4)))
+        return ((int(b.rng.integers(1, 3)),) if b.chance(BATCHED_MATMUL_CHANCE) else ()) + matrix
+    if _min_rank(spec) == 2:
+        return (int(b.rng.integers(1, 4)), int(b.rng.integers(1, 4)))
+    if len(b.base) >= _min_rank(spec):
+        return b.base
+    return b.base + (int(b.rng.integers(1, 4)),)
+
+
+def _axis_shape(shape: tuple, axis: int, keep: bool) -> tuple:
+    axis %= len(shape)
+    return shape[:axis] + ((1,) if keep else ()) + shape[axis + 1:]
+
+
+def _gather_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    axis = attrs["axis"] % len(shape)
+    count = int(b.rng.integers(1, 4))
+    attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[axis], count))
+    return shape[:axis] + (count,) + shape[axis + 1:]
+
+
+def _gather_nd_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """One to three rows of N-d indices of depth 1 or 2 (the first: IndexedSlices gradients), some repeated."""
+    depth = 2 if len(shape) >= 2 and shape[1] and b.chance(0.5) else 1
+    count = int(b.rng.integers(1, 4))
+    rows = [int(b.rng.integers(0, shape[a])) for _ in range(count) for a in range(depth)]
+    attrs["indices"] = (depth, *rows)
+    return (count,) + shape[depth:]
+
+
+def _scatter_nd_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Each row of the updates scattered into a new shape (its first axis replaced by one or two of 1 to
+    3 entries; depth 2 where the indices fit), rows repeated at times (they add up)."""
+    depth = 2 if 2 * shape[0] < MAX_ATTRIBUTE_INTEGERS and b.chance(0.5) else 1
+    leading = tuple(int(b.rng.integers(1, 4)) for _ in range(depth))
+    attrs["shape"] = leading + shape[1:]
+    attrs["indices"] = (depth, *[int(b.rng.integers(0, d)) for _ in range(shape[0]) for d in leading])
+    return attrs["shape"]
+
+
+def _slice_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """A begin in each dimension and a size of at least one from it (-1, to the end, at times)."""
+    begins = [int(b.rng.integers(0, d)) if d else 0 for d in shape]
+    sizes = [-1 if b.chance(0.3) else int(b.rng.integers(1, d - s + 1)) if d else 0 for d, s in zip(shape, begins)]
+    attrs["begin"], attrs["size"] = tuple(begins), tuple(sizes)
+    return tuple(d - s if n == -1 else n for d, s, n in zip(shape, begins, sizes))
+
+
+def _top_k_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["k"] = int(b.rng.integers(1, shape[-1] + 1)) if shape[-1] else 0
+    return shape[:-1] + (attrs["k"],)
+
+
+def _embedding_lookup_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    count = int(b.rng.integers(1, 4))
+    attrs["ids"] = tuple(int(i) for i in b.rng.integers(0, shape[0], count))
+    return (count,) + shape[1:]
+
+
+def _pad_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Paddings on one axis that at most double it, within the mode's limit (REFLECT: below the size)."""
+    axis = int(b.rng.integers(len(shape)))
+    size = shape[axis]
+    most = size - 1 if attrs["mode"] == "REFLECT" else size
+    before = int(b.rng.integers(0, most + 1))
+    after = int(b.rng.integers(0, min(most, size - before) + 1))
+    attrs["paddings"] = tuple(p for a in range(len(shape)) for p in ((before, after) if a == axis else (0, 0)))
+    return shape[:axis] + (size + before + after,) + shape[axis + 1:]
+
+
+def _reverse_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Some axes (none at times), each once, some counted from the end."""
+    axes = [a - len(shape) if b.chance(0.3) else a for a in range(len(shape)) if b.chance(0.5)]
+    attrs["axis"] = tuple(int(a) for a in b.rng.permutation(axes)) if axes else ()
+    return shape
+
+
+def _unsorted_segment_sum_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Segment ids for the first axis, -1 (dropped) among them."""
+    attrs["num_segments"] = int(b.rng.integers(1, 4))
+    attrs["segment_ids"] = tuple(int(i) for i in b.rng.integers(-1, attrs["num_segments"], shape[0]))
+    return (attrs["num_segments"],) + shape[1:]
+
+
+def _segment_sum_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["segment_ids"] = tuple(int(i) for i in np.sort(b.rng.integers(0, 3, shape[0])))
+    return (attrs["segment_ids"][-1] + 1,) + shape[1:]
+
+
+def _sparse_cross_entropy_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["labels"] = tuple(int(i) for i in b.rng.integers(0, shape[1], shape[0]))
+    return shape[:1]
+
+
+def _tile_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["multiples"] = tuple(1 for _ in shape)
+    if shape:
+        grown = int(b.rng.integers(len(shape)))
+        attrs["multiples"] = tuple(2 if i == grown else 1 for i in range(len(shape)))
+    return tuple(d * m for d, m in zip(shape, attrs["multiples"]))
+
+
+def _transpose_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """A random permutation of the axes (a 3-cycle is not its own inverse), or the default reversal."""
+    attrs["perm"] = tuple(int(p) for p in b.rng.permutation(len(shape))) if len(shape) >= 2 and b.chance(0.7) else None
+    return tuple(shape[p] for p in attrs["perm"]) if attrs["perm"] else tuple(reversed(shape))
+
+
+def _expand_dims_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["axis"] = int(b.rng.integers(-len(shape) - 1, len(shape) + 1))
+    axis = attrs["axis"] % (len(shape) + 1)
+    return shape[:axis] + (1,) + shape[axis:]
+
+
+def _broadcast_to_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    attrs["shape"] = (2,) + shape
+    return attrs["shape"]
+
+
+def _reduction_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    axis, keep = attrs.get("axis"), attrs.get("keepdims", False)
+    if axis is None:
+        return (1,) * len(shape) if keep else ()
+    axes = {a % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,))}
+    return tuple(1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes)
+
+
+# Output shapes of unary ops that change the shape, by the last part of their path.
+_UNARY_SHAPES = {
+    "reshape": lambda b, shape, attrs: (int(np.prod(shape)),),
+    "transpose": _transpose_shape,
+    "squeeze": lambda b, shape, attrs: tuple(d for d in shape if d != 1),
+    "gather": _gather_shape, "gather_nd": _gather_nd_shape, "slice": _slice_shape, "top_k": _top_k_shape, "scatter_nd": _scatter_nd_shape, "tile": _tile_shape, "expand_dims": _expand_dims_shape,
+    "embedding_lookup": _embedding_lookup_shape, "pad": _pad_shape, "reverse": _reverse_shape,
+    "unsorted_segment_sum": _unsorted_segment_sum_shape, "segment_sum": _segment_sum_shape,
+    "sparse_softmax_cross_entropy_with_logits": _sparse_cross_entropy_shape,
+    "broadcast_to": _broadcast_to_shape, "argmax": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
+    "argmin": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
+    "einsum": lambda b, shape, attrs: (shape[0],) if attrs["equation"] == "ij->i" else (shape[1], shape[0]),
+    "diag": lambda b, shape, attrs: shape[:-1] + (shape[-1] + abs(attrs["k"]),) * 2,
+}
+
+
+def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    name = _last(spec)
+    if name in ("unstack", "split"):
+        axis = attrs["axis"] % len(x.shape)
+        if name == "split":
+            size = x.shape[axis]
+            attrs["num_or_size_splits"] = (size,) if size == 1 else (1, size - 1)
+            return _Plan([x], x.shape[:axis] + (1 if size > 1 else size,) + x.shape[axis + 1:], element=0)
+        return _Plan([x], x.shape[:axis] + x.shape[axis + 1:], element=int(b.rng.integers(x.shape[axis])))
+    if name == "cast":
+        attrs["dtype"] = "float64" if x.dtype != "float64" else "float32"
+        return _Plan([x], x.shape, dtype=attrs["dtype"])
+    if name == "moments":  # (mean, variance): either is fed onward
+        reduced = _reduction_shape(b, x.shape, {"axis": attrs["axes"], "keepdims": attrs["keepdims"]})
+        return _Plan([x], reduced, element=int(b.rng.integers(2)))
+    if name in _UNARY_SHAPES:
+        return _Plan([x], _UNARY_SHAPES[name](b, x.shape, attrs))
+    if spec.has(REDUCTION):
+        return _Plan([x], _reduction_shape(b, x.shape, attrs))
+    return _Plan([x], x.shape)
+
+
+def _broadcasts(a: tuple, b: tuple) -> tuple | None:
+    try:
+        shape = tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+    return shape if int(np.prod(shape)) <= MAX_ELEMENTS else None
+
+
+def _pairs(spec: OpSpec) -> list[tuple]:
+    return [p for p in spec.specials if len(p) >= 2 and all(isinstance(v, float) for v in p[:2])]
+
+
+def _paired_leaves(b: _Builder, spec: OpSpec, shape: tuple) -> tuple[_Tensor, _Tensor]:
+    """Two fresh leaves of one shape with the op's special pairs planted at the same positions
+    (pow's non-positive bases under a watched exponent, ties of maximum, 0/0 of divide)."""
+    complex_ = b.dtype.startswith("complex")  # complex values stay clear of overflow (KNOWN_DIVERGENCES 2)
+    pairs = [p for p in _pairs(spec) if all(math.isfinite(v) and (not complex_ or abs(v) <= 4.0) for v in p[:2])
+             or not complex_ and b.chance(0.15)]
+    size = int(np.prod(shape)) if shape else 1
+    x = _array(b.rng, b.dtype, shape, spec.domains[0], spec.specials_for(0))
+    y = _array(b.rng, b.dtype, shape, spec.domains[1], spec.specials_for(1))
+    planted = b.rng.random(size) < 0.4 if pairs else np.zeros(size, bool)
+    for position in np.flatnonzero(planted):
+        pair = b.pick(pairs)
+        x.reshape(-1)[position], y.reshape(-1)[position] = pair[0], pair[1]
+    return b.leaf(shape, value=x), b.leaf(shape, value=y)
+
+
+def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """Two inputs: broadcastable (rule "broadcast", either way round) or of one shape."""
+    if spec.shape_rule == "cross_entropy":  # labels fresh from their domain, logits from the chain
+        labels = b.leaf(x.shape, spec.domains[0], ())
+        labels.first_order_only = "softmax" in spec.path  # its second order in labels depends on op determinism
+        return _Plan([labels, x], x.shape if "sigmoid" in spec.path else x.shape[:-1])
+    if _pairs(spec) and b.chance(0.3):
+        x, y = _paired_leaves(b, spec, x.shape)
+    elif spec.domains[1] == "any" and b.chance(0.15):
+        y = x  # the same tensor twice: exact ties, x - x, x / x
+    elif spec.shape_rule == "broadcast" and spec.domains[1] == "any" and b.chance(0.6):
+        partners = [t for t in b.usable(spec) if t is not x and _broadcasts(x.shape, t.shape) is not None]
+        waiting = [t for t in partners if t in b.frontier]
+        y = b.pick(waiting or partners) if partners else b.leaf(_suffix(b, x.shape))
+    elif spec.shape_rule == "broadcast" and b.chance(0.4):
+        y = b.leaf(_suffix(b, x.shape), spec.domains[1], spec.specials_for(1))
+    else:
+        y = _input(b, spec, 1, shape=x.shape)
+    if spec.shape_rule == "broadcast" and spec.domains == ("any", "any") and b.chance(0.3):
+        x, y = y, x  # the smaller operand first
+    shape = tuple(np.broadcast_shapes(x.shape, y.shape))
+    if spec.shape_rule == "concat":
+        axis = attrs["axis"] % len(shape)
+        shape = shape[:axis] + (2 * shape[axis],) + shape[axis + 1:]
+    elif spec.path == "stack":
+        axis = attrs["axis"] % (len(shape) + 1)
+        shape = shape[:axis] + (2,) + shape[axis:]
+    elif spec.has(INDEXED_ROWS):  # the updates' rows, each to a row of the tensor (repeats at times)
+        attrs["indices"] = (1, *[int(i) for i in b.rng.integers(0, shape[0], shape[0])])
+    elif _last(spec) == "global_norm":
+        shape = ()
+    elif _last(spec) == "clip_by_global_norm":  # the clipped tensors, then the norm: the first is fed onward
+        return _Plan([x, y], x.shape, element=0)
+    return _Plan([x, y], shape)
+
+
+def _suffix(b: _Builder, shape: tuple) -> tuple:
+    """A shape broadcasting against `shape`: a suffix of it with some sides replaced by 1."""
+    rank = int(b.rng.integers(len(shape) + 1))
+    return tuple(1 if b.chance(0.4) else d for d in shape[len(shape) - rank:])
+
+
+def _matrix_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """x (stored transposed where a flag says so) times a matrix or vector, which for matmul is now and
+    then a stack of matrices: x then broadcasts over the batch (its VJP sums the batch back)."""
+    _one_flag_per_operand(attrs)
+    if spec.shape_rule == "matvec" and x.shape[0] == 1:
+        # not into a vector of one element: a normalization downstream is then invariant to it, and its
+        # gradient is the rounding noise of KNOWN_DIVERGENCES 5
+        attrs["transpose_a"] = attrs["adjoint_a"] = False
+    rows, inner = x.shape[::-1] if flipped(attrs, "a") else x.shape
+    if spec.shape_rule == "matvec":
+        shape = (inner,)
+    else:
+        columns = int(b.rng.integers(1, 4))
+        shape = (columns, inner) if flipped(attrs, "b") else (inner, columns)
+        if "transpose_b" in attrs and b.chance(BATCHED_MATMUL_CHANCE):
+            shape = (int(b.rng.integers(1, 4)),) + shape
+    partners = [t for t in b.usable(spec) if t.shape == shape]
+    y = b.pick(partners) if partners and b.chance(0.5) else b.leaf(shape)
+    if spec.shape_rule == "matvec":
+        return _Plan([x, y], (rows,))
+    return _Plan([x, y], shape[:-2] + (rows, shape[-2] if flipped(attrs, "b") else shape[-1]))
+
+
+def _one_flag_per_operand(attrs: dict) -> None:
+    """TF refuses an operand both transposed and adjoint: such an operand is left plain."""
+    for operand in "ab":
+        if attrs.get(f"transpose_{operand}") and attrs.get(f"adjoint_{operand}"):
+            attrs[f"transpose_{operand}"] = attrs[f"adjoint_{operand}"] = False
+
+
+def _bias_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    return _Plan([x, _input(b, spec, 1, shape=x.shape[-1:])], x.shape)
+
+
+def _one_hot_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """Scalar on and off values; indices of one axis, some outside [0, depth) (off everywhere)."""
+    depth, count = attrs["depth"], int(b.rng.integers(1, 4))
+    attrs["indices"] = tuple(int(i) for i in b.rng.integers(-1, depth + 1, count))
+    attrs["axis"] = b.pick(spec.attrs["axis"])  # valid for the indices' rank, not for the scalar inputs'
+    return _Plan([x, _input(b, spec, 1, shape=())], (depth, count) if attrs["axis"] == 0 else (count, depth))
+
+
+def _clip_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    low, high = b.leaf((), "neg"), b.leaf((), "pos")
+    return _Plan([x, low, high], x.shape)
+
+
+def _diagonal_length(shape: tuple, k: int) -> int:
+    return min(shape[-2] + min(k, 0), shape[-1] - max(k, 0))
+
+
+def _linalg_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """A (batch of) matrices: attributes kept valid for its sizes; a factorisation's output, a solve's
+    right-hand sides (two columns at most), slogdet's log magnitude fed onward."""
+    name, shape = _last(spec), x.shape
+    rows, columns = shape[-2:]
+    if "k" in attrs and not -rows < attrs["k"] < columns:
+        attrs["k"] = 0
+    if attrs.get("num_lower", -1) > rows:
+        attrs["num_lower"] = -1
+    if attrs.get("num_upper", -1) > columns:
+        attrs["num_upper"] = -1
+    if spec.shape_rule == "square_rhs":
+        rhs = _input(b, spec, 1, shape=shape[:-1] + (int(b.rng.integers(1, 3)),))
+        return _Plan([x, rhs], rhs.shape)
+    if name in ("matrix_transpose", "adjoint"):
+        return _Plan([x], shape[:-2] + (columns, rows))
+    if name == "diag_part":
+        return _Plan([x], shape[:-2] + (_diagonal_length(shape, attrs["k"]),))
+    if name in ("trace", "det", "logdet"):
+        return _Plan([x], shape[:-2])
+    if name == "slogdet":
+        return _Plan([x], shape[:-2], element=1)
+    return _Plan([x], shape)
+
+
+_PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _linalg_plan, "unary": _unary_plan,
+             "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan, "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan,
+             "bias": _bias_plan, "scalars": _one_hot_plan}
+
+
+def _real(dtype: str) -> str:
+    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
+
+
+def _output_dtype(spec: OpSpec, x: _Tensor, plan: _Plan) -> str | None:
+    """The dtype of what the op feeds onward, or None when its output is only reported (bool, int)."""
+    if spec.output in ("bool", "int32", "int64"):
+        return None
+    if spec.output == "real" or spec.path.endswith("abs") and x.dtype.startswith("complex"):
+        return _real(x.dtype)
+    if spec.output == "complex":
+        return "complex128" if x.dtype == "float64" else "complex64"
+    return plan.dtype or x.dtype
+
+
+# The input position the chain feeds, where it is not the first: cross entropies take fresh labels
+# (their first input) and the chain as logits, from the logits' domain.
+_CHAIN_POSITION = {"cross_entropy": 1}
+
+
+def _add_op(b: _Builder, spec: OpSpec) -> None:
+    """Appends one op of `spec` whose inputs fit its shape rule; its output joins the frontier, and
+    its inputs leave it (except where the op cuts the gradient: they stay targets too). Now and then
+    its chain input is a Python list the op packs, or one of its fresh constant operands a Python or
+    NumPy value it converts."""
+    first_fresh = b.counter + 1
+    x = _input(b, spec, _CHAIN_POSITION.get(spec.shape_rule, 0))
+    if spec.shape_rule in ("unary", "broadcast", "same") and not spec.has(PARTITIONED) and b.chance(
+            PACKED_INPUT_CHANCE):
+        x = _packed(b, spec, x)
+    attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
+    if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
+        attrs["axis"] = 0
+    if spec.has(NORMALIZING) and x.gradient or _last(spec) == "l2_normalize" and (
+            x.size if attrs.get("axis") is None else x.shape[attrs["axis"]]) == 1:
+        # Along a single element l2_normalize's gradient cancels exactly, and TF's vectorized float32
+        # rsqrt leaves rounding where reftape leaves 0 (KNOWN_DIVERGENCES 5); a gradient's result may be
+        # exactly 0 in exact arithmetic and hold rounding noise (the NORMALIZING trait): a wider leaf instead.
+        x = b.leaf((2, 3))
+    _vary_axis(b, spec, x, attrs)
+    plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
+    if spec.arity >= 2 and not (b.dtype == "bfloat16" and spec.shape_rule in ("matmul", "matvec")) and b.chance(
+            LITERAL_OPERAND_CHANCE):  # a NumPy float32 operand of a bfloat16 matmul: TF's SparseMatMul path
+        _literal_operand(b, spec, plan, first_fresh)
+    name = b.fresh("y")
+    b.emit(Op(name, spec.path, [t.name for t in plan.inputs], attrs))
+    dtype = _output_dtype(spec, x, plan)
+    if dtype is None:
+        if spec.output == "bool" and plan.element is None:
+            b.booleans.append(name)
+        return
+    out = b.output(name if plan.element is None else f"{name}[{plan.element}]", plan.shape, dtype, plan.inputs,
+                   spec.path, path=spec.path)
+    if spec.gradient == "gradient":
+        consumed = [item for t in plan.inputs for item in (t.inputs if t.kind == "list" else (t,))]
+        b.frontier = [t for t in b.frontier if t not in consumed]
+    b.frontier.append(out)
+    if dtype == b.dtype:
+        b.tensors.append(out)
+
+
+def _packed(b: _Builder, spec: OpSpec, x: _Tensor) -> _Tensor:
+    """`[x, ...]` in place of `x`, where the op may take a tensor one rank higher: x with tensors of its
+    shape and dtype (x itself again at times) and now and then a Python literal of that shape, in
+    any order; the list as the op's input (TF packs it, recording a Pack that passes the gradient to
+    each tensor)."""
+    pseudo = _Tensor("", (2,) + x.shape, x.dtype, 0)
+    if len(x.shape) >= MAX_RANK or 2 * x.size > MAX_ELEMENTS or not _fits(pseudo, spec):
+        return x
+    partners = [t for t in b.usable(spec) if t.shape == x.shape and t.dtype == x.dtype]
+    items = [x]
+    for _ in range(int(b.rng.integers(1, 3)) if 3 * x.size <= MAX_ELEMENTS else 1):
+        if b.chance(0.2):
+            items.append(_literal(b, _array(b.rng, x.dtype, x.shape, spec.domains[0]), "python"))
+        else:
+            items.append(b.pick(partners) if partners and b.chance(0.7) else x)
+    order = b.rng.permutation(len(items))
+    items = [items[i] for i in order]
+    name = b.fresh("s")
+    b.emit(ListLiteral(name, [t.name for t in items]))
+    packed = b.output(name, (len(items),) + x.shape, x.dtype, items, depth=max(t.depth for t in items))
+    packed.kind = "list"
+    return packed
+
+
+def _literal(b: _Builder, value: np.ndarray, kind: str) -> _Tensor:
+    """A fresh Python (or NumPy) value holding `value` in a form TF converts (see `_literal_value`)."""
+    value = _literal_value(b, value, kind)
+    name = b.fresh("p")
+    b.emit(Leaf(name, kind, value, value.dtype.name))
+    return _Tensor(name, tuple(value.shape), value.dtype.name, b.counter, kind=kind, value=value)
+
+
+def _literal_value(b: _Builder, value: np.ndarray, kind: str) -> np.ndarray:
+    """`value` as a Python or NumPy leaf holds it: Python floats, complex numbers or ints (a float's
+    value rounded, now and then); NumPy values of its dtype (float32 for bfloat16) or, for floats,
+    float64 now and then (which TF casts to the dtype it converts to)."""
+    value = np.asarray(value)
+    if kind == "python":
+        if value.dtype.kind == "c":
+            return value.astype(np.complex128)
+        if value.dtype.kind in "iu" or b.chance(0.2):
+            return np.round(value.astype(np.float64)).astype(np.int64)
+        return value.astype(np.float64)
+    if value.dtype.kind == "f" and b.chance(0.3) or value.dtype.name == "bfloat16":
+        return value.astype(np.float64 if value.dtype.name != "bfloat16" or b.chance(0.5) else np.float32)
+    return value
+
+
+def _literal_operand(b: _Builder, spec: OpSpec, plan: _Plan, first_fresh: int) -> None:
+    """One of the op's fresh constant operands (drawn for it, used once) becomes a Python or NumPy value
+    holding the same elements (its special points kept); the chain's operand mostly stays a tensor, and
+    matmul's first operand always: converted alone, a float32 one beside a bfloat16 b takes TF's
+    SparseMatMul path, which reftape does not model."""
+    first = spec.shape_rule not in ("matmul", "matvec") and b.chance(0.2)
+    fresh = [i for i, t in enumerate(plan.inputs) if t.kind == "constant" and t.serial >= first_fresh
+             and plan.inputs.count(t) == 1 and (i > 0 or first)]
+    if not fresh:
+        return
+    position = b.pick(fresh)
+    t = plan.inputs[position]
+    literal = _literal(b, t.value, "python" if b.chance(0.55) else "numpy")
+    b.body[:] = [s for s in b.body if getattr(s, "name", None) != t.name and not (isinstance(s, Watch)
+                                                                                  and s.names == [t.name])]
+    for pool in (b.leaves, b.tensors, b.integers, b.frontier):
+        if t in pool:
+            pool.remove(t)
+    plan.inputs[position] = literal
+
+
+def _vary_axis(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> None:
+    """An axis attribute in the other forms TF takes: now and then counted from the end (an op's VJP
+    must count it back), and, for a reduction whose catalog entry lists several axes, distinct axes
+    of the input in any order, some counted from the end. (Ops that draw their own axis, one_hot and
+    expand_dims, replace it afterwards.)"""
+    axis = attrs.get("axis")
+    if isinstance(axis, tuple) and spec.has(REDUCTION):
+        attrs["axis"] = _several_axes(b, len(x.shape))
+        return
+    rank = len(x.shape) + (spec.path == "stack")  # stack's axis counts the new dimension
+    if isinstance(axis, int) and 0 <= axis < rank and b.chance(NEGATIVE_AXIS_CHANCE):
+        attrs["axis"] = axis - rank
+
+
+def _several_axes(b: _Builder, rank: int) -> tuple:
+    """Two or more distinct axes of a tensor of `rank` (one for a vector), in random order."""
+    count = int(b.rng.integers(2, rank + 1)) if rank >= 2 else 1
+    return tuple(int(a) - rank if b.chance(NEGATIVE_AXIS_CHANCE) else int(a) for a in b.rng.permutation(rank)[:count])
