@@ -28,7 +28,7 @@ from reftape_properties.findings.store import coverage_summary, read_findings
 from reftape_oracle.catalog import DTYPES
 
 from reftape_reports.graph import layout
-from reftape_reports.values import side_by_side, value_at
+from reftape_reports.side_by_side import side_by_side, value_at
 
 MAX_DISCREPANCIES_SHOWN = 8
 
