@@ -58,6 +58,8 @@ def arguments() -> argparse.ArgumentParser:
                         "e.g. redis://127.0.0.1:6379/0: failures any machine saved are replayed first")
     result.add_argument("--shard", metavar="K/N", help="this machine's share of the seeds: "
                         "machines given 1/N .. N/N draw disjoint seeds (default 1/1)")
+    result.add_argument("--list-ops", action="store_true", help="print the catalog paths --ops selects (with "
+                        "--backend, whether the backend has each) and exit")
     result.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                         help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
                              "code is killed and the program run again in processes of its own")
@@ -80,7 +82,7 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
         return _chosen(RESUMED[name], getattr(args, name), recorded.get(name, _NOT_RECORDED), resolve, default)
 
     backend = chosen("backend", str, "reftape")
-    ops = chosen("ops", _matching_ops, "*")
+    ops = chosen("ops", matching_ops, "*")
     dtypes = chosen("dtypes", _dtype_list, None)
     time_limit = chosen("time_limit", float, TIME_LIMIT)
     shard = chosen("shard", _shard, "1/1")
@@ -145,7 +147,7 @@ def _resumed_configuration(report: Path) -> dict[str, Any]:
         raise UsageError(f"--resume: {str(path)!r} is unreadable ({type(error).__name__}: {error})") from None
 
 
-def _matching_ops(text: str) -> tuple[str, ...]:
+def matching_ops(text: str) -> tuple[str, ...]:
     from reftape_oracle.catalog import CATALOG
 
     patterns = [p.strip() for p in text.split(",") if p.strip()]
@@ -153,6 +155,28 @@ def _matching_ops(text: str) -> tuple[str, ...]:
     if not ops:
         raise UsageError(f"--ops {text!r} matches no catalog op (e.g. 'sin', 'math.*', 'nn.relu')")
     return ops
+
+
+def op_listing(ops_text: str | None, backend_name: str | None) -> list[str]:
+    """`--list-ops`: the catalog paths `--ops` selects, one per line; with a backend, each marked `has` or
+    `lacks` (the path does not resolve on the module), then a count."""
+    from reftape_oracle.catalog import resolve
+
+    ops = matching_ops(ops_text or "*")
+    if backend_name is None:
+        return list(ops)
+    backend = import_backend(backend_name)
+    lacking = [path for path in ops if not _resolves(backend, path, resolve)]
+    return ([f"{'lacks' if path in lacking else 'has':5} {path}" for path in ops]
+            + [f"{backend_name} has {len(ops) - len(lacking)} of these {len(ops)} catalog ops"])
+
+
+def _resolves(backend: Any, path: str, resolve: Callable[[Any, str], Any]) -> bool:
+    try:
+        resolve(backend, path)
+    except AttributeError:
+        return False
+    return True
 
 
 def _dtype_list(text: str | None) -> tuple[str, ...]:

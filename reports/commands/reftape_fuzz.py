@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from reftape_properties.cli import StopSignals, run_command
-from reftape_properties.campaign.configuration import PROG, arguments, campaign_from
+from reftape_properties.campaign.configuration import PROG, arguments, campaign_from, op_listing
+from reftape_properties.cli import EXIT_OK, StopSignals, run_command
 from reftape_properties.campaign.supervisor import run_campaign
 
 from reftape_reports.render import render
@@ -19,7 +19,14 @@ from reftape_reports.render import render
 def main(argv: list[str] | None = None) -> int:
     with StopSignals() as signals:
         args = arguments().parse_args(argv)
+        if args.list_ops:
+            return run_command(PROG, lambda: _list_ops(args))
         return run_command(PROG, lambda: run_campaign(campaign_from(args), render, signals))
+
+
+def _list_ops(args) -> int:
+    print("\n".join(op_listing(args.ops, args.backend)))
+    return EXIT_OK
 
 
 if __name__ == "__main__":

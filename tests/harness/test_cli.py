@@ -275,6 +275,25 @@ def test_an_unwritable_report_directory_stops_pytest_before_any_test(tmp_path):
 # -- Conformance ----------------------------------------------------------------------------------------------
 
 
+def test_fuzz_lists_the_catalog_paths_and_runs_nothing(tmp_path):
+    from reftape_oracle.catalog import CATALOG
+
+    result = command("reftape-fuzz", "--list-ops", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.splitlines() == list(CATALOG)
+    assert list(tmp_path.iterdir()) == []   # no report directory: nothing ran
+
+
+def test_fuzz_lists_which_selected_ops_a_backend_lacks(tmp_path):
+    lacking = command("reftape-fuzz", "--list-ops", "--ops", "sin,math.log*", "--backend", "incomplete_backend",
+                      cwd=BACKENDS)
+    having = command("reftape-fuzz", "--list-ops", "--ops", "sin,math.log*", "--backend", "reftape", cwd=tmp_path)
+    assert lacking.returncode == having.returncode == 0, (lacking.stderr, having.stderr)
+    assert lacking.stdout.splitlines() == ["lacks sin", "lacks math.log", "lacks math.log1p", "lacks math.log_sigmoid",
+                                           "incomplete_backend has 0 of these 4 catalog ops"]
+    assert having.stdout.splitlines()[-1] == "reftape has 4 of these 4 catalog ops"
+    one_line_error(command("reftape-fuzz", "--list-ops", "--ops", "no_such_op", cwd=tmp_path), 2, "matches no catalog op")
+
+
 def test_conformance_streams_and_keeps_its_partial_table_on_ctrl_c(tmp_path):
     report = tmp_path / "rows.json"
     process = subprocess.Popen([str(BIN / "reftape-conformance"), "--json", str(report)], stdout=subprocess.PIPE,
