@@ -19,6 +19,11 @@ from reftape_oracle.program import walk
 
 from reftape_properties.findings.record import Finding
 
+# The order a reader acts in: the referee blames the candidate; a definite difference no referee weighs
+# (an exception, a None against a value, another dtype: verdict None); then TensorFlow or nobody is to blame.
+VERDICT_ORDER = ("candidate-wrong", None, "both-wrong", "tensorflow-wrong", "ill-conditioned", "undecided")
+
+
 @dataclass
 class Cluster:
     signature: str
@@ -28,6 +33,10 @@ class Cluster:
     @property
     def count(self) -> int:
         return len(self.ids)
+
+    @property
+    def verdict(self) -> str | None:
+        return self.smallest.primary.verdict
 
     @property
     def known(self) -> bool:
@@ -48,7 +57,8 @@ def explained_forms(findings: Iterable[Finding]) -> dict[str, Finding]:
 
 
 def cluster(findings: Iterable[Finding]) -> list[Cluster]:
-    """Clusters of `findings`, unexplained ones first, then by decreasing count."""
+    """Clusters of `findings`, unexplained ones first, then by verdict (VERDICT_ORDER), decreasing count and
+    increasing size of the smallest program."""
     findings = list(findings)
     by_id = {f.id: f for f in findings}
     clusters: dict[str, Cluster] = {}
@@ -58,4 +68,9 @@ def cluster(findings: Iterable[Finding]) -> list[Cluster]:
         entry.ids.append(found_id)
         if size(form) < size(entry.smallest):
             entry.smallest = form
-    return sorted(clusters.values(), key=lambda c: (c.known, -c.count, c.signature))
+    return sorted(clusters.values(), key=_reading_order)
+
+
+def _reading_order(c: Cluster) -> tuple:
+    rank = VERDICT_ORDER.index(c.verdict) if c.verdict in VERDICT_ORDER else len(VERDICT_ORDER)
+    return c.known, rank, -c.count, size(c.smallest), c.signature

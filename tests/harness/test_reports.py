@@ -99,6 +99,16 @@ def test_different_root_causes_are_different_clusters(findings):
     assert sorted(c.count for c in clusters) == [1, 3]
 
 
+def test_clusters_read_candidate_wrong_first_then_definite_differences_then_by_count(findings):
+    def undecided(finding):
+        discrepancies = [dataclasses.replace(d, verdict="undecided" if d.verdict else None) for d in finding.discrepancies]
+        return dataclasses.replace(finding, id="", discrepancies=discrepancies)
+
+    blamed, exception = findings[0], findings[3]
+    clusters = cluster([undecided(findings[1]) for _ in range(4)] + [exception, blamed])
+    assert [(c.verdict, c.count) for c in clusters] == [("candidate-wrong", 1), (None, 1), ("undecided", 4)]
+
+
 def _record(directory, findings):
     for finding in findings:
         record_finding(finding, directory)
