@@ -205,6 +205,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- Tape: nesting
     _tape("backward-not-recorded", "nesting", "tape.py",
           "flat_grads = backward(recording, flat_targets, flat_sources, seeds, consume=not self._persistent)",
+          "from .recording import suspended\n        "
           "with suspended(): flat_grads = backward(recording, flat_targets, flat_sources, seeds, consume=not self._persistent)",
           "an outer tape does not record the inner tape's backward pass (no higher-order gradients)"),
     _tape("innermost-tape-only", "nesting", "recording.py", "recordings = [r for r in active if any(",
@@ -217,8 +218,8 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- Tape: stop_recording and reset
     _tape("stop-recording-pauses-all", "stop-recording", "tape.py",
           "self._pop_tape()\n        try:\n            yield\n        finally:\n            self._push_tape()",
-          "saved, _stack.active = _stack.active, []\n        try:\n            yield\n        finally:\n"
-          "            _stack.active = saved",
+          "from .thread_state import this_thread\n        saved, this_thread.state.active = this_thread.state.active, []\n"
+          "        try:\n            yield\n        finally:\n            this_thread.state.active = saved",
           "stop_recording pauses every active tape instead of this one"),
     _tape("watch-kept-while-paused", "stop-recording", "tape.py",
           "if not active_recordings():\n                continue", "if False:\n                continue",

@@ -5,6 +5,9 @@ occurs exactly once), changes it, and still compiles. The command is tested the 
 it reports planted bugs killed, and it reports the equivalent mutant (a non-bug) surviving.
 """
 
+import ast
+import builtins
+import dataclasses
 import json
 from collections import Counter
 from dataclasses import asdict
@@ -31,6 +34,40 @@ def test_mutant_applies_to_the_current_reftape(mutant):
     planted = mutant.apply(source)
     assert planted != source
     compile(planted, mutant.file, "exec")
+
+
+def _undefined_names(planted: str, replacement: str) -> list[str]:
+    """Names the planted text reads that nothing in its module binds (nor a builtin): such a mutant fails
+    with NameError where it runs instead of planting its bug, and would count as killed for that."""
+    tree = ast.parse(planted)
+    bound = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    first = planted[:planted.index(replacement)].count("\n") + 1
+    last = first + replacement.count("\n")
+    return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                   and first <= n.lineno <= last and n.id not in bound})
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_a_planted_mutant_reads_only_names_its_module_binds(mutant):
+    planted = mutant.apply((PACKAGE / mutant.file).read_text())
+    assert _undefined_names(planted, mutant.replacement) == []
+
+
+def test_the_name_check_sees_a_mutant_reading_a_name_nobody_binds():
+    stale = dataclasses.replace(MUTANTS[0], replacement=f"suspended_everything() or {MUTANTS[0].replacement}")
+    planted = stale.apply((PACKAGE / stale.file).read_text())
+    assert _undefined_names(planted, stale.replacement) == ["suspended_everything"]
 
 
 def test_catalogue_covers_both_families_and_every_class():
