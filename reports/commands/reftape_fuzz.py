@@ -7,11 +7,12 @@ stop from the moment the arguments are read, so a stop during set-up still ends 
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from reftape_properties.campaign.configuration import PROG, arguments, campaign_from, op_listing
-from reftape_properties.cli import EXIT_OK, StopSignals, run_command
 from reftape_properties.campaign.supervisor import run_campaign
+from reftape_properties.cli import EXIT_OK, StopSignals, run_command
 
 from reftape_reports.render import render
 
@@ -24,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_command(PROG, lambda: run_campaign(campaign_from(args), render, signals))
 
 
-def _list_ops(args) -> int:
+def _list_ops(args: argparse.Namespace) -> int:
     print("\n".join(op_listing(args.ops, args.backend)))
     return EXIT_OK
 
