@@ -172,10 +172,10 @@ def _layer(name: str, column: int) -> int:
 
 def _upward_imports(root: Path) -> list[str]:
     """`folder/module.py imports higher_module` for every import of a higher layer under `root`."""
-    found = []
-    for module, path in sorted(_modules(root).items()):
+    found, modules = [], _modules(root)
+    for module, path in sorted(modules.items()):
         where = path.relative_to(root).as_posix()
-        found += [f"{where} imports {name}" for name in sorted(_imported(module, path, _modules(root)))
+        found += [f"{where} imports {name}" for name in sorted(_imported(module, path, modules))
                   if _layer(name, 1) > _layer(where, 0)]
     return found
 
