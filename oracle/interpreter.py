@@ -20,9 +20,9 @@ from typing import Iterator
 
 import numpy as np
 
-from .catalog import resolve
 from .outcome import Outcome, describe, describe_error, environment_fingerprint
 from .program import Program
+from .surface import needs, surface_of
 from .validation import ProgramError
 
 from .tensorflow import load_tensorflow
@@ -87,14 +87,10 @@ def compile_program(source: str) -> CodeType:
 
 
 def missing_names(program: Program, backend: ModuleType) -> list[str]:
-    """Names the program needs that the backend does not define."""
-    missing = [name for name in _REQUIRED if not hasattr(backend, name)]
-    for op in program.ops():
-        try:
-            resolve(backend, op.path)
-        except AttributeError:
-            missing.append(op.path)
-    return sorted(set(missing))
+    """Names the program needs that the backend does not define: required ones, ops, features of the tape
+    API and op keywords, as oracle/surface.py spells them."""
+    missing = {name for name in _REQUIRED if not hasattr(backend, name)}
+    return sorted(missing | (needs(program.statements) & surface_of(backend).lacking))
 
 
 def run(program: Program, backend: str | ModuleType, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Outcome:

@@ -5,6 +5,7 @@ Exit statuses (the same for every command):
     1   findings: the candidate disagrees with the reference
     2   bad usage or input: one line on stderr, nothing run
     3   harness failure: the harness itself could not run a program (never an agreement)
+    4   unsupported: `--require-all` and the backend lacks an op or tape feature the run would use (nothing run)
     130 interrupted (Ctrl-C, SIGINT), after keeping what was already found
     143 terminated (SIGTERM: `timeout`, `docker stop`, a cancelled CI job), after keeping what was already found
 """
@@ -22,12 +23,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 3, 130, 143
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_HARNESS, EXIT_UNSUPPORTED = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class UsageError(Exception):
     """Bad usage or input; its message is the one line the user sees (exit 2)."""
+
+
+class UnsupportedError(Exception):
+    """The backend lacks what the run requires (`--require-all`); its message names what (exit 4)."""
 
 
 class StopSignals:
@@ -129,6 +135,9 @@ def run_command(prog: str, main: Callable[[], int]) -> int:
     except UsageError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except UnsupportedError as error:
+        print(f"{prog}: unsupported: {error}", file=sys.stderr)
+        return EXIT_UNSUPPORTED
     except HarnessError as error:
         print(f"{prog}: harness error: {error}", file=sys.stderr)
         return EXIT_HARNESS

@@ -11,8 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from reftape_oracle.catalog import CATALOG, DTYPES
+from reftape_oracle.surface import DeclarationError, Surface, declared, probe
+
 from reftape_properties.campaign.database import reachable_database
-from reftape_properties.cli import UsageError, import_backend, parser, positive_seconds, writable_directory
+from reftape_properties.cli import (UnsupportedError, UsageError, import_backend, parser, positive_seconds,
+                                    writable_directory)
 
 PROG = "reftape-fuzz"
 DEFAULT_MINUTES = 10.0
@@ -37,6 +41,9 @@ class Campaign:
     database: str | None = None         # a shared example database (redis://...) instead of the report's
     shard: tuple[int, int] = (1, 1)     # (K, N): this machine draws the seeds congruent to K-1 modulo N
     time_limit: float = TIME_LIMIT      # seconds per program and backend
+    surface: str | None = None          # a file declaring what the backend lacks beyond what the probe finds
+    lacking: tuple[str, ...] = ()       # every name the backend lacks (oracle/surface.py): never drawn
+    unsupported: tuple[str, ...] = ()   # what of the campaign's ops and the tape features was left out for it
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -60,6 +67,10 @@ def arguments() -> argparse.ArgumentParser:
                         "machines given 1/N .. N/N draw disjoint seeds (default 1/1)")
     result.add_argument("--list-ops", action="store_true", help="print the catalog paths --ops selects (with "
                         "--backend, whether the backend has each) and exit")
+    result.add_argument("--surface", type=Path, metavar="FILE", help='JSON {"unsupported": [name, ...]}: ops '
+                        "(globs), tape features or op keywords the backend lacks beyond what probing it finds")
+    result.add_argument("--require-all", action="store_true", help="fail (exit 4) before running when the "
+                        "backend lacks any op or tape feature the campaign would draw")
     result.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                         help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
                              "code is killed and the program run again in processes of its own")
@@ -69,7 +80,7 @@ def arguments() -> argparse.ArgumentParser:
 # What a resumed run takes from the run.json of the run it resumes: what it checks and where its saved
 # failures are (replayed on another backend they would pass, and Hypothesis would delete them).
 RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_limit": "--time-limit",
-           "database": "--database", "shard": "--shard"}
+           "database": "--database", "shard": "--shard", "surface": "--surface"}
 _NOT_RECORDED = object()
 
 
@@ -87,19 +98,49 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     time_limit = chosen("time_limit", float, TIME_LIMIT)
     shard = chosen("shard", _shard, "1/1")
     database = chosen("database", lambda url: url, None)
-    _check_ops_have_dtypes(ops, dtypes)
+    surface_file = chosen("surface", lambda path: path and str(path), None)
     for name, value in (("--minutes", args.minutes), ("--max-examples", args.max_examples)):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive, not {value:g}")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, not {args.workers}")
-    import_backend(backend)
+    surface = backend_surface(import_backend(backend), surface_file)
+    unsupported = surface.unsupported(ops)
+    if args.require_all and unsupported:
+        raise UnsupportedError(f"--require-all: {backend} lacks {len(unsupported)} of what the campaign draws: "
+                               f"{', '.join(unsupported)}")
+    ops = surface.ops(ops)
+    if not ops:
+        raise UsageError(f"{backend} has none of the ops selected (see --list-ops --backend {backend})")
+    _check_ops_have_dtypes(ops, dtypes)
     database = reachable_database(database)
     report = writable_directory(args.report)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
     return Campaign(backend, ops, dtypes, seed, args.workers, minutes, args.max_examples, str(report.resolve()),
-                    args.resume, database, shard, time_limit)
+                    args.resume, database, shard, time_limit, surface_file, tuple(sorted(surface.lacking)), unsupported)
+
+
+LISTED_OPS = 12  # unsupported ops the summary line names; beyond that it counts them
+
+
+def unsupported_line(campaign: Campaign) -> str:
+    """What the campaign left out because its backend lacks it, in one line (the report lists it all)."""
+    ops = [name for name in campaign.unsupported if name in CATALOG]
+    others = [name for name in campaign.unsupported if name not in ops]
+    named = ops if len(ops) <= LISTED_OPS else [f"{len(ops)} catalog ops (--list-ops --backend {campaign.backend})"]
+    return f"unsupported by {campaign.backend}, not drawn: {', '.join(named + others)}"
+
+
+def backend_surface(module: Any, declaration: str | None) -> Surface:
+    """What `module` lacks: probed, and what the declaration file adds (UsageError for a bad file)."""
+    probed = probe(module)
+    if declaration is None:
+        return probed
+    try:
+        return Surface(probed.lacking | declared(Path(declaration)))
+    except DeclarationError as error:
+        raise UsageError(f"--surface {error}") from None
 
 
 def _chosen(option: str, given: Any, recorded: Any, resolve: Callable[[Any], Any], default: Any) -> Any:
@@ -148,8 +189,6 @@ def _resumed_configuration(report: Path) -> dict[str, Any]:
 
 
 def matching_ops(text: str) -> tuple[str, ...]:
-    from reftape_oracle.catalog import CATALOG
-
     patterns = [p.strip() for p in text.split(",") if p.strip()]
     ops = tuple(path for path in CATALOG if any(fnmatch.fnmatchcase(path, p) for p in patterns))
     if not ops:
@@ -157,31 +196,20 @@ def matching_ops(text: str) -> tuple[str, ...]:
     return ops
 
 
-def op_listing(ops_text: str | None, backend_name: str | None) -> list[str]:
+def op_listing(ops_text: str | None, backend_name: str | None, declaration: Path | None = None) -> list[str]:
     """`--list-ops`: the catalog paths `--ops` selects, one per line; with a backend, each marked `has` or
-    `lacks` (the path does not resolve on the module), then a count."""
-    from reftape_oracle.catalog import resolve
-
+    `lacks` (the op, or a keyword it cannot be called without), then the tape features it lacks and a count."""
     ops = matching_ops(ops_text or "*")
     if backend_name is None:
         return list(ops)
-    backend = import_backend(backend_name)
-    lacking = [path for path in ops if not _resolves(backend, path, resolve)]
-    return ([f"{'lacks' if path in lacking else 'has':5} {path}" for path in ops]
-            + [f"{backend_name} has {len(ops) - len(lacking)} of these {len(ops)} catalog ops"])
-
-
-def _resolves(backend: Any, path: str, resolve: Callable[[Any, str], Any]) -> bool:
-    try:
-        resolve(backend, path)
-    except AttributeError:
-        return False
-    return True
+    surface = backend_surface(import_backend(backend_name), declaration and str(declaration))
+    lines = [f"{'has' if surface.has_op(path) else 'lacks':5} {path}" for path in ops]
+    unsupported = surface.unsupported(ops)
+    lines += [f"lacks {name}" for name in unsupported if name not in ops and name.split("(")[0] not in ops]
+    return lines + [f"{backend_name} has {len(surface.ops(ops))} of these {len(ops)} catalog ops"]
 
 
 def _dtype_list(text: str | None) -> tuple[str, ...]:
-    from reftape_oracle.catalog import DTYPES
-
     dtypes = DTYPES if text is None else tuple(d.strip() for d in text.split(",") if d.strip())
     unknown = [d for d in dtypes if d not in DTYPES]
     if unknown or not dtypes:
@@ -191,8 +219,6 @@ def _dtype_list(text: str | None) -> tuple[str, ...]:
 
 
 def _check_ops_have_dtypes(ops: tuple[str, ...], dtypes: tuple[str, ...]) -> None:
-    from reftape_oracle.catalog import CATALOG
-
     if not any(d in CATALOG[op].dtypes for op in ops for d in dtypes):
         raise UsageError(f"none of the ops {', '.join(ops)} supports dtypes {', '.join(dtypes)}")
 

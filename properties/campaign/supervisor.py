@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from reftape_oracle.isolated import signal_name
-from reftape_properties.campaign.configuration import PROG, STOP_GRACE, Campaign
+from reftape_properties.campaign.configuration import PROG, STOP_GRACE, Campaign, unsupported_line
 from reftape_properties.campaign.progress import Display, Progress
 from reftape_properties.campaign.workers import Counters, in_flight_file, run_worker
 from reftape_properties.cli import EXIT_FINDINGS, EXIT_HARNESS, EXIT_OK, STOP_SIGNALS, StopSignals
@@ -270,6 +270,8 @@ def _run(campaign: Campaign, render: Callable[[Path], Path], signals: StopSignal
     _write_run(campaign, progress, started)
     index = render(Path(campaign.report))
     print(f"{PROG}: {progress.line()}")
+    if campaign.unsupported:
+        print(f"{PROG}: {unsupported_line(campaign)}")
     print(f"{PROG}: report written to {index}")
     if progress.harness_error:
         print(f"{PROG}: harness error: {progress.harness_error}", file=sys.stderr)

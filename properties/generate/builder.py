@@ -66,6 +66,11 @@ class _Builder:
     booleans: list = field(default_factory=list)  # outputs of comparisons: recorded, never differentiable
     counter: int = 0
     higher_order: bool = False                    # the next call's tape may have recorded a gradient computation
+    lacking: frozenset = frozenset()              # names the backend lacks (oracle/surface.py): never drawn
+
+    def allows(self, *names: str) -> bool:
+        """Whether the backend has every one of `names` (ops, tape features, op keywords)."""
+        return not self.lacking.intersection(names)
 
     def chance(self, probability: float) -> bool:
         return bool(self.rng.random() < probability)
@@ -86,6 +91,8 @@ class _Builder:
         """A new leaf, watched by each open tape that needs telling (mostly, when `watched`)."""
         dtype = dtype or self.dtype
         kind = kind or self.pick(("constant", "variable"))
+        if kind == "variable" and not self.allows("Variable"):
+            kind = "constant"
         name = self.fresh("v" if kind == "variable" else "c")
         if value is None:
             value = _array(self.rng, dtype, shape, domain, specials, patterns)

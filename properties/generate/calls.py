@@ -178,10 +178,24 @@ def _output_gradients(b: _Builder, target: Structure, targets: list[_Tensor]) ->
     return _weights_structure(b, target, [t.name for t in leaves]), leaves
 
 
-def _unconnected(b: _Builder, fed: bool) -> tuple[str, str]:
+def _call_options(b: _Builder, method: str, fed: bool = False) -> tuple[str, str]:
+    """`unconnected_gradients` and how it is spelled, for a call of `method` (omitted where the backend
+    lacks the keyword)."""
+    if not b.allows(f"GradientTape.{method}(unconnected_gradients=)"):
+        return UNCONNECTED[0]
     if fed:  # a gradient fed onward must be a tensor
         return b.pick((("zero", "string"), ("zero", "enum")))
     return b.pick(UNCONNECTED)
+
+
+def _pfor(b: _Builder, method: str) -> bool:
+    """Whether a jacobian call runs TF's vectorized loop (the default), else `experimental_use_pfor=False`."""
+    return b.chance(0.5) or not b.allows(f"GradientTape.{method}(experimental_use_pfor=)")
+
+
+def _jacobians(b: _Builder) -> bool:
+    """Whether the backend has a jacobian method (`_jacobian_call` draws among those it has)."""
+    return b.allows("GradientTape.jacobian") or b.allows("GradientTape.batch_jacobian")
 
 
 def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool,
@@ -189,7 +203,7 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool,
     """A gradient call, its sources and its output gradients' leaves; now and then a target the tape
     does not hold, also a source."""
     name = b.fresh("g")
-    unconnected, form = _unconnected(b, fed)
+    unconnected, form = _call_options(b, "gradient", fed)
     if fed:
         sources = [source or _fed_source(b, targets)]
         structure = sources[0].name
@@ -213,21 +227,28 @@ def _gradient_call(b: _Builder, tape: str, targets: list[_Tensor], fed: bool,
         structure = _structure(b, [s.name for s in sources], b.pick(STRUCTURES))
     target, flat = _target_structure(b, targets)
     # a gradient fed onward mostly has output gradients: a later call may differentiate it by them
-    weights, upstream = _output_gradients(b, target, flat) if b.chance(0.85 if fed else 0.6) else (None, [])
+    weights, upstream = (_output_gradients(b, target, flat)
+                         if b.chance(0.85 if fed else 0.6) and b.allows("GradientTape.gradient(output_gradients=)")
+                         else (None, []))
     return Call(name, tape, "gradient", target, structure, weights, unconnected, form), sources, upstream
 
 
 def _jacobian_call(b: _Builder, tape: str, targets: list[_Tensor]) -> Call:
-    """jacobian of one target, or batch_jacobian where a target and a source share a leading side."""
-    unconnected, form = b.pick(UNCONNECTED)
-    name, use_pfor = b.fresh("g"), b.chance(0.5)
-    if b.chance(0.4):
+    """jacobian of one target, or batch_jacobian where a target and a source share a leading side (of those
+    the backend has; a gradient call where it has neither fits)."""
+    batch_only = not b.allows("GradientTape.jacobian")
+    method = "batch_jacobian" if batch_only else "jacobian"
+    unconnected, form = _call_options(b, method)
+    name, use_pfor = b.fresh("g"), _pfor(b, method)
+    if (b.chance(0.4) or batch_only) and b.allows("GradientTape.batch_jacobian"):
         for target in [t for t in targets if len(t.shape) >= 2]:
             batch = [s for s in _reaching(b, [target]) if len(s.shape) >= 2 and s.shape[0] == target.shape[0]]
             if batch:
                 source = b.pick(batch)
                 return Call(name, tape, "batch_jacobian", target.name, source.name, None, unconnected, form,
                             use_pfor=use_pfor)
+    if batch_only:
+        return _gradient_call(b, tape, targets, False)[0]
     target = b.pick(targets)
     offered = [v for v in _variables(b) if _offerable(b, v)]
     if offered and b.chance(0.08):  # a Variable as the target, usually also a source

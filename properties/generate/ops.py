@@ -12,6 +12,7 @@ import numpy as np
 from reftape_oracle.catalog import (COMPOSITE, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED, REDUCTION,
                                     ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec, flipped)
 from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
+from reftape_oracle.surface import keyword_name
 
 from .builder import _Builder, _last, _Tensor
 from .values import LARGEST, _array
@@ -447,6 +448,8 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
             PACKED_INPUT_CHANCE):
         x = _packed(b, spec, x)
     attrs = {name: b.pick(choices) for name, choices in spec.attrs.items()}
+    omitted = [name for name in attrs if not b.allows(keyword_name(spec.path, name))]  # optional ones (has_op)
+    attrs.update((name, spec.attrs[name][0]) for name in omitted)  # the default a call without the keyword takes
     if isinstance(attrs.get("axis"), int) and not -len(x.shape) <= attrs["axis"] < len(x.shape):
         attrs["axis"] = 0
     if spec.has(NORMALIZING) and x.gradient or _last(spec) == "l2_normalize" and (
@@ -461,7 +464,7 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
             LITERAL_OPERAND_CHANCE):  # a NumPy float32 operand of a bfloat16 matmul: TF's SparseMatMul path
         _literal_operand(b, spec, plan, first_fresh)
     name = b.fresh("y")
-    b.emit(Op(name, spec.path, [t.name for t in plan.inputs], attrs))
+    b.emit(Op(name, spec.path, [t.name for t in plan.inputs], {k: v for k, v in attrs.items() if k not in omitted}))
     dtype = _output_dtype(spec, x, plan)
     if dtype is None:
         if spec.output == "bool" and plan.element is None:

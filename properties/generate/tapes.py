@@ -10,11 +10,12 @@ import numpy as np
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, COMPOSITE, DTYPES, OpSpec
+from reftape_oracle.surface import Surface
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Op, Program, ReadValue, Reset, StopRecording,
                                     Tape, Watch, WatchedVariables)
 
 from .builder import _Builder, _last, _Tensor, _variables
-from .calls import UNCONNECTED, _gradient_call, _jacobian_call, _root_leaf
+from .calls import _call_options, _gradient_call, _jacobian_call, _jacobians, _pfor, _root_leaf
 from .ops import _UNARY_SHAPES, _add_op, _vary_axis
 from .values import LARGEST, _check_bound
 
@@ -49,11 +50,11 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
         # half-precision programs draw a composite more often: most of them overflow only there
         spec = CATALOG[b.pick(overflowing if overflowing and b.chance(HALF_COMPOSITE_SHARE) else b.ops)]
         special = b.rng.random()
-        if special < 1 / 24:
+        if special < 1 / 24 and b.allows("custom_gradient", *CUSTOM_GRADIENT_OPS):
             _custom_gradient(b)
-        elif special < 1 / 12:
+        elif 1 / 24 <= special < 1 / 12:
             _variable_update(b)
-        elif b.chance(1 / 15):
+        elif b.chance(1 / 15) and b.allows("GradientTape.stop_recording"):
             span: list = []
             b.emit(StopRecording(b.pick(b.tapes).name, span))
             body, b.body = b.body, span
@@ -66,8 +67,11 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
             if b.frontier and b.frontier[-1].path == spec.path and b.chance(1 / 12):
                 # watching an output the tapes already recorded must not cut the path through it
                 b.emit(Watch(b.pick(b.tapes).name, [b.frontier[-1].name]))
-        if index and b.chance(1 / 40):
+        if index and b.chance(1 / 40) and b.allows("GradientTape.reset"):
             b.emit(Reset(b.tapes[-1].name))
+
+
+CUSTOM_GRADIENT_OPS = ("sin", "multiply", "cos")  # what a drawn custom gradient computes with
 
 
 def _custom_gradient(b: _Builder) -> None:
@@ -112,13 +116,14 @@ def _variable_update(b: _Builder) -> None:
     """`v.assign|assign_add|assign_sub(value)` inside a tape, before or after `v` is read, and now
     and then `v.read_value()` feeding the chain."""
     variables = _variables(b)
-    if not variables:
+    methods = [m for m in ("assign", "assign_add", "assign_sub") if b.allows(f"Variable.{m}")]
+    if not variables or not methods:
         return
     variable = b.pick(variables)
     values = [t for t in b.tensors if t.shape == variable.shape and t is not variable]
     value = b.pick(values) if values and b.chance(0.7) else b.leaf(variable.shape, kind="constant")
-    b.emit(Assign(variable.name, value.name, b.pick(("assign", "assign_add", "assign_sub"))))
-    if b.chance(0.5):
+    b.emit(Assign(variable.name, value.name, b.pick(methods)))
+    if b.chance(0.5) and b.allows("Variable.read_value"):
         name = b.fresh("r")
         b.emit(ReadValue(name, variable.name))
         out = b.output(name, variable.shape, b.dtype, [variable], "identity")
@@ -136,15 +141,16 @@ def _watched_variables(b: _Builder, tape: Tape, parent: list, rng: np.random.Gen
     after it: TF lists the watched ones in creation order, an assign counting as an access, a read for
     stop_gradient not (TF runs it with every tape paused)."""
     b.rng = rng
-    if not b.chance(0.07):
+    if not b.chance(0.07) or not b.allows("GradientTape.watched_variables", "Variable"):
         return
     fresh = [b.leaf(b.base, kind="variable", watched=False) for _ in range(b.pick((2, 3)))]
-    readers = [p for p in VARIABLE_READERS if b.dtype in CATALOG[p].dtypes]
+    readers = [p for p in VARIABLE_READERS if b.dtype in CATALOG[p].dtypes and b.allows(p)]
+    assigns = b.allows("Variable.assign")
     for variable in reversed(fresh):
         touch = b.rng.random() if tape.watch_accessed_variables else 1.0
-        if touch < 0.3:
+        if touch < 0.3 and assigns:
             b.emit(Assign(variable.name, b.leaf(b.base, kind="constant", watched=False).name))
-        elif touch < 0.6:
+        elif 0.3 <= touch < 0.6 and readers:
             b.emit(Op(b.fresh("y"), b.pick(readers), [variable.name]))
         else:
             b.emit(Watch(tape.name, [variable.name]))
@@ -169,13 +175,16 @@ def _takes_empty(spec: OpSpec) -> bool:
 def _empty_jacobian(b: _Builder, tape: str) -> list:
     """An op on a tensor with an empty dimension, recorded, and its jacobian or batch_jacobian with
     respect to a Variable or a watched constant, on either loop."""
-    recorded = _op_on_empty(b, tape)
+    methods = [m for m in ("jacobian", "batch_jacobian") if b.allows(f"GradientTape.{m}")]
+    recorded = _op_on_empty(b, tape) if methods else None
     if recorded is None:
         return []
     leaf, name = recorded
-    method = "batch_jacobian" if len(leaf.shape) >= 2 and b.chance(0.5) else "jacobian"
-    unconnected, form = b.pick(UNCONNECTED)
-    return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=b.chance(0.5))]
+    method = "batch_jacobian" if len(leaf.shape) >= 2 and b.chance(0.5) or methods == ["batch_jacobian"] else "jacobian"
+    if method not in methods or method == "batch_jacobian" and len(leaf.shape) < 2:
+        return []
+    unconnected, form = _call_options(b, method)
+    return [Call(b.fresh("g"), tape, method, name, leaf.name, None, unconnected, form, use_pfor=_pfor(b, method))]
 
 
 def _op_on_empty(b: _Builder, tape: str) -> tuple[_Tensor, str] | None:
@@ -255,7 +264,8 @@ def _continue_on_tape(b: _Builder, tape: Tape, parent: list, call: Call, targets
     if b.chance(0.5):  # with respect to the first call's source again: its second derivative
         b.emit(_gradient_call(b, tape.name, onward, True, sources[0])[0])
     else:
-        b.emit(_gradient_call(b, tape.name, onward, False)[0] if b.chance(0.5) else _jacobian_call(b, tape.name, onward))
+        b.emit(_gradient_call(b, tape.name, onward, False)[0] if b.chance(0.5) or not _jacobians(b)
+               else _jacobian_call(b, tape.name, onward))
 
 
 def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
@@ -266,7 +276,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
         _level(b, seed, depth + 1, counts)
     else:
         b.rng = np.random.default_rng((seed, depth, 1001))
-        if _foreign_leaves(b) and b.chance(0.7):
+        if _foreign_leaves(b) and "cast" in b.ops and b.chance(0.7):
             _consume_foreign(b)
     _draw_ops(b, seed, depth, counts[depth])
     _watched_variables(b, tape, parent, np.random.default_rng((seed, depth, 1003)))
@@ -278,7 +288,7 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
     inside = b.chance(0.35)  # the calls go inside the `with` block, else after it
     # A jacobian inside the block of a non-persistent tape raises (as in TF): only now and then.
     jacobian_fails = inside and not tape.persistent
-    gradient = fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1)
+    gradient = fed or b.chance(0.6) or jacobian_fails and not b.chance(0.1) or not _jacobians(b)
     continued = gradient and not fed and tape.persistent and b.chance(0.6)  # fed onward on this same tape
     inside = inside or continued
     b.higher_order = depth < len(counts) - 1 or continued  # an inner tape's gradient computation is recorded
@@ -300,10 +310,10 @@ def _level(b: _Builder, seed: int, depth: int, counts: list[int]) -> None:
         _continue_on_tape(b, tape, parent, call, targets, sources, upstream)
     for _ in range(int(b.rng.integers(0, 3)) if tape.persistent else int(b.chance(0.1))):
         b.emit(_gradient_call(b, tape.name, targets, False)[0]
-               if b.chance(0.5) else _jacobian_call(b, tape.name, targets))
+               if b.chance(0.5) or not _jacobians(b) else _jacobian_call(b, tape.name, targets))
     for call in empty:
         b.emit(call)
-    if b.tapes and b.chance(ENCLOSING_WATCHED_VARIABLES):
+    if b.tapes and b.chance(ENCLOSING_WATCHED_VARIABLES) and b.allows("GradientTape.watched_variables"):
         # what the calls read (jacobians' Variable sources, ZERO's zeros_like), as a tape around them saw it
         b.emit(WatchedVariables(b.fresh("w"), b.pick(b.tapes).name))
     b.body = parent
@@ -316,9 +326,10 @@ def _orders(max_depth: int) -> st.SearchStrategy:
 
 @st.composite
 def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max_ops: int = 12,
-             max_depth: int = 3) -> Program:
+             max_depth: int = 3, lacking: frozenset = frozenset()) -> Program:
     """Programs over catalog ops `ops` (default: all) in one of `dtypes`, with between max_ops/2 and
-    `max_ops` ops in all and up to `max_depth` nested tapes (differentiation up to that order).
+    `max_ops` ops in all and up to `max_depth` nested tapes (differentiation up to that order), using
+    none of the names `lacking` (what a backend lacks, as oracle/surface.py spells them).
     Shrinks toward float32, fewer ops, first order and seed 0."""
     _check_bound("max_ops", max_ops, 1, 40)
     _check_bound("max_depth", max_depth, 1, 3)
@@ -328,24 +339,26 @@ def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max
     bad = [d for d in dtypes if d not in DTYPES]
     if not dtypes or bad:
         raise ValueError(f"dtypes={dtypes!r} must be a non-empty subset of {DTYPES}")
-    candidates = tuple(ops or CATALOG)
+    candidates = Surface(frozenset(lacking)).ops(ops or CATALOG)
     supported = [d for d in sorted(dtypes, key=DTYPES.index) if any(d in CATALOG[p].dtypes for p in candidates)]
     if not supported:
-        raise ValueError(f"none of ops={ops!r} supports any of dtypes={dtypes!r}")
+        raise ValueError(f"none of ops={ops!r} supports any of dtypes={dtypes!r}, or the backend lacks them all")
     dtype = draw(st.sampled_from(supported))
     count = draw(st.integers(max(1, max_ops // 2), max_ops))
     order = draw(_orders(max_depth))
     seed = draw(st.integers(0, 2**32 - 1))
     return build_program(seed, dtype, tuple(p for p in candidates if dtype in CATALOG[p].dtypes), count, order,
-                         max_depth)
+                         max_depth, frozenset(lacking))
 
 
-def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max_depth: int = 3) -> Program:
-    """The program of `count` ops over `ops` in `dtype`, differentiated to `order`, that `seed` names."""
+def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max_depth: int = 3,
+                  lacking: frozenset = frozenset()) -> Program:
+    """The program of `count` ops over `ops` in `dtype`, differentiated to `order`, that `seed` names,
+    using none of the names `lacking`."""
     rng = np.random.default_rng((seed, 1000))
     rank = int(rng.choice((1, 2, 3), p=(0.35, 0.45, 0.2)))
     base = tuple(1 if rng.random() < 0.2 else int(rng.integers(2, 4)) for _ in range(rank))
-    b = _Builder(rng, dtype, ops, base)
+    b = _Builder(rng, dtype, ops, base, lacking=lacking)
     b.body = b.statements
     for _ in range(int(rng.integers(1, 3))):
         b.leaf(base)

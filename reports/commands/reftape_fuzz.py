@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _list_ops(args: argparse.Namespace) -> int:
-    print("\n".join(op_listing(args.ops, args.backend)))
+    print("\n".join(op_listing(args.ops, args.backend, args.surface)))
     return EXIT_OK
 
 
