@@ -17,6 +17,11 @@ Both sides run instrumented copies of the program (programs as data, through the
    reading an element of a list result or whose values or adjoint are not single tensors; when no
    contribution or several differ, the first op among the undecided consumers is blamed (none when
    they are not ops) and they are recorded as `ambiguous`.
+3. options: where the sides part at a call (or no node diverges), each option of the call's tape away
+   from its default (persistent=True, watch_accessed_variables=False) is flipped on both sides; the first
+   without which they agree (the reference raising nowhere new) is blamed, as "GradientTape(option=value)
+   ignored" when the candidate's outcome does not change with it (before any op then), else where no
+   op is to blame (stage "option").
 The divergence is recorded with both sides' descriptions at the node (`expected`: the reference's).
 """
 
@@ -41,12 +46,21 @@ _LOCATION = re.compile(r"(values|calls)/([A-Za-z_][A-Za-z_0-9]*)((?:\[\d+\])?)")
 
 
 def first_divergence(finding: Finding) -> Finding:
-    """Sets `finding.suspect` and `finding.first_divergence` (None when no node diverges, or
-    when a side did not finish: every instrumented run would wait for the time limit, or die)."""
-    divergence = None if finding.stopped_by(UNFINISHED) else _forward_divergence(finding) or _adjoint_divergence(finding)
+    """Sets `finding.suspect` and `finding.first_divergence` (None when no node diverges, when a side
+    did not finish: every instrumented run would wait for the time limit, or die, or when the candidate
+    lacks a name: that is the cause). A tape option the difference depends on is to blame before an op
+    when the candidate ignores it, and where no op is to blame."""
+    if finding.stopped_by(UNFINISHED) or finding.missing_name is not None:
+        finding.first_divergence = None
+        return finding
+    divergence = _forward_divergence(finding) or _adjoint_divergence(finding)
     finding.first_divergence = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]
+    if divergence is None or divergence["stage"] == "adjoint":
+        option = _option_divergence(finding)
+        if option is not None and (option["ignored"] or finding.suspect is None):
+            finding.first_divergence, finding.suspect = option, option["op"]
     return finding
 
 
@@ -328,3 +342,38 @@ def contribution_program(consumer: Op, node: str, values: dict[str, dict], upstr
     return Program([*constants, Leaf(UPSTREAM, "constant", decode_array(upstream), upstream["dtype"]),
                     Tape(tape, body=[Watch(tape, [node]), consumer]),
                     Call(ADJOINTS, tape, "gradient", consumer.name, node, output_gradients=UPSTREAM)])
+
+
+# -- stage 3: the options of the divergent call --------------------------------------------
+
+# A tape option away from its default, and the default: flipping it tells whether the difference needs it.
+TAPE_OPTIONS = {"persistent": (True, False), "watch_accessed_variables": (False, True)}
+
+
+def _option_divergence(finding: Finding) -> dict | None:
+    """The first option of the divergent call's tape, away from its default, without which the sides agree
+    (with the reference raising nowhere new); `ignored` when the candidate's outcome does not change with it."""
+    call = finding.divergent_call()
+    tape = next((s for s in walk(finding.program.statements) if isinstance(s, Tape) and call and s.name == call.tape),
+                None)
+    for option, (value, default) in TAPE_OPTIONS.items() if tape is not None else ():
+        if getattr(tape, option) != value:
+            continue
+        flipped = Program(substitute(finding.program.statements, tape, [replace(tape, **{option: default})]),
+                          finding.program.outputs)
+        expected, actual = _both(finding, flipped)
+        if compare(expected, actual, flipped) or _raises_more(expected, finding.expected):
+            continue
+        ignored = not compare(actual, finding.actual, finding.program)
+        return {"stage": "option", "node": call.name, "call": call.name, "tape": tape.name,
+                "op": f"GradientTape({option}={value})" + (" ignored" if ignored else ""), "ignored": ignored,
+                "expected": finding.expected.calls.get(call.name), "actual": finding.actual.calls.get(call.name)}
+    return None
+
+
+def _raises_more(flipped: Outcome, original: Outcome) -> bool:
+    """Whether the flipped program stops or fails a call the original did not (agreement by raising)."""
+    def failures(outcome: Outcome) -> int:
+        return bool(outcome.error) + sum(isinstance(d, dict) and d.get("kind") == "exception"
+                                         for d in outcome.calls.values())
+    return failures(flipped) > failures(original)

@@ -46,7 +46,7 @@ from reftape_properties.pipeline import evaluate, judged
 
 MAX_EVALUATIONS = 400      # programs tested per minimisation (see the module's docstring)
 SAFETY_SECONDS = 600.0     # a wall-clock limit that only a stuck machine reaches; it reports itself
-_SIMPLIFIED = ("tape_options",)   # signature parts minimisation may change
+_SIMPLIFIED = ("call_options",)   # signature parts minimisation may change
 TAPE_USES = (Watch, StopRecording, Reset, Call, WatchedVariables)   # statements that name a tape
 
 
@@ -57,6 +57,8 @@ def minimize(finding: Finding, *, max_evaluations: int = MAX_EVALUATIONS, safety
     finding's first divergence (its suspect) first when it has none. `stop` is asked between
     evaluations (a campaign being stopped); `safety_seconds` bounds a stuck search. Either, or the
     budget, ending the search is recorded as its `stopped_by`."""
+    if finding.missing_name is not None:  # what the candidate lacks is the cause, whatever program meets it
+        return finding
     start = time.monotonic()
     if finding.first_divergence is None:
         first_divergence(finding)
@@ -149,9 +151,9 @@ def _candidates(finding: Finding, reference: str) -> Iterator[Program]:
 
 
 def _needed_only(program: Program, divergence: dict) -> Program:
-    """Only the ancestors of the divergent call (adjoint stage) or node (forward stage)."""
+    """Only the ancestors of the divergent call (adjoint and option stages) or node (forward stage)."""
     defined = producers(program)
-    if divergence["stage"] == "adjoint" and divergence.get("call") in defined:
+    if divergence.get("call") in defined:  # adjoint and option stages
         needed = set(ancestors(program, inputs_of(defined[divergence["call"]]))) | {divergence["call"]}
         outputs: list = []
     else:

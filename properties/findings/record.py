@@ -12,13 +12,14 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import re
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reftape_oracle.outcome import Outcome
-from reftape_oracle.program import Call, Program, Tape, walk
+from reftape_oracle.program import Call, Program, Tape, WatchedVariables, walk
 
 from reftape_properties.judge.compare import Discrepancy
 
@@ -27,6 +28,8 @@ SCHEMA_VERSION = 2
 # to their fields.
 _VERSION_1_FIELDS = ("first_divergence", "minimized", "explained_from", "covered_by")
 SCHEMA_PATH = Path(__file__).with_name("finding.schema.json")   # the record format, as a JSON Schema
+_MISSING_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'|unexpected keyword argument '(\w+)'")
+_CALL_LOCATION = re.compile(r"calls/(\w+)")
 
 
 def record_validator() -> Any:
@@ -106,10 +109,41 @@ class Finding:
     def dtype(self) -> str | None:
         return self.primary.dtype or _program_dtype(self.program)
 
+    @property
+    def missing_name(self) -> str | None:
+        """What the candidate lacks, where that is the difference: the names of a "missing" outcome, or the
+        attribute or keyword an AttributeError or TypeError of the candidate's alone names ("jacobian",
+        "adjoint_a=")."""
+        actual, expected = self.primary.actual, self.primary.expected
+        if not isinstance(actual, dict):
+            return None
+        if actual.get("kind") == "missing":
+            return ", ".join(actual["names"])
+        if actual.get("kind") == "exception" and actual.get("class") in ("AttributeError", "TypeError") and not (
+                isinstance(expected, dict) and expected.get("kind") == "exception"):
+            match = _MISSING_ATTRIBUTE.search(actual.get("message", ""))
+            return (match[1] or f"{match[2]}=") if match else None
+        return None
+
+    def divergent_call(self) -> Call | WatchedVariables | None:
+        """The call (or watched_variables()) where the sides part: the first divergence's, else the primary
+        discrepancy's; None where a forward value or the program's error differs."""
+        name = (self.first_divergence or {}).get("call")
+        if name is None:
+            match = _CALL_LOCATION.match(self.primary.where)
+            name = match and match[1]
+        return next((s for s in walk(self.program.statements)
+                     if isinstance(s, (Call, WatchedVariables)) and s.name == name), None)
+
     def signature_parts(self) -> dict:
-        """What one root cause has in common across programs: kind, suspect op, dtype, tape options, verdict."""
+        """What one root cause has in common across programs: kind, suspect, dtype, the options of the call where
+        the sides part, verdict. What the candidate lacks is a cause of its own, whatever program met it."""
+        if self.missing_name is not None:
+            return {"kind": self.kind, "suspect": f"lacks {self.missing_name}", "dtype": "*", "call_options": "",
+                    "verdict": "-"}
         return {"kind": self.kind, "suspect": self.suspect or "?", "dtype": self.dtype or "?",
-                "tape_options": ",".join(tape_options(self.program)), "verdict": self.primary.verdict or "-"}
+                "call_options": ",".join(call_options(self.program, self.divergent_call())),
+                "verdict": self.primary.verdict or "-"}
 
     def signature(self) -> str:
         return "|".join(self.signature_parts().values())
@@ -161,12 +195,13 @@ def _program_dtype(program: Program) -> str | None:
     return floating[0] if floating else None
 
 
-def tape_options(program: Program) -> list[str]:
-    """The tape options a program uses, as sorted `name=value` strings (part of a signature)."""
-    options = set()
-    for s in walk(program.statements):
-        if isinstance(s, Tape):
-            options |= {f"persistent={s.persistent}", f"watch_accessed_variables={s.watch_accessed_variables}"}
-        elif isinstance(s, Call):
-            options |= {f"method={s.method}", f"unconnected={s.unconnected}"}
-    return sorted(options)
+def call_options(program: Program, call: Call | WatchedVariables | None) -> list[str]:
+    """The options `call` runs under, as `name=value` strings (part of a signature): its tape's, and its own."""
+    if call is None:
+        return []
+    tape = next((s for s in walk(program.statements) if isinstance(s, Tape) and s.name == call.tape), None)
+    options = [] if tape is None else [f"persistent={tape.persistent}",
+                                       f"watch_accessed_variables={tape.watch_accessed_variables}"]
+    if isinstance(call, Call):
+        options += [f"method={call.method}", f"unconnected={call.unconnected}"]
+    return options
