@@ -114,7 +114,7 @@ def _tensor(value: dict, limit: int) -> str:
     shown = ", ".join(decimal(str(x)) for x in flat[:limit])
     more = f", … ({flat.size - limit} more)" if flat.size > limit else ""
     variable = " (Variable)" if value.get("variable") else ""
-    return f"{value['dtype']} {shape(value['shape'])}{variable}: {shown}{more}"
+    return f"{value['dtype']}, shape {shape(value['shape'])}{variable}: {shown}{more}"
 
 
 def _scalar(value: dict) -> str:
