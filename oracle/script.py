@@ -39,6 +39,16 @@ def body_source(statements: list, outputs: list) -> str:
     return "def _program():\n" + ("\n".join(lines) if lines else "    pass") + "\n"
 
 
+def readable_source(statements: list) -> str:
+    """Validated statements as a user would write them, for reading: no `_program()` around them, no
+    reporting into `_outcome`, no try/except around gradient calls (`g1 = t0.gradient(y1, c1)`). The
+    interpreter never runs this text: it runs `body_source`."""
+    lines = [f"{typename} = collections.namedtuple({typename!r}, {list(fields)!r})"
+             for typename, fields in namedtuple_types(statements).items()]
+    lines += _statements_source(statements, indent=0, reported=False)
+    return "\n".join(lines) + "\n"
+
+
 def check_module_name(module: str) -> None:
     if not MODULE_PATTERN.fullmatch(module):
         raise ValueError(f"{module!r} is not a module name")
@@ -129,7 +139,8 @@ def _call_source(call: Call) -> str:
     return f"{call.tape}.{call.method}({', '.join(args)})"
 
 
-def _statements_source(statements: list, indent: int) -> list[str]:
+def _statements_source(statements: list, indent: int, reported: bool = True) -> list[str]:
+    """Source lines of `statements`; `reported`: each call's result (or exception) recorded in `_outcome`."""
     pad = "    " * indent
     lines: list[str] = []
     for s in statements:
@@ -146,16 +157,16 @@ def _statements_source(statements: list, indent: int) -> list[str]:
         elif isinstance(s, Tape):
             lines.append(pad + f"with tf.GradientTape(persistent={s.persistent}, "
                                f"watch_accessed_variables={s.watch_accessed_variables}) as {s.name}:")
-            lines += _statements_source(s.body, indent + 1) or [pad + "    pass"]
+            lines += _statements_source(s.body, indent + 1, reported) or [pad + "    pass"]
         elif isinstance(s, StopRecording):
             lines.append(pad + f"with {s.tape}.stop_recording():")
-            lines += _statements_source(s.body, indent + 1) or [pad + "    pass"]
+            lines += _statements_source(s.body, indent + 1, reported) or [pad + "    pass"]
         elif isinstance(s, Call):
-            lines += _reported_call_source(s.name, _call_source(s), pad)
+            lines += _call_lines(s.name, _call_source(s), pad, reported)
         elif isinstance(s, WatchedVariables):
-            lines += _reported_call_source(s.name, f"{s.tape}.watched_variables()", pad)
+            lines += _call_lines(s.name, f"{s.tape}.watched_variables()", pad, reported)
         elif isinstance(s, CustomGradient):
-            lines += _custom_gradient_source(s, pad)
+            lines += _custom_gradient_source(s, pad, reported)
         elif isinstance(s, Apply):
             lines.append(pad + f"{s.name} = {s.function}({', '.join(s.inputs)})")
         elif isinstance(s, Assign):
@@ -165,6 +176,10 @@ def _statements_source(statements: list, indent: int) -> list[str]:
         else:
             raise TypeError(f"not a statement: {s!r}")
     return lines
+
+
+def _call_lines(name: str, expression: str, pad: str, reported: bool) -> list[str]:
+    return _reported_call_source(name, expression, pad) if reported else [pad + f"{name} = {expression}"]
 
 
 def _reported_call_source(name: str, expression: str, pad: str) -> list[str]:
@@ -180,14 +195,14 @@ def _names_source(names: list) -> str:
     return "[" + ", ".join("None" if n is None else n for n in names) + "]"
 
 
-def _custom_gradient_source(s: CustomGradient, pad: str) -> list[str]:
+def _custom_gradient_source(s: CustomGradient, pad: str, reported: bool = True) -> list[str]:
     extra = {"none": "", "positional": ", variables=None", "keyword": ", *, variables=None"}[s.variables]
     returned = _names_source(s.input_grads)
     if s.variables != "none":
         returned += ", " + _names_source(s.variable_grads)
     inner = pad + "    "
     return ([pad + "@tf.custom_gradient", pad + f"def {s.name}({', '.join(s.params)}):"]
-            + _statements_source(s.forward, len(inner) // 4)
+            + _statements_source(s.forward, len(inner) // 4, reported)
             + [inner + f"def grad({s.upstream}{extra}):"]
-            + _statements_source(s.backward, len(inner) // 4 + 1)
+            + _statements_source(s.backward, len(inner) // 4 + 1, reported)
             + [inner + f"    return {returned}", inner + f"return {s.result}, grad"])

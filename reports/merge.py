@@ -57,7 +57,8 @@ def _run(sources: list[Path], command: str) -> dict | None:
     configuration["merged_from"] = [str(s) for s in sources]
     merged: dict[str, Any] = {"command": command, "started": min(run.get("started", "") for run in runs),
                               "configuration": configuration, "environment": runs[0].get("environment"),
-                              "hypothesis": _agreed([run.get("hypothesis") for run in runs])}
+                              "hypothesis": _agreed([run.get("hypothesis") for run in runs]),
+                              "tensorflow": _agreed([run.get("tensorflow") for run in runs])}
     results = [run["result"] for run in runs if run.get("result")]
     if results:
         kinds: dict[str, int] = {}

@@ -13,20 +13,19 @@ import inspect
 import json
 import textwrap
 import warnings
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from reftape_oracle.catalog import CATALOG
+from reftape_oracle.catalog import CATALOG, DTYPES
 from reftape_oracle.outcome import decode_array, describe, describe_error
-from reftape_oracle.script import ORACLE_CONFIGURATION
+from reftape_oracle.script import ORACLE_CONFIGURATION, readable_source
 from reftape_properties.explain.clusters import Cluster, cluster, explained_forms
 from reftape_properties.findings.record import Finding
 from reftape_properties.findings.store import coverage_summary, read_findings
-from reftape_oracle.catalog import DTYPES
 
+from reftape_reports import readable
 from reftape_reports.graph import layout
 from reftape_reports.side_by_side import side_by_side, value_at
 
@@ -38,6 +37,9 @@ def _environment() -> Environment:
                               autoescape=select_autoescape(enabled_extensions=("html",), default=False),
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     environment.filters["pyrepr"] = repr
+    environment.filters.update(decimal=readable.decimal, index=readable.index, shape=readable.shape,
+                               setting=readable.setting, description=readable.description,
+                               verdict=readable.verdict_label)
     return environment
 
 
@@ -61,11 +63,27 @@ def _divergent_node(finding: Finding) -> str | None:
     return divergence if isinstance(divergence, str) else None
 
 
+def _reference_is_zero_where_they_differ(expected: Any, actual: Any) -> bool:
+    """Whether TensorFlow's value is 0 at an element where the sides differ: a relative error there
+    divides by (nearly) nothing and says nothing."""
+    try:
+        e, a = decode_array(expected).reshape(-1), decode_array(actual).reshape(-1)
+    except (KeyError, TypeError, ValueError):
+        return False
+    if e.shape != a.shape:
+        return False
+    differ = (e != a) & ~((e != e) & (a != a))   # NaN against NaN is no difference
+    return bool((e[differ] == 0).any())
+
+
 def _discrepancy_view(finding: Finding, index: int) -> dict:
     d = finding.discrepancies[index]
-    expected, actual = finding.expected.observed(), finding.actual.observed()
-    return {"discrepancy": d, "unexplained": d.known is None,
-            "sides": side_by_side(value_at(expected, d.where), value_at(actual, d.where), decode_array),
+    expected, actual = value_at(finding.expected.observed(), d.where), value_at(finding.actual.observed(), d.where)
+    sides = side_by_side(expected, actual, decode_array)
+    return {"discrepancy": d, "unexplained": d.known is None, "sides": sides,
+            "texts": (readable.description(expected), readable.description(actual)) if sides["text"] else None,
+            "relative_not_applicable": d.relative_error is not None and sides["text"] is None
+            and _reference_is_zero_where_they_differ(expected, actual),
             "estimate": [str(x) for x in d.estimate] if isinstance(d.estimate, list) else d.estimate}
 
 
@@ -73,7 +91,8 @@ def _cluster_view(number: int, entry: Cluster) -> dict:
     finding = entry.smallest
     shown = range(min(len(finding.discrepancies), MAX_DISCREPANCIES_SHOWN))
     return {"number": number, "cluster": entry, "finding": finding,
-            "source": finding.program.to_source("tensorflow"), "body": finding.program.body_source(),
+            "source": finding.program.to_source("tensorflow"),
+            "listing": readable_source(finding.program.validate().statements),
             "graph": layout(finding.program, _divergent_node(finding)), "divergent": _divergent_node(finding),
             "discrepancies": [_discrepancy_view(finding, i) for i in shown],
             "more": len(finding.discrepancies) - len(shown)}
@@ -87,6 +106,7 @@ def _coverage_view(lines: list[dict], ops: list[str] | None) -> dict:
     dtypes = sorted({dtype for _, dtype in possible}, key=lambda d: (d not in DTYPES, DTYPES.index(d) if d in DTYPES else d))
     reached = sorted({op for op, _ in pairs}, key=lambda op: scope.index(op) if op in scope else len(scope))
     return {"programs": len(lines), "ops": reached, "op_count": len(set(reached) & set(scope)),
+            "unreached": [op for op in scope if op not in set(reached)],
             "scope": len(scope), "dtypes": dtypes, "pairs": pairs, "possible": possible,
             "pair_count": len(possible & set(pairs)), "options": sorted(summary["options"].items())}
 
@@ -106,8 +126,21 @@ def _headline(run: dict | None, found: int, unexplained: int, programs: int) -> 
     return "agreement"
 
 
-def _by(findings: list[Finding], key: Any) -> list[tuple[str, int]]:
-    return Counter(str(key(f)) for f in findings).most_common()
+def _unsupported(configuration: dict) -> list[str]:
+    """What the candidate lacks of the catalog and the tape (run.json's `unsupported`; absent in older runs,
+    a list of lists in a merged run whose runs differed)."""
+    listed = configuration.get("unsupported") or []
+    flat = [item for entry in listed for item in (entry if isinstance(entry, list) else [entry])]
+    return list(dict.fromkeys(str(item) for item in flat))
+
+
+def _tensorflow_version(run: dict | None, reference_environment: dict | None) -> str | None:
+    """TensorFlow's version: run.json's (every campaign records it), else a finding's reference outcome's."""
+    if run and run.get("tensorflow"):
+        return readable.setting(run["tensorflow"])
+    if reference_environment and reference_environment.get("backend") == "tensorflow":
+        return reference_environment.get("backend_version")
+    return None
 
 
 def render(report_dir: Path) -> Path:
@@ -123,13 +156,16 @@ def render(report_dir: Path) -> Path:
     clusters = cluster(findings)
     environment = _environment()
     unexplained = sum(not f.known for f in forms)
+    configuration = (run or {}).get("configuration") or {}
+    reference_environment = findings[0].expected.environment if findings else None
     page = environment.get_template("index.html").render(
         headline=_headline(run, len(forms), unexplained, coverage["programs"]),
         title=f"reftape report: {report_dir.resolve().name}", run=run, coverage=coverage,
-        reference_environment=(findings[0].expected.environment if findings else None),
-        found=len(forms), unexplained=unexplained,
-        by_kind=_by(forms, lambda f: f.kind), by_suspect=_by(forms, lambda f: f.suspect or "not named"),
-        by_dtype=_by(forms, lambda f: f.dtype), by_verdict=_by(forms, lambda f: f.primary.verdict or "none"),
+        configuration={k: v for k, v in configuration.items() if k != "unsupported"},
+        candidate=readable.setting(configuration.get("backend") or (findings[0].candidate if findings else None)),
+        unsupported=_unsupported(configuration),
+        tensorflow=_tensorflow_version(run, reference_environment),
+        reference_environment=reference_environment, found=len(forms), unexplained=unexplained,
         clusters=[_cluster_view(i, c) for i, c in enumerate(clusters, 1)])
     index = report_dir / "index.html"
     index.write_text(page)

@@ -200,12 +200,24 @@ def _in_flight_program(report: Path, worker: int) -> Any:
         return None
 
 
+def _tensorflow_version() -> str | None:
+    """The installed TensorFlow's version, from its distribution's metadata (importing TF takes seconds)."""
+    import importlib.metadata
+
+    for distribution in ("tensorflow", "tensorflow-cpu", "tf-nightly"):
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            return importlib.metadata.version(distribution)
+    return None
+
+
 def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> None:
     import hypothesis
     from reftape_oracle.outcome import environment_fingerprint
 
+    # The reference's version is recorded here too: a run without findings has no outcome that records it.
     record: dict[str, Any] = {"command": " ".join([PROG] + sys.argv[1:]), "started": started,
                               "configuration": dataclasses.asdict(campaign), "hypothesis": hypothesis.__version__,
+                              "tensorflow": _tensorflow_version(),
                               "environment": environment_fingerprint(sys.modules.get(campaign.backend))}
     if progress is not None:
         elapsed = time.monotonic() - progress.started

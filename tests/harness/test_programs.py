@@ -4,6 +4,7 @@ test_referee.py)."""
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -17,7 +18,7 @@ from reftape_oracle.outcome import HarnessError
 from reftape_properties.pipeline import evaluate
 from reftape_oracle.outcome import Outcome, describe
 from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
-                                    WatchedVariables)
+                                    WatchedVariables, walk)
 from reftape_properties.judge.tolerance import Tolerance, compare_arrays, epsilon
 
 
@@ -388,3 +389,31 @@ def test_a_process_that_dies_or_hangs_outside_python_is_described_not_lost(backe
     outcome = run_isolated(SIN_PROGRAM, backend, time_limit=0.5)
     assert outcome.error == {"kind": kind, "message": message}
     assert [d.kind for d in compare(run(SIN_PROGRAM, "reftape"), outcome, SIN_PROGRAM)] == [kind]
+
+
+@pytest.mark.parametrize("name", ["structures-and-unconnected", "stop-recording-and-reset", "higher-order-nested",
+                                  "watch-accessed-variables-off", "namedtuples-and-watched-variables"])
+def test_the_readable_listing_is_the_program_without_the_harness_scaffolding(name):
+    """`readable_source` (what reports show) drops `_program()`, `_outcome` and the try/except around
+    calls, and run as it is on TensorFlow its calls give what the interpreter recorded."""
+    import collections
+
+    from reftape_oracle.script import readable_source
+    from reftape_oracle.tensorflow import load_tensorflow
+
+    program = PROGRAMS[name]
+    listing = readable_source(program.statements)
+    assert not re.search(r"_outcome|_program|describe|\btry:|\bexcept\b", listing)
+    calls = [s for s in walk(program.statements) if isinstance(s, (Call, WatchedVariables))]
+    assert all(re.search(rf"^\s*{c.name} = {c.tape}\.", listing, re.MULTILINE) for c in calls)
+    tf = load_tensorflow()
+    recorded = run(program, "tensorflow")
+    assert recorded.error is None and not any(c.get("kind") == "exception" for c in recorded.calls.values())
+    namespace = {"tf": tf, "np": np, "collections": collections}
+    exec(compile(listing, name, "exec"), namespace)
+    assert {c.name: describe(namespace[c.name], tf) for c in calls} == json.loads(json.dumps(recorded.calls))
+
+
+def test_the_readable_listing_leaves_the_interpreters_script_as_it_was():
+    program = PROGRAMS["structures-and-unconnected"]
+    assert program.body_source().count("_outcome['calls']") == 2 * 6 and "try:" in program.body_source()

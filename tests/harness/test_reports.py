@@ -154,7 +154,7 @@ def test_the_page_is_self_contained(tmp_path, findings):
     parsed = _parse(render(tmp_path).read_text())
     assert not [a for tag, a in parsed.tags if tag in ("link", "img", "iframe") or (tag == "script" and "src" in a)]
     links = [a["href"] for tag, a in parsed.tags if tag == "a"]
-    assert links and all(link.startswith("repro/") for link in links)
+    assert links and all(link.startswith(("repro/", "#cluster-")) for link in links)   # nothing outside the report
 
 
 def _run_repro(directory, finding) -> str:
@@ -331,3 +331,422 @@ def test_chromium_shows_the_report(findings, system_program):
     shot = _browse(chromium, index.as_uri(), f"--screenshot={screenshot}", "--window-size=1280,2400")
     assert shot.returncode == 0, shot.stderr[-2000:]
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 10_000
+
+
+# ---------------------------------------------------------------------------------------------
+# The page's layout and wording, as Chromium reads it: the answer first, values as a reader writes them.
+# Each check returns what it finds wrong; each is shown to fire on a planted page.
+
+UNSUPPORTED = ["cast", "GradientTape.jacobian", "matmul(adjoint_a=)"]
+SCOPE = ["sin", "cos", "multiply"]            # the run's ops; the coverage lines reach sin only
+FINDINGS_HEADER = (0x17, 0x41, 0x6E)          # table.findings th's background in index.html
+VIEWPORTS = {"narrow": (390, 844), "wide": (1440, 900)}
+SCAFFOLDING = re.compile(r"_outcome|_program\(|describe(_error)?\(|^\s*try:|^\s*except\b", re.MULTILINE)
+PYTHON_SPELLINGS = re.compile(r"\{\"kind\"|\bnull\b|\bFalse\b|\bTrue\b|(?i:verdict: none)")
+
+
+def planted(name, **functions):
+    """wrong_vjp_backend with `functions` replaced: a real backend with one more planted fault."""
+    module = types.ModuleType(name)
+    module.__dict__.update({k: v for k, v in vars(wrong_vjp_backend).items() if not k.startswith("__")})
+    module.__dict__.update(functions)
+    return module
+
+
+@pytest.fixture(scope="module")
+def more_findings():
+    """Two more real findings: a candidate whose sin records no gradient (its gradient is None where
+    TensorFlow's is cos), and one whose sin is off by 1e-3 where TensorFlow's sin(0) is 0."""
+    import reftape
+
+    without_gradient = planted("sin_without_gradient", sin=lambda x, name=None: reftape.stop_gradient(reftape.sin(x)))
+    shifted = planted("sin_shifted", sin=lambda x, name=None: reftape.sin(x) + 1e-3)
+    none_gradient = evaluate(sin_program([0.5, 1.0]), without_gradient)
+    zero_reference = evaluate(sin_program([0.0, 1.0]), shifted)
+    assert none_gradient is not None and zero_reference is not None
+    return none_gradient, zero_reference
+
+
+def _layout_run_record(command_length=600):
+    return {"command": "reftape-fuzz --ops " + ",".join(["math.reduce_logsumexp"] * (command_length // 22)),
+            "started": "2026-11-27T14:00:00+00:00", "hypothesis": "6",
+            "configuration": {"backend": "wrong_vjp_backend", "ops": SCOPE, "resume": False, "database": None,
+                              "shard": [1, 1], "unsupported": UNSUPPORTED},
+            "environment": {}}
+
+
+@pytest.fixture(scope="module")
+def layout_report(tmp_path_factory, findings, more_findings):
+    """A report of every finding above, with a run.json (a long command, an unsupported list, no TensorFlow
+    version: an older run) and coverage that reaches one op of three."""
+    directory = tmp_path_factory.mktemp("layout")
+    _record(directory, findings + list(more_findings))
+    (directory / "run.json").write_text(json.dumps(_layout_run_record()))
+    (directory / "coverage.jsonl").write_text('{"ops": ["sin"], "dtypes": ["float32"], "options": []}\n' * 3)
+    return render(directory)
+
+
+class _Node:
+    """An element of a parsed page: tag, attributes, children (nodes and strings)."""
+
+    def __init__(self, tag, attrs, parent=None):
+        self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
+
+    def iter(self):
+        yield self
+        for child in self.children:
+            if isinstance(child, _Node):
+                yield from child.iter()
+
+    def text(self, skip=("script", "style", "textarea"), sep=""):
+        """The text inside, without the elements in `skip`; `sep` between elements (a table's cells)."""
+        return "".join(c if isinstance(c, str) else sep + c.text(skip, sep) + sep for c in self.children
+                       if isinstance(c, str) or c.tag not in skip)
+
+    def classes(self):
+        return self.attrs.get("class", "").split()
+
+    def find_all(self, tag=None, cls=None, **attrs):
+        return [n for n in self.iter() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes())
+                and all(n.attrs.get(k) == v for k, v in attrs.items())]
+
+
+class _Tree(html.parser.HTMLParser):
+    VOID = {"meta", "br", "img", "input", "link", "hr", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.root = self.current = _Node("#document", {})
+
+    def handle_starttag(self, tag, attrs):
+        node = _Node(tag, {k: v or "" for k, v in attrs}, self.current)
+        self.current.children.append(node)
+        if tag not in self.VOID:
+            self.current = node
+
+    def handle_startendtag(self, tag, attrs):
+        self.current.children.append(_Node(tag, {k: v or "" for k, v in attrs}, self.current))
+
+    def handle_endtag(self, tag):
+        node = self.current
+        while node is not self.root and node.tag != tag:
+            node = node.parent
+        if node is not self.root:
+            self.current = node.parent
+
+    def handle_data(self, data):
+        self.current.children.append(data)
+
+
+def _tree(page: str) -> _Node:
+    parser = _Tree()
+    parser.feed(page)
+    return parser.root
+
+
+def _position(root: _Node, node: _Node) -> int:
+    return next(i for i, n in enumerate(root.iter()) if n is node)
+
+
+def _layout_problems(root: _Node) -> list[str]:
+    """The verdict line, then the unsupported surface, then the findings table, then the clusters, then
+    run, environment and coverage, each collapsed."""
+    tables, clusters = root.find_all("table", "findings"), root.find_all("section", "cluster")
+    if not tables or not clusters:
+        return ["no findings table or no cluster"]
+    order = {"verdict": root.find_all(id="verdict"), "unsupported": root.find_all(id="unsupported"),
+             "findings table": tables, "first cluster": clusters[:1]}
+    for name in ("run", "environment", "coverage"):
+        order[name] = [n for n in root.find_all("details", id=name)]
+    problems = [f"no {name}" for name, nodes in order.items() if not nodes]
+    positions = [(name, _position(root, nodes[0])) for name, nodes in order.items() if nodes]
+    problems += [f"{a} is not before {b}" for (a, pa), (b, pb) in zip(positions, positions[1:]) if pa > pb]
+    problems += [f"{n.attrs['id']} is open" for n in root.find_all("details") if "open" in n.attrs and n.attrs.get("id")]
+    return problems
+
+
+def _link_problems(root: _Node) -> list[str]:
+    """Each findings row links to its cluster's anchor, and every in-page link lands on an element."""
+    ids = {n.attrs["id"] for n in root.iter() if "id" in n.attrs}
+    links = [a.attrs["href"] for a in root.find_all("a") if a.attrs.get("href", "").startswith("#")]
+    rows = [a.attrs.get("href") for table in root.find_all("table", "findings") for a in table.find_all("a")]
+    clusters = [f"#{n.attrs['id']}" for n in root.find_all("section", "cluster")]
+    problems = [f"{link} lands nowhere" for link in links if link[1:] not in ids]
+    return problems + ([] if rows == clusters else [f"findings rows link {rows}, clusters are {clusters}"])
+
+
+def _wording_problems(root: _Node) -> list[str]:
+    """No description JSON, null, Python booleans or "verdict: none" outside code; a None gradient reads None
+    and a missing value absent; numbers in decimal to 6 digits with the exact form on hover."""
+    body = root.find_all("body")[0]
+    prose = body.text(skip=("script", "style", "textarea", "code", "pre", "title"), sep=" ")
+    problems = [f"prose spells {m.group(0)!r}" for m in PYTHON_SPELLINGS.finditer(prose)]
+    shown = {pre.text().strip() for pre in body.find_all("pre", "actual") + body.find_all("pre", "expected")}
+    problems += [f"no side reads {word}" for word in ("None", "absent") if word not in shown]
+    problems += [f"a side reads {m.group(0)!r}" for text in shown for m in PYTHON_SPELLINGS.finditer(text)]
+    for cell in [td for table in body.find_all("table", "values") for td in table.find_all("td", "num")]:
+        text = cell.text().strip()
+        if len(re.sub(r"[^0-9]", "", text.split("e")[0]).lstrip("0")) > 6:
+            problems.append(f"{text} has more than 6 significant digits")
+    for span in body.find_all("span"):
+        exact = span.attrs.get("title", "")
+        if re.fullmatch(r"-?[0-9.]+(e[+-]?[0-9]+)?", exact) and f"{float(exact):.6g}" != span.text().strip():
+            problems.append(f"{span.text()} is not its exact form {exact} to 6 digits")
+    return problems
+
+
+def _measure_problems(root: _Node, zero_reference_id: str) -> list[str]:
+    """Where TensorFlow's value is 0, no relative error: the absolute difference, relative n/a."""
+    (section,) = [s for s in root.find_all("section", "cluster") if zero_reference_id in s.text()]
+    (line,) = [p.text() for d in section.find_all("div", "discrepancy") for p in d.find_all("p")[:1]
+               if "values/y1" in p.text()]
+    line = " ".join(line.split())
+    return [] if "relative: n/a (reference is 0" in line and "relative error" not in line else [f"reads {line!r}"]
+
+
+def _program_problems(root: _Node, directory) -> list[str]:
+    """The program shown is the user's (no harness scaffolding, calls as `g1 = t0.gradient(...)`); the
+    repro script it links to holds the scaffolding that runs it."""
+    problems = []
+    for section in root.find_all("section", "cluster"):
+        (shown,) = [pre.text() for pre in section.find_all("pre", "source")]
+        (link,) = [a.attrs["href"] for a in section.find_all("a", "repro")]
+        if SCAFFOLDING.search(shown) or "g1 = t0.gradient(y1, c1)" not in shown:
+            problems.append(f"{section.attrs['id']} shows {shown!r}")
+        script = (directory / link).read_text()
+        if "_outcome['calls']['g1'] = describe(g1, tf)" not in script or "    try:" not in script:
+            problems.append(f"{link} lost its scaffolding")
+    return problems
+
+
+def _coverage_problems(root: _Node) -> list[str]:
+    (details,) = root.find_all("details", id="coverage")
+    named = " ".join(p.text() for p in details.find_all("p", "unreached"))
+    summary = details.find_all("summary")[0].text()
+    return [f"{op} not named as not reached" for op in SCOPE[1:] if op not in named or op not in summary] + \
+        (["sin named as not reached"] if re.search(r"\bsin\b", named) else [])
+
+
+def _unsupported_problems(root: _Node, backend: str) -> list[str]:
+    nodes = root.find_all(id="unsupported")
+    text = " ".join(nodes[0].text().split()) if nodes else ""
+    wanted = f"Unsupported by {backend} (not drawn): " + ", ".join(UNSUPPORTED)
+    return [] if text == wanted else [f"unsupported reads {text!r}"]
+
+
+def _version_problems(root: _Node) -> list[str]:
+    import importlib.metadata
+
+    version = importlib.metadata.version("tensorflow")
+    shown = [" ".join(n.text().split()) for n in root.find_all(cls="tensorflow-version")]
+    return [] if shown and all(version in text for text in shown) else [f"TensorFlow {version} not in {shown}"]
+
+
+def _all_problems(page: str, directory, zero_reference_id: str) -> list[str]:
+    root = _tree(page)
+    return (_layout_problems(root) + _link_problems(root) + _wording_problems(root)
+            + _measure_problems(root, zero_reference_id) + _program_problems(root, directory)
+            + _coverage_problems(root) + _unsupported_problems(root, "wrong_vjp_backend") + _version_problems(root))
+
+
+def _dump_dom(chromium: str, page) -> str:
+    dom = _browse(chromium, page.as_uri(), "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    return dom.stdout
+
+
+def test_chromium_reads_the_answer_first_in_a_readers_words(layout_report, more_findings, system_program):
+    chromium = system_program("chromium")
+    dom = _dump_dom(chromium, layout_report)
+    assert _all_problems(dom, layout_report.parent, more_findings[1].id) == []
+
+
+def _moved_after_the_clusters(page: str) -> str:
+    table = re.search(r'<section id="findings">.*?</section>\n', page, re.DOTALL).group(0)
+    return page.replace(table, "").replace('<details class="secondary" id="run">',
+                                           table + '<details class="secondary" id="run">')
+
+
+PLANTS = {   # a planted page: what it changes, and the check that must see it
+    "table after the clusters": (_moved_after_the_clusters, _layout_problems),
+    "coverage before the clusters": (
+        lambda page: page.replace('<details class="secondary" id="coverage">', "<!-- -->").replace(
+            '<section id="clusters">', '<details class="secondary" id="coverage"></details><section id="clusters">'),
+        _layout_problems),
+    "run shown open": (lambda page: page.replace('id="run">', 'id="run" open>'), _layout_problems),
+    "a row linking nowhere": (lambda page: page.replace('href="#cluster-2"', 'href="#cluster-9"'), _link_problems),
+    "description JSON": (lambda page: page.replace('<pre class="actual">None', '<pre class="actual">{"kind": "none"}'),
+                         _wording_problems),
+    "null": (lambda page: page.replace('<pre class="expected">absent', '<pre class="expected">null'),
+             _wording_problems),
+    "Python booleans": (lambda page: page.replace("<td>false</td>", "<td>False</td>"), _wording_problems),
+    "verdict: none": (lambda page: page.replace(">definite difference</span>", ">verdict: none</span>"),
+                      _wording_problems),
+    "a float in full": (lambda page: re.sub(r'(<span title="([-0-9.e]+)">)[^<]*', r"\1\2", page, count=1),
+                        _wording_problems),
+}
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_each_layout_and_wording_check_fires_on_a_planted_page(layout_report, plant):
+    change, check = PLANTS[plant]
+    page = layout_report.read_text()
+    changed = change(page)
+    assert changed != page, "the plant changed nothing"
+    assert check(_tree(page)) == [] and check(_tree(changed)) != []
+
+
+def test_the_content_checks_fire_on_planted_pages(layout_report, more_findings):
+    page, directory, zero_id = layout_report.read_text(), layout_report.parent, more_findings[1].id
+    plants = [
+        (lambda p: re.sub(r"largest difference.*?\(reference is 0 where they differ\)", "relative error 8.29e+307",
+                          p, flags=re.DOTALL), lambda root: _measure_problems(root, zero_id)),
+        (lambda p: p.replace("g1 = t0.gradient(y1, c1)", "try:\n    g1 = t0.gradient(y1, c1)\n"
+                             "    _outcome['calls']['g1'] = describe(g1, tf)\nexcept Exception as _error:\n    pass"),
+         lambda root: _program_problems(root, directory)),
+        (lambda p: re.sub(r'<p class="unreached">.*?</p>', '<p class="unreached"></p>', p, flags=re.DOTALL),
+         _coverage_problems),
+        (lambda p: re.sub(r'<p class="unsupported".*?</p>', "", p, flags=re.DOTALL),
+         lambda root: _unsupported_problems(root, "wrong_vjp_backend")),
+        (lambda p: re.sub(r"TensorFlow \d+\.\d+\.\d+", "TensorFlow (version not recorded)", p), _version_problems),
+    ]
+    for change, check in plants:
+        changed = change(page)
+        assert changed != page
+        assert check(_tree(page)) == [] and check(_tree(changed)) != []
+    scripts = list((directory / "repro").glob("*.py"))
+    script = scripts[0].read_text()
+    scripts[0].write_text(script.replace("_outcome['calls']['g1'] = describe(g1, tf)", "pass"))
+    try:
+        assert _program_problems(_tree(page), directory) != []   # a repro without its scaffolding is seen too
+    finally:
+        scripts[0].write_text(script)
+
+
+# Screenshots: the findings table must be in the first screen, found by its header's colour in the PNG.
+
+def _png_pixels(path) -> np.ndarray:
+    """The RGB pixels of an 8-bit, non-interlaced RGB or RGBA PNG (as Chromium writes screenshots)."""
+    import struct
+    import zlib
+
+    data, position, chunks = path.read_bytes(), 8, {}
+    while position < len(data):
+        length, kind = struct.unpack(">I4s", data[position:position + 8])
+        chunks[kind] = chunks.get(kind, b"") + data[position + 8:position + 8 + length]
+        position += 12 + length
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
+    assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+    channels = 3 if colour == 2 else 4
+    stride = width * channels
+    raw = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), np.uint8).reshape(height, stride + 1)
+    pixels = np.zeros((height, stride), np.uint8)
+    previous = np.zeros(stride, np.int64)
+    for y in range(height):
+        kind, line = raw[y, 0], raw[y, 1:].astype(np.int64)
+        if kind == 0:
+            row = line
+        elif kind == 1:
+            row = np.cumsum(line.reshape(width, channels), axis=0).reshape(-1) % 256
+        elif kind == 2:
+            row = (line + previous) % 256
+        else:
+            row = _average_or_paeth(kind, line.tolist(), previous.tolist(), channels)
+        pixels[y] = row
+        previous = np.asarray(row, np.int64)
+    return pixels.reshape(height, width, channels)[:, :, :3]
+
+
+def _average_or_paeth(kind, line, previous, channels):
+    row = [0] * len(line)
+    for i, x in enumerate(line):
+        left = row[i - channels] if i >= channels else 0
+        up = previous[i]
+        if kind == 3:
+            row[i] = (x + (left + up) // 2) % 256
+            continue
+        corner = previous[i - channels] if i >= channels else 0
+        p = left + up - corner
+        pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+        row[i] = (x + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) % 256
+    return row
+
+
+def _rows_showing(pixels: np.ndarray, colour: tuple, run: int = 24) -> list[int]:
+    """The rows holding at least `run` pixels of `colour` (within 2 per channel)."""
+    near = (np.abs(pixels.astype(int) - np.array(colour)) <= 2).all(axis=2)
+    return [int(y) for y in np.nonzero(near.sum(axis=1) >= run)[0]]
+
+
+def _screenshot(chromium: str, page, directory, name: str, size: tuple) -> np.ndarray:
+    path = directory / f"{name}-{size[0]}x{size[1]}.png"
+    shot = _browse(chromium, page.as_uri(), f"--screenshot={path}", f"--window-size={size[0]},{size[1]}",
+                   "--hide-scrollbars")
+    assert shot.returncode == 0, shot.stderr[-2000:]
+    kept = os.environ.get("REFTAPE_KEEP_SCREENSHOTS")
+    if kept:
+        os.makedirs(kept, exist_ok=True)
+        shutil.copy(path, kept)
+    pixels = _png_pixels(path)
+    assert pixels.shape[:2] == (size[1], size[0])
+    return pixels
+
+
+def test_png_decoding_reads_a_known_image(tmp_path):
+    """The decoder against a PNG of known pixels written with every filter type (0 to 4)."""
+    import struct
+    import zlib
+
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    rows, previous = [], np.zeros(21, np.int64)
+    for y, kind in enumerate(range(5)):
+        line = image[y].reshape(-1).astype(np.int64)
+        left = np.concatenate([np.zeros(3, np.int64), line[:-3]])
+        corner = np.concatenate([np.zeros(3, np.int64), previous[:-3]])
+        p = left + previous - corner
+        paeth = np.where((abs(p - left) <= abs(p - previous)) & (abs(p - left) <= abs(p - corner)), left,
+                         np.where(abs(p - previous) <= abs(p - corner), previous, corner))
+        predicted = [0, left, previous, (left + previous) // 2, paeth][kind]
+        rows.append(bytes([kind]) + ((line - predicted) % 256).astype(np.uint8).tobytes())
+        previous = line
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    png = tmp_path / "known.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 7, 5, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b""))
+    assert (_png_pixels(png) == image).all()
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_the_findings_table_is_in_the_first_screen(layout_report, viewport, tmp_path, system_program):
+    chromium = system_program("chromium")
+    size = VIEWPORTS[viewport]
+    rows = _rows_showing(_screenshot(chromium, layout_report, tmp_path, viewport, size), FINDINGS_HEADER)
+    assert rows and max(rows) < size[1], f"the findings table's header is not in the first {size[1]} px"
+    moved = layout_report.with_name("moved.html")   # beside index.html: its links and repro paths still hold
+    moved.write_text(_moved_after_the_clusters(layout_report.read_text()))
+    try:
+        shown = _rows_showing(_screenshot(chromium, moved, tmp_path, f"{viewport}-planted", size), FINDINGS_HEADER)
+    finally:
+        moved.unlink()
+    assert shown == [], "the check did not see the table pushed below the clusters"
+
+
+def test_a_clean_campaign_names_its_tensorflow_version_on_the_page(tmp_path, system_program):
+    """A real campaign on reftape that finds nothing still names TensorFlow's version (run.json records it)."""
+    import importlib.metadata
+
+    chromium = system_program("chromium")
+    report = tmp_path / "clean"
+    ran = subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", "--ops", "sin,cos",
+                          "--dtypes", "float32", "--max-examples", "3", "--workers", "1", "--seed", "1",
+                          "--report", str(report)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert json.loads((report / "run.json").read_text())["tensorflow"] == importlib.metadata.version("tensorflow")
+    root = _tree(_dump_dom(chromium, report / "index.html"))
+    assert not (report / "discrepancies.jsonl").exists() or not (report / "discrepancies.jsonl").read_text().strip()
+    assert _version_problems(root) == []
+    assert not root.find_all(id="unsupported")   # a run.json without `unsupported` (older runs) shows none
