@@ -1,12 +1,14 @@
 """Clusters of findings: one root cause shows as one cluster, not as many discrepancies.
 
-Findings group by `Finding.signature()` (kind, suspect op, dtype, tape options, verdict). A finding
+Findings group by `Finding.signature()`: the cause, whatever the program's dtype and options (what the
+candidate lacks; a tape option it mishandles; or the suspect op, the kind of difference, the stage where
+the sides part and who else the referee blames). A finding
 that was explained has a second record, its explained form (the suspect op named and, usually, the
 program minimised), linked back to it by its `explained_from`; the pair counts once, under
 the signature of the explained form, since only that one names the suspect op. An explained form
 that was not minimised itself, because a minimal finding of its signature already existed, names
-that minimal finding by its `covered_by` and joins its cluster (minimisation simplifies tape
-options, so the two signatures may differ). A cluster keeps its count, its members' ids and its
+that minimal finding by its `covered_by` and joins its cluster (a verdict the search did not need may
+differ, so the two signatures may). A cluster keeps its count, its members' ids and its
 smallest program (fewest statements), the one to read first.
 """
 

@@ -17,11 +17,11 @@ Both sides run instrumented copies of the program (programs as data, through the
    reading an element of a list result or whose values or adjoint are not single tensors; when no
    contribution or several differ, the first op among the undecided consumers is blamed (none when
    they are not ops) and they are recorded as `ambiguous`.
-3. options: where the sides part at a call (or no node diverges), each option of the call's tape away
-   from its default (persistent=True, watch_accessed_variables=False) is flipped on both sides; the first
-   without which they agree (the reference raising nowhere new) is blamed, as "GradientTape(option=value)
-   ignored" when the candidate's outcome does not change with it (before any op then), else where no
-   op is to blame (stage "option").
+3. options: where the sides part at a call (or no node diverges), each option of the call and its tape
+   away from its default (persistent=True, watch_accessed_variables=False, unconnected_gradients='zero')
+   is flipped on both sides; the first without which they agree (the reference raising nowhere new) is
+   blamed, as "GradientTape(option=value) ignored" when the candidate's outcome does not change with it
+   (before any op then), else where no op is to blame (stage "option").
 The divergence is recorded with both sides' descriptions at the node (`expected`: the reference's).
 """
 
@@ -57,7 +57,7 @@ def first_divergence(finding: Finding) -> Finding:
     finding.first_divergence = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]
-    if divergence is None or divergence["stage"] == "adjoint":
+    if finding.discrepancies and (divergence is None or divergence["stage"] == "adjoint"):
         option = _option_divergence(finding)
         if option is not None and (option["ignored"] or finding.suspect is None):
             finding.first_divergence, finding.suspect = option, option["op"]
@@ -224,7 +224,11 @@ def _failing_statement(finding: Finding, expected: Outcome, actual: Outcome) -> 
 # -- stage 2: adjoints ---------------------------------------------------------------------
 
 def _adjoint_divergence(finding: Finding) -> dict | None:
-    for call in (s for s in scope(finding.program.statements) if isinstance(s, Call)):
+    """The first divergent adjoint of the calls whose results differ, in program order, then of the others
+    (a call whose result agrees may still part inside, at what no result of the program shows)."""
+    differing = {m.group(2) for d in finding.discrepancies if (m := _LOCATION.match(d.where)) and m.group(1) == "calls"}
+    calls = [s for s in scope(finding.program.statements) if isinstance(s, Call)]
+    for call in sorted(calls, key=lambda c: c.name not in differing):
         divergence = _call_adjoint_divergence(finding, call)
         if divergence is not None:
             return divergence
@@ -346,29 +350,45 @@ def contribution_program(consumer: Op, node: str, values: dict[str, dict], upstr
 
 # -- stage 3: the options of the divergent call --------------------------------------------
 
-# A tape option away from its default, and the default: flipping it tells whether the difference needs it.
-TAPE_OPTIONS = {"persistent": (True, False), "watch_accessed_variables": (False, True)}
-
-
 def _option_divergence(finding: Finding) -> dict | None:
-    """The first option of the divergent call's tape, away from its default, without which the sides agree
-    (with the reference raising nowhere new); `ignored` when the candidate's outcome does not change with it."""
+    """The first option of the divergent call (its tape's, its own) away from its default without which the
+    finding's primary difference goes (with the reference raising nowhere new: no agreement by raising; other
+    differences may stay, a second fault's); `ignored` when the candidate's outcome does not change with it."""
     call = finding.divergent_call()
-    tape = next((s for s in walk(finding.program.statements) if isinstance(s, Tape) and call and s.name == call.tape),
-                None)
-    for option, (value, default) in TAPE_OPTIONS.items() if tape is not None else ():
-        if getattr(tape, option) != value:
-            continue
-        flipped = Program(substitute(finding.program.statements, tape, [replace(tape, **{option: default})]),
+    primary = finding.primary
+    for statement, option, value, default in _options_away_from_default(finding.program, call):
+        flipped = Program(substitute(finding.program.statements, statement, [replace(statement, **{option: default})]),
                           finding.program.outputs)
         expected, actual = _both(finding, flipped)
-        if compare(expected, actual, flipped) or _raises_more(expected, finding.expected):
+        if _raises_more(expected, finding.expected) or any(
+                (d.where, d.kind) == (primary.where, primary.kind) for d in compare(expected, actual, flipped)):
             continue
         ignored = not compare(actual, finding.actual, finding.program)
-        return {"stage": "option", "node": call.name, "call": call.name, "tape": tape.name,
-                "op": f"GradientTape({option}={value})" + (" ignored" if ignored else ""), "ignored": ignored,
-                "expected": finding.expected.calls.get(call.name), "actual": finding.actual.calls.get(call.name)}
+        owner = "GradientTape" if isinstance(statement, Tape) else f"GradientTape.{call.method}"
+        return {"stage": "option", "node": call.name, "call": call.name, "option": option,
+                "op": f"{owner}({_option_spelling(option, value)})" + (" ignored" if ignored else ""),
+                "ignored": ignored, "expected": finding.expected.calls.get(call.name),
+                "actual": finding.actual.calls.get(call.name)}
     return None
+
+
+def _options_away_from_default(program: Program, call: Any) -> Iterator[tuple[Any, str, Any, Any]]:
+    """(statement, option, value, default) for each option that is not its default (persistent=True,
+    watch_accessed_variables=False, unconnected_gradients='zero'): of `call`'s tape and `call` first, then of
+    the other tapes (an inner tape's recording feeds the gradients an outer one computes)."""
+    tapes = [s for s in walk(program.statements) if isinstance(s, Tape)]
+    tapes.sort(key=lambda tape: call is None or tape.name != call.tape)
+    for position, tape in enumerate(tapes):
+        if tape.persistent:
+            yield tape, "persistent", True, False
+        if not tape.watch_accessed_variables:
+            yield tape, "watch_accessed_variables", False, True
+        if position == 0 and isinstance(call, Call) and call.unconnected == "zero":
+            yield call, "unconnected", "zero", "none"
+
+
+def _option_spelling(option: str, value: Any) -> str:
+    return f"unconnected_gradients={value!r}" if option == "unconnected" else f"{option}={value}"
 
 
 def _raises_more(flipped: Outcome, original: Outcome) -> bool:

@@ -46,7 +46,6 @@ from reftape_properties.pipeline import evaluate, judged
 
 MAX_EVALUATIONS = 400      # programs tested per minimisation (see the module's docstring)
 SAFETY_SECONDS = 600.0     # a wall-clock limit that only a stuck machine reaches; it reports itself
-_SIMPLIFIED = ("call_options",)   # signature parts minimisation may change
 TAPE_USES = (Watch, StopRecording, Reset, Call, WatchedVariables)   # statements that name a tape
 
 
@@ -135,8 +134,7 @@ class _Search:
 
 
 def _cause(finding: Finding, judged: bool) -> dict:
-    ignored = _SIMPLIFIED if judged else (*_SIMPLIFIED, "verdict")
-    return {k: v for k, v in finding.signature_parts().items() if k not in ignored}
+    return {k: v for k, v in finding.signature_parts().items() if judged or k != "verdict"}
 
 
 # -- candidate programs, smallest changes to try first -------------------------------------

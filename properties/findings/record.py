@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reftape_oracle.outcome import Outcome
-from reftape_oracle.program import Call, Program, Tape, WatchedVariables, walk
+from reftape_oracle.program import Call, Program, WatchedVariables, walk
 
 from reftape_properties.judge.compare import Discrepancy
 
@@ -30,6 +30,7 @@ _VERSION_1_FIELDS = ("first_divergence", "minimized", "explained_from", "covered
 SCHEMA_PATH = Path(__file__).with_name("finding.schema.json")   # the record format, as a JSON Schema
 _MISSING_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'|unexpected keyword argument '(\w+)'")
 _CALL_LOCATION = re.compile(r"calls/(\w+)")
+OTHER_CAUSES = ("tensorflow-wrong", "both-wrong", "ill-conditioned")  # verdicts that do not blame the candidate alone
 
 
 def record_validator() -> Any:
@@ -114,6 +115,8 @@ class Finding:
         """What the candidate lacks, where that is the difference: the names of a "missing" outcome, or the
         attribute or keyword an AttributeError or TypeError of the candidate's alone names ("jacobian",
         "adjoint_a=")."""
+        if not self.discrepancies:
+            return None
         actual, expected = self.primary.actual, self.primary.expected
         if not isinstance(actual, dict):
             return None
@@ -136,14 +139,17 @@ class Finding:
                      if isinstance(s, (Call, WatchedVariables)) and s.name == name), None)
 
     def signature_parts(self) -> dict:
-        """What one root cause has in common across programs: kind, suspect, dtype, the options of the call where
-        the sides part, verdict. What the candidate lacks is a cause of its own, whatever program met it."""
+        """What one root cause has in common across programs, whatever their dtypes and other options: what
+        the candidate lacks; or a tape option it mishandles; or the kind of difference, the suspect op, the
+        stage where the sides part (its forward value, its VJP) and who the referee blames, where that is
+        not the candidate (TensorFlow, both, an ill-conditioned point: other causes)."""
         if self.missing_name is not None:
-            return {"kind": self.kind, "suspect": f"lacks {self.missing_name}", "dtype": "*", "call_options": "",
-                    "verdict": "-"}
-        return {"kind": self.kind, "suspect": self.suspect or "?", "dtype": self.dtype or "?",
-                "call_options": ",".join(call_options(self.program, self.divergent_call())),
-                "verdict": self.primary.verdict or "-"}
+            return {"suspect": f"lacks {self.missing_name}"}
+        stage = (self.first_divergence or {}).get("stage") or "?"
+        if stage == "option":
+            return {"suspect": self.suspect}
+        verdict = self.primary.verdict if self.primary.verdict in OTHER_CAUSES else "-"
+        return {"kind": self.kind, "suspect": self.suspect or "?", "stage": stage, "verdict": verdict}
 
     def signature(self) -> str:
         return "|".join(self.signature_parts().values())
@@ -193,15 +199,3 @@ def _from_version_1(data: dict) -> dict:
 def _program_dtype(program: Program) -> str | None:
     floating = [leaf.dtype for leaf in program.leaves().values() if not leaf.dtype.startswith(("int", "bool"))]
     return floating[0] if floating else None
-
-
-def call_options(program: Program, call: Call | WatchedVariables | None) -> list[str]:
-    """The options `call` runs under, as `name=value` strings (part of a signature): its tape's, and its own."""
-    if call is None:
-        return []
-    tape = next((s for s in walk(program.statements) if isinstance(s, Tape) and s.name == call.tape), None)
-    options = [] if tape is None else [f"persistent={tape.persistent}",
-                                       f"watch_accessed_variables={tape.watch_accessed_variables}"]
-    if isinstance(call, Call):
-        options += [f"method={call.method}", f"unconnected={call.unconnected}"]
-    return options

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from reftape_oracle.program import Tape, walk
+from reftape_properties.explain.clusters import cluster
 from reftape_properties.findings.record import record_validator
 from reftape_properties.campaign.configuration import RESUMED
 from reftape_properties.findings.store import read_findings
@@ -177,6 +179,27 @@ def test_a_campaign_on_reftape_agrees_and_still_writes_a_report(tmp_path):
     page = (report / "index.html").read_text()
     assert "no unexplained finding" in page and "25 programs" in page
     assert f"report written to {report / 'index.html'}" in ran.stdout
+
+
+BACKENDS = Path(__file__).parent.parent / "backends"
+OPTION_IGNORED = "GradientTape(watch_accessed_variables=False) ignored"
+
+
+def test_two_planted_bugs_are_two_causes_each_blamed_with_a_program_of_one_tape(tmp_path):
+    """reduce_mean's VJP over an axis divides by the whole size, and the tape ignores
+    watch_accessed_variables=False (tests/backends/two_planted_bugs_backend.py): every finding joins one of
+    two clusters (at most three allowed), one blamed on reduce_mean, one on the option, each shown by a
+    program of at most 3 ops and one tape."""
+    report = tmp_path / "report"
+    ran = fuzz(BACKENDS, "--backend", "two_planted_bugs_backend", "--ops", "reduce_mean,sin,exp,multiply,add",
+               "--max-examples", "150", "--workers", "1", "--seed", "1", "--report", str(report), timeout=1200)
+    assert ran.returncode == 1, ran.stdout[-2000:] + ran.stderr[-2000:]
+    clusters = cluster(recorded(report))
+    suspects = {c.smallest.suspect: c for c in clusters}
+    assert len(clusters) <= 3 and {"reduce_mean", OPTION_IGNORED} <= set(suspects), [c.signature for c in clusters]
+    for suspect in ("reduce_mean", OPTION_IGNORED):
+        program = suspects[suspect].smallest.program
+        assert len(program.ops()) <= 3 and sum(isinstance(s, Tape) for s in walk(program.statements)) == 1, suspect
 
 
 # A stop at any moment is an interruption: 130 for SIGINT, 143 for SIGTERM (as `timeout`, `docker stop`

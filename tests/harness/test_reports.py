@@ -88,7 +88,8 @@ def test_a_form_covered_by_a_minimal_finding_joins_its_cluster(findings):
     minimal = dataclasses.replace(minimal_source, id="", suspect="sin", explained_from=first.id)
     covered = dataclasses.replace(copy.deepcopy(second), id="", suspect="sin",
                                   explained_from=second.id, covered_by=minimal.id)
-    covered.program.statements[1].persistent = True   # a tape option the minimal program does not have
+    # a verdict the minimal program's search did not keep (a signature part where it blames another)
+    covered.discrepancies = [dataclasses.replace(d, verdict="ill-conditioned") for d in covered.discrepancies]
     assert covered.signature() != minimal.signature()
     (only,) = cluster([first, minimal, second, covered])
     assert only.ids == [first.id, second.id] and only.smallest is minimal
@@ -100,13 +101,14 @@ def test_different_root_causes_are_different_clusters(findings):
 
 
 def test_clusters_read_candidate_wrong_first_then_definite_differences_then_by_count(findings):
-    def undecided(finding):
-        discrepancies = [dataclasses.replace(d, verdict="undecided" if d.verdict else None) for d in finding.discrepancies]
+    def ill_conditioned(finding):  # the referee blames nobody: another cause than the candidate's fault
+        discrepancies = [dataclasses.replace(d, verdict="ill-conditioned" if d.verdict else None)
+                         for d in finding.discrepancies]
         return dataclasses.replace(finding, id="", discrepancies=discrepancies)
 
     blamed, exception = findings[0], findings[3]
-    clusters = cluster([undecided(findings[1]) for _ in range(4)] + [exception, blamed])
-    assert [(c.verdict, c.count) for c in clusters] == [("candidate-wrong", 1), (None, 1), ("undecided", 4)]
+    clusters = cluster([ill_conditioned(findings[1]) for _ in range(4)] + [exception, blamed])
+    assert [(c.verdict, c.count) for c in clusters] == [("candidate-wrong", 1), (None, 1), ("ill-conditioned", 4)]
 
 
 def _record(directory, findings):
