@@ -50,7 +50,7 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
         # half-precision programs draw a composite more often: most of them overflow only there
         spec = CATALOG[b.pick(overflowing if overflowing and b.chance(HALF_COMPOSITE_SHARE) else b.ops)]
         special = b.rng.random()
-        if special < 1 / 24 and b.allows("custom_gradient", *CUSTOM_GRADIENT_OPS):
+        if special < 1 / 24 and b.allows("custom_gradient"):
             _custom_gradient(b)
         elif 1 / 24 <= special < 1 / 12:
             _variable_update(b)
@@ -69,9 +69,6 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
                 b.emit(Watch(b.pick(b.tapes).name, [b.frontier[-1].name]))
         if index and b.chance(1 / 40) and b.allows("GradientTape.reset"):
             b.emit(Reset(b.tapes[-1].name))
-
-
-CUSTOM_GRADIENT_OPS = ("sin", "multiply", "cos")  # what a drawn custom gradient computes with
 
 
 def _custom_gradient(b: _Builder) -> None:
@@ -95,6 +92,8 @@ def _custom_gradient(b: _Builder) -> None:
     backward = [Op(local("cos"), "cos", [local("a")]), Op(local("da"), "multiply", [upstream, local("cos")]),
                 Op(local("ga"), "multiply", [local("da"), other] if honest else [upstream, other]),
                 Op(local("gc"), "multiply", [upstream, local("s")])]
+    if not b.allows(*(op.path for op in forward + backward)):
+        return  # the backend lacks an op the custom gradient computes with
     grads = [local("ga")] + ([local("gc") if b.chance(0.5) else None] if len(params) == 2 else [])  # None: unconnected
     mode = b.pick(("positional", "keyword")) if capture is not None and capture.trainable else "none"
     definition = CustomGradient(name, [local(p) for p in params], forward, local("y"), backward, grads, mode,
