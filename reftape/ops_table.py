@@ -45,6 +45,7 @@ from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny
                                 _vector_loop)
 from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
 from .recording import active_recordings
+from .thread_state import this_thread
 from .tensor import EagerTensor
 
 BOOL = frozenset({_dtypes.bool})
@@ -463,7 +464,7 @@ def _einsum_unary_grad(g, x, input_subs, output_subs):
     x_shape = _einsum_shape_of(x)
     reduced = set(input_subs) - set(output_subs + ELLIPSIS)
     if not reduced:
-        return F.execute("Einsum", [g], equation=f"{output_subs}->{input_subs}")
+        return _einsum_in_backward([g], f"{output_subs}->{input_subs}")
     return _einsum_reduced_grad(g, output_subs, input_subs, x_shape, reduced)
 
 
@@ -499,7 +500,7 @@ def _einsum_grad_wrt(g, other, x_shape, x_subs, other_subs, output_subs):
     that the output or the other operand hold, then broadcast over the rest."""
     reduced = set(x_subs) - set(output_subs + other_subs + ".")
     kept = "".join(s for s in x_subs if s not in reduced)
-    grad = F.execute("Einsum", [F.convert_to_tensor(g), other], equation=f"{output_subs},{other_subs}->{kept}")
+    grad = _einsum_in_backward([F.convert_to_tensor(g), other], f"{output_subs},{other_subs}->{kept}")
     return _einsum_reduced_grad(grad, kept, x_subs, x_shape, reduced) if reduced else grad
 
 
@@ -517,7 +518,16 @@ def _einsum_reduced_grad(g, output_subs, input_subs, x_shape, reduced):
         return F.broadcast_to(F.reshape(g, kept_shape), static)
     dims = tuple(static[a] for a in axes)
     grown = F.broadcast_to(F.reshape(g, (1,) * len(dims) + _shape(g)), dims + _shape(g))
-    return F.execute("Einsum", [grown], equation=f"{reduced_subs}{output_subs}->{input_subs}")
+    return _einsum_in_backward([grown], f"{reduced_subs}{output_subs}->{input_subs}")
+
+
+def _einsum_in_backward(operands: list, equation: str):
+    """An Einsum of the VJP. TF's vectorized jacobian rebuilds it through tf.einsum, which refuses an output
+    label repeated (a diagonal the gradient of a trace fills): ValueError, as TF's pfor raises."""
+    output = equation.split("->")[1].replace(ELLIPSIS, ".")
+    if this_thread.state.vectorizing and len(set(output)) < len(output):
+        raise ValueError(f"Output subscripts contain a label appearing more than once: {equation}")
+    return F.execute("Einsum", operands, equation=equation)
 
 
 def _label_axis(subs: str, label: str) -> int:
