@@ -35,6 +35,7 @@ SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
     "matrix": lambda s: (s if len(s) >= 2 else (s[0], s[0]),),                 # a (batch of) matrices
     "square": lambda s: (s[:-1] + (s[-1], s[-1]),),                          # a batch of square matrices
     "square_rhs": lambda s: (s[:-1] + (s[-1], s[-1]), s[:-1] + (s[-1], 2)),  # and two right-hand sides each
+    "einsum": lambda s: einsum_base_shapes("ij,jk->ik", s),  # the operands of the entry's equation (input_shapes)
 }
 MATRIX_RULES = ("matrix", "square", "square_rhs")
 
@@ -108,6 +109,8 @@ class OpSpec:
     def input_shapes(self, base: tuple, attrs: dict | None = None) -> tuple:
         """The input shapes of the rule for `base`; a matrix operand transposed or adjoint by `attrs`
         is stored the other way round."""
+        if self.shape_rule == "einsum":
+            return einsum_base_shapes((attrs or {}).get("equation", self.attrs["equation"][0]), base)
         shapes = SHAPE_RULES[self.shape_rule](base)
         if self.shape_rule in ("matmul", "matvec") and attrs:
             shapes = tuple(s[::-1] if flipped(attrs, operand) else s for s, operand in zip(shapes, "ab"))
@@ -122,6 +125,56 @@ class OpSpec:
         unknown = sorted(self.traits - set(TRAITS))
         if unknown:
             raise ValueError(f"{self.path}: unknown traits {unknown}: not among {TRAITS}")
+
+
+ELLIPSIS = "..."
+
+
+def einsum_subscripts(equation: str) -> tuple[list[list[str]], list[str]]:
+    """The operands' and the output's labels (an ellipsis one label), the output made explicit as TF makes it:
+    the labels appearing once, sorted, the ellipsis first."""
+    inputs, arrow, output = equation.partition("->")
+    specs = [_labels(spec) for spec in inputs.split(",")]
+    if arrow:
+        return specs, _labels(output)
+    every = [label for spec in specs for label in spec]
+    return specs, sorted((label for label in set(every) if every.count(label) == 1), key=lambda l: (l != ELLIPSIS, l))
+
+
+def _labels(spec: str) -> list[str]:
+    before, ellipsis, after = spec.partition(ELLIPSIS)
+    return list(before) + ([ELLIPSIS] if ellipsis else []) + list(after)
+
+
+def einsum_shapes(equation: str, sizes: dict, batches: list[tuple]) -> tuple[list[tuple], tuple]:
+    """The operands' shapes and the output's for labels of `sizes` and each operand's ellipsis dimensions
+    (`batches`, which broadcast against each other)."""
+    specs, output = einsum_subscripts(equation)
+    batch = tuple(_broadcast(batches))
+    operands = [_shape_of(spec, sizes, own) for spec, own in zip(specs, batches)]
+    return operands, _shape_of(output, sizes, batch)
+
+
+def _shape_of(labels: list[str], sizes: dict, batch: tuple) -> tuple:
+    return tuple(d for label in labels for d in (batch if label == ELLIPSIS else (sizes[label],)))
+
+
+def _broadcast(shapes: list[tuple]) -> tuple:
+    rank = max(map(len, shapes), default=0)
+    padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
+    return tuple(max(dims) if min(dims) else 0 for dims in zip(*padded))
+
+
+def einsum_base_shapes(equation: str, base: tuple) -> tuple:
+    """The operands of `equation` for a test's base shape: labels sized by the base's sides in order of first
+    appearance (then 2), the first ellipsis 2 wide and later ones 1 (broadcast against it)."""
+    specs, _ = einsum_subscripts(equation)
+    order = list(dict.fromkeys(label for spec in specs for label in spec if label != ELLIPSIS))
+    sides = list(base) + [2] * len(order)
+    sizes = {label: sides[n] for n, label in enumerate(order)}
+    with_ellipsis = [n for n, spec in enumerate(specs) if ELLIPSIS in spec]
+    batches = [((2,) if n == with_ellipsis[0] else (1,)) if n in with_ellipsis else () for n in range(len(specs))]
+    return tuple(einsum_shapes(equation, sizes, batches)[0])
 
 
 def flipped(attrs: dict, operand: str) -> bool:
@@ -163,6 +216,11 @@ def _mask_call(op: Any, inputs: list, attrs: dict) -> Any:
 @_adapter(lambda op, xs, attrs: f"{op}({attrs['equation']!r}, {', '.join(xs)})")
 def _einsum_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(attrs["equation"], *inputs)
+
+
+EINSUM_EQUATIONS = ("ij,jk->ik", "ij,jkk->ik", "ii,ij->j", "ij,kj", "ij...,jk...->ik...", "...ij,jk->...ik",
+                    "ij,j...->i...")
+UNARY_EINSUM_EQUATIONS = ("ij->i", "ij->ji", "ii->", "ii->i", "bii->b", "...ii->...i", "ji", "...j->...")
 
 
 @_adapter(lambda op, xs, attrs: f"{op}(labels={xs[0]}, logits={xs[1]}{_attr_source(attrs)})")
@@ -459,10 +517,13 @@ _ENTRIES = [
             traits={AMPLIFYING}),
     _binary("linalg.matmul", rule="matmul", sums_terms=True, attrs=MATMUL_ATTRS, traits={AMPLIFYING}),
     _binary("linalg.matvec", rule="matvec", sums_terms=True, attrs={"transpose_a": (False, True), "adjoint_a": (False, True)}),
-    _binary("einsum", rule="matmul", attrs={"equation": ("ij,jk->ik",)}, call=_einsum_call, sums_terms=True,
-            traits={AMPLIFYING, TAKES_MATRIX}),
-    _unary("linalg.einsum", attrs={"equation": ("ij->i", "ij->ji")}, call=_einsum_call, sums_terms=True,
-           traits={AMPLIFYING, TAKES_MATRIX}),
+    # Equations over TF's grammar: a product, a trace inside an operand, an implicit output, an ellipsis
+    # broadcast in both operands or one (properties/generate/ops.py draws shapes that fit each)
+    _binary("einsum", rule="einsum", attrs={"equation": EINSUM_EQUATIONS}, call=_einsum_call, sums_terms=True,
+            traits={AMPLIFYING}),
+    # Reductions, transposes, traces, diagonals (batched), implicit outputs
+    OpSpec("linalg.einsum", 1, "einsum", attrs={"equation": UNARY_EINSUM_EQUATIONS}, call=_einsum_call,
+           sums_terms=True, traits={AMPLIFYING}),
     _unary("linalg.norm", sums_terms=True, analytic=False, traits={COMPOSITE, NORMALIZING, REDUCTION}),
     _unary("linalg.l2_normalize", attrs={"axis": (1,)}, sums_terms=True, analytic=False,
            traits={BOUNDED, COMPOSITE, NORMALIZING}),

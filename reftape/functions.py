@@ -8,6 +8,7 @@ import builtins
 import collections
 import math
 import numbers
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -1833,17 +1834,78 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> EagerTensor:
+    """TF's einsum: the equation checked and made explicit as TF's wrapper does, one Einsum op for one or two
+    operands, and a chain of two-operand Einsum ops for more (TF's contraction path aside: the values agree
+    to rounding)."""
     unknown = [key for key in kwargs if key not in ("name", "optimize")]
     if unknown:  # TF's message lists "greedy" among the valid arguments, which it refuses all the same
         raise TypeError(f"Invalid keyword arguments for einsum: {', '.join(unknown)}. "
                         f"Valid arguments: name, optimize, greedy.")
-    expected = equation.split("->")[0].count(",") + 1
-    if len(inputs) != expected:
-        raise ValueError(f'Got {len(inputs)} inputs for equation "{equation}", expecting {expected}')
     for operand in inputs:  # TF reads each operand's static shape first
         if not hasattr(operand, "shape"):
             raise AttributeError(f"'{type(operand).__name__}' object has no attribute 'shape'")
-    return execute("Einsum", _matching(list(inputs)), equation=equation.replace(" ", ""))
+    specs, output = _einsum_equation(equation, len(inputs))
+    if len(inputs) > 2:
+        _check_einsum_ranks(equation, specs, [tuple(operand.shape) for operand in inputs])
+    tensors = _matching(list(inputs))
+    while len(tensors) > 2:
+        later = "".join(specs[2:]) + output
+        step = _einsum_intermediate(specs[0], specs[1], later)
+        tensors[:2] = [execute("Einsum", tensors[:2], equation=f"{specs[0]},{specs[1]}->{step}")]
+        specs[:2] = [step]
+    return execute("Einsum", tensors, equation=",".join(specs) + "->" + output)
+
+
+_EINSUM_ELLIPSIS = "..."
+
+
+def _einsum_equation(equation: str, count: int) -> tuple[list[str], str]:
+    """The operands' subscripts and the output's, as TF's wrapper resolves and checks them (ValueError)."""
+    resolved = equation.replace(" ", "")
+    labels = "a-zA-Z"
+    if _EINSUM_ELLIPSIS in resolved:
+        if "0" in resolved:
+            raise ValueError(f'Invalid character "0" in equation: {equation}.')
+        resolved, labels = resolved.replace(_EINSUM_ELLIPSIS, "0"), labels + "0"  # the ellipsis as one label
+    match = re.match(f"^([{labels},]*)(->[{labels}]*)?$", resolved)
+    if not match:
+        raise ValueError(f"Subscripts have incorrect format: {resolved}")
+    specs = match.group(1).split(",")
+    if count != len(specs):
+        raise ValueError(f'Got {count} inputs for equation "{equation}", expecting {len(specs)}')
+    if match.group(2) is None:  # implicit: the labels appearing once, sorted (the ellipsis first)
+        counts = collections.Counter(match.group(1).replace(",", ""))
+        output = "".join(label for label in sorted(counts) if counts[label] == 1)
+    else:
+        output = match.group(2)[2:]
+    if len(set(output)) != len(output):
+        raise ValueError(f"Output subscripts contain a label appearing more than once: {equation}")
+    for label in output:
+        if label != "0" and label not in match.group(1):
+            raise ValueError(f"Output subscripts contain the label {label} not present in the input subscripts.")
+    restored = [spec.replace("0", _EINSUM_ELLIPSIS) for spec in specs]
+    return restored, output.replace("0", _EINSUM_ELLIPSIS)
+
+
+def _check_einsum_ranks(equation: str, specs: list[str], shapes: list[tuple]) -> None:
+    """TF's wrapper checks each operand's rank against its subscripts before contracting more than two."""
+    for i, (spec, shape) in enumerate(zip(specs, shapes)):
+        named = len(spec.replace(_EINSUM_ELLIPSIS, ""))
+        if spec.count(_EINSUM_ELLIPSIS) > 1:
+            raise ValueError(f"Too many ellipses in input label {spec}.")
+        if _EINSUM_ELLIPSIS in spec and named > len(shape):
+            raise ValueError(f"Too many named labels in {i}th subscript string of equation {equation} "
+                             f"for input shape {list(shape)} ")
+        if _EINSUM_ELLIPSIS not in spec and named != len(shape):
+            raise ValueError(f"Number of named labels in input #{i} of equation {equation} must be equal to the "
+                             f"number of dimensions in shape {list(shape)}")
+
+
+def _einsum_intermediate(first: str, second: str, later: str) -> str:
+    """The subscripts of two operands' contraction: their labels that a later operand or the output holds."""
+    ellipsis = _EINSUM_ELLIPSIS in first + second and _EINSUM_ELLIPSIS in later
+    named = (first + second).replace(_EINSUM_ELLIPSIS, "")
+    return (_EINSUM_ELLIPSIS if ellipsis else "") + "".join(dict.fromkeys(c for c in named if c in later))
 
 
 # ---------------------------------------------------------------------------------------------

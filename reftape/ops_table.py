@@ -33,7 +33,7 @@ from .kernels.elementwise import (_add_n, _cast, _complex, _complex_abs, _div_no
 from .kernels.indexing import (_gather, _gather_nd, _mirror_pad, _mirror_pad_grad, _one_hot, _pad, _reshape_target,
                                _reverse, _scatter_into, _scatter_nd, _segment_sum, _slice, _sorted_segment_sum,
                                _squeeze, _strided_slice_grad, _unpack)
-from .kernels.matrices import (_band_part, _batch_matmul, _cholesky, _determinant, _diagonal, _matmul2d,
+from .kernels.matrices import (ELLIPSIS, _band_part, _batch_matmul, _cholesky, _determinant, _diagonal, _einsum, _matmul2d,
                                _matrix_inverse, _matrix_solve, _matrix_with_diagonal, _set_diagonal,
                                _signed_log_determinant, _triangular_solve)
 from .kernels.ordering import _arg_extreme, _top_k
@@ -45,6 +45,7 @@ from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny
                                 _vector_loop)
 from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
 from .recording import active_recordings
+from .thread_state import this_thread
 from .tensor import EagerTensor
 
 BOOL = frozenset({_dtypes.bool})
@@ -450,35 +451,100 @@ def _batch_matmul_vjp(g, ans, x, y, adj_x, adj_y, **_):
             unbroadcast(gy, _shape(y), _shape(gy)[:-2] + _shape(y)[-2:]))
 
 
-def _einsum_parts(equation: str, n: int) -> tuple[list[str], str]:
-    inputs, _, output = equation.partition("->")
-    specs = inputs.split(",")
-    if not _:
-        letters = [c for c in inputs.replace("...", "") if c.isalpha()]
-        output = ("..." if "..." in inputs else "") + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    return specs, output
-
-
 def _einsum_vjp(g, ans, *inputs, equation, **_):
-    specs, output = _einsum_parts(equation, len(inputs))
-    grads = []
-    for i, x in enumerate(inputs):
-        others = [s for j, s in enumerate(specs) if j != i]
-        available = set(output + "".join(others))
-        kept = "".join(c for c in specs[i] if c in available or c == ".")
-        operands = [g] + [F.convert_to_tensor(t) for j, t in enumerate(inputs) if j != i]
-        grad = F.execute("Einsum", operands, equation=",".join([output] + others) + "->" + kept)
-        if kept != specs[i]:
-            labels = specs[i].replace("...", "")
-            expanded = [1 if c not in kept else None for c in labels]
-            for axis, missing in enumerate(expanded):
-                if missing:
-                    grad = F.expand_dims(grad, axis + (x.ndim - len(labels)))
-        if _shape(grad) != _shape(x):  # labels summed within x broadcast back; broadcast ellipsis dims reduce
-            grad = F.broadcast_to(grad, np.broadcast_shapes(_shape(grad), _shape(x)))
-            grad = unbroadcast(grad, _shape(x), _shape(grad))
-        grads.append(grad)
-    return grads
+    """TF's Einsum gradient: the upstream einsummed back to each operand's subscripts, labels that only one
+    operand holds (or the output lacks) broadcast back, and an ellipsis's broadcast dimensions summed."""
+    input_subs, output_subs = equation.split("->")
+    if len(inputs) == 1:
+        return _einsum_unary_grad(g, inputs[0], input_subs, output_subs)
+    return _einsum_binary_grads(g, *inputs, *input_subs.split(","), output_subs)
+
+
+def _einsum_unary_grad(g, x, input_subs, output_subs):
+    x_shape = _einsum_shape_of(x)
+    reduced = set(input_subs) - set(output_subs + ELLIPSIS)
+    if not reduced:
+        return _einsum_in_backward([g], f"{output_subs}->{input_subs}")
+    return _einsum_reduced_grad(g, output_subs, input_subs, x_shape, reduced)
+
+
+def _einsum_binary_grads(g, x, y, x_subs, y_subs, output_subs):
+    if ELLIPSIS in output_subs:  # the gradients' equations need an ellipsis on both operands
+        x_subs += "" if ELLIPSIS in x_subs else ELLIPSIS
+        y_subs += "" if ELLIPSIS in y_subs else ELLIPSIS
+    x, y = _conj(x), _conj(y)
+    x_shape, y_shape = _einsum_shape_of(x), _einsum_shape_of(y)
+    grad_x = _einsum_grad_wrt(g, y, x_shape, x_subs, y_subs, output_subs)
+    grad_y = _einsum_grad_wrt(g, x, y_shape, y_subs, x_subs, output_subs)
+    if ELLIPSIS not in output_subs:
+        return grad_x, grad_y
+    x_span, y_span = _ellipsis_span(x_subs), _ellipsis_span(y_subs)
+    x_batch, y_batch = _shape(x)[slice(*x_span)], _shape(y)[slice(*y_span)]
+    if x_batch == y_batch:
+        return grad_x, grad_y
+    return (_einsum_unbroadcast(grad_x, x_shape, x_span[0], _broadcast_axes(x_batch, y_batch)),
+            _einsum_unbroadcast(grad_y, y_shape, y_span[0], _broadcast_axes(y_batch, x_batch)))
+
+
+def _einsum_shape_of(x):
+    """x's shape, read by a recorded Shape op where a tape records the backward pass (as TF's gradient reads it)."""
+    return (_shape(x), F.shape(x) if active_recordings() else None)
+
+
+def _einsum_unbroadcast(grad, x_shape, start, axes):
+    return _reshaped(F.reduce_sum(grad, tuple(start + a for a in axes)), *x_shape)
+
+
+def _einsum_grad_wrt(g, other, x_shape, x_subs, other_subs, output_subs):
+    """The gradient for one operand of two: the upstream and the other operand einsummed to the operand's labels
+    that the output or the other operand hold, then broadcast over the rest."""
+    reduced = set(x_subs) - set(output_subs + other_subs + ".")
+    kept = "".join(s for s in x_subs if s not in reduced)
+    grad = _einsum_in_backward([F.convert_to_tensor(g), other], f"{output_subs},{other_subs}->{kept}")
+    return _einsum_reduced_grad(grad, kept, x_subs, x_shape, reduced) if reduced else grad
+
+
+def _einsum_reduced_grad(g, output_subs, input_subs, x_shape, reduced):
+    """The gradient of the unary einsum `input_subs->output_subs` that sums over the `reduced` labels: the upstream
+    broadcast along them, then einsummed onto the input's diagonals where a label repeats (an ellipsis counts as
+    one: TF compares the subscripts' characters)."""
+    static, _ = x_shape
+    reduced_subs = "".join(sorted(reduced))
+    axes = [_label_axis(input_subs, label) for label in reduced_subs]
+    repeated = len(set(input_subs)) + len(set(output_subs)) < len(input_subs) + len(output_subs)
+    if not repeated and "".join(s for s in input_subs if s not in reduced) == output_subs:
+        summed = {a % len(static) for a in axes}
+        kept_shape = tuple(1 if axis in summed else d for axis, d in enumerate(static))
+        return F.broadcast_to(F.reshape(g, kept_shape), static)
+    dims = tuple(static[a] for a in axes)
+    grown = F.broadcast_to(F.reshape(g, (1,) * len(dims) + _shape(g)), dims + _shape(g))
+    return _einsum_in_backward([grown], f"{reduced_subs}{output_subs}->{input_subs}")
+
+
+def _einsum_in_backward(operands: list, equation: str):
+    """An Einsum of the VJP. TF's vectorized jacobian rebuilds it through tf.einsum, which refuses an output
+    label repeated (a diagonal the gradient of a trace fills): ValueError, as TF's pfor raises."""
+    output = equation.split("->")[1].replace(ELLIPSIS, ".")
+    if this_thread.state.vectorizing and len(set(output)) < len(output):
+        raise ValueError(f"Output subscripts contain a label appearing more than once: {equation}")
+    return F.execute("Einsum", operands, equation=equation)
+
+
+def _label_axis(subs: str, label: str) -> int:
+    """A label's axis in an operand: counted from the start before an ellipsis, from the end after it."""
+    before, ellipsis, after = subs.partition(ELLIPSIS)
+    if label in before:
+        return before.index(label)
+    return after.index(label) - len(after)
+
+
+def _ellipsis_span(subs: str) -> tuple:
+    """The (start, end) slice of an operand's axes its ellipsis stands for; (0, 0) without one."""
+    start = subs.find(ELLIPSIS)
+    if start == -1:
+        return 0, 0
+    remaining = len(subs) - start - len(ELLIPSIS)
+    return start, -remaining if remaining else None
 
 
 def _softmax_xent_vjp(g, ans, logits, labels, **_):
@@ -875,7 +941,7 @@ defop("MatMul", _matmul2d, _matmul_vjp, dtypes=NUMERIC - {_dtypes.int8, _dtypes.
       kernels=NUMERIC - {_dtypes.int8, _dtypes.int16, _dtypes.uint8})
 defop("BatchMatMulV2", _batch_matmul, _batch_matmul_vjp, dtypes=NUMERIC - {_dtypes.int8},
       kernels=NUMERIC - {_dtypes.int8, _dtypes.uint8})
-defop("Einsum", lambda *xs, equation: np.einsum(equation, *xs), _einsum_vjp, dtypes=None, kernels=WIDE_NUMERIC)
+defop("Einsum", _einsum, _einsum_vjp, dtypes=None, kernels=WIDE_NUMERIC)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from .errors import InvalidArgumentError, OpError
 from .primitives import REGISTRY
 from .recording import Recording, activate, active_recordings, deactivate
 from .tensor import EagerTensor, IndexedSlices, TensorShape, convert_to_tensor
+from .thread_state import this_thread
 from .variables import Variable
 
 NON_PERSISTENT_USED = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
@@ -292,15 +293,16 @@ class GradientTape:
                 # target: an untracked target is connected to nothing, not even to itself.
                 return [None] * len(sources)
             differentiating = True
-            for i in range(count):
-                for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
-                    connected[k] = connected[k] or grad is not None
-                    rows[k].append(grad)
-            traced = [grad for row in rows for grad in row]
-            if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
-                seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
-                traced = backward(recording, [target], sources, [seed])
-                connected = [grad is not None for grad in traced]
+            with _vectorizing_loop(vectorized):
+                for i in range(count):
+                    for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
+                        connected[k] = connected[k] or grad is not None
+                        rows[k].append(grad)
+                traced = [grad for row in rows for grad in row]
+                if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
+                    seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
+                    traced = backward(recording, [target], sources, [seed])
+                    connected = [grad is not None for grad in traced]
             if vectorized:
                 _check_pfor_iterations(parallel_iterations, count)
         except Exception as error:
@@ -312,6 +314,17 @@ class GradientTape:
         if vectorized:
             _check_vectorized_loop_is_differentiable(first_op, traced)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
+
+
+@contextlib.contextmanager
+def _vectorizing_loop(vectorized: bool) -> Iterator[None]:
+    """Marks the backward passes of a vectorized loop, whose ops TF's pfor rebuilds (see the Einsum VJP)."""
+    state = this_thread.state
+    outer, state.vectorizing = state.vectorizing, vectorized
+    try:
+        yield
+    finally:
+        state.vectorizing = outer
 
 
 def _vectorizing(what: str, vectorized: bool, rows: Any, *args: Any) -> list:

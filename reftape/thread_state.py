@@ -16,7 +16,7 @@ from typing import Any
 class ThreadState:
     """The state of one thread (see the module's docstring)."""
 
-    __slots__ = ("active", "access_logs", "quiet", "outer", "deferred")
+    __slots__ = ("active", "access_logs", "quiet", "outer", "deferred", "vectorizing")
 
     def __init__(self) -> None:
         self.active: list = []  # the recordings of the tapes recording now, innermost last
@@ -24,6 +24,7 @@ class ThreadState:
         self.quiet = False  # NumPy's floating-point warnings are off already: kernels call their plain forward
         self.outer: Any = None  # the error state that user code called from a quiet block runs under
         self.deferred: list | None = None  # outputs awaiting their subnormal check; None: not deferring
+        self.vectorizing = False  # inside a vectorized (batch_)jacobian's loop, whose ops TF's pfor rebuilds
 
 
 class _PerThread(threading.local):

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reftape_oracle.catalog import (COMPOSITE, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED, REDUCTION,
-                                    ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec, flipped)
+from reftape_oracle.catalog import (COMPOSITE, ELLIPSIS, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED,
+                                    REDUCTION, ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec, einsum_shapes,
+                                    einsum_subscripts, flipped)
 from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
 from reftape_oracle.surface import keyword_name
 
@@ -24,6 +25,7 @@ NEGATIVE_AXIS_CHANCE = 0.3  # an axis attribute counted from the end instead
 BATCHED_MATMUL_CHANCE = 0.25  # matmul's second operand a stack of matrices
 LITERAL_OPERAND_CHANCE = 0.2  # an op of several inputs takes one as a Python or NumPy value it converts itself
 PACKED_INPUT_CHANCE = 0.04  # an op takes a Python list of tensors (and literals), which TF packs (recording a Pack)
+EINSUM_BROADCAST_ONE_CHANCE = 0.3  # an einsum operand's ellipsis dimension is 1, broadcast against the others'
 
 
 @dataclass
@@ -39,8 +41,8 @@ class _Plan:
 def _min_rank(spec: OpSpec) -> int:
     if spec.shape_rule in MATRIX_RULES:
         return 2
-    if spec.shape_rule in ("matmul", "matvec", "bias") or spec.has(TAKES_MATRIX):
-        return 2  # exactly 2 (labels and biases are drawn for matrices)
+    if spec.shape_rule in ("matmul", "matvec", "bias", "einsum") or spec.has(TAKES_MATRIX):
+        return 2  # exactly 2 (einsum: 2 or 3) (labels and biases are drawn for matrices)
     if spec.shape_rule == "scalars":
         return 0
     elementwise_attrs = {"alpha", "approximate", "dtype"}
@@ -65,6 +67,8 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
         return 2 <= rank <= 3 and (spec.shape_rule == "matrix" or t.shape[-1] == t.shape[-2])
     if _last(spec) == "diag":  # each last-axis vector becomes a square matrix one side longer at most
         return 1 <= rank < MAX_RANK and t.size * (t.shape[-1] + 1) ** 2 <= MAX_ELEMENTS * max(t.shape[-1], 1)
+    if spec.shape_rule == "einsum":  # a matrix, or a stack of them for an ellipsis (_einsum_plan)
+        return 2 <= rank <= 3 and t.size <= MAX_ELEMENTS
     if _min_rank(spec) == 2:
         return rank == 2
     if rank < _min_rank(spec):
@@ -239,7 +243,6 @@ _UNARY_SHAPES = {
     "sparse_softmax_cross_entropy_with_logits": _sparse_cross_entropy_shape,
     "broadcast_to": _broadcast_to_shape, "argmax": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
     "argmin": lambda b, shape, attrs: _axis_shape(shape, attrs["axis"], False),
-    "einsum": lambda b, shape, attrs: (shape[0],) if attrs["equation"] == "ij->i" else (shape[1], shape[0]),
     "diag": lambda b, shape, attrs: shape[:-1] + (shape[-1] + abs(attrs["k"]),) * 2,
 }
 
@@ -412,9 +415,59 @@ def _linalg_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     return _Plan([x], shape)
 
 
+def _einsum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """The drawn equation's operands: x first where its shape fits the first subscripts (a fresh leaf
+    otherwise), the others drawn for the labels' sizes, each ellipsis's dimensions broadcasting against the
+    others' (some of size 1, some operands with fewer of them)."""
+    specs, _ = einsum_subscripts(attrs["equation"])
+    bound = _einsum_binding(specs[0], x.shape)
+    sizes, batch = bound if bound else ({}, None)
+    drawn = {label: int(b.rng.integers(1, 4)) for labels in specs for label in labels
+             if label != ELLIPSIS and label not in sizes}
+    full = _einsum_full_batch(b, batch)
+    batches = [batch if n == 0 and bound else _einsum_operand_batch(b, full) if ELLIPSIS in labels else ()
+               for n, labels in enumerate(specs)]
+    shapes, output = einsum_shapes(attrs["equation"], {**sizes, **drawn}, batches)
+    if max(math.prod(shape) for shape in shapes + [output]) > MAX_ELEMENTS:  # the drawn labels of size 1: as
+        shapes, output = einsum_shapes(attrs["equation"], {**sizes, **dict.fromkeys(drawn, 1)}, batches)  # x's
+    first = x if bound else b.leaf(shapes[0])
+    others = [_input(b, spec, n, shape=shape) for n, shape in enumerate(shapes[1:], start=1)]
+    return _Plan([first] + others, output)
+
+
+def _einsum_binding(labels: list, shape: tuple) -> tuple[dict, tuple] | None:
+    """The label sizes and ellipsis dimensions of an operand of `shape` under `labels`, or None where it
+    does not fit them (another rank; a repeated label over dimensions of different sizes)."""
+    named = [label for label in labels if label != ELLIPSIS]
+    extra = len(shape) - len(named)
+    if extra < 0 or extra and ELLIPSIS not in labels:
+        return None
+    start = labels.index(ELLIPSIS) if ELLIPSIS in labels else len(labels)
+    dims = shape[:start] + shape[start + extra:]
+    sizes: dict = {}
+    for label, size in zip(named, dims):
+        if sizes.setdefault(label, size) != size:
+            return None
+    return sizes, tuple(shape[start:start + extra])
+
+
+def _einsum_full_batch(b: _Builder, bound: tuple | None) -> tuple:
+    """The ellipsis dimensions of the result: those of the bound operand, else one of 1 to 3 or two of 1 or 2."""
+    if bound:
+        return bound
+    rank = int(b.rng.integers(1, 3))
+    return tuple(int(b.rng.integers(1, 5 - rank)) for _ in range(rank))
+
+
+def _einsum_operand_batch(b: _Builder, full: tuple) -> tuple:
+    """An operand's ellipsis dimensions: a suffix of the full ones (none at times), some of them 1."""
+    rank = int(b.rng.integers(len(full) + 1)) if full and b.chance(0.3) else len(full)
+    return tuple(1 if b.chance(EINSUM_BROADCAST_ONE_CHANCE) else d for d in full[len(full) - rank:])
+
+
 _PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _linalg_plan, "unary": _unary_plan,
              "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan, "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan,
-             "bias": _bias_plan, "scalars": _one_hot_plan}
+             "bias": _bias_plan, "scalars": _one_hot_plan, "einsum": _einsum_plan}
 
 
 def _real(dtype: str) -> str:

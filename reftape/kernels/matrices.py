@@ -4,7 +4,8 @@ it, not as OpenBLAS's rank-1 update skips it) and BatchMatMulV2; LU with partial
 MatrixDeterminant, LogMatrixDeterminant, MatrixInverse and MatrixSolve; Cholesky (LLT on the lower
 triangle; where a pivot fails, that matrix's lower triangle is NaN, zeros for complex types);
 MatrixTriangularSolve (batch dimensions broadcast); and the diagonal and band kernels
-MatrixDiagPartV3, MatrixDiagV3, MatrixSetDiagV3 and MatrixBandPart, with TF's checks.
+MatrixDiagPartV3, MatrixDiagV3, MatrixSetDiagV3 and MatrixBandPart, with TF's checks; Einsum (one or two
+operands, repeated labels, a broadcasting ellipsis).
 """
 
 from __future__ import annotations
@@ -224,3 +225,121 @@ def _band_part(x, num_lower, num_upper):
     offset = np.arange(columns)[None, :] - np.arange(rows)[:, None]
     keep = ((num_lower < 0) | (-offset <= num_lower)) & ((num_upper < 0) | (offset <= num_upper))
     return np.where(keep, x, np.zeros_like(x))
+
+
+# ---------------------------------------------------------------------------------------------
+# Einsum: TF's kernel takes one or two operands, labels repeated inside an operand (diagonals, traces) and in
+# the output (the values placed on a diagonal, zeros elsewhere: its gradients need that), and an ellipsis
+# whose dimensions broadcast across operands, size-1 dimensions included.
+
+ELLIPSIS = "..."
+
+
+def _einsum(*operands, equation: str):
+    inputs, output = equation.split("->")
+    specs = [_einsum_labels(spec) for spec in inputs.split(",")]
+    output_labels = _einsum_labels(output)
+    if len(specs) != len(operands):
+        raise ValueError(f"Expecting {len(specs)} inputs but got {len(operands)}")
+    batch = _einsum_batch_shape(operands, specs)
+    if ELLIPSIS not in output_labels and batch:
+        raise ValueError(f"Output contains {len(batch)} broadcasting dimension(s) but no ellipsis (...) was found "
+                         f"in the output subscripts.")
+    sizes = _einsum_label_sizes(operands, specs)
+    for label in output_labels:
+        if label != ELLIPSIS and label not in sizes:
+            raise ValueError(f"Output label {label!r} does not appear in the input subscripts.")
+    numbering = {label: n for n, label in enumerate(sorted(sizes))}
+    batch_numbers = list(range(len(numbering), len(numbering) + len(batch)))
+    arguments = []
+    for operand, labels in zip(operands, specs):
+        arguments += _einsum_operand(operand, labels, batch, numbering, batch_numbers)
+    unique = list(dict.fromkeys(output_labels))
+    result = np.einsum(*arguments, _einsum_numbers(unique, numbering, batch_numbers), optimize=False)
+    if len(unique) == len(output_labels):
+        return result
+    return _inflated(result, unique, output_labels, sizes, batch)
+
+
+def _einsum_labels(spec: str) -> list[str]:
+    """A subscript as a list of labels, an ellipsis one item; more than one ellipsis is refused."""
+    before, ellipsis, after = spec.partition(ELLIPSIS)
+    if ELLIPSIS in after or "." in before + after:
+        raise ValueError(f"Found more than one ellipsis in subscript {spec!r}")
+    return list(before) + ([ELLIPSIS] if ellipsis else []) + list(after)
+
+
+def _einsum_batch_dims(operand, labels: list[str]) -> tuple:
+    named = len(labels) - (ELLIPSIS in labels)
+    if ELLIPSIS not in labels:
+        if operand.ndim != named:
+            raise ValueError(f"Expected input to have rank {named} but got: {operand.ndim}")
+        return ()
+    if operand.ndim < named:
+        raise ValueError(f"Expected input to have rank at least {named} but got: {operand.ndim}")
+    start = labels.index(ELLIPSIS)
+    return operand.shape[start:start + operand.ndim - named]
+
+
+def _einsum_batch_shape(operands, specs) -> tuple:
+    batches = [_einsum_batch_dims(operand, labels) for operand, labels in zip(operands, specs)]
+    try:
+        return tuple(np.broadcast_shapes(*batches))
+    except ValueError:
+        raise ValueError("Invalid broadcasting dimensions: " + " vs. ".join(dims_text(b) for b in batches)) from None
+
+
+def _einsum_named_axes(operand, labels: list[str]) -> list[tuple[str, int]]:
+    """Each named label with its dimension in `operand`, in axis order (the ellipsis's dimensions left out)."""
+    batch = operand.ndim - (len(labels) - (ELLIPSIS in labels))
+    axes, axis = [], 0
+    for label in labels:
+        if label == ELLIPSIS:
+            axis += batch
+        else:
+            axes.append((label, operand.shape[axis]))
+            axis += 1
+    return axes
+
+
+def _einsum_label_sizes(operands, specs) -> dict:
+    sizes: dict = {}
+    for operand, labels in zip(operands, specs):
+        for label, size in _einsum_named_axes(operand, labels):
+            if sizes.setdefault(label, size) != size:
+                raise ValueError(f"Expected dimension {sizes[label]} for label {label!r} of the input shaped "
+                                 f"{dims_text(operand.shape)} but got dimension {size}")
+    return sizes
+
+
+def _einsum_numbers(labels: list[str], numbering: dict, batch_numbers: list[int]) -> list[int]:
+    return [n for label in labels for n in (batch_numbers if label == ELLIPSIS else [numbering[label]])]
+
+
+def _einsum_operand(operand, labels: list[str], batch: tuple, numbering: dict, batch_numbers: list[int]) -> list:
+    """The operand and its axis numbers for np.einsum, its ellipsis broadcast to the whole batch shape."""
+    if ELLIPSIS in labels:
+        start = labels.index(ELLIPSIS)
+        own = _einsum_batch_dims(operand, labels)
+        head, tail = operand.shape[:start], operand.shape[start + len(own):]
+        padded = operand.reshape(head + (1,) * (len(batch) - len(own)) + own + tail)
+        operand = np.broadcast_to(padded, head + batch + tail)
+    return [operand, _einsum_numbers(labels, numbering, batch_numbers)]
+
+
+def _inflated(values, unique: list[str], output_labels: list[str], sizes: dict, batch: tuple):
+    """`values` (axes labelled `unique`) placed where every repeated output label takes one index: zeros
+    elsewhere."""
+    extents = [d for label in unique for d in (batch if label == ELLIPSIS else (sizes[label],))]
+    grid = np.indices(extents, sparse=True) if extents else []
+    starts = {}
+    for label in unique:
+        starts[label] = sum(len(batch) if l == ELLIPSIS else 1 for l in unique[:unique.index(label)])
+    shape, index = [], []
+    for label in output_labels:
+        count = len(batch) if label == ELLIPSIS else 1
+        shape += list(batch) if label == ELLIPSIS else [sizes[label]]
+        index += [grid[starts[label] + k] for k in range(count)]
+    result = np.zeros(shape, values.dtype)
+    result[tuple(index)] = values
+    return result

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reftape_oracle import run
-from reftape_oracle.catalog import CATALOG
+from reftape_oracle.catalog import CATALOG, ELLIPSIS, einsum_subscripts
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, ReadValue,
                                     StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk)
@@ -774,3 +774,34 @@ def _dtype(program) -> str:
     """The program's dtype: that of its first floating tensor leaf."""
     return next(leaf.dtype for leaf in program.leaves().values() if not leaf.converted
                 and leaf.dtype.startswith(("float", "bfloat", "complex")))
+
+
+def _ellipsis_dims(shape: tuple, labels: list) -> tuple:
+    start = labels.index(ELLIPSIS)
+    return tuple(shape[start:len(shape) - (len(labels) - start - 1)])
+
+
+def test_einsum_draws_traces_ellipses_and_implicit_outputs():
+    """einsum over TF's grammar (issue 24): equations with a label repeated inside an operand (traces,
+    diagonals), an ellipsis (broadcast between operands whose dimensions differ), an implicit output, the
+    chain's tensor as first operand where it fits; neither traces nor ellipses crowd out plain products (the
+    generator before drew none of the first three: 0, 0, 0; this sample of 261 einsums holds 104 traces, 79
+    ellipses, 5 broadcasts between fresh operands, 36 implicit outputs, 89 chained first operands)."""
+    sample = _sample(programs(ops=("einsum", "linalg.einsum", "sin"), dtypes=("float64", "complex128")), 80, seed=8)
+    found = Counter()
+    for p in sample:
+        leaves = p.leaves()
+        for op in (op for op in p.ops() if "einsum" in op.path):
+            specs, _ = einsum_subscripts(op.attrs["equation"])
+            found["ops"] += 1
+            found["traces"] += any(len(set(labels)) < len(labels) for labels in specs)
+            found["ellipses"] += ELLIPSIS in op.attrs["equation"]
+            found["implicit"] += "->" not in op.attrs["equation"]
+            found["chained"] += op.inputs[0] not in leaves
+            dims = {_ellipsis_dims(np.shape(leaves[n].value), labels) for n, labels in zip(op.inputs, specs)
+                    if ELLIPSIS in labels and n in leaves}
+            found["broadcast"] += len(dims) > 1
+    print(dict(found))
+    assert found["traces"] >= 60 and found["ellipses"] >= 45 and found["implicit"] >= 18 and found["chained"] >= 50
+    assert found["broadcast"] >= 2
+    assert found["traces"] <= 0.6 * found["ops"] and found["ellipses"] <= 0.6 * found["ops"]
