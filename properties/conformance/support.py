@@ -102,8 +102,9 @@ def _tape_has(module: Any, attribute: str) -> bool:
 
 
 def listing(names: Iterable[str], limit: int = 12) -> str:
-    """`names` in one line: catalog ops counted (listed when few), then the features, keywords and other names."""
-    names = sorted(set(names))
+    """`names` in one line: catalog ops counted (listed when few), then the features, keywords and other names;
+    the keywords of a method that is missing altogether are left out."""
+    names = sorted(n for n in set(names) if "(" not in n or n.split("(")[0] not in names)  # a method says it all
     ops = [n for n in names if n in CATALOG]
     others = [n for n in names if n not in CATALOG]
     shown = ops if len(ops) <= limit else [f"{len(ops)} catalog ops"]

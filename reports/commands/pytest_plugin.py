@@ -162,6 +162,16 @@ def _deselect_unsupported(config: pytest.Config, items: list[pytest.Item]) -> No
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
     config.stash[_DESELECTED] = (len(dropped), frozenset(missing))
+    if hasattr(config, "workeroutput"):  # the controller prints the summary
+        config.workeroutput["reftape_deselected"] = [len(dropped), sorted(missing)]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist: a worker's deselection (each worker collects the same tests) becomes the controller's."""
+    found = getattr(node, "workeroutput", {}).get("reftape_deselected")
+    if found:
+        node.config.stash[_DESELECTED] = (found[0], frozenset(found[1]))
 
 
 def _candidate_module(config: pytest.Config) -> ModuleType:
@@ -232,7 +242,7 @@ def _summary_first(disagreements: list, original: str) -> str:
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     _write_unsupported(terminalreporter, config)
-    _write_coverage(terminalreporter)
+    _write_coverage(terminalreporter, config)
 
 
 def _write_unsupported(terminalreporter, config: pytest.Config) -> None:
@@ -251,8 +261,10 @@ def _write_unsupported(terminalreporter, config: pytest.Config) -> None:
                                 f"the ops: reftape-fuzz --list-ops --backend {name})")
 
 
-def _write_coverage(terminalreporter) -> None:
+def _write_coverage(terminalreporter, config: pytest.Config) -> None:
+    """What the run reached of the catalog ops the candidate has."""
     from reftape_oracle.catalog import CATALOG
+    from reftape_oracle.surface import Surface
 
     from reftape_properties.findings.store import coverage_summary, report_dir
 
@@ -261,14 +273,16 @@ def _write_coverage(terminalreporter) -> None:
         return
     summary = coverage_summary(json.loads(line) for line in path.read_text().splitlines() if line)
     pairs = summary["op_dtype"]
-    possible = {(op, dtype) for op, spec in CATALOG.items() for dtype in spec.dtypes}
+    has = Surface(config.stash.get(_LACKING, frozenset())).ops(CATALOG)
+    possible = {(op, dtype) for op in has for dtype in CATALOG[op].dtypes}
     reached_ops = {op for op, _ in pairs}
     write = terminalreporter.write_line
-    write(f"reftape coverage: {len(reached_ops)}/{len(CATALOG)} catalog ops, "
+    of = "" if len(has) == len(CATALOG) else f" {candidate_name(config)} has"
+    write(f"reftape coverage: {len(reached_ops & set(has))}/{len(has)} catalog ops{of}, "
           f"{len(possible & set(pairs))}/{len(possible)} op x dtype pairs, "
           f"{len(summary['options'])} tape option values ({report_dir()})")
     write("  options: " + ", ".join(f"{k} x{v}" for k, v in sorted(summary["options"].items())))
-    missing = sorted(set(CATALOG) - reached_ops)
+    missing = sorted(set(has) - reached_ops)
     if missing:
         write("  ops not reached: " + ", ".join(missing))
     findings = report_dir() / "discrepancies.jsonl"
