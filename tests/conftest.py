@@ -1,7 +1,6 @@
 """What the reftape repository's own tests add to the plugin (`reports/commands/pytest_plugin.py`, which
-provides the backend option, the Hypothesis profiles, the `tf` and `candidate` fixtures, the report
-directory and the finding records): the test helpers of this folder and the test backends of
-`backends/`, and reftape itself for the tests that are about reftape rather than about any backend.
+provides the backend option, the Hypothesis profiles, the `tf`, `candidate` and `rt` fixtures, the report
+directory and the finding records): the test backends of `backends/` and the system programs CI installs.
 
 The folders: `suite/` (the backend-agnostic suite, `--reftape-backend`), `reftape_only/` (reftape's own
 tests), `harness/` (the harness and its commands), `backends/` (the planted backends)."""
@@ -13,16 +12,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # test helpers (snippet_outcomes)
 sys.path.insert(0, str(Path(__file__).parent / "backends"))  # test backends (wrong_vjp_backend, ...)
-
-
-@pytest.fixture(scope="session")
-def rt():
-    """reftape itself, for the reftape-specific tests (whatever --reftape-backend says)."""
-    import reftape
-
-    return reftape
 
 
 @pytest.fixture(scope="session")

@@ -76,7 +76,7 @@ def missing_names(sources: list[str], ns: Any) -> list[str]:
     first missing part), sorted."""
     missing = set()
     for source in sources:
-        for chain in _tf_chains(ast.parse(source)):
+        for chain in tf_chains(ast.parse(source)):
             found = ns
             for i, part in enumerate(chain):
                 if not hasattr(found, part):
@@ -86,7 +86,7 @@ def missing_names(sources: list[str], ns: Any) -> list[str]:
     return sorted(missing)
 
 
-def _tf_chains(tree: ast.AST) -> list[list[str]]:
+def tf_chains(tree: ast.AST) -> list[list[str]]:
     """The attribute paths after `tf.` in the longest dotted names rooted at the name `tf`."""
     inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     chains = []

@@ -76,9 +76,46 @@ class Discrepancy:
         """One readable line: kind, location, both sides (cut to `width` characters each)."""
         if self.kind == HARNESS:
             return f"harness error at {self.where or 'the top'}: {self.expected}"
-        measured = f" (rel. err {self.relative_error:.3g}, {self.ulps:.3g} ulps)" if self.relative_error else ""
-        sides = (json.dumps(self.expected)[:width], json.dumps(self.actual)[:width])
-        return f"{self.kind} at {self.where}{measured}: expected {sides[0]} vs actual {sides[1]}"
+        return f"{self.kind} at {self.where}{self.measured()}: expected {readable(self.expected, width)} " \
+               f"vs actual {readable(self.actual, width)}"
+
+    def measured(self) -> str:
+        return f" (rel. err {self.relative_error:.3g}, {self.ulps:.3g} ulps)" if self.relative_error else ""
+
+
+def readable(description: Any, width: int = 300) -> str:
+    """A side's description as a person reads it: tensors in decimal with their dtype and shape, None,
+    exception classes; cut to `width` characters."""
+    text = _readable(description)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _readable(description: Any) -> str:
+    if isinstance(description, list):
+        return "[" + ", ".join(_readable(item) for item in description) + "]"
+    if not isinstance(description, dict):
+        return json.dumps(description)
+    if {"dtype", "shape", "data"} <= description.keys():
+        return _readable_tensor(description)
+    kind = description.get("kind")
+    if kind == "none":
+        return "None"
+    if kind == "exception":
+        return f"{description.get('class')}({description.get('message', '')!r})"
+    if "items" in description:
+        return f"{kind}[" + ", ".join(_readable(item) for item in description["items"]) + "]"
+    return json.dumps(description)
+
+
+def _readable_tensor(description: dict) -> str:
+    try:
+        array = decode_array(description)
+    except (KeyError, TypeError, ValueError):
+        return json.dumps(description)
+    if array.dtype.kind not in "biufcSUO":  # bfloat16 prints through float32
+        array = array.astype(np.float32)
+    text = np.array2string(array, precision=8, threshold=12, edgeitems=3, separator=", ", max_line_width=10**6)
+    return f"{text.replace(chr(10), '')} {description['dtype']}{tuple(description['shape'])}"
 
 
 def gradient_tolerance(dtype: np.dtype) -> Tolerance:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from reftape_properties.judge.compare import compare_values, harness_faults
-from snippet_outcomes import evaluate_expression, run_statements
+from reftape_properties.conformance.snippet_outcomes import evaluate_expression, run_statements
 
 EXPRESSIONS = [
  # means and sums of nothing and near overflow: a complex mean of nothing is 0; float16 rounds each addition

@@ -1,7 +1,8 @@
 """Differential properties: reftape's outcome equals TensorFlow's on generated programs.
 
 Split by op family (all real float dtypes) and by option axis (half precision, complex, deep
-nesting), so that a failing test's name says where the problem is. Each draws EXAMPLES_FACTOR times
+nesting), so that a failing test's name says where the problem is. The programs use only what the
+candidate has (the probe of oracle/surface.py, and --reftape-surface). Each draws EXAMPLES_FACTOR times
 the Hypothesis profile's examples (200 programs per test under `ci`). Findings are appended to
 discrepancies.jsonl in the report directory; coverage is printed at the end of the run.
 """
@@ -10,19 +11,27 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from reftape_oracle.catalog import CATALOG, COMPLEX, FAMILIES, FLOATS
+from reftape_oracle.catalog import CATALOG, COMPLEX, DTYPES, FAMILIES, FLOATS
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, Op, Program, Tape, Watch,
                                     WatchedVariables)
 from reftape_properties.conformance.differential import CANDIDATE, EXAMPLES_FACTOR, check_program
 from reftape_properties.pipeline import evaluate
+from reftape_properties.conformance.support import candidate_lacking, drawable
 from reftape_properties.generate import programs
+
+from .marks import needs, program
 
 
 def differential(**strategy_options):
+    """A property over generated programs drawing only what the candidate has; where it has none of the
+    ops in the options' dtypes, the test needs them (and is deselected)."""
     @settings(max_examples=EXAMPLES_FACTOR * settings.default.max_examples)
-    @given(programs(**strategy_options))
+    @given(programs(lacking=candidate_lacking(), **strategy_options))
     def test(program):
         check_program(program)
+    ops, dtypes = strategy_options.get("ops") or tuple(CATALOG), strategy_options.get("dtypes", DTYPES)
+    if not any(d in CATALOG[p].dtypes for p in drawable(ops) for d in dtypes):
+        test = needs(*ops)(test)
     return test
 
 
@@ -163,7 +172,7 @@ _REGRESSIONS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(_REGRESSIONS))
+@pytest.mark.parametrize("name", [program(name, _REGRESSIONS[name].statements) for name in sorted(_REGRESSIONS)])
 def test_regressions(name):
     finding = evaluate(_REGRESSIONS[name], CANDIDATE, "tensorflow", judge=False)
     assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]

@@ -7,14 +7,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, FAMILIES, apply
-from reftape_properties.conformance.differential import CANDIDATE
+from reftape_properties.conformance.support import drawable
 from reftape_properties.generate import shapes, values
 from reftape_properties.judge.tolerance import Tolerance, compare_arrays
 
-SMOOTH_UNARY = tuple(p for p in FAMILIES["elementwise_unary"] if CATALOG[p].domains == ("any",)
-                     and CATALOG[p].gradient == "gradient" and "exp" not in p and "cosh" not in p and "sinh" not in p)
-SMOOTH_BINARY = ("add", "subtract", "multiply", "math.add", "math.multiply", "math.squared_difference")
-BACKENDS = [CANDIDATE, "tensorflow"]
+from .marks import candidate_and_tensorflow
+
+ALL_SMOOTH_UNARY = tuple(p for p in FAMILIES["elementwise_unary"] if CATALOG[p].domains == ("any",)
+                         and CATALOG[p].gradient == "gradient" and "exp" not in p and "cosh" not in p and "sinh" not in p)
+ALL_SMOOTH_BINARY = ("add", "subtract", "multiply", "math.add", "math.multiply", "math.squared_difference")
+# The chains draw only the ops the candidate has; with none of either kind, the tests need them all.
+SMOOTH_UNARY, SMOOTH_BINARY = drawable(ALL_SMOOTH_UNARY), drawable(ALL_SMOOTH_BINARY)
+_CHAIN_NEEDS = (() if SMOOTH_UNARY else ALL_SMOOTH_UNARY) + (() if SMOOTH_BINARY else ALL_SMOOTH_BINARY)
+
+
+def on_each_backend(*names: str) -> pytest.MarkDecorator:
+    """Parametrises `backend` with TensorFlow and the candidate, which needs `names` (and the chains' ops)."""
+    return pytest.mark.parametrize("backend", candidate_and_tensorflow(*names, *_CHAIN_NEEDS))
 
 
 @st.composite
@@ -57,7 +66,7 @@ def _close(a, b, terms=2):
     assert compare_arrays(a, b, Tolerance.for_dtype(a.dtype, gradient=True, summed_terms=terms)) is None, (a, b)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@on_each_backend("GradientTape.gradient(output_gradients=)")
 @given(chains())
 def test_gradient_is_linear_in_output_gradients(backend, chain):
     steps, x0, w0, u, v = chain
@@ -68,7 +77,7 @@ def test_gradient_is_linear_in_output_gradients(backend, chain):
     _close(both, gu + gv)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@on_each_backend()
 @given(chains(), chains())
 def test_gradient_of_a_list_of_targets_is_the_sum(backend, first, second):
     ns = _namespace(backend)
@@ -81,7 +90,7 @@ def test_gradient_of_a_list_of_targets_is_the_sum(backend, first, second):
     _close(together, tape.gradient(y1, x).numpy() + tape.gradient(y2, x).numpy())
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@on_each_backend("GradientTape.gradient(output_gradients=)")
 @given(chains())
 def test_persistent_tape_repeats_identically(backend, chain):
     steps, x0, w0, u, _ = chain
@@ -91,7 +100,7 @@ def test_persistent_tape_repeats_identically(backend, chain):
     assert first.tobytes() == again.tobytes()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@on_each_backend("GradientTape.gradient(unconnected_gradients=)")
 @given(chains())
 def test_zero_and_none_agree_where_connected(backend, chain):
     ns, (steps, x0, w0, _, _) = _namespace(backend), chain
@@ -105,7 +114,7 @@ def test_zero_and_none_agree_where_connected(backend, chain):
     assert g_none[1] is None and not np.any(g_zero[1].numpy())
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@on_each_backend("Variable")
 @given(chains())
 def test_unwatched_variables_get_none_without_automatic_watching(backend, chain):
     ns, (steps, x0, w0, _, _) = _namespace(backend), chain
@@ -117,7 +126,7 @@ def test_unwatched_variables_get_none_without_automatic_watching(backend, chain)
     assert g_v is None and g_x is not None
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@on_each_backend("GradientTape.jacobian", "GradientTape.gradient(output_gradients=)")
 @given(chains())
 def test_jacobian_rows_are_gradients_of_each_element(backend, chain):
     steps, x0, w0, _, _ = chain
@@ -129,7 +138,7 @@ def test_jacobian_rows_are_gradients_of_each_element(backend, chain):
         _close(jacobian[index], tape.gradient(y, x, output_gradients=ns.constant(one_hot)).numpy(), terms=1)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@on_each_backend("GradientTape.jacobian", "GradientTape.batch_jacobian")
 @given(chains(min_rank=2))
 def test_batch_jacobian_is_the_block_diagonal_of_jacobian(backend, chain):
     steps, x0, w0, _, _ = chain

@@ -23,7 +23,10 @@ from reftape_properties.generate import structured_matrices
 from reftape_oracle.outcome import describe, describe_error
 from reftape_properties.judge.compare import compare_values
 from reftape_properties.judge.tolerance import Tolerance
-from snippet_outcomes import evaluate_expression, run_statements
+from reftape_properties.conformance.snippet_outcomes import evaluate_expression, run_statements
+
+from .marks import calls, needs, op_needs, ops, snippets, with_needs
+from .planted import planted_backend
 
 BASE_SHAPE = (3, 4)
 
@@ -46,6 +49,17 @@ class Case:
 
 
 CASES = [Case(spec, attrs) for spec in CATALOG.values() for attrs in attribute_variants(spec)]
+
+
+def _cases(pairs: list[tuple], separator: str = "-") -> list:
+    """(case, x) parameters, each needing its op and the keywords it is called with."""
+    return [pytest.param(case, x, marks=needs(*op_needs(case.spec.path, case.attrs)), id=f"{case.id}{separator}{x}")
+            for case, x in pairs]
+
+
+def _ops_with_their_variants(paths) -> list:
+    """Op path parameters needing the op and every keyword its variants pass."""
+    return [pytest.param(p, marks=needs(*op_needs(p, CATALOG[p].attrs)), id=p) for p in sorted(paths)]
 
 
 def _simplex(rng: np.random.Generator, shape: tuple) -> np.ndarray:
@@ -102,7 +116,7 @@ def _inputs_for(case: Case, dtype: str, seed: int) -> list[np.ndarray]:
 DTYPED_CASES = [(case, dtype) for case in CASES for dtype in case.spec.dtypes]
 
 
-@pytest.mark.parametrize("case,dtype", DTYPED_CASES, ids=[f"{c.id}-{d}" for c, d in DTYPED_CASES])
+@pytest.mark.parametrize("case,dtype", _cases(DTYPED_CASES))
 def test_op_matches_tensorflow(case, dtype, tf, candidate):
     record_op_coverage(case.spec.path, dtype)
     seed = zlib.crc32(f"{case.id}-{dtype}".encode())
@@ -137,7 +151,7 @@ def run_second_order(ns: Any, case: Case, inputs: list[np.ndarray], seed: int) -
             upstream = [ns.constant(_draw(rng, tuple(o.shape), "any", o.dtype.as_numpy_dtype)) for o in outs]
             outer.watch(upstream)  # the gradients are linear in the upstream: that map is checked too
             grads = inner.gradient(outs, sources, output_gradients=upstream)
-            dense = [ns.convert_to_tensor(g) for g in grads if g is not None]
+            dense = [ns.convert_to_tensor(g) if hasattr(g, "indices") else g for g in grads if g is not None]
             weighted = [ns.reduce_sum(g * ns.constant(_draw(rng, tuple(g.shape), "any", g.dtype.as_numpy_dtype)))
                         for g in dense]
         second = outer.gradient(weighted, sources + upstream)
@@ -150,7 +164,7 @@ SECOND_ORDER_CASES = [(case, dtype) for case in CASES for dtype in ("float64", "
                       if dtype in case.spec.dtypes and case.spec.gradient == "gradient" and case.spec.output == "same"]
 
 
-@pytest.mark.parametrize("case,dtype", SECOND_ORDER_CASES, ids=[f"{c.id}-{d}" for c, d in SECOND_ORDER_CASES])
+@pytest.mark.parametrize("case,dtype", _cases(SECOND_ORDER_CASES))
 def test_op_second_order_matches_tensorflow(case, dtype, tf, candidate):
     seed = zlib.crc32(f"second-order-{case.id}-{dtype}".encode())
     _assert_sides_agree(run_second_order, case, _inputs_for(case, dtype, seed), seed, tf, candidate)
@@ -159,7 +173,7 @@ def test_op_second_order_matches_tensorflow(case, dtype, tf, candidate):
 def test_second_order_check_catches_a_wrong_second_derivative(tf):
     """Planted fault (tests/backends/wrong_second_order_backend.py): sin's first derivative is right and its
     second doubled; the first-order check passes it, the second-order check does not."""
-    import wrong_second_order_backend as planted
+    planted = planted_backend("wrong_second_order_backend")
 
     case = Case(CATALOG["sin"], {})
     inputs = _inputs_for(case, "float64", 0)
@@ -173,7 +187,7 @@ def test_second_order_check_catches_a_wrong_second_derivative(tf):
 EMPTY_BASE_SHAPES = [(0, 3), (2, 0), (0,), (1, 0, 2)]
 
 
-@pytest.mark.parametrize("path", sorted(p for p, spec in CATALOG.items() if "float64" in spec.dtypes))
+@pytest.mark.parametrize("path", _ops_with_their_variants(p for p, spec in CATALOG.items() if "float64" in spec.dtypes))
 def test_op_on_empty_inputs_matches_tensorflow(path, tf, candidate):
     """Every attribute variant on inputs with an empty dimension: forward, gradient and second order
     (float64), or the same exception class."""
@@ -189,7 +203,7 @@ def test_op_on_empty_inputs_matches_tensorflow(path, tf, candidate):
 SPECIAL_CASES = [(case, point) for case in CASES for point in case.spec.specials]
 
 
-@pytest.mark.parametrize("case,point", SPECIAL_CASES, ids=[f"{c.id}@{p}" for c, p in SPECIAL_CASES])
+@pytest.mark.parametrize("case,point", _cases(SPECIAL_CASES, "@"))
 def test_op_at_special_point_matches_tensorflow(case, point, tf, candidate):
     inputs = [np.asarray(v, np.float32) for v in point]
     expected = run_case(tf, case, inputs, 0)
@@ -198,7 +212,7 @@ def test_op_at_special_point_matches_tensorflow(case, point, tf, candidate):
     assert not found, "\n".join(d.summary() for d in found)
 
 
-@pytest.mark.parametrize("path", sorted(CATALOG))
+@pytest.mark.parametrize("path", ops(sorted(CATALOG)))
 def test_catalog_op_exists_in_both_namespaces(path, tf, candidate):
     resolve(tf, path)
     resolve(candidate, path)
@@ -248,7 +262,7 @@ SUBNORMAL_OPS = ["identity", "reshape", "abs", "negative", "multiply", "add", "e
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("path", SUBNORMAL_OPS)
+@pytest.mark.parametrize("path", ops(SUBNORMAL_OPS))
 def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
     """TF's arithmetic kernels treat subnormals as zero (inputs and outputs); data movement and
     sign-bit kernels keep them. Signed zeros are compared. The input fills a whole SIMD packet:
@@ -270,8 +284,8 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
 BFLOAT16_SUBNORMAL_EXCEPTIONS = {"math.log", "math.xlogy", "math.xlog1py", "math.xdivy", "pow", "math.pow", "math.cumprod"}
 
 
-@pytest.mark.parametrize("path", sorted(p for p, spec in CATALOG.items()
-                                        if "bfloat16" in spec.dtypes and p not in BFLOAT16_SUBNORMAL_EXCEPTIONS))
+@pytest.mark.parametrize("path", ops(sorted(p for p, spec in CATALOG.items()
+                                            if "bfloat16" in spec.dtypes and p not in BFLOAT16_SUBNORMAL_EXCEPTIONS)))
 def test_bfloat16_subnormals_flushed_where_tf_flushes_them(path, tf, candidate):
     tiny = float(np.finfo(np.float32).tiny)
     x = np.array([tiny / 4, -tiny / 4, 1.0, -0.0, 2.0, -tiny, tiny / 2, -3.0, 0.5, tiny / 8, 1.5], np.float32)
@@ -303,7 +317,7 @@ def _below_normal(element: Any, tiny: float) -> bool:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("path", sorted(SUBNORMAL_READING_OPS))
+@pytest.mark.parametrize("path", ops(sorted(SUBNORMAL_READING_OPS)))
 def test_subnormals_read_as_tf_reads_them(path, dtype, tf, candidate):
     """Forward values at subnormal and zero inputs bit for bit where either side is a zero or a
     subnormal (signed zeros included), all values and gradients under the tolerance, on tensors of 11 elements: 8 in TF's vector loop
@@ -326,6 +340,7 @@ def test_subnormals_read_as_tf_reads_them(path, dtype, tf, candidate):
         assert not found, "\n".join(d.summary() for d in found)
 
 
+@calls("pow")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_pow_of_a_subnormal_base_is_tf_value_bit_for_bit(dtype, tf, candidate):
     """Negative exponents of subnormal bases, in TF's scalar loop (glibc's pow, correctly rounded, of
@@ -343,7 +358,7 @@ NO_AXIS_REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", 
                       "math.reduce_euclidean_norm", "math.reduce_logsumexp"]
 
 
-@pytest.mark.parametrize("path", NO_AXIS_REDUCTIONS)
+@pytest.mark.parametrize("path", ops(NO_AXIS_REDUCTIONS))
 def test_reductions_over_no_axes_match_tensorflow_bit_for_bit(path, tf, candidate):
     """TF's reduction kernels copy their input when no axis is reduced (signed zeros and subnormals
     kept); the euclidean norm still takes |x|."""
@@ -358,7 +373,7 @@ HALF_SUM_SHAPES = [(3,), (9,), (17,), (2, 9), (9, 2), (3, 1, 5), (2, 3, 4), (1, 
 
 
 @pytest.mark.parametrize("shape", HALF_SUM_SHAPES, ids=str)
-@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean"])
+@pytest.mark.parametrize("op", ops(["reduce_sum", "reduce_mean"]))
 def test_float16_sums_round_every_addition_as_tensorflow_does(shape, op, tf, candidate):
     """float16 partial sums rounded to float16 in Eigen's order (eight lanes, then the rest), so that
     a partial sum past 65504 is inf and meets a -inf as NaN, bit for bit, over every set of axes."""
@@ -417,6 +432,7 @@ _COMPLEX_POW_POINTS = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0,
                        complex(-np.inf, 0.0), complex(0.0, np.inf), complex(np.nan, 0.0), 1e-3 + 0j, -3 + 0j, 97 + 0j]
 
 
+@calls("pow", "math.divide", "math.truediv", "math.divide_no_nan")
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_pow_is_cpow_at_every_element(dtype, tf, candidate):
     """TF's complex pow is glibc's cpow, exp(y * log(x)), everywhere: 0j ** 0j is nan+nanj, 0j ** -2 is
@@ -442,6 +458,8 @@ _DIVISION_POINTS = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), 1 + 0j, -1.5 + 0
 _DIVISIONS = {"divide": lambda ns, x, y: ns.math.divide(x, y), "operator": lambda ns, x, y: x / y,
               "truediv": lambda ns, x, y: ns.math.truediv(x, y), "divide_no_nan": lambda ns, x, y: ns.math.divide_no_nan(x, y),
               "xdivy": lambda ns, x, y: ns.math.xdivy(x, y), "reciprocal": lambda ns, x, y: ns.math.reciprocal(y)}
+_DIVISION_NEEDS = {"divide": ["math.divide"], "operator": [], "truediv": ["math.truediv"],
+                   "divide_no_nan": ["math.divide_no_nan"], "xdivy": ["math.xdivy"], "reciprocal": ["math.reciprocal"]}
 
 
 def _complex_operands(dtype: str, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -461,7 +479,7 @@ def _complex_operands(dtype: str, rng: np.random.Generator, size: int) -> tuple[
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-@pytest.mark.parametrize("op", sorted(_DIVISIONS))
+@pytest.mark.parametrize("op", [with_needs(op, _DIVISION_NEEDS[op], id=op) for op in sorted(_DIVISIONS)])
 def test_complex_division_matches_tensorflow_bit_for_bit(op, dtype, tf, candidate):
     """TF's complex division: Eigen's scaled division (by max(|c|, |d|)) in the vector loop, the first
     size - size % P elements of the flattened broadcast result (P = 4 complex64, 2 complex128), and
@@ -552,7 +570,7 @@ EDGE_SNIPPETS = [
 ]
 
 
-@pytest.mark.parametrize("code", EDGE_SNIPPETS)
+@pytest.mark.parametrize("code", snippets(EDGE_SNIPPETS))
 def test_function_edge_matches_tensorflow(code, tf, candidate):
     found = compare_values(evaluate_expression(code, tf), evaluate_expression(code, candidate), messages=False)
     assert not found, "\n".join(d.summary() for d in found)
@@ -853,7 +871,7 @@ GRADIENT_SNIPPETS = {
 }
 
 
-@pytest.mark.parametrize("name", GRADIENT_SNIPPETS)
+@pytest.mark.parametrize("name", snippets(GRADIENT_SNIPPETS))
 def test_gradient_snippet_matches_tensorflow(name, tf, candidate):
     found = compare_values(run_statements(GRADIENT_SNIPPETS[name], tf), run_statements(GRADIENT_SNIPPETS[name], candidate))
     assert not found, "\n".join(d.summary() for d in found)
@@ -909,7 +927,7 @@ EINSUM_SNIPPETS = {
 }
 
 
-@pytest.mark.parametrize("name", EINSUM_SNIPPETS)
+@pytest.mark.parametrize("name", snippets(EINSUM_SNIPPETS))
 def test_einsum_matches_tensorflow(name, tf, candidate):
     found = compare_values(run_statements(EINSUM_SNIPPETS[name], tf), run_statements(EINSUM_SNIPPETS[name], candidate),
                            tolerance_for=lambda dtype: Tolerance.for_dtype(dtype, gradient=True, summed_terms=12))
@@ -928,6 +946,7 @@ EINSUM_ERRORS = [
 ]
 
 
+@calls("einsum", "constant")
 @pytest.mark.parametrize("equation,shapes", EINSUM_ERRORS, ids=[f"{e}{list(s)}" for e, s in EINSUM_ERRORS])
 def test_einsum_refuses_what_tensorflow_refuses(equation, shapes, tf, candidate):
     code = _einsum_operands(shapes, "float64") + f"\nr = tf.einsum({equation!r}, *xs)"
@@ -937,12 +956,14 @@ def test_einsum_refuses_what_tensorflow_refuses(equation, shapes, tf, candidate)
     assert not found, "\n".join(d.summary() for d in found)
 
 
+@calls("einsum", "ones", "int16")
 def test_einsum_of_int16_has_no_kernel(tf, candidate):
     code = "r = tf.einsum('ii->', tf.ones([2, 2], tf.int16))"
     found = compare_values(run_statements(code, tf), run_statements(code, candidate), messages=False)
     assert not found, "\n".join(d.summary() for d in found)
 
 
+@calls("nn.softmax", "zeros")
 def test_softmax_of_an_empty_tensor_has_an_empty_gradient(tf, candidate):
     def run(ns):
         x = ns.zeros([2, 0])
@@ -1006,7 +1027,7 @@ def _np_dtype(dtype: str) -> Any:
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
-@pytest.mark.parametrize("path", ["math.erf", "math.erfc"])
+@pytest.mark.parametrize("path", ops(["math.erf", "math.erfc"]))
 def test_erf_and_erfc_at_special_values_match_tensorflow(path, dtype, tf, candidate):
     """TF's float64 erf is NaN from |x| = 0x1.ffffffcp+511 on (Eigen squares x in two parts, which
     overflows), at +-inf too, in both loops; erfc and the other dtypes give +-1, 0 and 2 there. The
@@ -1033,7 +1054,7 @@ def _complex_grid(dtype: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-@pytest.mark.parametrize("path", ["sigmoid", "nn.sigmoid", "math.sign", "abs"])
+@pytest.mark.parametrize("path", ops(["sigmoid", "nn.sigmoid", "math.sign", "abs"]))
 def test_complex_sigmoid_sign_and_abs_match_tensorflow_bit_for_bit(path, dtype, tf, candidate):
     """Complex sigmoid is Eigen's scalar logistic everywhere (no packet version): e = cexp(x), 1 where e's
     real part is infinite, else e / (e + 1) divided as std::complex divides (sigmoid(-0j) is 0.5-0j,
@@ -1076,7 +1097,7 @@ def test_complex_abs_is_glibc_hypot_on_random_values(dtype, tf, candidate):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
-@pytest.mark.parametrize("path", ["nn.relu", "nn.relu6"])
+@pytest.mark.parametrize("path", ops(["nn.relu", "nn.relu6"]))
 def test_relu_of_negative_zero_follows_tensorflows_loops(path, dtype, tf, candidate):
     """relu(-0.0) is +0.0 in Eigen's vector loop (float32, float64) and -0.0 in its scalar loop and for the
     half types (std::max returns its first argument on a tie); the gradient follows the upstream's sign."""
@@ -1087,6 +1108,7 @@ def test_relu_of_negative_zero_follows_tensorflows_loops(path, dtype, tf, candid
         assert expected == actual, x
 
 
+@calls("math.rsqrt", "sigmoid")
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_rsqrt_gradient_at_infinity_follows_tensorflows_loops(dtype, tf, candidate):
     """RsqrtGrad at y = rsqrt(inf) = 0: the vector loop's mul_no_nan gives +0, the scalar loop
@@ -1098,6 +1120,7 @@ def test_rsqrt_gradient_at_infinity_follows_tensorflows_loops(dtype, tf, candida
         assert not _special_elements_agree({"items": [expected]}, {"items": [actual]}, 1e-2), x
 
 
+@calls("sigmoid")
 def test_float64_sigmoid_is_eigens_exp_quotient(tf, candidate):
     """Float64 sigmoid is e / (1 + e) with e = exp(x) (1 where e overflows), not 1 / (1 + exp(-x)): near
     saturation y rounds differently, and the gradient y (1 - y) differs by a relative 1e-3 at x = 30."""
@@ -1109,6 +1132,7 @@ def test_float64_sigmoid_is_eigens_exp_quotient(tf, candidate):
             assert not _special_elements_agree(expected, actual, 1e-12), x[i:i + chunk]
 
 
+@calls("math.square", "multiply")
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_products_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
     """Complex Mul, Square and ReciprocalGrad: Eigen's packet products in the vector loop (a c - b d,
@@ -1147,6 +1171,7 @@ def test_complex_products_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt)
                 assert not _special_elements_agree({"items": [found[0]]}, {"items": [found[1]]}, 1e-4), (path, grid[i:i + chunk])
 
 
+@calls("math.multiply_no_nan", "math.squared_difference")
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_squared_difference_and_mul_no_nan_are_muls_products(dtype, tf, candidate):
     """SquaredDifference ((x - y) conj(x - y)) and MulNoNan (0 where y is 0) multiply as Mul does, bit for
@@ -1168,6 +1193,7 @@ def test_complex_squared_difference_and_mul_no_nan_are_muls_products(dtype, tf, 
         assert found[0] == found[1], (x, y)
 
 
+@calls("math.rsqrt", "math.sqrt")
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_sqrt_rsqrt_and_rsqrt_grad_match_tensorflow_bit_for_bit(dtype, tf, candidate, rt):
     """Complex sqrt is Eigen's psqrt_complex in the vector loop and complex_sqrt in the scalar loop (the
@@ -1197,7 +1223,7 @@ def test_complex_sqrt_rsqrt_and_rsqrt_grad_match_tensorflow_bit_for_bit(dtype, t
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-@pytest.mark.parametrize("path", ["math.log", "math.log1p", "math.expm1"])
+@pytest.mark.parametrize("path", ops(["math.log", "math.log1p", "math.expm1"]))
 def test_complex_log_special_values_match_tensorflow(path, dtype, tf, candidate):
     """Complex log: glibc's |z| in the scalar loop (log(1-1e-30j) has a real part of exactly 0); in the
     vector loop Eigen's phypot_complex squares the parts, so the real part is NaN where x^2 + y^2 overflows
@@ -1214,6 +1240,7 @@ def test_complex_log_special_values_match_tensorflow(path, dtype, tf, candidate)
             assert not _special_elements_agree(found[0], found[1], 1e-4 if dtype == "complex64" else 1e-12), x
 
 
+@calls("math.tanh", "nn.leaky_relu")
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_leaky_relu_multiplies_by_alpha_rounded_to_the_dtype(dtype, tf, candidate):
     """LeakyRelu and LeakyReluGrad multiply by static_cast<T>(alpha): alpha = 0.3 is 0.30078125 in
@@ -1226,6 +1253,7 @@ def test_leaky_relu_multiplies_by_alpha_rounded_to_the_dtype(dtype, tf, candidat
         assert found[0] == found[1], alpha
 
 
+@calls("math.tanh", "nn.gelu")
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 def test_tanh_is_eigens_rational_approximation(dtype, tf, candidate):
     """TF's float32 tanh (half types through float32) is Eigen's rational approximation in both loops, an
@@ -1244,6 +1272,7 @@ def test_tanh_is_eigens_rational_approximation(dtype, tf, candidate):
     assert found[0] == found[1]
 
 
+@calls("linalg.matvec", "math.squared_difference", "matmul")
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_half_squared_difference_rounds_the_difference_first(dtype, tf, candidate):
     """Eigen computes the half types one operation at a time: x - y is rounded to the type before it is
@@ -1256,6 +1285,7 @@ def test_half_squared_difference_rounds_the_difference_first(dtype, tf, candidat
         assert found[0] == found[1], (a, b)
 
 
+@calls("linalg.matvec", "matmul")
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex128"])
 def test_matmul_over_an_inner_dimension_of_one_keeps_nan(dtype, tf, candidate):
     """An inner dimension of 1 is a rank-1 update, whose zero factors OpenBLAS skips: NaN times 0 must

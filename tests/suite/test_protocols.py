@@ -26,11 +26,19 @@ import pytest
 from reftape_properties.judge.compare import compare_values, harness_faults
 from reftape_properties.conformance.snippets import HarnessFault, described_exception, harness_described, not_run
 
+from .marks import with_needs
+
 VALUES = {("float32", 0): 2.5, ("float32", 1): [1.5, -2.5], ("float32", 2): [[1.5, 2.5], [3.5, 4.5]],
           ("int32", 0): 3, ("int32", 1): [1, -2], ("int32", 2): [[1, 2], [3, 4]],
           # other kinds of values: kernels registered for some dtypes only, conversions, empty tensors
           ("bool", 1): [True, False], ("complex64", 0): 1 + 2j, ("string", 1): ["a", "b"], ("uint8", 2): [[7, 8]],
           ("float16", 1): [], ("int64", 0): 3, ("float64", 2): [[1.5, -2.5]], ("bool", 0): True}
+
+# The subjects' dtypes, and for Variables what `looks` reads of the tape.
+_DTYPES = tuple(sorted({f"tf.{dtype}" for dtype, _ in VALUES}))
+KINDS = [with_needs("EagerTensor", _DTYPES, id="EagerTensor"),
+         with_needs("Variable", _DTYPES + ("Variable", "GradientTape.watched_variables"), id="Variable")]
+
 
 class Reflecting:
     """An operand that knows tensors: its reflected operators answer where a tensor's fail."""
@@ -184,7 +192,7 @@ def looks(tf, kind: str, protocol: str, protocols: dict = PROTOCOLS) -> dict[str
 # complex number warn on both sides, as NumPy does
 @pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning")
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
-@pytest.mark.parametrize("kind", ["EagerTensor", "Variable"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_protocol_matches_tensorflow(protocol, kind, tf, candidate):
     differences = protocol_differences(tf, candidate, kind, protocol)

@@ -12,6 +12,11 @@ from reftape_properties.conformance import snippets
 from reftape_properties.judge.compare import compare_values, harness_faults
 from reftape_properties.conformance.snippets import CORPUS, ILLUSTRATIONS, run_seed, seed_names, seed_snippets
 
+from reftape_properties.conformance.support import source_needs
+
+from .marks import with_needs
+from .planted import planted_backend
+
 SEEDS = seed_names()
 WITH_CODE = [name for name in SEEDS if seed_snippets(name)]
 SHARED = Path(__file__).resolve().parents[3] / "shared"
@@ -60,7 +65,7 @@ def test_illustrations_cannot_run_on_tensorflow(tf):
     assert runnable_illustrations(tf, planted) == [("003_ed218fa13605fb4b.txt", 2)]
 
 
-@pytest.mark.parametrize("name", WITH_CODE)
+@pytest.mark.parametrize("name", [with_needs(name, source_needs(seed_snippets(name)), id=name) for name in WITH_CODE])
 def test_seed_matches_tensorflow(name, tf, candidate):
     found = compare_values(run_seed(name, tf), run_seed(name, candidate))
     assert not found, "\n".join(d.summary() for d in found)
@@ -98,7 +103,7 @@ def test_a_broken_note_is_a_harness_error(text, planted_seed, tf, rt):
 
 
 def test_a_note_the_candidate_lacks_names_for_is_not_run_there(planted_seed, tf):
-    import incomplete_backend
+    incomplete_backend = planted_backend("incomplete_backend")
 
     name = planted_seed("```python\nprint(tf.random.normal([2]))\n```\n")
     assert run_seed(name, incomplete_backend) == {"kind": "missing", "names": ["tf.random"]}

@@ -11,6 +11,11 @@ import pytest
 from reftape_properties.judge.compare import compare_values, harness_faults
 from reftape_properties.conformance.snippets import OUT_OF_SCOPE, CatalogEntry, catalog_entries, run_catalog_entry
 
+from reftape_properties.conformance.support import source_needs
+
+from .marks import with_needs
+from .planted import planted_backend
+
 ENTRIES = catalog_entries()
 
 
@@ -29,8 +34,8 @@ def test_the_reference_runs_every_entry(tf):
     assert not {n: f for n, f in faults.items() if f}
 
 
-@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.number not in OUT_OF_SCOPE],
-                         ids=lambda e: f"{e.number:02d}")
+@pytest.mark.parametrize("entry", [with_needs(e, source_needs([e.source]), id=f"{e.number:02d}")
+                                   for e in ENTRIES if e.number not in OUT_OF_SCOPE])
 def test_entry_matches_tensorflow(entry, tf, candidate):
     expected = run_catalog_entry(entry, tf)
     actual = run_catalog_entry(entry, candidate)
@@ -64,7 +69,7 @@ def test_a_broken_entry_is_a_harness_error(source, tf, rt):
 
 
 def test_a_name_the_candidate_lacks_is_not_run_there(tf):
-    import incomplete_backend
+    incomplete_backend = planted_backend("incomplete_backend")
 
     entry = CatalogEntry(0, "planted", "show('y', tf.sin(tf.constant(1.0)))")
     assert run_catalog_entry(entry, incomplete_backend) == {"kind": "missing", "names": ["tf.sin"]}
@@ -83,8 +88,8 @@ def test_a_candidate_raising_name_error_where_the_reference_ran_differs(tf, rt):
 def test_the_planted_faults_fail_the_rows_about_them(tf):
     """Entries 24 (watch_accessed_variables=False) and 88 (means over an axis) catch tapes that get
     exactly those wrong (the backends in tests/backends), and only those rows."""
-    import ignores_watch_accessed_backend
-    import wrong_reduce_mean_backend
+    ignores_watch_accessed_backend = planted_backend("ignores_watch_accessed_backend")
+    wrong_reduce_mean_backend = planted_backend("wrong_reduce_mean_backend")
 
     for backend, row in ((ignores_watch_accessed_backend, 24), (wrong_reduce_mean_backend, 88)):
         differing = [e.number for e in ENTRIES if e.number not in OUT_OF_SCOPE and compare_values(run_catalog_entry(e, tf), run_catalog_entry(e, backend))]

@@ -19,8 +19,9 @@ from reftape_oracle.program import (Assign, Call, Leaf, Op, Program, Reset, Stop
                                     WatchedVariables)
 from reftape_properties.conformance.differential import CANDIDATE
 from reftape_properties.pipeline import evaluate
-from snippet_outcomes import run_statements
-from test_blind_spots import value
+from reftape_properties.conformance.snippet_outcomes import run_statements
+from .marks import calls as calling, each_side, needs, program, snippets
+from .test_blind_spots import value
 
 BACKENDS = ["tensorflow", CANDIDATE]
 INVALID_ARGUMENT = "tf.errors.InvalidArgumentError"  # how an outcome names the class
@@ -109,7 +110,7 @@ PROGRAMS: dict[str, Program] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", [program(name, PROGRAMS[name].statements) for name in sorted(PROGRAMS)])
 def test_tape_semantics_agree_with_tensorflow(name):
     finding = evaluate(PROGRAMS[name], CANDIDATE, judge=False)
     assert finding is None, [(d.kind, d.where, d.expected, d.actual) for d in finding.discrepancies]
@@ -126,7 +127,7 @@ def raised(call) -> str | None:
     return call if isinstance(call, str) else None
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@each_side(PROGRAMS, "watch_intermediate")
 def test_watching_a_recorded_tensor_keeps_the_path_through_it(backend):
     """TF: watching y = x * x after it was recorded leaves dz/dx = cos(y) * 2x intact."""
     got = calls("watch_intermediate", backend)
@@ -136,7 +137,7 @@ def test_watching_a_recorded_tensor_keeps_the_path_through_it(backend):
     assert np.allclose(got["jx"], np.diag(np.cos(x * x) * 2 * x)) and np.allclose(got["jx_loop"], got["jx"])
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@each_side(PROGRAMS, "jacobian_zeros/*")
 @pytest.mark.parametrize("form", ["string", "enum"])
 def test_jacobian_zeros_for_an_unconnected_source_take_the_source_dtype(backend, form):
     """TF: pfor gives float64 zeros for the float64 source; the loop raises writing them to a float32 array."""
@@ -148,7 +149,7 @@ def test_jacobian_zeros_for_an_unconnected_source_take_the_source_dtype(backend,
     assert raised(looped["j"]) == raised(looped["ju"]) == INVALID_ARGUMENT and looped["jn"] is None
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@each_side(PROGRAMS, "batch_jacobian_dtype/*")
 def test_loop_jacobians_refuse_rows_of_another_dtype(backend):
     """TF: pfor returns float64 (batch_)jacobians of a float32 target; the loop raises InvalidArgumentError."""
     vectorized = calls("batch_jacobian_dtype/pfor=True", backend)
@@ -158,7 +159,7 @@ def test_loop_jacobians_refuse_rows_of_another_dtype(backend):
     assert raised(looped["b"]) == raised(looped["j"]) == INVALID_ARGUMENT
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@each_side(PROGRAMS, "pfor_check/*")
 def test_a_recorded_vectorized_jacobian_needs_every_gradient_once_any_source_is_connected(backend):
     """TF: under a recording outer tape, pfor through softsign raises LookupError unless no source is connected."""
     vectorized = calls("pfor_check/pfor=True", backend)
@@ -181,6 +182,8 @@ def namedtuple_gradients(tf):
             tape.gradient(y, Pair(b, a), unconnected_gradients="zero"))
 
 
+@calling("cast", "nest")
+@needs("GradientTape.jacobian")
 def test_namedtuple_sources_give_namedtuple_gradients(tf, candidate):
     """TF: gradients and jacobians keep the sources' namedtuple class, also nested in a dict."""
     for backend in (tf, candidate):
@@ -218,6 +221,7 @@ def watched_in_creation_order(tf, watch_accessed_variables: bool) -> list[list[i
     return listed
 
 
+@needs("Variable", "Variable.assign_add", "GradientTape.watched_variables")
 @pytest.mark.parametrize("watch_accessed_variables", [True, False])
 def test_watched_variables_are_listed_in_creation_order(tf, candidate, watch_accessed_variables):
     """TF: watched_variables() lists variables in creation order, whatever the order of watches and reads."""
@@ -226,7 +230,7 @@ def test_watched_variables_are_listed_in_creation_order(tf, candidate, watch_acc
     assert watched_in_creation_order(candidate, watch_accessed_variables) == expected
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@each_side(PROGRAMS, "namedtuple_structures")
 def test_namedtuple_sources_and_targets_in_programs(backend):
     """TF: gradients and jacobians with respect to a namedtuple come back as that namedtuple (typename and
     fields), nested ones too; a namedtuple of targets is flattened like a list."""
@@ -250,7 +254,7 @@ def _watched_names(backend: str) -> dict[str, list]:
     return {name: [item["variable"]["name"] for item in d["items"]] for name, d in described.items()}
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@each_side(PROGRAMS, "watched_variables")
 def test_watched_variables_in_programs(backend):
     """TF: watched_variables() is a tuple in creation order without duplicates: explicit watches and reads
     alike, an assign counts as an access, reset() forgets, a tape not watching accessed variables lists
@@ -279,6 +283,7 @@ def watched_after_looking(tf) -> dict[str, list[str]]:
     return watched
 
 
+@needs("Variable", "Variable.assign", "GradientTape.watched_variables")
 def test_looking_at_a_variable_value_is_an_access(tf, candidate):
     """TF: numpy(), np.asarray, repr/str, bool, float and int read a Variable (an access: tapes watching
     accessed variables watch it), as does assigning its value to another; dtype, shape and name do not."""
@@ -301,6 +306,7 @@ def under_strict_numpy(tf) -> tuple:
     return y.numpy().tolist(), gradient.numpy().tolist(), state_kept
 
 
+@calling("Variable", "divide", "math.log", "sqrt")
 def test_computations_ignore_the_callers_numpy_error_state(tf, candidate):
     """TF computes IEEE results silently whatever NumPy's error state; reftape's kernels and
     conversions must neither raise nor warn, nor change the caller's state."""
@@ -330,6 +336,7 @@ def numpy_error_in_custom_gradient(tf) -> str:
     return "no error"
 
 
+@needs("custom_gradient")
 def test_custom_gradient_functions_run_under_the_callers_numpy_error_state(tf, candidate):
     """TF calls a custom gradient function as plain Python: its NumPy follows the caller's error state,
     although reftape's backward pass turns NumPy's errors off for its own kernels."""
@@ -365,6 +372,7 @@ def raised_by_vectorized_jacobians(tf, error: Exception) -> list[str]:
             raised(lambda: tape.jacobian(z, x))]
 
 
+@needs("custom_gradient", "GradientTape.jacobian")
 @pytest.mark.parametrize("error", [ZeroDivisionError("z"), ValueError("v"), LookupError("l"), IndexError("i")],
                          ids=lambda e: type(e).__name__)
 def test_vectorized_jacobians_reraise_as_autograph_does(tf, candidate, error):
@@ -631,7 +639,7 @@ TAPE_SNIPPETS = {
 }
 
 
-@pytest.mark.parametrize("name", TAPE_SNIPPETS)
+@pytest.mark.parametrize("name", snippets(TAPE_SNIPPETS))
 def test_tape_snippet_matches_tensorflow(name, tf, candidate):
     from reftape_properties.judge.compare import compare_values
     with warnings.catch_warnings():
