@@ -6,7 +6,8 @@ A program uses three kinds of names, each spelled as a user would look it up:
   "GradientTape.gradient(output_gradients=)", ...;
 - an op's keyword, "matmul(adjoint_a=)": an attribute the catalog passes by name.
 
-`probe` reads a module's surface without running anything (attributes and signatures); a tape's author
+`probe` reads a module's surface from its attributes and signatures (running nothing but the making of one
+Variable, whose methods it reads); a tape's author
 may declare more it lacks (`declared`, a JSON file). `needs` lists the names a program uses, so that a
 program needing a name the backend lacks is "missing", never run: the generator leaves such names out,
 and the interpreter reports any it meets by name.
@@ -89,9 +90,6 @@ class Surface:
 
     lacking: frozenset[str] = frozenset()
 
-    def has(self, name: str) -> bool:
-        return name not in self.lacking
-
     def has_op(self, path: str) -> bool:
         """The op is there, with every keyword it cannot be called without."""
         return path not in self.lacking and all(
@@ -108,7 +106,7 @@ class Surface:
 
 
 def probe(module: Any) -> Surface:
-    """The surface of `module`, read from its attributes and signatures (nothing runs)."""
+    """The surface of `module`, read from its attributes and signatures (and one Variable's methods)."""
     lacking = {name for name, present in FEATURES.items() if not present(module)}
     for path, spec in CATALOG.items():
         try:
@@ -169,29 +167,26 @@ def _declared_names(name: str) -> set[str]:
     return {p for p in CATALOG if fnmatch.fnmatchcase(p, name)}
 
 
+# The feature a statement of each type uses (ops, calls, leaves and assigns name theirs: `needs`).
+FEATURE_OF_STATEMENT = {StopRecording: "GradientTape.stop_recording", Reset: "GradientTape.reset",
+                        WatchedVariables: "GradientTape.watched_variables", CustomGradient: "custom_gradient",
+                        Apply: "custom_gradient", ReadValue: "Variable.read_value"}
+
+
 def needs(statements: list) -> set[str]:
     """The surface names `statements` use (ops, features, op keywords)."""
     used: set[str] = set()
     for s in walk(statements):
-        if isinstance(s, Leaf) and s.kind == "variable":
+        if type(s) in FEATURE_OF_STATEMENT:
+            used.add(FEATURE_OF_STATEMENT[type(s)])
+        elif isinstance(s, Leaf) and s.kind == "variable":
             used.add("Variable")
         elif isinstance(s, Op):
-            used.add(s.path)
-            used |= {keyword_name(s.path, a) for a in s.attrs}
+            used |= {s.path, *(keyword_name(s.path, a) for a in s.attrs)}
         elif isinstance(s, Call):
             used |= _call_needs(s)
-        elif isinstance(s, StopRecording):
-            used.add("GradientTape.stop_recording")
-        elif isinstance(s, Reset):
-            used.add("GradientTape.reset")
-        elif isinstance(s, WatchedVariables):
-            used.add("GradientTape.watched_variables")
-        elif isinstance(s, (CustomGradient, Apply)):
-            used.add("custom_gradient")
         elif isinstance(s, Assign):
             used.add(f"Variable.{s.method}")
-        elif isinstance(s, ReadValue):
-            used.add("Variable.read_value")
     return used
 
 
