@@ -90,6 +90,9 @@ class Surface:
 
     lacking: frozenset[str] = frozenset()
 
+    def has(self, name: str) -> bool:
+        return name not in self.lacking
+
     def has_op(self, path: str) -> bool:
         """The op is there, with every keyword it cannot be called without."""
         return path not in self.lacking and all(
