@@ -21,7 +21,10 @@ import sys
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from reftape_oracle.surface import Surface
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_HARNESS, EXIT_UNSUPPORTED = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
@@ -144,3 +147,16 @@ def run_command(prog: str, main: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def backend_surface(module: ModuleType, declaration: str | None) -> Surface:
+    """What `module` lacks: probed, and what the declaration file adds (UsageError for a bad file)."""
+    from reftape_oracle.surface import DeclarationError, Surface, declared, probe
+
+    probed = probe(module)
+    if declaration is None:
+        return probed
+    try:
+        return Surface(probed.lacking | declared(Path(declaration)))
+    except DeclarationError as error:
+        raise UsageError(f"--surface {error}") from None

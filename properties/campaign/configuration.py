@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reftape_oracle.catalog import CATALOG, DTYPES
-from reftape_oracle.surface import DeclarationError, Surface, declared, probe
 
 from reftape_properties.campaign.database import reachable_database
-from reftape_properties.cli import (UnsupportedError, UsageError, import_backend, parser, positive_seconds,
-                                    writable_directory)
+from reftape_properties.cli import (UnsupportedError, UsageError, backend_surface, import_backend, parser,
+                                    positive_seconds, writable_directory)
 
 PROG = "reftape-fuzz"
 DEFAULT_MINUTES = 10.0
@@ -130,17 +129,6 @@ def unsupported_line(campaign: Campaign) -> str:
     others = [name for name in campaign.unsupported if name not in ops]
     named = ops if len(ops) <= LISTED_OPS else [f"{len(ops)} catalog ops (--list-ops --backend {campaign.backend})"]
     return f"unsupported by {campaign.backend}, not drawn: {', '.join(named + others)}"
-
-
-def backend_surface(module: Any, declaration: str | None) -> Surface:
-    """What `module` lacks: probed, and what the declaration file adds (UsageError for a bad file)."""
-    probed = probe(module)
-    if declaration is None:
-        return probed
-    try:
-        return Surface(probed.lacking | declared(Path(declaration)))
-    except DeclarationError as error:
-        raise UsageError(f"--surface {error}") from None
 
 
 def _chosen(option: str, given: Any, recorded: Any, resolve: Callable[[Any], Any], default: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any, Iterable
 from reftape_oracle.catalog import CATALOG
 from reftape_oracle.surface import FEATURES, Surface
 
-from reftape_properties.campaign.configuration import backend_surface
+from reftape_properties.cli import backend_surface
 from reftape_properties.conformance.snippets import tf_chains
 
 CANDIDATE_VARIABLE = "REFTAPE_CANDIDATE"
