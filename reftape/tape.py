@@ -305,6 +305,9 @@ class GradientTape:
                     connected = [grad is not None for grad in traced]
             if vectorized:
                 _check_pfor_iterations(parallel_iterations, count)
+                if not self._persistent and _runs_loop_body_twice(parallel_iterations, count):
+                    self._release_if_one_shot()
+                    raise _second_trace_error(axis)
         except Exception as error:
             if differentiating and not self._persistent:  # TF's traced gradient call took the one-shot tape's ops
                 recording.ops.clear()
@@ -358,6 +361,21 @@ def _check_pfor_iterations(parallel_iterations: Any, iterations: int) -> None:
         raise TypeError(f"Expected int32 passed to parameter 'y' of op 'FloorDiv', got {parallel_iterations!r} of type "
                         f"'{type(parallel_iterations).__name__}' instead. Error: Expected int32, but got "
                         f"{parallel_iterations!r} of type '{type(parallel_iterations).__name__}'.")
+
+
+def _runs_loop_body_twice(parallel_iterations: Any, iterations: int) -> bool:
+    """TF's vectorized loop of at least `parallel_iterations` iterations traces its body twice (the
+    remainder, then the tiles): a second gradient call, which a non-persistent tape cannot make."""
+    return parallel_iterations is not None and iterations >= parallel_iterations
+
+
+def _second_trace_error(axis: int | None) -> Exception:
+    """What the second trace raises: jacobian's loop stacks the None the spent tape gave;
+    batch_jacobian's loop refuses to run twice."""
+    if axis is None:
+        return ValueError("None values not supported.")
+    return RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian with "
+                        "parallel_iterations.")
 
 
 # TF traces (batch_)jacobian's vectorized loop with AutoGraph, which re-raises an exception from the
