@@ -13,7 +13,7 @@ from . import dtypes as _dtypes
 from . import functions as F
 from . import nest
 from .errors import InvalidArgumentError
-from .tensor import EagerTensor, Tensor
+from .tensor import Tensor
 from .tensor_array import TensorArray
 from .variables import Variable
 
@@ -214,7 +214,7 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Any = None, name: s
     branches = _indexed_branches(branch_fns, default, branch_index)
     index = branch_index.numpy()
     if np.ndim(index) != 0:  # TF's Select of a scalar fallback against this index
-        raise InvalidArgumentError(f"'then' must be at least a vector, but saw shape: [] [Op:Select] name: ")
+        raise InvalidArgumentError("'then' must be at least a vector, but saw shape: [] [Op:Select] name: ")
     index = int(index)
     return branches[len(branches) - 1 if index < 0 or index >= len(branches) else index]()
 
