@@ -194,10 +194,12 @@ def _batch_size(elems_flat: list) -> int:
 
 
 def _slices(tensor: Any, size: int) -> list:
-    """Each row of `tensor`, a first dimension of 1 broadcast to every row (TF's broadcasting gather).
-    Unpacked, so gradients come back dense, as from TF's vectorized loop."""
-    rows = F.unstack(tensor)
-    return rows * size if len(rows) == 1 else rows
+    """Each row of `tensor`. A first dimension of 1 is TF's broadcasting gather of row 0, one op outside the
+    vectorized loop (its gradient IndexedSlices); other rows come unpacked, so their gradients are dense,
+    as from TF's vectorized gather over the loop index."""
+    if tensor.shape[0] == 1:
+        return [F.gather(tensor, 0)] * size
+    return F.unstack(tensor)
 
 
 def vectorized_map(fn: Any, elems: Any, fallback_to_while_loop: bool = True, warn: bool = True) -> Any:

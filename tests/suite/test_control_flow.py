@@ -189,6 +189,21 @@ WHILE_LOOP = {
                                                 "_, y = tf.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, inner(a) + 1.0), (0, x))"),
     "while_loop/cond_inside_body/gradient": watched(VECTOR, "_, y = tf.while_loop(lambda i, a: i < 3, lambda i, a: "
                                                     "(i + 1, tf.cond(i % 2 == 0, lambda: a * x, lambda: a + x)), (0, x))"),
+    "while_loop/tensor_array_jacobians": jacobians("tf.constant([[1.0, 2.0], [3.0, 4.0]])",
+                                                   "ta = tf.TensorArray(tf.float32, size=2)\n"
+                                                   "_, ta = tf.while_loop(lambda i, ta: i < 2, lambda i, ta: (i + 1, "
+                                                   "ta.write(i, tf.sin(x[i]) * x[i])), (0, ta))\ny = ta.stack()"),
+    # a gradient taken inside the body, differentiated again through the loop
+    "while_loop/gradient_inside_body": "x = tf.constant(1.5)\nwith tf.GradientTape() as outer:\n    outer.watch(x)\n"
+                                       "    def body(i, a):\n        with tf.GradientTape() as inner:\n"
+                                       "            inner.watch(a)\n            b = tf.sin(a) * a\n"
+                                       "        return i + 1, inner.gradient(b, a) * x\n"
+                                       "    _, y = tf.while_loop(lambda i, a: i < 2, body, (0, x))\nr = [y, outer.gradient(y, x)]",
+    "while_loop/integer_counter_target": watched("tf.constant(3.0)", "i, y = tf.while_loop(lambda i, a: i < 3, lambda i, a: "
+                                                 "(i + 1, a + tf.cast(i, tf.float32) * x), (tf.constant(0), x))\n"
+                                                 "y = [i, y]"),
+    "while_loop/map_fn_in_cond": watched("tf.constant([1.0, -2.0])", "y = tf.cond(tf.reduce_sum(x) < 0.0, "
+                                         "lambda: tf.map_fn(lambda e: e * e * e, x), lambda: x)"),
 }
 
 STRUCTURE_ERRORS = {
@@ -275,6 +290,11 @@ MAP_SCAN_FOLD = {
     "vectorized_map/empty": "r = tf.vectorized_map(lambda e: e * 2.0, tf.zeros([0, 2]))",
     "vectorized_map/scalar": "r = tf.vectorized_map(lambda e: e, tf.constant(1.0))",
     "vectorized_map/jacobians": jacobians(MATRIX, "y = tf.vectorized_map(lambda e: tf.sin(e) * e, x)"),
+    # a first dimension of 1 is broadcast by one gather outside the loop: its gradient is IndexedSlices
+    "vectorized_map/broadcast_row": "a = tf.constant([[1.0, 2.0]]); b = tf.constant([[1.0, 2.0], [3.0, 4.0]])\n"
+                                    "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, b])\n"
+                                    "    y = tf.vectorized_map(lambda p: p[0] * p[1], (a, b))\n"
+                                    "r = [y, t.gradient(y, [a, b]), t.jacobian(y, a)]",
     "vectorized_map/second_order": second_order(VECTOR, "y = tf.vectorized_map(lambda e: e * e * e, x)"),
 }
 
@@ -300,6 +320,9 @@ TENSOR_ARRAY = {
                                               "y = ta.read(0) * ta.read(2) * x"),
     "tensor_array/jacobians": jacobians(MATRIX, "ta = tf.TensorArray(tf.float32, size=3).unstack(tf.exp(x))\n"
                                         "y = ta.stack() * x"),
+    "tensor_array/read_of_an_unwritten_element_is_unconnected": watched("tf.constant([1.0, 2.0])",
+                                                                        "ta = tf.TensorArray(tf.float32, size=2).write(0, x * 2.0)\n"
+                                                                        "y = ta.read(1)"),
     "tensor_array/unwritten_elements_are_zeros": "x = tf.constant([1.0, 2.0])\nr = [tf.TensorArray(tf.float32, size=2).write(0, x).stack(), "
                                                  "tf.TensorArray(tf.float32, size=2, element_shape=[3]).read(1)]",
     "tensor_array/unwritten_unknown_shape": "r = tf.TensorArray(tf.float32, size=2).stack()",
@@ -351,6 +374,7 @@ UTILITIES = {
     "identity_n/conversions": "x = tf.constant([1.0, 2.0, 3.0])\nr = [tf.identity_n((x, 2.0)), tf.identity_n(x), tf.identity_n([[x]]), "
                               "tf.identity_n([tf.Variable(1.0)])]",
     "identity_n/empty": "r = tf.identity_n([])",
+    "identity_n/jacobians": jacobians(MATRIX, "p, q = tf.identity_n([x * x, x])\ny = p * q"),
     "identity_n/second_order": second_order(VECTOR, "p, q = tf.identity_n([x * x, x])\ny = p * tf.sin(q)"),
     "get_static_value/values": "r = [tf.get_static_value(tf.constant([1.0, 2.0])), tf.get_static_value(3.0), "
                                "tf.get_static_value([1, 2]), tf.get_static_value(None), tf.get_static_value(tf.Variable(1.0)), "
@@ -364,6 +388,7 @@ UTILITIES = {
                                                       "y = tf.grad_pass_through(lambda a: tf.stop_gradient(a * a))(x)"),
     "grad_pass_through/assign": "v = tf.Variable(2.0)\nwith tf.GradientTape() as t:\n"
                                 "    y = tf.grad_pass_through(v.assign)(tf.constant(5.0) * v)\nr = [y, t.gradient(y, v), v]",
+    "grad_pass_through/jacobians": jacobians(MATRIX, "y = tf.grad_pass_through(lambda a: tf.round(a * a))(x) * x"),
     "grad_pass_through/structures": "r = tf.grad_pass_through(lambda a, b: (a, [b]))(1.0, 2.0)",
     "grad_pass_through/second_order": second_order("tf.constant(2.0)", "y = tf.grad_pass_through(lambda a: a * a * a)(x) * x"),
     "recompute_grad/variables": "v = tf.Variable([0.5, -1.0]); x = tf.constant([1.0, 2.0])\n"
