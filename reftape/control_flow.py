@@ -66,9 +66,14 @@ def _compare_structures(first: Any, second: Any) -> None:
 
 
 def _check_has_spec(value: Any) -> None:
-    """TF takes a TypeSpec of every loop variable first: a value that converts to no tensor fails there."""
-    if not isinstance(value, (Tensor, TensorArray)):
+    """TF takes a TypeSpec of every loop variable first: a value that converts to no tensor fails there
+    (None has a spec of its own: it fails only when the results are converted, after the loop)."""
+    if value is None or isinstance(value, (Tensor, TensorArray)):
+        return
+    try:
         F.convert_to_tensor(value)
+    except (ValueError, TypeError):
+        raise TypeError(f"Could not build a TypeSpec for {value} of unsupported type {type(value)}.") from None
 
 
 def _read_variables(structure: Any) -> Any:

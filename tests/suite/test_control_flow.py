@@ -178,7 +178,11 @@ WHILE_LOOP = {
     "while_loop/single_vector_tensor": "r = tf.while_loop(lambda a, b: a < 10.0, lambda a, b: (a * 2.0, b), tf.constant([1.0, 5.0]))",
     "while_loop/body_returns_a_tensor": "r = tf.while_loop(lambda a: a < 10.0, lambda a: a * 2.0, [tf.constant(2.0)])",
     "while_loop/no_loop_vars": "r = tf.while_loop(lambda: False, lambda: (), [])",
-    "while_loop/none_loop_var": "r = tf.while_loop(lambda i, n: i < 3, lambda i, n: (i + 1, n), (0, None))",
+    # None has a TypeSpec: the loop runs, and only the final conversion of the results fails
+    "while_loop/none_loop_var": "calls = []\ndef body(i, n):\n    calls.append(i)\n    return i + 1, n\n"
+                                "try:\n    r = tf.while_loop(lambda i, n: i < 3, body, (0, None))\n"
+                                "except ValueError as error:\n    r = [str(error), len(calls)]",
+    "while_loop/object_loop_var": RAISED + "r = raised(lambda: tf.while_loop(lambda a: False, lambda a: [a], [object()]))",
     "while_loop/cond_not_callable": "r = tf.while_loop(3, lambda a: [a], [1.0])",
     "while_loop/body_not_callable": "r = tf.while_loop(lambda a: a < 2.0, 3, [1.0])",
     "while_loop/parallel_iterations_zero": "r = tf.while_loop(lambda a: a < 2.0, lambda a: [a * 2.0], [1.0], parallel_iterations=0)",
