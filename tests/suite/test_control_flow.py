@@ -461,3 +461,18 @@ def test_structure_errors_are_raised_on_both_sides(tf):
         warnings.simplefilter("ignore")
         outcomes = {name: run_statements(code, tf) for name, code in STRUCTURE_ERRORS.items()}
     assert all(o.get("kind") == "scalar" and o["value"] in ("ValueError", "TypeError") for o in outcomes.values()), outcomes
+
+
+# Planted control-flow snippets the harness must refuse: each is a harness error, never an agreement.
+BROKEN_SNIPPETS = {
+    "a name the branch lacks": "r = tf.cond(True, lambda: undefined_name, lambda: 1.0)",
+    "no result r": "y = tf.while_loop(lambda i: i < 2, lambda i: [i + 1], [0])",
+}
+
+
+@pytest.mark.parametrize("code", BROKEN_SNIPPETS.values(), ids=BROKEN_SNIPPETS.keys())
+def test_a_broken_control_flow_snippet_is_a_harness_error(code, tf, rt):
+    from reftape_properties.judge.compare import compare_values
+
+    found = compare_values(*_outcomes(code, tf, rt))
+    assert [d.kind for d in found] == ["harness"], [d.summary() for d in found]
