@@ -574,10 +574,15 @@ MUTANTS: tuple[Mutant, ...] = (
           "return (grads[:len(inputs)], [None] * (len(grads) - len(inputs))), transpose",
           "recompute_grad gives the variables its function reads no gradient"),
     _tape("non-persistent-jacobian-traced-twice", "jacobian", "tape.py",
-          "if not self._persistent and _runs_loop_body_twice(parallel_iterations, count):",
-          "if False and _runs_loop_body_twice(parallel_iterations, count):",
-          "a non-persistent tape's vectorized jacobian with fewer parallel_iterations than rows returns values "
-          "where TF's second trace of the loop body fails"),
+          "        if self._persistent:\n            return\n        if axis is not None:",
+          "        if True:\n            return\n        if axis is not None:",
+          "a non-persistent tape's vectorized jacobian with no more parallel_iterations than rows returns values "
+          "where TF's second trace of the loop body finds the tape spent"),
+    _tape("tiled-jacobian-none-converted", "jacobian", "tape.py",
+          "if policy is UnconnectedGradients.NONE and not all(connected):",
+          "if False and not all(connected):",
+          "a vectorized jacobian with no more parallel_iterations than rows returns None for an unconnected source "
+          "where TF's loop fails converting that None to a tensor"),
 )
 
 

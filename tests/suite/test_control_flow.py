@@ -415,16 +415,27 @@ UTILITIES = {
                           "tf.TensorSpec([3]).is_compatible_with(tf.constant([1.0, 2.0]))]",
 }
 
-# A non-persistent tape cannot trace the vectorized jacobian's loop twice, which TF does once the rows number
-# at least `parallel_iterations`: jacobian fails stacking the None the spent tape gave, batch_jacobian refuses
+# TF's vectorized loop of at least `parallel_iterations` iterations converts its first trace's gradients to
+# tensors (a None fails) and traces its body again for the tiles: a non-persistent tape has nothing left then
+# (jacobian's second gradients are None, zeros under 'zero'; batch_jacobian refuses), and is spent after
+TILED_SOURCES = {"connected": ("[x, u]", "x * x"), "unconnected": ("[x, u]", "u * 2.0"), "untracked": ("x", "u * 2.0")}
+
+
+def tiled_jacobian(method: str, persistent: bool, kind: str, unconnected: str, parallel_iterations: int) -> str:
+    watched_sources, computation = TILED_SOURCES[kind]
+    return ("x = tf.constant(np.arange(6, dtype=np.float32).reshape(3, 2) + 1.0); u = tf.ones([3, 2])\n"
+            f"with tf.GradientTape(persistent={persistent}) as t:\n    t.watch({watched_sources})\n    y = {computation}\n"
+            "def attempt(call):\n    try:\n        return call()\n    except Exception as error:\n"
+            "        return [type(error).__name__, str(error), type(error.__cause__).__name__, str(error.__cause__)]\n"
+            f"r = [attempt(lambda: t.{method}(y, x, parallel_iterations={parallel_iterations}, "
+            f"unconnected_gradients='{unconnected}')), attempt(lambda: t.gradient(y, x))]")
+
+
 NON_PERSISTENT = {
-    f"non_persistent/{method}/rows={rows}/parallel_iterations={p}/{after}":
-    f"x = tf.constant(np.arange({rows * 2}, dtype=np.float32).reshape({rows}, 2) + 1.0)\n"
-    "with tf.GradientTape() as t:\n    t.watch(x)\n    y = x * x\n"
-    f"try:\n    r = [t.{method}(y, x, parallel_iterations={p})]\n"
-    "except Exception as error:\n    r = [type(error).__name__, str(error), type(error.__cause__).__name__, str(error.__cause__)]\n"
-    + ("r.append(t.gradient(y, x))" if after else "")
-    for method in ("jacobian", "batch_jacobian") for rows in (1, 2, 3) for p in (2, 3, 4, 7) for after in (False, True)
+    f"tiled_loop/{method}/persistent={persistent}/{kind}/{unconnected}/parallel_iterations={p}":
+    tiled_jacobian(method, persistent, kind, unconnected, p)
+    for method in ("jacobian", "batch_jacobian") for persistent in (False, True) for kind in TILED_SOURCES
+    for unconnected in ("none", "zero") for p in (2, 4, 7)
 }
 
 SNIPPETS = {**COND, **CASE, **SWITCH_CASE, **WHILE_LOOP, **STRUCTURE_ERRORS, **MAP_SCAN_FOLD, **TENSOR_ARRAY,
