@@ -223,6 +223,10 @@ STRUCTURE_ERRORS = {
         "dict_keys": "lambda i, d: i < 2, lambda i, d: (i + 1, {'c': d['a']}), (0, {'a': tf.constant(1.0)})",
     }.items()
 } | {
+    # TF 2's functions have no such keywords (TF's dispatch wrapper words the TypeError its own way)
+    "while_loop/no_return_same_structure": RAISED + "r = raised(lambda: tf.while_loop(lambda i: i < 2, lambda i: [i + 1], [0], "
+                                                    "return_same_structure=True))",
+    "cond/no_fn1": RAISED + "r = raised(lambda: tf.cond(True, fn1=lambda: 1.0, false_fn=lambda: 2.0))",
     "map_fn/structure_error/tuple_elems_tensor_result": RAISED + "x = tf.constant([1.0, 2.0])\n"
                                                         "r = raised(lambda: tf.map_fn(lambda p: p[0] + p[1], (x, x)))",
     "scan/structure_error/tuple_for_tensor": RAISED + "r = raised(lambda: tf.scan(lambda a, e: (a, a), tf.constant([1.0, 2.0]), "
