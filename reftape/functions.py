@@ -18,7 +18,7 @@ from .dispatch import runs_onednn
 from .errors import InvalidArgumentError, NotFoundError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import REGISTRY, _reject as refuse_dtype, execute
-from .recording import suspended
+from .recording import record_operation, suspended
 from .tensor import (CONVERSION_HOOKS, SEQUENCE_PACKING, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
                      convert_to_tensor as _convert)
 from .variables import Variable
@@ -358,6 +358,29 @@ def identity(input: Any, name: str | None = None) -> Any:  # noqa: A002 - TF's n
     if isinstance(input, IndexedSlices):
         return _each_part(identity, input)
     return execute("Identity", [input if input.__class__ is EagerTensor else convert_to_tensor(input)])
+
+
+def identity_n(input: Any, name: str | None = None) -> list[EagerTensor]:  # noqa: A002 - TF's name
+    """A new tensor for each of `input`'s items (converted one by one), recorded as one op whose
+    gradient passes each upstream gradient through."""
+    tensors = [convert_to_tensor(item) for item in input]
+    if not tensors:
+        raise InvalidArgumentError("Length for attr 'T' of 0 must be at least minimum 1\n\t; NodeDef: {{node IdentityN}}; "
+                                   "Op<name=IdentityN; signature=input: -> output:; attr=T:list(type),min=1> "
+                                   "[Op:IdentityN] name: ")
+    outputs = tuple(EagerTensor(t._value, t.dtype, t._flushed) for t in tensors)
+    record_operation(REGISTRY["IdentityN"], tensors, outputs, {})
+    return list(outputs)
+
+
+def get_static_value(tensor: Any, partial: bool = False) -> Any:
+    """An eager tensor's value as NumPy (a copy); None for a Variable or IndexedSlices, whose values TF
+    does not fold; anything else as it is."""
+    if isinstance(tensor, EagerTensor):
+        return tensor.numpy()
+    if isinstance(tensor, (Variable, IndexedSlices)):
+        return None
+    return tensor
 
 
 def stop_gradient(input: Any, name: str | None = None) -> Any:  # noqa: A002 - TF's name

@@ -690,6 +690,8 @@ defop("Cast", _cast,
       out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True, moves_data=_casts_bits)
 defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, ans, *inputs),
       num_outputs=lambda attrs: None)
+defop("IdentityN", None, lambda g, ans, *inputs, **_: list(g), num_outputs=lambda attrs: None,
+      sparse_upstream=True)  # recorded by `identity_n` (inputs of several dtypes): each gradient passes through
 
 # Elementwise arithmetic
 defop("AddV2", np.add, _add_vjp, dtypes=NUMERIC | frozenset({_dtypes.string}), sparse_upstream=True)  # strings concatenate

@@ -192,7 +192,8 @@ class GradientTape:
                 return _empty_loop_jacobian(target, sources)
         self._stop_if_one_shot()
         rows = _vectorizing("jacobian", experimental_use_pfor, self._rows, recording, target,
-                            [_handle_or_self(s) for s in flat_sources], None, experimental_use_pfor, parallel_iterations)
+                            [_handle_or_self(s) for s in flat_sources], None, experimental_use_pfor, parallel_iterations,
+                            policy)
         self._release_if_one_shot()
         output = []
         for source, row_grads in zip(flat_sources, rows):
@@ -241,7 +242,7 @@ class GradientTape:
                 return F.zeros(new_shape, _dtypes.float32)
         self._stop_if_one_shot()
         rows = _vectorizing("batch_jacobian", experimental_use_pfor, self._rows, recording, target,
-                            [_handle_or_self(source)], 0, experimental_use_pfor, parallel_iterations)[0]
+                            [_handle_or_self(source)], 0, experimental_use_pfor, parallel_iterations, policy)[0]
         self._release_if_one_shot()
         if rows is None and policy is UnconnectedGradients.NONE:
             return F.zeros(new_shape, target.dtype)  # TF fills in zeros of the target's dtype
@@ -270,7 +271,8 @@ class GradientTape:
                                f"with eager execution enabled and{joiner} experimental_use_pfor set to False.")
 
     def _rows(self, recording: Recording, target: EagerTensor, sources: list, axis: int | None,
-              vectorized: bool, parallel_iterations: Any = None) -> list:
+              vectorized: bool, parallel_iterations: Any = None,
+              policy: UnconnectedGradients = UnconnectedGradients.NONE) -> list:
         """Per-source lists of gradients of one target element (or one column of every batch row,
         when `axis` is 0) each, seeded by one-hot upstream gradients; None for an unconnected source.
         `vectorized` mirrors TF's pfor loop, which a recording tape must be able to differentiate."""
@@ -288,23 +290,25 @@ class GradientTape:
             for source in sources:  # as each iteration's gradient call checks them, tracked target or not
                 _check_dtype_like(source)
             _check_ids([target], sources)
-            if not recording.tracks(target):
-                # TF differentiates gather(reshape(target), i), recorded only where the tape tracks the
-                # target: an untracked target is connected to nothing, not even to itself.
-                return [None] * len(sources)
-            differentiating = True
-            with _vectorizing_loop(vectorized):
-                for i in range(count):
-                    for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
-                        connected[k] = connected[k] or grad is not None
-                        rows[k].append(grad)
-                traced = [grad for row in rows for grad in row]
-                if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
-                    seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
-                    traced = backward(recording, [target], sources, [seed])
-                    connected = [grad is not None for grad in traced]
+            traced: list = []
+            # TF differentiates gather(reshape(target), i), recorded only where the tape tracks the target:
+            # an untracked target is connected to nothing, not even to itself (its rows stay empty).
+            if recording.tracks(target):
+                differentiating = True
+                with _vectorizing_loop(vectorized):
+                    for i in range(count):
+                        for k, grad in enumerate(backward(recording, [target], sources, [one_hot(i)])):
+                            connected[k] = connected[k] or grad is not None
+                            rows[k].append(grad)
+                    traced = [grad for row in rows for grad in row]
+                    if count == 0:  # TF's pfor traces the loop body once: an empty target still connects sources
+                        seed = EagerTensor(np.zeros(shape, target.dtype.as_numpy_dtype), target.dtype)
+                        traced = backward(recording, [target], sources, [seed])
+                        connected = [grad is not None for grad in traced]
             if vectorized:
                 _check_pfor_iterations(parallel_iterations, count)
+                if _runs_loop_body_twice(parallel_iterations, count):
+                    self._trace_tiles(rows, connected, policy, axis, count % parallel_iterations, count)
         except Exception as error:
             if differentiating and not self._persistent:  # TF's traced gradient call took the one-shot tape's ops
                 recording.ops.clear()
@@ -314,6 +318,25 @@ class GradientTape:
         if vectorized:
             _check_vectorized_loop_is_differentiable(first_op, traced)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
+
+    def _trace_tiles(self, rows: list, connected: list, policy: UnconnectedGradients, axis: int | None,
+                     remainder: int, count: int) -> None:
+        """TF's vectorized loop of at least `parallel_iterations` iterations converts its first trace's
+        gradients to tensors (a None fails), then traces the body again for the tiles, rows `remainder`
+        on. A non-persistent tape, spent by the first trace, has nothing left for the second: jacobian's
+        gradients are None there (zeros under UnconnectedGradients.ZERO), batch_jacobian refuses."""
+        self._release_if_one_shot()  # the first trace's gradient call spent a non-persistent tape
+        if policy is UnconnectedGradients.NONE and not all(connected):
+            raise ValueError("None values not supported.")
+        if self._persistent:
+            return
+        if axis is not None:
+            raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian with "
+                               "parallel_iterations.")
+        if policy is UnconnectedGradients.NONE:
+            raise ValueError("None values not supported.")
+        for row in rows:
+            row[remainder:] = [None] * (count - remainder)
 
 
 @contextlib.contextmanager
@@ -358,6 +381,12 @@ def _check_pfor_iterations(parallel_iterations: Any, iterations: int) -> None:
         raise TypeError(f"Expected int32 passed to parameter 'y' of op 'FloorDiv', got {parallel_iterations!r} of type "
                         f"'{type(parallel_iterations).__name__}' instead. Error: Expected int32, but got "
                         f"{parallel_iterations!r} of type '{type(parallel_iterations).__name__}'.")
+
+
+def _runs_loop_body_twice(parallel_iterations: Any, iterations: int) -> bool:
+    """TF's vectorized loop of at least `parallel_iterations` iterations traces its body twice (the
+    remainder, then the tiles)."""
+    return parallel_iterations is not None and iterations >= parallel_iterations
 
 
 # TF traces (batch_)jacobian's vectorized loop with AutoGraph, which re-raises an exception from the

@@ -22,14 +22,16 @@ DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 
 class TensorShape:
-    """A fully defined shape, comparable with tuples and lists like TF's TensorShape."""
+    """A shape, comparable with tuples and lists like TF's TensorShape: fully defined for tensors; a
+    dimension may be None (unknown), or the rank unknown (`TensorShape(None)`), for the shapes users
+    declare (a TensorArray's `element_shape`, `TensorSpec`)."""
 
     __slots__ = ("_dims",)
 
     def __init__(self, dims: Any) -> None:
         if isinstance(dims, TensorShape):
             dims = dims._dims
-        self._dims = None if dims is None else tuple(map(int, dims))
+        self._dims = None if dims is None else tuple(None if d is None else int(d) for d in dims)
 
     rank = property(lambda self: None if self._dims is None else len(self._dims))
     ndims = rank
@@ -40,11 +42,13 @@ class TensorShape:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
-    def num_elements(self) -> int:
+    def num_elements(self) -> int | None:
+        if not self.is_fully_defined():
+            return None
         return int(np.prod(self._dims, dtype=np.int64))
 
     def is_fully_defined(self) -> bool:
-        return self._dims is not None
+        return self._dims is not None and None not in self._dims
 
     def with_rank_at_least(self, rank: int) -> TensorShape:
         if self.rank is not None and self.rank < rank:
@@ -52,22 +56,46 @@ class TensorShape:
         return self
 
     def concatenate(self, other: Any) -> TensorShape:
-        return TensorShape(self._dims + TensorShape(other)._dims)
+        other = TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
 
     def is_compatible_with(self, other: Any) -> bool:
-        return self == TensorShape(other)
+        other = TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return True
+        return len(self._dims) == len(other._dims) and all(
+            a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
     def assert_is_compatible_with(self, other: Any) -> None:
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
 
+    def merge_with(self, other: Any) -> TensorShape:
+        """The most specific shape compatible with both (ValueError where they are not compatible)."""
+        other = TensorShape(other)
+        if self._dims is None:
+            return other
+        if other._dims is None:
+            return self
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        return TensorShape([a if b is None else b for a, b in zip(self._dims, other._dims)])
+
     def __len__(self) -> int:
+        if self._dims is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
         return len(self._dims)
 
     def __iter__(self) -> Iterator[int]:
+        if self._dims is None:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
         return iter(self._dims)
 
     def __getitem__(self, key: Any) -> Any:
+        if self._dims is None:
+            return TensorShape(None) if isinstance(key, slice) else None
         if isinstance(key, slice):
             return TensorShape(self._dims[key])
         return self._dims[key]
@@ -83,9 +111,11 @@ class TensorShape:
         return hash(self._dims)
 
     def __repr__(self) -> str:
-        return "TensorShape(%s)" % list(self._dims)
+        return "TensorShape(None)" if self._dims is None else "TensorShape(%s)" % list(self._dims)
 
     def __str__(self) -> str:
+        if self._dims is None:
+            return "<unknown>"
         return "(%s,)" % self._dims[0] if len(self._dims) == 1 else str(self._dims)
 
 

@@ -18,7 +18,9 @@ Families and classes (from issue 7):
   target-structure (how a structured target flattens, which decides the output gradient each target
   is paired with), recorded-without-gradient (ops TF records with a None gradient, whose outputs are
   on the tape), conversion (how ops convert Python and NumPy operands and lists of tensors: dtype
-  hints, the eager fast path and its fallback, autopacking's recorded Pack).
+  hints, the eager fast path and its fallback, autopacking's recorded Pack), control-flow (eager cond,
+  case, switch_case, while_loop, TensorArray, map_fn and scan, identity_n, grad_pass_through and
+  recompute_grad: which ops run and which gradients flow through them).
 
 `equivalent` says why a mutant cannot be detected (it computes the same thing as reftape for every
 program), where that is shown; such a mutant must survive every detector, which makes it the control
@@ -35,7 +37,7 @@ VJP_CLASSES = ("sign-or-scale", "wrong-tensor", "missing-conjugate", "broadcast-
                "shape-edge", "forward-value")
 TAPE_CLASSES = ("tape-option", "nesting", "stop-recording", "reset", "output-gradients", "accumulation",
                 "source-structure", "jacobian", "custom-gradient", "stop-gradient", "integer-dtype", "variable",
-                "gradient-target", "target-structure", "recorded-without-gradient", "conversion")
+                "gradient-target", "target-structure", "recorded-without-gradient", "conversion", "control-flow")
 
 
 @dataclass(frozen=True)
@@ -530,6 +532,57 @@ MUTANTS: tuple[Mutant, ...] = (
          "    scale = scale_for_finite\n",
          "clip_by_global_norm with an infinite norm scales by 0 where TF's norm - norm makes every value NaN",
          file="functions.py"),
+
+    # --- tape: eager control flow and gradient utilities (detector: tests/suite/test_control_flow.py)
+    _tape("while-loop-drops-last-iteration", "control-flow", "control_flow.py",
+          "        loop_vars = body(*loop_vars)\n",
+          "        stepped = body(*loop_vars)\n"
+          "        if not cond(*stepped):\n"
+          "            stepped = nest.pack_sequence_as(stepped, [old + F.stop_gradient(new - old) for old, new in "
+          "zip(nest.flatten(loop_vars), nest.flatten(stepped))])\n"
+          "        loop_vars = stepped\n",
+          "while_loop's last iteration computes the right values but passes no gradient through its own ops "
+          "(the gradient is the previous iteration's)"),
+    _tape("while-loop-counts-one-more", "control-flow", "control_flow.py", "F.logical_and(i < limit,",
+          "F.logical_and(i <= limit,", "while_loop with maximum_iterations runs one iteration more"),
+    _tape("cond-runs-untaken-branch", "control-flow", "control_flow.py", "    result = taken()\n",
+          "    result = taken()\n    (false_fn if taken is true_fn else true_fn)()\n",
+          "cond runs the untaken branch too (its ops run and are recorded; the result is the taken one's)"),
+    _tape("cond-differentiates-untaken-branch", "control-flow", "control_flow.py", "    result = taken()\n",
+          "    result = taken()\n"
+          "    if isinstance(result, Tensor) and result.dtype.is_floating:\n"
+          "        result = result + 0.0 * F.reduce_sum(F.convert_to_tensor((false_fn if taken is true_fn else true_fn)()))\n",
+          "cond's result depends on the untaken branch too (times zero): a source only that branch reads gets a "
+          "zero gradient instead of None, NaNs there spread"),
+    _tape("switch-case-clamps-index", "control-flow", "control_flow.py",
+          "branches[len(branches) - 1 if index < 0 or index >= len(branches) else index]",
+          "branches[min(max(index, 0), len(branches) - 1)]",
+          "switch_case clamps an out-of-range index to the nearest branch instead of running the last one"),
+    _tape("tensor-array-read-loses-gradient", "control-flow", "tensor_array.py",
+          "            self._previously_read.append(index)\n        return tensor",
+          "            self._previously_read.append(index)\n        return F.stop_gradient(tensor)",
+          "TensorArray.read returns the value without its gradient"),
+    _tape("tensor-array-keeps-read-elements", "control-flow", "tensor_array.py", "        if self._clear_after_read:\n",
+          "        if False:\n", "TensorArray ignores clear_after_read: an element read stays (a second read succeeds, "
+          "stack keeps it instead of zeros)"),
+    _tape("identity-n-first-gradient-only", "control-flow", "ops_table.py",
+          "defop(\"IdentityN\", None, lambda g, ans, *inputs, **_: list(g),",
+          "defop(\"IdentityN\", None, lambda g, ans, *inputs, **_: [g[0]] + [None] * (len(g) - 1),",
+          "identity_n passes only its first output's gradient through"),
+    _tape("recompute-grad-drops-variable-gradients", "control-flow", "gradient_utils.py",
+          "return (grads[:len(inputs)], grads[len(inputs):]), transpose",
+          "return (grads[:len(inputs)], [None] * (len(grads) - len(inputs))), transpose",
+          "recompute_grad gives the variables its function reads no gradient"),
+    _tape("non-persistent-jacobian-traced-twice", "jacobian", "tape.py",
+          "        if self._persistent:\n            return\n        if axis is not None:",
+          "        if True:\n            return\n        if axis is not None:",
+          "a non-persistent tape's vectorized jacobian with no more parallel_iterations than rows returns values "
+          "where TF's second trace of the loop body finds the tape spent"),
+    _tape("tiled-jacobian-none-converted", "jacobian", "tape.py",
+          "if policy is UnconnectedGradients.NONE and not all(connected):",
+          "if False and not all(connected):",
+          "a vectorized jacobian with no more parallel_iterations than rows returns None for an unconnected source "
+          "where TF's loop fails converting that None to a tensor"),
 )
 
 

@@ -935,6 +935,24 @@ EXPRESSIONS = [
  'tf.nn.sparse_softmax_cross_entropy_with_logits([[0]], [[2.0]])',
  'tf.nn.sparse_softmax_cross_entropy_with_logits([0.0], [[2.0]])',
  'tf.nn.sparse_softmax_cross_entropy_with_logits([3], [[2.0]])', 'tf.nn.sigmoid_cross_entropy_with_logits(2.0, 2.0)',
+ # control flow and gradient utilities (behaviour and gradients: tests/suite/test_control_flow.py)
+ 'tf.cond(True, lambda: 1.0, lambda: 2.0)', 'tf.cond(tf.constant(False), lambda: [1], lambda: [2])',
+ 'tf.case([(tf.constant(False), lambda: 1.0)], default=lambda: 2.0)', 'tf.switch_case(tf.constant(1), [lambda: 1, lambda: 2])',
+ 'tf.while_loop(lambda i: i < 3, lambda i: [i + 1], [0])', 'tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + i), (0, 0.5))',
+ 'tf.map_fn(lambda e: e * 2, tf.constant([1, 2]))', 'tf.scan(lambda a, e: a * e, tf.constant([1.0, 2.0, 3.0]))',
+ 'tf.foldl(lambda a, e: a - e, tf.constant([1, 2, 3]))', 'tf.foldr(lambda a, e: a - e, tf.constant([1, 2, 3]))',
+ 'tf.vectorized_map(lambda e: e + 1.0, tf.constant([[1.0], [2.0]]))', 'tf.identity_n([1.0, 2, [3.0]])',
+ 'tf.get_static_value(tf.constant([1, 2]))', 'tf.grad_pass_through(tf.round)(1.6)', 'tf.recompute_grad(tf.sin)(1.0)',
+ 'tf.TensorArray(tf.int32, size=2).write(1, 5).stack()', 'tf.TensorArray(tf.float32, size=1, element_shape=[None, 2]).element_shape',
+ 'tf.TensorSpec([None, 2], tf.int32)', 'tf.TensorSpec([2]).shape', "tf.TensorSpec((), 'float64', name='s')",
+ # shapes with unknown dimensions, as TensorArray and TensorSpec keep them
+ 'tf.TensorShape([None, 3])', 'str(tf.TensorShape([None, 3]))', 'tf.TensorShape(None)', 'str(tf.TensorShape(None))',
+ 'tf.TensorShape([None, 3]).is_fully_defined()', 'tf.TensorShape([None, 3]).num_elements()', 'tf.TensorShape([None, 3]).rank',
+ 'tf.TensorShape([None, 3]).merge_with([2, None])', 'tf.TensorShape([None, 3]).merge_with([2, 4])',
+ 'tf.TensorShape([None, 3]).is_compatible_with([2, 3])', 'tf.TensorShape([None, 3]).is_compatible_with([2, 3, 1])',
+ 'tf.TensorShape(None).is_compatible_with([2])', 'tf.TensorShape([None, 3])[0]', 'tf.TensorShape([None, 3])[1:]',
+ 'len(tf.TensorShape(None))', 'tf.TensorShape(None).as_list()', 'tf.TensorShape([None, 3]).as_list()',
+ 'tf.TensorShape([None]) == tf.TensorShape([None])',
 ]
 
 
