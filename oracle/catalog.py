@@ -623,6 +623,9 @@ NOT_OPS = frozenset({
     "bitwise.bitwise_and", "bitwise.bitwise_or", "bitwise.bitwise_xor", "bitwise.invert",  # integers only
     "bitwise.left_shift", "bitwise.right_shift",
     "random.normal", "random.uniform", "random.set_seed",
+    # control flow and gradient utilities: they take functions (tests/suite/test_control_flow.py pins them)
+    "cond", "case", "switch_case", "while_loop", "map_fn", "scan", "foldl", "foldr", "vectorized_map", "TensorArray",
+    "TensorSpec", "identity_n", "get_static_value", "grad_pass_through", "recompute_grad",
 })
 
 

@@ -19,7 +19,7 @@ import reftape
 from reftape_oracle import interpreter
 from reftape_oracle.program import Program
 from reftape_properties.sensitivity.mutants import MUTANTS, TAPE_CLASSES, VJP_CLASSES, select
-from reftape_properties.sensitivity.measure import QUICK, memoize_reference, module_name
+from reftape_properties.sensitivity.measure import DETECTORS, QUICK, TESTS, memoize_reference, module_name
 from reftape_reports.commands.reftape_sensitivity import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +76,11 @@ def test_catalogue_covers_both_families_and_every_class():
     assert {m.cls for m in MUTANTS if m.family == "tape"} == set(TAPE_CLASSES)
     assert min(Counter(m.family for m in MUTANTS).values()) >= 25
     assert all(module_name(m).isidentifier() for m in MUTANTS)
+
+
+def test_the_suite_detector_runs_every_file_of_the_backend_agnostic_suite():
+    """A suite file the detector leaves out kills nothing in `reftape-sensitivity` (control flow once did)."""
+    assert sorted(DETECTORS["suite"]) == sorted(p.name for p in TESTS.glob("test_*.py"))
 
 
 def test_select_matches_id_family_or_class():
