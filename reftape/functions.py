@@ -641,9 +641,22 @@ def _reduction(op: str, input_tensor: Any, axis: Any, keepdims: bool) -> EagerTe
     return execute(op, [convert_to_tensor(input_tensor)], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims))
 
 
+def _gradient_reads_shape(axis: Any, rank: int) -> bool:
+    """Whether TF's Sum and Mean gradients read the input's shape through a Shape op, as they do in eager
+    mode unless the reduction indices, as given (shape included), are [0, 1, ..., rank - 1], which
+    axis=None stands for. Called once the axis has passed `_axes`."""
+    if axis is None:
+        return False
+    if axis.__class__ is tuple and all(a.__class__ is int for a in axis):
+        return axis != tuple(range(rank))
+    return not np.array_equal(np.asarray(axis), np.arange(rank))
+
+
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(input_tensor)  # T: half types reach the kernel as float32, and it adds in theirs
-    return execute("Sum", [x], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims), T=x.dtype)
+    axes = _axes(axis, [input_tensor])
+    return execute("Sum", [x], axis=axes, keep_dims=bool(keepdims), T=x.dtype,
+                   reads_shape=_gradient_reads_shape(axis, x._value.ndim))
 
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
@@ -660,7 +673,9 @@ def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:
     x = convert_to_tensor(input_tensor)
-    return execute("Mean", [x], axis=_axes(axis, [input_tensor]), keep_dims=bool(keepdims), T=x.dtype)
+    axes = _axes(axis, [input_tensor])
+    return execute("Mean", [x], axis=axes, keep_dims=bool(keepdims), T=x.dtype,
+                   reads_shape=_gradient_reads_shape(axis, x._value.ndim))
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> EagerTensor:

@@ -276,12 +276,19 @@ def _complex_vjp(g, ans, re, im, **_):
     return _reduce_pair(re, im, F.real(g), F.imag(g))
 
 
-def _sum_vjp(g, ans, x, axis, keep_dims, **_):
-    return F.broadcast_to(F.reshape(g, _kept_shape(_shape(x), axis, keep_dims, _shape(ans))), _shape(x))
+def _sum_vjp(g, ans, x, axis, keep_dims, reads_shape=False, **_):
+    """TF's Sum gradient: the upstream, with the reduced axes kept, broadcast to x's shape. Where the axes
+    were not given as [0, ..., rank - 1] (`reads_shape`), TF's eager path reads that shape through a Shape
+    op, which a tape recording this backward pass records, and from which it reaches x."""
+    shape_tensor = F.shape(x) if reads_shape and active_recordings() else None
+    kept = F.reshape(g, _kept_shape(_shape(x), axis, keep_dims, _shape(ans)))
+    if shape_tensor is None:
+        return F.broadcast_to(kept, _shape(x))
+    return F.execute("BroadcastTo", [kept], shape=_shape(x), shape_tensor=shape_tensor)
 
 
-def _mean_vjp(g, ans, x, axis, keep_dims, **_):
-    sum_grad = _sum_vjp(g, ans, x, axis, keep_dims)
+def _mean_vjp(g, ans, x, axis, keep_dims, reads_shape=False, **_):
+    sum_grad = _sum_vjp(g, ans, x, axis, keep_dims, reads_shape)
     factor = int(np.prod(_shape(x))) // max(int(np.prod(_shape(ans))), 1)
     return F.divide(sum_grad, F.cast(F.constant(factor), sum_grad.dtype))
 
@@ -420,7 +427,8 @@ def _select_vjp(g, ans, x, y, condition, **_):
 
 
 def _broadcast_to_vjp(g, ans, x, shape, **_):
-    return unbroadcast(g, _shape(x), tuple(shape))
+    """TF's BroadcastTo gradient reshapes to a Shape op's reading of x's shape (recorded where a tape records it)."""
+    return unbroadcast(g, _shape(x), tuple(shape), F.shape(x) if active_recordings() else None)
 
 
 def _matmul_vjp(g, ans, a, b, transpose_a, transpose_b, needs, **_):
@@ -903,7 +911,8 @@ defop("SplitV", lambda x, size_splits, axis: tuple(np.split(x, np.cumsum(size_sp
       lambda g, ans, x, size_splits, axis, **_: F.concat(g, axis), num_outputs=lambda attrs: len(attrs["size_splits"]),
       moves_data=True, sparse_upstream=True)  # one piece: concat is an identity, which keeps IndexedSlices
 defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_vjp, moves_data=True)
-defop("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp, moves_data=True)
+defop("BroadcastTo", lambda x, shape, shape_tensor=None: np.broadcast_to(x, shape).copy(), _broadcast_to_vjp,
+      moves_data=True, tf_inputs=_shape_tensor_last)
 defop("GatherV2", _gather, _gather_vjp, moves_data=True)
 defop("Slice", _slice, _slice_vjp, moves_data=True)
 # The values and the indices (int32, or the index_type asked for): selections, subnormals kept

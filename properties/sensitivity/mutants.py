@@ -253,6 +253,11 @@ MUTANTS: tuple[Mutant, ...] = (
           "if tensor_id in consumed:\n                grads.pop(tensor_id, None)",
           "if False:\n                grads.pop(tensor_id, None)",
           "a target the tape does not hold keeps its seed as its gradient (TF: None)"),
+    _tape("sum-gradient-reads-no-shape", "gradient-target", "ops_table.py",
+          "shape_tensor = F.shape(x) if reads_shape and active_recordings() else None", "shape_tensor = None",
+          "reduce_sum's and reduce_mean's gradients never read the input's shape through a Shape op, so a tape "
+          "recording them does not reach the input's producer: an unwatched constant that is a target and a source "
+          "and that producer read keeps its seed (TF: None)"),
     _tape("dict-insertion-order", "source-structure", "nest.py", "return [value[k] for k in sorted(value)]",
           "return list(value.values())", "dicts flatten in insertion order instead of TF's sorted key order"),
     _tape("dict-repacked-sorted", "source-structure", "nest.py", "return type(item)((k, packed[k]) for k in item)",

@@ -54,7 +54,7 @@ def _reduce(fn, identity=None):
     return forward
 
 
-def _sum(x, axis, keep_dims, T):
+def _sum(x, axis, keep_dims, T, reads_shape=False):  # reads_shape: for the gradient (ops_table.py)
     """Sum: float16 added as TF's kernel adds it, where half_sums.py models that, else by NumPy."""
     axis_arg = _reduction_axes(x, axis)
     copied = _copied_reduction(x, axis_arg, keep_dims)
@@ -80,7 +80,7 @@ def _l2_loss(x, T):
     return np.sum(halves.astype(np.float32)) if total is None else total
 
 
-def _mean(x, axis, keep_dims, T):
+def _mean(x, axis, keep_dims, T, reads_shape=False):
     axis_arg = _reduction_axes(x, axis)
     copied = _copied_reduction(x, axis_arg, keep_dims)
     if copied is not None:

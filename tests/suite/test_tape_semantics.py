@@ -627,6 +627,29 @@ TAPE_SNIPPETS = {
        "    r = t0.gradient([g28, c15], c15, unconnected_gradients='zero')"
        for op in ("g14 / c25", "g14 * c25", "tf.reshape(g14 * c25, [2])", "tf.maximum(g14, c25)")
        for tracked in (True, False)},
+    # the same through reduce_sum's and reduce_mean's gradients (found by the fuzzer): in eager mode TF's reads
+    # Shape(input) unless the reduction indices, as given, are [0, 1, ..., rank - 1]; broadcast_to's always reads
+    # it. A tape recording that gradient (a persistent tape its own, or an outer tape an inner one's) reaches
+    # maximum, which read the unwatched constant c, from the gradient; maximum's recorded VJP reads c too
+    **{f"unheld_target_read_through_a_recorded_gradient/{via}/{tapes}/{unconnected}": (
+        "c = tf.constant([[3.0, 0.5]]); v = tf.Variable([[1.0, 1.0]]); w = tf.Variable([[1.0, 2.0]])\n"
+        + (f"with tf.GradientTape(persistent=True) as t0:\n    y = {target}\n    t1 = t0\n"
+           if tapes == "persistent_itself" else
+           f"with tf.GradientTape() as t0:\n    with tf.GradientTape() as t1:\n        y = {target}\n")
+        + f"    seed = tf.zeros(y.shape); t0.watch(seed)\n    g = t1.gradient(y, {source}, output_gradients=seed)\n"
+        f"r = t0.gradient({{'c': g, 'a': c}}, {{'b': c}}, unconnected_gradients='{unconnected}')")
+       for via, target, source in [
+           ("sum_last_axis", "tf.reduce_sum(tf.maximum(c, v) + w, axis=-1)", "w"),
+           ("sum_last_axis_kept", "tf.reduce_sum(tf.maximum(c, v) + w, axis=1, keepdims=True)", "w"),
+           ("sum_axes_out_of_order", "tf.reduce_sum(tf.maximum(c, v) + w, axis=[1, 0])", "w"),
+           ("sum_every_axis_in_order", "tf.reduce_sum(tf.maximum(c, v) + w, axis=[0, 1])", "w"),
+           ("sum_of_everything", "tf.reduce_sum(tf.maximum(c, v) + w)", "w"),
+           ("mean_last_axis", "tf.reduce_mean(tf.maximum(c, v) + w, axis=1)", "w"),
+           ("mean_of_everything", "tf.reduce_mean(tf.maximum(c, v) + w)", "w"),
+           ("broadcast_to", "tf.broadcast_to(tf.maximum(c, v) + w, [3, 2])", "w"),
+           ("elementwise", "(tf.maximum(c, v) + w) * 2.0", "w"),
+           ("maximums_vjp", "(tf.maximum(c, v) + w) * 2.0", "v")]
+       for tapes in ("persistent_itself", "outer_records_inner") for unconnected in ("none", "zero")},
     # ops without a gradient that TF records take numbers on the tape, which order the parts of an
     # IndexedSlices gradient of several targets (tf.size and tf.rank are constants in eager mode)
     **{f"ops_without_gradient_take_tape_numbers/{read}":
