@@ -1429,6 +1429,9 @@ def _check_packed_indices(parts: list) -> None:
     raise TypeError(f"Cannot convert {0 if isinstance(other, builtins.slice) else other!r} to EagerTensor of dtype bool")
 
 
+index_key = _index_key  # for the Variable's sliced assign
+
+
 def getitem(tensor: Any, key: Any) -> EagerTensor:
     """`tensor[key]`: a boolean key (a Python bool, a bool tensor or array) masks, as TF's does."""
     if isinstance(key, bool) or (isinstance(key, (EagerTensor, np.ndarray)) and _dtypes.as_dtype(key.dtype) == _dtypes.bool):

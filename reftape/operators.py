@@ -15,7 +15,7 @@ from typing import Any
 
 from . import dtypes as _dtypes
 from . import functions as F
-from .tensor import EagerTensor
+from .tensor import EagerTensor, VariableSlice
 from .variables import ResourceVariable
 
 
@@ -87,6 +87,20 @@ def _iterate(self: Any):
     return (self[i] for i in range(self.shape[0]))
 
 
+def _variable_getitem(variable: ResourceVariable, key: Any) -> EagerTensor:
+    """`v[key]`: a read of the value, sliced (a StridedSlice: a dense gradient); a strided slice (not a
+    boolean mask) carries `assign(val, name=None)`, which writes that slice of the variable, as in TF."""
+    result = F.getitem(variable.value(), key)
+    if _is_mask(key):
+        return result
+    normalized = F.index_key(key)
+    return VariableSlice(result, lambda val, name=None: variable._strided_slice_assign(normalized, val))
+
+
+def _is_mask(key: Any) -> bool:
+    return isinstance(key, bool) or (hasattr(key, "dtype") and _dtypes.as_dtype(key.dtype) == _dtypes.bool)
+
+
 _AND = _logical_or_bitwise(F.logical_and, F.bitwise_and)
 _OR = _logical_or_bitwise(F.logical_or, F.bitwise_or)
 _XOR = _logical_or_bitwise(F.logical_xor, F.bitwise_xor)
@@ -104,6 +118,7 @@ OPERATORS = {
 for _name, _method in OPERATORS.items():
     setattr(EagerTensor, _name, _method)
     setattr(ResourceVariable, _name, _on_value(_method))
+ResourceVariable.__getitem__ = _variable_getitem  # its slices assign
 EagerTensor.__eq__, EagerTensor.__ne__ = _tensor_equality("Equal", False), _tensor_equality("NotEqual", True)
 EagerTensor.__round__ = _round  # a Variable has none
 ResourceVariable.__eq__, ResourceVariable.__ne__ = _variable_equality("Equal"), _variable_equality("NotEqual")

@@ -238,6 +238,21 @@ def numpy_text(tensor: Any, is_repr: bool = False) -> str:
     return "\n" + text if "\n" in text else text
 
 
+class VariableSlice(EagerTensor):
+    """A strided slice read from a Variable (`v[1:3]`): the same tensor on the tape, with TF's `assign`
+    attribute, which writes that slice of the variable. TF's is an EagerTensor too, so it is named one."""
+
+    __slots__ = ("assign",)
+
+    def __init__(self, read: EagerTensor, assign: Any) -> None:
+        super().__init__(read._value, read._dtype, read._flushed)
+        self._id = read._id  # the recorded StridedSlice output itself
+        self.assign = assign
+
+
+VariableSlice.__name__ = VariableSlice.__qualname__ = "EagerTensor"
+
+
 class IndexedSlices:
     """A sparse gradient: rows `values` at `indices` of a tensor of shape `dense_shape`."""
 

@@ -16,8 +16,9 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import recording as _recording
 from .errors import InvalidArgumentError
+from .kernels.indexing import _scatter_into
 from .primitives import execute
-from .tensor import CONVERSION_HOOKS, EagerTensor, TensorShape, _next_id, convert_to_tensor, numpy_text
+from .tensor import CONVERSION_HOOKS, EagerTensor, IndexedSlices, TensorShape, _next_id, convert_to_tensor, numpy_text
 
 _creation_order = itertools.count().__next__
 
@@ -140,6 +141,72 @@ class ResourceVariable(Variable):
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
         return self._assign(delta, lambda old, new: old - new, read_value, "AssignSubVariableOp")
 
+    def _strided_slice_assign(self, key: tuple, value: Any) -> _UnreadVariable:
+        """ResourceStridedSliceAssign: `value` (broadcast) written at `key` of the current value, an
+        access of this variable; nothing is recorded, so no gradient flows to `value`."""
+        new = self._converted(value)
+        updated = self._value.copy()
+        try:
+            with np.errstate(all="ignore"):
+                updated[key] = new._value
+        except ValueError:
+            raise InvalidArgumentError(
+                f"Cannot broadcast input shape {list(new._value.shape)} into final shape "
+                f"{list(np.shape(self._value[key]))} [Op:ResourceStridedSliceAssign] name: strided_slice/_assign"
+            ) from None
+        return self._written(updated)
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> _UnreadVariable:
+        """The slices at `indices` replaced by `updates` (of a repeated index, the last)."""
+        return self._scatter_nd("ResourceScatterNdUpdate", indices, updates, accumulate=False)
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> _UnreadVariable:
+        """`updates` added in at `indices`, in order."""
+        return self._scatter_nd("ResourceScatterNdAdd", indices, updates, accumulate=True)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> _UnreadVariable:
+        """`updates` subtracted at `indices`, in order."""
+        return self._scatter_nd("ResourceScatterNdSub", indices, updates, accumulate=True, negate=True)
+
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> _UnreadVariable:
+        """The rows `sparse_delta.indices` replaced by `sparse_delta.values` (a `tf.IndexedSlices`)."""
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: {sparse_delta}")
+        rows = np.asarray(convert_to_tensor(sparse_delta.indices)._value)
+        beyond = np.flatnonzero((rows < 0) | (rows >= self._value.shape[0]))
+        if beyond.size:
+            where = int(beyond[0])
+            raise InvalidArgumentError(f"indices[{where}] = {rows.flat[where]} is not in [0, {self._value.shape[0]}) "
+                                       "[Op:ResourceScatterUpdate] name: ")
+        return self._scatter_nd("ResourceScatterUpdate", rows[..., None], sparse_delta.values, accumulate=False)
+
+    def _scatter_nd(self, op: str, indices: Any, updates: Any, accumulate: bool, negate: bool = False) -> _UnreadVariable:
+        """A Resource scatter kernel on the current value; its errors name `op`."""
+        index_array = _scatter_indices(indices)
+        new = self._converted(updates)._value
+        if negate:
+            with np.errstate(all="ignore"):
+                new = -new
+        try:
+            updated = _scatter_into(self._value.copy(), index_array, new, accumulate)
+        except (ValueError, InvalidArgumentError) as error:
+            text = str(error).split(" [Op:")[0].replace("into  shape", "into shape")
+            raise InvalidArgumentError(f"{text} [Op:{op}]") from None
+        return self._written(updated)
+
+    def _converted(self, value: Any) -> EagerTensor:
+        """A value to write, converted to this variable's dtype (reading a Variable value is an access)."""
+        if isinstance(value, Variable):
+            _recording.variable_accessed(value)
+        with _recording.suspended():
+            return convert_to_tensor(value, dtype=self._dtype)
+
+    def _written(self, updated: np.ndarray) -> _UnreadVariable:
+        """Stores `updated` and returns TF's lazy read of the handle, an access of this variable."""
+        self._value = updated.astype(self._dtype.as_numpy_dtype)
+        _recording.variable_accessed(self)
+        return _UnreadVariable(self)
+
     def __repr__(self) -> str:
         shown = EagerTensor(self._accessed_value(), self._dtype)
         return "<tf.Variable '%s' shape=%s dtype=%s, numpy=%s>" % (
@@ -215,6 +282,16 @@ class _UnreadVariable(ResourceVariable):
     @_value.setter
     def _value(self, value: np.ndarray) -> None:
         self._variable._value = value
+
+
+def _scatter_indices(indices: Any) -> np.ndarray:
+    """The indices of a Resource scatter, refused as TF's op refuses a dtype other than int32 or int64."""
+    with _recording.suspended():
+        tensor = convert_to_tensor(indices)
+    if tensor.dtype.kernel_name not in ("int32", "int64"):
+        raise InvalidArgumentError(f"Value for attr 'Tindices' of {tensor.dtype.kernel_name} is not in the list of "
+                                   "allowed values: int32, int64")
+    return tensor._value
 
 
 class _VariableReference:

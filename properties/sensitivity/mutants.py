@@ -350,6 +350,9 @@ MUTANTS: tuple[Mutant, ...] = (
           "watched_variables() lists variables in watch order instead of creation order"),
     _tape("assign-sub-adds", "variable", "variables.py", "lambda old, new: old - new,",
           "lambda old, new: old + new,", "assign_sub adds its delta (copied from assign_add)"),
+    _tape("sliced-assign-whole-variable", "variable", "variables.py", "                updated[key] = new._value\n",
+          "                updated[...] = new._value\n",
+          "a sliced assign (`v[1:3].assign(x)`) writes its value, broadcast, over the whole variable"),
     # --- Tape: a Variable as a target; ops recorded without a gradient
     _tape("variable-target-reread", "gradient-target", "tape.py",
           "flat_targets = [_handle_or_self(t) for t in nest.flatten(target)]",
