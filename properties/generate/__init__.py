@@ -49,6 +49,8 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   elements; and an op's chain input becomes now and then a Python list of tensors (Variables among
   them, the same tensor twice, a Python literal beside them), which TF packs with a recorded Pack
   (never into embedding_lookup, where a list is a partitioned table); neither is ever a source;
+- a backend's gaps are never drawn: `programs(lacking=...)` takes what it lacks (oracle/surface.py: ops, tape
+  features, op keywords) and leaves each out (an op without an optional keyword is called without it);
 - what KNOWN_DIVERGENCES.md explains is avoided, not drawn and excused: softmax cross entropy's
   labels are never a source for a tape that may have recorded a gradient computation (entry 1).
 

@@ -10,9 +10,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, COMPOSITE, DTYPES, OpSpec
-from reftape_oracle.surface import Surface
 from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Op, Program, ReadValue, Reset, StopRecording,
                                     Tape, Watch, WatchedVariables)
+from reftape_oracle.surface import Surface
 
 from .builder import _Builder, _last, _Tensor, _variables
 from .calls import _call_options, _gradient_call, _jacobian_call, _jacobians, _pfor, _root_leaf
