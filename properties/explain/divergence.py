@@ -355,6 +355,8 @@ def _option_divergence(finding: Finding) -> dict | None:
     finding's primary difference goes (with the reference raising nowhere new: no agreement by raising; other
     differences may stay, a second fault's); `ignored` when the candidate's outcome does not change with it."""
     call = finding.divergent_call()
+    if call is None:  # the sides part at a forward value or the program's error: no call's options to blame
+        return None
     primary = finding.primary
     for statement, option, value, default in _options_away_from_default(finding.program, call):
         flipped = Program(substitute(finding.program.statements, statement, [replace(statement, **{option: default})]),
@@ -377,13 +379,13 @@ def _options_away_from_default(program: Program, call: Any) -> Iterator[tuple[An
     watch_accessed_variables=False, unconnected_gradients='zero'): of `call`'s tape and `call` first, then of
     the other tapes (an inner tape's recording feeds the gradients an outer one computes)."""
     tapes = [s for s in walk(program.statements) if isinstance(s, Tape)]
-    tapes.sort(key=lambda tape: call is None or tape.name != call.tape)
+    tapes.sort(key=lambda tape: tape.name != call.tape)
     for position, tape in enumerate(tapes):
         if tape.persistent:
             yield tape, "persistent", True, False
         if not tape.watch_accessed_variables:
             yield tape, "watch_accessed_variables", False, True
-        if position == 0 and isinstance(call, Call) and call.unconnected == "zero":
+        if position == 0 and tape.name == call.tape and isinstance(call, Call) and call.unconnected == "zero":
             yield call, "unconnected", "zero", "none"
 
 

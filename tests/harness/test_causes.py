@@ -121,3 +121,13 @@ def test_an_exception_naming_a_missing_attribute_or_keyword_is_clustered_by_that
     # the check can fail: another message, or the reference raising too, is no missing name
     assert raising_finding("shapes do not match").missing_name is None
     assert raising_finding("'X' object has no attribute 'y'", reference_raises=True).missing_name is None
+
+
+def test_a_difference_outside_the_calls_blames_no_option():
+    """A finding whose sides part at the program's error (no call to take options from): no option stage."""
+    program = variable_program()
+    program.statements[2].persistent = True
+    raised = {"kind": "exception", "class": "RuntimeError", "message": "planted"}
+    finding = Finding(program, Outcome("tensorflow"), Outcome("reftape", error=raised),
+                      [Discrepancy("exception", "error", None, raised)])
+    assert first_divergence(finding).first_divergence is None or finding.first_divergence["stage"] != "option"
