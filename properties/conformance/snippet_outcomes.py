@@ -4,6 +4,7 @@ the code under test did not run, the description says why (reftape_properties.co
 does not compile or leaves no `r`, a `tf.` name the namespace lacks, a value that cannot be described),
 and the comparison never takes it for an agreement."""
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,17 @@ def run_statements(source: str, ns: Any) -> dict:
             raise HarnessFault("the statements left no result `r`")
         return scope["r"]
     return _run(source, ns, "exec", result)
+
+
+def reference_faults(snippets: dict[str, str], reference: Any) -> dict[str, list[str]]:
+    """The snippets of `snippets` (name -> statements) that `reference` does not run to their result, with why
+    (a snippet that does not compile, a name the reference lacks, ...): a suite proves its reference side ran."""
+    from reftape_properties.judge.compare import harness_faults
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        faults = {name: harness_faults(run_statements(code, reference), None) for name, code in snippets.items()}
+    return {name: found for name, found in faults.items() if found}
 
 
 def _run(source: str, ns: Any, mode: str, result: Any) -> dict:

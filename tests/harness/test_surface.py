@@ -3,8 +3,8 @@ missing by name when a program needs it anyway, and listed once as unsupported b
 
 import json
 
+import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 import partial_tape
 import reftape
@@ -14,6 +14,7 @@ from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
 from reftape_oracle.surface import FEATURES, DeclarationError, Surface, declared, needs, probe
 from reftape_properties.generate import programs
 from test_cli import BACKENDS, command, one_line_error, write
+from test_strategies import _sample
 
 PARTIAL = probe(partial_tape)
 PARTIAL_FEATURES = {"GradientTape.jacobian", "GradientTape.batch_jacobian", "GradientTape.stop_recording",
@@ -41,18 +42,6 @@ def test_an_op_without_an_optional_keyword_stays_and_without_a_needed_one_goes()
     assert optional.has_op("matmul") and not needed.has_op("gather")
 
 
-def _sample(strategy, count: int) -> list[Program]:
-    drawn: list[Program] = []
-
-    @settings(max_examples=count, database=None, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-    @given(strategy)
-    def draw(program):
-        drawn.append(program)
-
-    draw()
-    return drawn
-
-
 def test_the_generator_draws_nothing_a_backend_lacks():
     lacking = PARTIAL.lacking | {"matmul(adjoint_a=)", "matmul(transpose_b=)", "GradientTape.gradient(output_gradients=)"}
     used = set().union(*(needs(p.statements) for p in _sample(programs(lacking=lacking), 300)))
@@ -64,7 +53,7 @@ def test_the_generator_draws_nothing_a_backend_lacks():
 
 
 def test_a_program_needing_what_the_backend_lacks_is_missing_by_name():
-    program = Program([Leaf("x", "constant", __import__("numpy").ones(2, "float32"), "float32"),
+    program = Program([Leaf("x", "constant", np.ones(2, "float32"), "float32"),
                        Tape("t", [Watch("t", ["x"]), Op("y", "sin", ["x"])], persistent=True),
                        Call("j", "t", "jacobian", "y", "x")], ["y"])
     outcome = run(program, partial_tape)

@@ -19,7 +19,7 @@ from reftape_oracle.program import (Assign, Call, Leaf, Op, Program, Reset, Stop
                                     WatchedVariables)
 from reftape_properties.conformance.differential import CANDIDATE
 from reftape_properties.pipeline import evaluate
-from reftape_properties.conformance.snippet_outcomes import run_statements
+from reftape_properties.conformance.snippet_outcomes import reference_faults, run_statements
 from .marks import calls as calling, each_side, needs, program, snippets
 from .test_blind_spots import value
 
@@ -673,12 +673,7 @@ def test_tape_snippet_matches_tensorflow(name, tf, candidate):
 
 
 def test_the_reference_runs_every_tape_snippet(tf):
-    from reftape_properties.judge.compare import harness_faults
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        faults = {name: harness_faults(run_statements(code, tf), None) for name, code in TAPE_SNIPPETS.items()}
-    assert not {name: found for name, found in faults.items() if found}
+    assert not reference_faults(TAPE_SNIPPETS, tf)
 
 
 # Planted tape snippets the harness must refuse: each is a harness error, never an agreement.
@@ -696,6 +691,13 @@ def test_a_broken_tape_snippet_is_a_harness_error(code, tf, rt):
 
     found = compare_values(run_statements(code, tf), run_statements(code, rt))
     assert [d.kind for d in found] == ["harness"], [d.summary() for d in found]
+
+
+def test_the_reference_run_check_names_each_broken_snippet(tf):
+    """`reference_faults`, which every snippet suite asks of its reference, fires on each planted broken one
+    (and with a TF name the reference lacks), and passes a snippet that runs."""
+    planted = {**BROKEN_TAPE_SNIPPETS, "a name tf lacks": "r = tf.no_such_function(1.0)", "runs": "r = tf.constant(1.0)"}
+    assert set(reference_faults(planted, tf)) == set(planted) - {"runs"}
 
 
 def test_a_program_the_reference_did_not_run_is_never_an_agreement():
