@@ -14,11 +14,21 @@ from reftape_oracle.program import Program
 from reftape_properties.findings.record import Finding
 from reftape_properties.judge.compare import PROGRAM_HARNESS_EXCEPTIONS, compare
 from reftape_properties.judge.known import Evidence, explained_by
-from reftape_properties.judge.referee import referee
+from reftape_properties.judge.numeric import NUMERIC, numeric_outcome, result_location, wrong_verdict
+from reftape_properties.judge.referee import flat_decimals, referee
+
+# The properties a program can be checked for: the reference each evaluates against, and what it checks.
+CHECKS = {
+    "differential": ("tensorflow", "the candidate against TensorFlow"),
+    NUMERIC: (NUMERIC, "the candidate's gradients against a float64 numerical derivative"),
+}
 
 
 def judged(finding: Finding) -> Finding:
-    """Fills in the referee's verdict on each value discrepancy of `finding`; returns it."""
+    """Fills in the referee's verdict on each value discrepancy of `finding`; returns it. A numeric check's
+    finding has its verdicts already: its reference is the numerical derivative."""
+    if finding.reference == NUMERIC:
+        return finding
     referee(finding.program, finding.discrepancies, finding.expected, finding.actual)
     return finding
 
@@ -36,35 +46,73 @@ def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
     return None
 
 
-def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "tensorflow", *,
-             time_limit: float | None = None, judge: bool = True, isolated: bool = False) -> Finding | None:
-    """Runs `program` on both sides and returns the Finding they make, or None when they agree.
+def run_sides(program: Program, candidate: Any, reference: Any, time_limit: float | None = None,
+              isolated: bool = False) -> tuple[Outcome, Outcome]:
+    """(expected, actual): the reference's outcome and the candidate's. With `reference` NUMERIC (the numeric
+    check) the candidate alone runs, and the expected outcome is its own with an exact derivative's gradients
+    where its are wrong (judge/numeric.py). Never raises for what a side did."""
+    if reference == NUMERIC:
+        (actual,) = _outcomes(program, [candidate], time_limit, isolated)
+        return numeric_outcome(program, actual)[0], actual
+    expected, actual = _outcomes(program, [reference, candidate], time_limit, isolated)
+    return expected, actual
 
-    Raises HarnessError when either side could not run the program for reasons of the harness (a
-    backend that cannot be imported, generated code that does not compile): that is never an
-    agreement. `judge=False` skips the referee (for the many evaluations minimisation makes).
-    `isolated` runs each side in a process of its own (backends named by module), where dying or
-    hanging in native code becomes the side's outcome."""
+
+def _outcomes(program: Program, sides: list, time_limit: float | None, isolated: bool) -> list[Outcome]:
     from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run_each
     from reftape_oracle.isolated import run_isolated
 
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
     if isolated:
-        expected, actual = (run_isolated(program, _name(side), limit) for side in (reference, candidate))
+        return [run_isolated(program, _name(side), limit) for side in sides]
+    return run_each(program, sides, limit)
+
+
+def forward_judge(candidate: Any, reference: Any) -> Any:
+    """The backend whose forward values the reference side stands for: the candidate's own in a numeric check."""
+    return candidate if reference == NUMERIC else reference
+
+
+def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "tensorflow", *,
+             time_limit: float | None = None, judge: bool = True, isolated: bool = False) -> Finding | None:
+    """Runs `program` on both sides (`run_sides`) and returns the Finding they make, or None when they agree.
+
+    Raises HarnessError when either side could not run the program for reasons of the harness (a
+    backend that cannot be imported, generated code that does not compile): that is never an
+    agreement. `judge=False` skips the referee (for the many evaluations minimisation makes).
+    `isolated` runs each side in a process of its own (backends named by module), where dying or
+    hanging in native code becomes the side's outcome. A numeric check's discrepancies carry their
+    verdict (the candidate is wrong) and the estimate."""
+    numeric, estimates = reference == NUMERIC, {}
+    if numeric:
+        (actual,) = _outcomes(program, [candidate], time_limit, isolated)
+        expected, estimates = numeric_outcome(program, actual)
     else:
-        expected, actual = run_each(program, [reference, candidate], limit)
-    failures = [f for f in (_harness_failure(expected, reference=True), _harness_failure(actual)) if f]
+        expected, actual = run_sides(program, candidate, reference, time_limit, isolated)
+    failures = [f for f in (None if numeric else _harness_failure(expected, reference=True),
+                            _harness_failure(actual)) if f]
     if failures:
         raise HarnessError("; ".join(failures))
     found = compare(expected, actual, program)
     if not found:
         return None
-    evidence = Evidence(program, expected, actual, candidate)
-    for d in found:
-        known = explained_by(d, evidence)
-        d.known = known.number if known else None
+    if numeric:
+        _blame_candidate(found, candidate, estimates)
+    else:
+        evidence = Evidence(program, expected, actual, candidate)
+        for d in found:
+            known = explained_by(d, evidence)
+            d.known = known.number if known else None
     finding = Finding(program, expected, actual, found, candidate=_name(candidate), reference=_name(reference))
-    return judged(finding) if judge and not finding.crashed else finding
+    return judged(finding) if judge and not numeric and not finding.crashed else finding
+
+
+def _blame_candidate(found: list, candidate: Any, estimates: dict) -> None:
+    """A numeric check's verdicts: the candidate's gradient is wrong; with the estimate it differs from."""
+    for d in found:
+        d.verdict = wrong_verdict(_name(candidate))
+        estimate = estimates.get(result_location(d.where))
+        d.estimate = None if estimate is None else flat_decimals(estimate)
 
 
 def _name(backend: Any) -> str:

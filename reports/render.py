@@ -24,6 +24,7 @@ from reftape_oracle.script import ORACLE_CONFIGURATION, readable_source
 from reftape_properties.explain.clusters import Cluster, cluster, explained_forms
 from reftape_properties.findings.record import Finding
 from reftape_properties.findings.store import coverage_summary, read_findings
+from reftape_properties.judge.numeric import NUMERIC
 
 from reftape_reports import readable
 from reftape_reports.graph import layout
@@ -91,6 +92,7 @@ def _cluster_view(number: int, entry: Cluster) -> dict:
     finding = entry.smallest
     shown = range(min(len(finding.discrepancies), MAX_DISCREPANCIES_SHOWN))
     return {"number": number, "cluster": entry, "finding": finding,
+            "judge": "exact (numerical derivative)" if finding.reference == NUMERIC else "TensorFlow",
             "source": finding.program.to_source("tensorflow"),
             "listing": readable_source(finding.program.validate().statements),
             "graph": layout(finding.program, _divergent_node(finding)), "divergent": _divergent_node(finding),
@@ -143,6 +145,10 @@ def _tensorflow_version(run: dict | None, reference_environment: dict | None) ->
     return None
 
 
+def _blames_tensorflow(entry: Cluster) -> bool:
+    return entry.verdict == "tensorflow-wrong" and not entry.known
+
+
 def render(report_dir: Path) -> Path:
     """Writes `index.html` and `repro/<id>.py` in `report_dir` from its records; returns the page's path."""
     report_dir = Path(report_dir)
@@ -153,7 +159,8 @@ def render(report_dir: Path) -> Path:
     coverage = _coverage_view(_read_json_lines(report_dir / "coverage.jsonl"),
                               list((run or {}).get("configuration", {}).get("ops") or []) or None)
     forms = list(explained_forms(findings).values())
-    clusters = cluster(findings)
+    clusters = sorted(cluster(findings), key=lambda c: not _blames_tensorflow(c))   # TF's own bugs first
+    views = [_cluster_view(i, c) for i, c in enumerate(clusters, 1)]
     environment = _environment()
     unexplained = sum(not f.known for f in forms)
     configuration = (run or {}).get("configuration") or {}
@@ -166,7 +173,8 @@ def render(report_dir: Path) -> Path:
         unsupported=_unsupported(configuration),
         tensorflow=_tensorflow_version(run, reference_environment),
         reference_environment=reference_environment, found=len(forms), unexplained=unexplained,
-        clusters=[_cluster_view(i, c) for i, c in enumerate(clusters, 1)])
+        clusters=views, tensorflow_wrong=[v for v in views if _blames_tensorflow(v["cluster"])],
+        others=[v for v in views if not _blames_tensorflow(v["cluster"])])
     index = report_dir / "index.html"
     index.write_text(page)
     _write_repros(environment, report_dir / "repro", findings)

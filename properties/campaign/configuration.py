@@ -14,6 +14,7 @@ from typing import Any, Callable
 from reftape_oracle.catalog import CATALOG, DTYPES
 
 from reftape_properties.campaign.database import reachable_database
+from reftape_properties.pipeline import CHECKS
 from reftape_properties.cli import (UnsupportedError, UsageError, backend_surface, import_backend, parser,
                                     positive_seconds, writable_directory)
 
@@ -43,6 +44,7 @@ class Campaign:
     surface: str | None = None          # a file declaring what the backend lacks beyond what the probe finds
     lacking: tuple[str, ...] = ()       # every name the backend lacks (oracle/surface.py): never drawn
     unsupported: tuple[str, ...] = ()   # what of the campaign's ops and the tape features was left out for it
+    checks: tuple[str, ...] = ("differential",)   # the properties checked on each program (pipeline.CHECKS)
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -70,6 +72,9 @@ def arguments() -> argparse.ArgumentParser:
                         "(globs), tape features or op keywords the backend lacks beyond what probing it finds")
     result.add_argument("--require-all", action="store_true", help="fail (exit 4) before running when the "
                         "backend lacks any op or tape feature the campaign would draw")
+    result.add_argument("--check", dest="checks", metavar="LIST", help="comma-separated properties to check on each program: "
+                        + "; ".join(f"{name}: {what}" for name, (_, what) in CHECKS.items())
+                        + " (default differential)")
     result.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                         help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
                              "code is killed and the program run again in processes of its own")
@@ -79,8 +84,13 @@ def arguments() -> argparse.ArgumentParser:
 # What a resumed run takes from the run.json of the run it resumes: what it checks and where its saved
 # failures are (replayed on another backend they would pass, and Hypothesis would delete them).
 RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_limit": "--time-limit",
-           "database": "--database", "shard": "--shard", "surface": "--surface"}
+           "database": "--database", "shard": "--shard", "surface": "--surface", "checks": "--check"}
 _NOT_RECORDED = object()
+# Checks the issue tracker names that the program language cannot express yet: refused, never run as something else.
+UNAVAILABLE_CHECKS = {
+    "forward": "not available: programs have no forward accumulators yet (reverse against forward mode needs them)",
+    "function": "not available: programs cannot run their body in tf.function yet",
+}
 
 
 def campaign_from(args: argparse.Namespace) -> Campaign:
@@ -98,6 +108,7 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     shard = chosen("shard", _shard, "1/1")
     database = chosen("database", lambda url: url, None)
     surface_file = chosen("surface", lambda path: path and str(path), None)
+    checks = chosen("checks", _check_list, "differential")
     for name, value in (("--minutes", args.minutes), ("--max-examples", args.max_examples)):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive, not {value:g}")
@@ -117,7 +128,8 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
     return Campaign(backend, ops, dtypes, seed, args.workers, minutes, args.max_examples, str(report.resolve()),
-                    args.resume, database, shard, time_limit, surface_file, tuple(sorted(surface.lacking)), unsupported)
+                    args.resume, database, shard, time_limit, surface_file, tuple(sorted(surface.lacking)), unsupported,
+                    checks)
 
 
 LISTED_OPS = 12  # unsupported ops the summary line names; beyond that it counts them
@@ -204,6 +216,18 @@ def _dtype_list(text: str | None) -> tuple[str, ...]:
         raise UsageError(f"--dtypes {text!r}: unknown dtype {', '.join(unknown) or '(none)'}; "
                          f"choose from {', '.join(DTYPES)}")
     return dtypes
+
+
+def _check_list(text: str) -> tuple[str, ...]:
+    checks = tuple(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
+    unavailable = [c for c in checks if c in UNAVAILABLE_CHECKS]
+    if unavailable:
+        raise UsageError(f"--check {unavailable[0]}: {UNAVAILABLE_CHECKS[unavailable[0]]}")
+    unknown = [c for c in checks if c not in CHECKS]
+    if unknown or not checks:
+        raise UsageError(f"--check {text}: unknown check {', '.join(unknown) or '(none)'}; choose from "
+                         f"{', '.join(CHECKS)}")
+    return checks
 
 
 def _check_ops_have_dtypes(ops: tuple[str, ...], dtypes: tuple[str, ...]) -> None:

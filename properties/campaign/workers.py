@@ -148,7 +148,7 @@ class _Worker:
         return campaign_test
 
     def check(self, program: Any, batch: int) -> None:
-        from reftape_properties.pipeline import evaluate
+        from reftape_properties.pipeline import CHECKS, evaluate
         from reftape_properties.findings.store import record_coverage
 
         text = program.to_json()
@@ -165,7 +165,8 @@ class _Worker:
         with self.counters.examples.get_lock():
             self.counters.examples.value += 1
         record_coverage(program)
-        finding = evaluate(program, self.backend, time_limit=self.campaign.time_limit)
+        finding = next(filter(None, (evaluate(program, self.backend, CHECKS[check][0], time_limit=self.campaign.time_limit)
+                                     for check in self.campaign.checks)), None)
         self.counters.last_finished.value = time.monotonic()
         if finding is None:
             return

@@ -39,6 +39,7 @@ from reftape_oracle.program import structure_references as structure_names  # in
 
 from reftape_properties.judge.compare import compare
 from reftape_properties.findings.record import Finding
+from reftape_properties.pipeline import forward_judge, run_sides
 
 ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
 UPSTREAM = "_upstream"   # ... and of its output gradient in a consumer's isolated contribution
@@ -164,7 +165,7 @@ def substitute(statements: list, old: Any, new: list) -> list:
 # -- running both sides -------------------------------------------------------------------
 
 def _both(finding: Finding, program: Program) -> tuple[Outcome, Outcome]:
-    return run(program, finding.reference), run(program, finding.candidate)
+    return run_sides(program, finding.candidate, finding.reference)
 
 
 def _divergent(expected: Outcome, actual: Outcome, program: Program, section: str) -> dict[str, set]:
@@ -329,7 +330,7 @@ def _values_before(finding: Finding, program: Program, statement: Op) -> dict[st
     if any(name != base(name) for name in names):
         return None
     position = next(i for i, s in enumerate(scope(program.statements)) if s is statement)
-    before = run(Program(prefix(program.statements, position)[0], names), finding.reference)
+    before = run(Program(prefix(program.statements, position)[0], names), forward_judge(finding.candidate, finding.reference))
     if before.error is not None or set(before.values) != set(names):
         return None
     return before.values

@@ -42,7 +42,7 @@ from reftape_oracle.program import (Apply, Assign, Call, Leaf, ListLiteral, Op, 
 from reftape_properties.explain.divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope, structure_names, substitute)
 from reftape_properties.findings.record import Finding
 from reftape_oracle.outcome import HarnessError
-from reftape_properties.pipeline import evaluate, judged
+from reftape_properties.pipeline import evaluate, forward_judge, judged
 
 MAX_EVALUATIONS = 400      # programs tested per minimisation (see the module's docstring)
 SAFETY_SECONDS = 600.0     # a wall-clock limit that only a stuck machine reaches; it reports itself
@@ -63,7 +63,7 @@ def minimize(finding: Finding, *, max_evaluations: int = MAX_EVALUATIONS, safety
         first_divergence(finding)
     search = _Search(finding, max_evaluations, deadline=start + safety_seconds, stop=stop)
     best = finding
-    while (accepted := search.first_failing(_candidates(best, finding.reference))) is not None:
+    while (accepted := search.first_failing(_candidates(best, forward_judge(finding.candidate, finding.reference)))) is not None:
         best = accepted
     if best is finding and search.stopped_by is None:
         return finding

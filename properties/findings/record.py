@@ -22,6 +22,7 @@ from reftape_oracle.outcome import Outcome
 from reftape_oracle.program import Call, Program, WatchedVariables, walk
 
 from reftape_properties.judge.compare import Discrepancy
+from reftape_properties.judge.numeric import NUMERIC
 
 SCHEMA_VERSION = 2
 # Version 1 kept what explaining found in `context`, under these keys; reading such a record moves them
@@ -142,14 +143,16 @@ class Finding:
         """What one root cause has in common across programs, whatever their dtypes and other options: what
         the candidate lacks; or a tape option it mishandles; or the kind of difference, the suspect op, the
         stage where the sides part (its forward value, its VJP) and who the referee blames, where that is
-        not the candidate (TensorFlow, both, an ill-conditioned point: other causes)."""
+        not the candidate (TensorFlow, both, an ill-conditioned point: other causes); and the check, for a
+        numeric one."""
         if self.missing_name is not None:
             return {"suspect": f"lacks {self.missing_name}"}
         stage = (self.first_divergence or {}).get("stage") or "?"
         if stage == "option":
             return {"suspect": self.suspect}
         verdict = self.primary.verdict if self.primary.verdict in OTHER_CAUSES else "-"
-        return {"kind": self.kind, "suspect": self.suspect or "?", "stage": stage, "verdict": verdict}
+        parts = {"kind": self.kind, "suspect": self.suspect or "?", "stage": stage, "verdict": verdict}
+        return parts if self.reference != NUMERIC else {**parts, "check": NUMERIC}
 
     def signature(self) -> str:
         return "|".join(self.signature_parts().values())

@@ -133,7 +133,7 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
             signed_zeros: bool = False, messages: bool = False) -> list[Discrepancy]:
     """Discrepancies of `actual` (the candidate's outcome) against `expected` (TensorFlow's)."""
     terms = summed_terms(program) if program is not None else 1
-    floor = least_precise([np.asarray(leaf.value).dtype for leaf in program.leaves().values()]) if program else None
+    floor = least_precise_leaf(program) if program is not None else None
     faults = harness_faults(expected.error, actual.error, where="error", exceptions=PROGRAM_HARNESS_EXCEPTIONS)
     if faults:
         return [Discrepancy(HARNESS, "error", "; ".join(faults))]
@@ -159,6 +159,11 @@ def compare(expected: Outcome, actual: Outcome, program: Program | None = None, 
             policy = _Policy(tolerance_for, signed_zeros, messages, None if gradient else magnitude)
             found += _compare(e_items[name], a_items[name], where, policy)
     return found
+
+
+def least_precise_leaf(program: Program) -> np.dtype | None:
+    """The least precise floating dtype among the program's leaves: what its results are no more precise than."""
+    return least_precise([np.asarray(leaf.value).dtype for leaf in program.leaves().values()])
 
 
 def input_magnitudes(program: Program, reference: Outcome) -> dict[str, float]:

@@ -20,8 +20,10 @@ TensorFlow's convention (established by running it, see tests/harness/test_refer
 gradient w (`output_gradients`, default ones) the gradient of targets T with respect to a source z
 is dG/dRe(z) + i dG/dIm(z), where G = Re(sum(conj(w) * T)). For a holomorphic f this is
 w * conj(f'(z)); for a real source only the first term exists. Row i of a jacobian is the gradient
-of the target's element i with upstream 1; a batch_jacobian is the jacobian's per-batch diagonal
-block.
+of the target's element i with upstream 1; row i of a batch_jacobian's member b is the derivative, with
+respect to the source's member b, of the sum over the batch of the target's element i (the jacobian's
+per-batch diagonal block where member b of the target depends on member b of the source alone, as TF
+assumes).
 
 How. Complex step, Im G(x + ih) / h, when every leaf is real, every op kept is analytic, no
 gradient call is re-run and the complex extension equals the function at the point (exact to
@@ -59,6 +61,7 @@ RESOLUTION = 1e-4        # relative distance from the estimate within which a si
 KINK_RESOLUTION = 1e-3   # one-sided slopes further apart than this (relative) mark a kink
 COMPLEX_STEP = 1e-20
 CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
+CONJUGATING_ATTRIBUTES = ("adjoint", "adjoint_a", "adjoint_b", "conjugate")   # True: the op conjugates an input
 TENSOR_KINDS = ("tensor", "variable", "ndarray")   # descriptions that hold tensor data
 MODELLED = (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call)   # custom gradients and variable updates are not
 
@@ -317,8 +320,10 @@ def _flatten(values: list[np.ndarray]) -> np.ndarray:
 
 
 def _analytic(op: Op) -> bool:
+    """Holomorphic as called: an attribute that conjugates an input (an adjoint) makes any op not."""
     spec = CATALOG[op.path]
-    return spec.analytic and any(d.startswith("complex") for d in spec.dtypes)
+    return (spec.analytic and any(d.startswith("complex") for d in spec.dtypes)
+            and not any(op.attrs.get(name) is True for name in CONJUGATING_ATTRIBUTES))
 
 
 def _shifted(x: np.ndarray, index: tuple, delta: complex) -> np.ndarray:
@@ -387,18 +392,21 @@ def _estimate(targets: _Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
     if method == "gradient":
         estimate, ill = numerical_derivative(targets, targets.weights[None, :])
         return estimate.reshape(source_shape), ill.reshape(source_shape)
-    estimate, ill = numerical_derivative(targets, np.eye(targets.t0.size))
     target_shape = targets.shapes[0]
     if method == "jacobian":
+        estimate, ill = numerical_derivative(targets, np.eye(targets.t0.size))
         return estimate.reshape(target_shape + source_shape), ill.reshape(target_shape + source_shape)
-    batch = target_shape[0]
-    rows, columns = int(np.prod(target_shape[1:])), int(np.prod(source_shape[1:]))
+    # TF's batch_jacobian: row i of every batch member is the gradient of the batch's sum of element i (the
+    # per-member jacobians where, as TF assumes, member b of the target depends on member b of the source alone).
+    batch, rows = target_shape[0], int(np.prod(target_shape[1:]))
+    summed = np.tile(np.eye(rows), (1, batch))
+    estimate, ill = numerical_derivative(targets, summed)
 
-    def blocks(full: np.ndarray) -> np.ndarray:
-        diagonal = np.diagonal(full.reshape(batch, rows, batch, columns), axis1=0, axis2=2)
-        return np.moveaxis(diagonal, -1, 0).reshape(target_shape + source_shape[1:])
+    def per_member(rows_by_source: np.ndarray) -> np.ndarray:
+        by_member = rows_by_source.reshape((rows, batch) + source_shape[1:])
+        return np.moveaxis(by_member, 1, 0).reshape(target_shape + source_shape[1:])
 
-    return blocks(estimate), blocks(ill)
+    return per_member(estimate), per_member(ill)
 
 
 def _locate(program: Program, where: str, expected: Outcome) -> tuple[Call, str, list[int], bool] | None:
@@ -496,7 +504,7 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome,
     return _verdict(numerical, ill, tf_value, candidate, tolerance), numerical
 
 
-def _flat_decimals(estimate: np.ndarray) -> list:
+def flat_decimals(estimate: np.ndarray) -> list:
     def number(x: float) -> float | None:
         return float(x) if np.isfinite(x) else None
 
@@ -514,5 +522,5 @@ def referee(program: Program, discrepancies: list[Discrepancy], expected: Outcom
                 d.verdict, estimate = judge(program, d, expected, actual)
             except Exception:  # noqa: BLE001 - the referee must never lose the discrepancy it judges
                 d.verdict, estimate = "undecided", None
-            d.estimate = None if estimate is None else _flat_decimals(estimate)
+            d.estimate = None if estimate is None else flat_decimals(estimate)
     return discrepancies

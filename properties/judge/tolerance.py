@@ -23,6 +23,13 @@ Reasoning, in one place:
   dtype's own (`least_precise`).
 - Non-finite values must match exactly in position and sign: NaN where NaN, +inf where +inf.
 - Signed zeros are compared only where the catalog says they matter; by default -0.0 == 0.0.
+- A backend's gradient judged against a float64 numerical derivative alone (the numeric check,
+  judge/numeric.py) carries the rounding of every intermediate in its own dtype, which can move a
+  gradient far more than a few ulps where it is sensitive to its inputs (a sine of a large product).
+  That reach is measured, not assumed: the derivative is estimated again with every floating leaf moved
+  by `ROUNDING_PROBE_ULPS` ulps of its dtype, and a difference within `ROUNDING_PROBE_FACTOR` times the
+  estimate's largest move is rounding. Intermediates round once per op; 8 ulps of each input and a
+  factor 4 cover the chains of up to a few dozen ops a program has.
 The tolerances are never widened to make a particular case pass.
 """
 
@@ -36,6 +43,8 @@ import numpy as np
 
 ULPS_PER_OP = 8
 GRADIENT_FACTOR = 4
+ROUNDING_PROBE_ULPS = 8
+ROUNDING_PROBE_FACTOR = 4
 
 
 def is_floating(dtype: np.dtype) -> bool:

@@ -1,0 +1,206 @@
+"""The numeric check: one backend's gradients against the referee's independent numerical derivative.
+
+`numeric_outcome` turns the backend's outcome into the outcome an exact derivative gives: a copy in
+which each floating gradient, jacobian and batch_jacobian result the referee can judge
+(`referee._Targets`: float64 re-evaluation on reftape's forward ops, complex step or central differences)
+holds the estimate in the elements where the backend is wrong. Everything else is the backend's own
+description, so the one comparison (`compare`) then reports exactly the wrong elements, and a numeric
+finding flows through minimisation, clustering and reports as a differential one does, its reference
+named `NUMERIC`.
+
+An element is wrong when it is outside the referee's resolution of the estimate (`referee._close`'s
+rule, element by element), the estimate is well-conditioned there (no kink, finite within reach of the
+step) and the difference is more than the result's dtype can explain by rounding: the estimate is made
+again at points whose floating leaves are moved by `tolerance.ROUNDING_PROBE_ULPS` ulps of their own
+dtype (a rounding of every input, as the backend's intermediates are rounded), and a difference within
+`tolerance.ROUNDING_PROBE_FACTOR` times how far those estimates move is rounding, not a wrong gradient.
+A non-finite gradient where the estimate is finite and well-conditioned is wrong.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import replace
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from reftape_oracle.outcome import UNFINISHED, Outcome, describe
+from reftape_oracle.catalog import CATALOG
+from reftape_oracle.program import Call, Leaf, Op, Program, structure_children, walk
+
+from reftape_properties.judge import referee
+from reftape_properties.judge.compare import least_precise_leaf, summed_terms
+from reftape_properties.judge.tolerance import (ROUNDING_PROBE_FACTOR, ROUNDING_PROBE_ULPS, Tolerance, epsilon,
+                                                is_floating)
+
+NUMERIC = "numeric"   # the reference a numeric check's findings name
+ROUNDING_PROBES = 2   # points around the program's own at which the estimate is made again
+
+
+def wrong_verdict(backend: str) -> str:
+    """What a numeric discrepancy says: TF's gradient is wrong, or the candidate's."""
+    return "tensorflow-wrong" if backend == "tensorflow" else "candidate-wrong"
+
+
+def numeric_outcome(program: Program, outcome: Outcome) -> tuple[Outcome, dict[str, np.ndarray]]:
+    """The outcome an exact derivative gives (see the module docstring), and the estimate of each result it
+    changed, dense and keyed by the result's location (`calls/g1[0]`)."""
+    exact = copy.deepcopy(outcome)
+    exact.backend = NUMERIC
+    estimates: dict[str, np.ndarray] = {}
+    if outcome.error is not None and outcome.error.get("kind") in UNFINISHED + ("missing", "harness"):
+        return exact, estimates   # a program that did not finish, or never ran: nothing to judge
+    for call in (s for s in walk(program.statements) if isinstance(s, Call)):
+        if call.method != "gradient" and not isinstance(call.target, str):
+            continue   # the referee judges jacobians of one target
+        described = exact.calls.get(call.name)
+        for source, where, result in _results(call.sources, described, f"calls/{call.name}"):
+            estimate = _corrected(program, call, source, result)
+            if estimate is not None:
+                estimates[where] = estimate
+    return exact, estimates
+
+
+def _results(structure: Any, described: Any, where: str) -> Iterator[tuple[str, str, dict]]:
+    """(source, location, description) of each floating result a call returned, paired with its source."""
+    if described is None:
+        return
+    kind = described["kind"]
+    if isinstance(structure, str):
+        values = described.get("values") if kind == "indexed_slices" else described
+        if kind in ("tensor", "indexed_slices") and is_floating(referee._numpy_dtype(values["dtype"])):
+            yield structure, where, described
+        return
+    if kind not in ("list", "tuple", "namedtuple", "dict"):
+        return
+    (container, items), = structure.items()
+    children = [dict(items)[key] for key in described["keys"]] if container == "dict" else structure_children(structure)
+    for position, (child, item) in enumerate(zip(children, described["items"])):
+        yield from _results(child, item, f"{where}[{position}]")
+
+
+def _dense_value(result: dict) -> tuple[np.ndarray, str]:
+    """The result as the dense float64/complex128 tensor it stands for, and its dtype name."""
+    if result["kind"] == "indexed_slices":
+        values = result["values"]
+        dense = np.zeros([int(d) for d in result["dense_shape"]["data"]], referee._decoded([], values["dtype"], (0,)).dtype)
+        np.add.at(dense, np.asarray(result["indices"]["data"], np.int64),
+                  referee._decoded(values["data"], values["dtype"], values["shape"]))
+        return dense, values["dtype"]
+    return referee._decoded(result["data"], result["dtype"], result["shape"]), result["dtype"]
+
+
+def _estimate(program: Program, call: Call, source: str) -> tuple[np.ndarray, np.ndarray] | None:
+    try:
+        return referee._estimate(referee._Targets(program, call, source), call.method)
+    except Exception:  # noqa: BLE001 - what the referee cannot estimate is not judged (as referee.referee does)
+        return None
+
+
+def _corrected(program: Program, call: Call, source: str, result: dict) -> np.ndarray | None:
+    """Writes the estimate into `result` where the backend's value is wrong; returns the estimate, or None
+    when nothing was wrong (or nothing could be judged)."""
+    value, dtype = _dense_value(result)
+    made = _estimate(program, call, source)
+    if made is None or made[0].shape != value.shape:
+        return None
+    estimate, ill = made
+    part = _judged_part(program, source, value.shape)
+    judged_value, judged_estimate, ill = part(value), part(estimate), part(ill.astype(float)) != 0
+    tolerance = Tolerance.for_dtype(referee._numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
+                                    computed_through=least_precise_leaf(program))
+    wrong = _beyond(judged_value, judged_estimate, tolerance) & ~ill & np.isfinite(judged_estimate)
+    if wrong.any():
+        reach = _rounding_reach(program, call, source, judged_estimate, part)
+        wrong &= np.abs(judged_value - judged_estimate) > _allowed(judged_estimate, tolerance) + reach
+    if not wrong.any():
+        return None
+    _write(result, value + np.where(wrong, judged_estimate - judged_value, 0), wrong)
+    return estimate
+
+
+def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.ndarray], np.ndarray]:
+    """What of a gradient is judged: all of it; the Hermitian part (over the last two axes) where the source
+    reaches an op that reads its input as Hermitian (catalog domain "spd": it reads one triangle), whose
+    gradient is Hermitian by TF's convention while the derivative along one element is not."""
+    reached = referee._depending_on(program, source)
+    hermitian = len(shape) >= 2 and shape[-1] == shape[-2] and any(
+        isinstance(op, Op) and any(domain == "spd" and referee._base(name) in reached
+                                   for domain, name in zip(CATALOG[op.path].domains, op.inputs))
+        for op in walk(program.statements))
+    return _hermitian_part if hermitian else (lambda array: array)
+
+
+def _hermitian_part(matrix: np.ndarray) -> np.ndarray:
+    return (matrix + np.conj(np.swapaxes(matrix, -1, -2))) / 2
+
+
+def _allowed(estimate: np.ndarray, tolerance: Tolerance) -> np.ndarray:
+    """The referee's rule (`referee._close`), element by element."""
+    scale = max(1.0, float(np.max(np.abs(estimate), initial=0.0, where=np.isfinite(estimate))))
+    return (max(referee.RESOLUTION, tolerance.relative) * np.abs(estimate)
+            + max(referee.RESOLUTION, tolerance.absolute_scale) * scale)
+
+
+def _beyond(value: np.ndarray, estimate: np.ndarray, tolerance: Tolerance) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return ~np.isfinite(value) | (np.abs(value - estimate) > _allowed(estimate, tolerance))
+
+
+def _rounding_reach(program: Program, call: Call, source: str, estimate: np.ndarray,
+                    part: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """How far the estimate moves when every floating leaf moves by a rounding of its dtype (its largest
+    move over the probes, times ROUNDING_PROBE_FACTOR; infinite where a probe cannot be estimated)."""
+    generator = np.random.default_rng(0)
+    reach = np.zeros(estimate.shape)
+    for _ in range(ROUNDING_PROBES):
+        moved = _estimate(_rounded_leaves(program, generator), call, source)
+        if moved is None or moved[0].shape != estimate.shape:
+            return np.full(estimate.shape, np.inf)
+        with np.errstate(invalid="ignore"):
+            reach = np.maximum(reach, np.where(part(moved[1].astype(float)) != 0, np.inf,
+                                               np.abs(part(moved[0]) - estimate)))
+    return ROUNDING_PROBE_FACTOR * np.nan_to_num(reach, nan=np.inf)
+
+
+def _rounded_leaves(program: Program, generator: np.random.Generator) -> Program:
+    """The program with each floating leaf's elements moved by ±ROUNDING_PROBE_ULPS ulps of its dtype."""
+    def moved(s: Any) -> Any:
+        if isinstance(s, Leaf) and is_floating(np.asarray(s.value).dtype):
+            value = np.asarray(s.value)
+            step = ROUNDING_PROBE_ULPS * epsilon(value.dtype) * generator.choice([-1.0, 1.0], value.shape)
+            return replace(s, value=value.astype(np.complex128 if value.dtype.kind == "c" else np.float64) * (1 + step))
+        if hasattr(s, "body"):
+            return replace(s, body=[moved(t) for t in s.body])
+        return s
+
+    return replace(program, statements=[moved(s) for s in program.statements])
+
+
+def _write(result: dict, corrected: np.ndarray, wrong: np.ndarray) -> None:
+    """`result` (a tensor or IndexedSlices description) made to hold `corrected`; IndexedSlices keep their
+    indices, the correction going to the first slice of each wrong row."""
+    if result["kind"] != "indexed_slices":
+        result["data"] = _data(corrected, result["dtype"])
+        return
+    values = result["values"]
+    sliced = referee._decoded(values["data"], values["dtype"], values["shape"])
+    dense, _ = _dense_value(result)
+    first: dict[int, int] = {}
+    for position, row in enumerate(np.asarray(result["indices"]["data"], np.int64).reshape(-1)):
+        first.setdefault(int(row), position)
+    for row, position in first.items():
+        if wrong[row].any():
+            sliced[position] += corrected[row] - dense[row]
+    values["data"] = _data(sliced, values["dtype"])
+
+
+def _data(array: np.ndarray, dtype: str) -> list:
+    return describe(array.astype(referee._numpy_dtype(dtype)), None)["data"]
+
+
+def result_location(where: str) -> str:
+    """The result a discrepancy's location belongs to (`calls/g1[0]` for `calls/g1[0].values`)."""
+    return re.sub(r"\.(values|indices|dense_shape)$", "", where)

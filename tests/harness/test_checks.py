@@ -1,0 +1,139 @@
+"""The numeric check (`reftape-fuzz --check numeric`, judge/numeric.py): one backend's gradients against the
+referee's numerical derivative. It fires on TensorFlow's own wrong gradient and on a planted one (a TF
+re-export with one wrong VJP, tests/backends/tf_wrong_tanh_backend.py), names the op at fault, minimises,
+reports TF's bugs in a section of their own; and it stays silent where TF is right: kinks, TF's
+conventions (a Hermitian input's gradient, batch_jacobian's batch sum) and float32 rounding.
+
+Expected values are TensorFlow's own (run live) and exact derivatives shown by hand."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape
+from reftape_properties.explain.clusters import cluster
+from reftape_properties.explain.divergence import first_divergence
+from reftape_properties.explain.minimize import minimize
+from reftape_properties.findings.store import read_findings
+from reftape_properties.judge.numeric import NUMERIC
+from reftape_properties.pipeline import evaluate
+from reftape_reports.render import render
+
+BACKENDS = Path(__file__).parent.parent / "backends"
+PLANTED = "tf_wrong_tanh_backend"
+
+
+def gradient_program(ops: list, value, dtype: str = "float32", method: str = "gradient") -> Program:
+    """`g = t.<method>(y, x)` for a Variable x and ops computing y from it (the last op's name is y)."""
+    return Program([Leaf("x", "variable", np.array(value, dtype), dtype), Tape("t", body=ops),
+                    Call("g", "t", method, "y", "x")], ["y"])
+
+
+def sum_of(path: str, **attrs) -> list:
+    return [Op("a", path, ["x"], attrs), Op("y", "reduce_sum", ["a"])]
+
+
+def estimate_of(finding) -> np.ndarray:
+    return np.array(finding.discrepancies[0].estimate, dtype=float)
+
+
+def test_tensorflows_own_wrong_gradient_is_found_with_the_exact_one():
+    """d/dx sum(cumprod(x)) = [1 + x2 + x2 x3, x1 + x1 x3, x1 x2] = [1, 10, 0] at x = [2, 0, 4]; TF's
+    cumprod gradient divides by x and gives [1, 0, 0] there (TF_ANOMALIES.md)."""
+    finding = evaluate(gradient_program(sum_of("math.cumprod"), [2, 0, 4]), "tensorflow", NUMERIC)
+    assert finding is not None and finding.reference == NUMERIC and finding.candidate == "tensorflow"
+    (d,) = finding.discrepancies
+    assert d.where == "calls/g" and d.verdict == "tensorflow-wrong"
+    np.testing.assert_allclose(estimate_of(finding), [1, 10, 0], atol=1e-6)
+    assert finding.signature_parts()["check"] == NUMERIC
+
+
+def test_reftape_mirroring_the_same_gradient_is_blamed_as_the_candidate():
+    finding = evaluate(gradient_program(sum_of("math.cumprod"), [2, 0, 4]), "reftape", NUMERIC)
+    assert finding is not None and finding.discrepancies[0].verdict == "candidate-wrong"
+
+
+def test_a_planted_wrong_vjp_is_found_blamed_on_its_op_and_minimised():
+    """tanh' = 1 - tanh² (sech²); the planted VJP drops the square."""
+    ops = [Op("s", "sin", ["x"]), Op("a", "tanh", ["s"]), Op("m", "multiply", ["a", "s"]), Op("y", "reduce_sum", ["m"])]
+    finding = evaluate(gradient_program(ops, [0.5, -1.0, 2.0]), PLANTED, NUMERIC)
+    assert finding is not None and finding.discrepancies[0].verdict == "candidate-wrong"
+    assert first_divergence(finding).suspect == "tanh"
+    minimal = minimize(finding)
+    assert minimal.minimized and minimal.minimized["ops_after"] <= 2 and minimal.suspect == "tanh"
+    assert evaluate(gradient_program(ops, [0.5, -1.0, 2.0]), "tensorflow", NUMERIC) is None   # TF's own tanh is right
+
+
+@pytest.mark.parametrize("case", ["smooth", "kink", "rounding", "hermitian", "batch sum", "integer path", "adjoint"])
+def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
+    programs = {
+        "smooth": gradient_program([Op("e", "exp", ["x"]), Op("s", "sin", ["e"]), Op("y", "reduce_sum", ["s"])],
+                                   [0.3, -1.2, 2.0], "float64"),
+        "kink": gradient_program(sum_of("abs"), [0.0, -1.5, 2.0]),                       # |x| at 0: a subgradient
+        "rounding": Program([Leaf("x", "variable", np.array([1.3, -0.7, 2.9], "float32"), "float32"),
+                             Leaf("k", "constant", np.array(3000.0, "float32"), "float32"),
+                             Tape("t", body=[Op("a", "multiply", ["x", "k"]), Op("s", "sin", ["a"]),
+                                             Op("y", "reduce_sum", ["s"])]),
+                             Call("g", "t", "gradient", "y", "x")], ["y"]),               # sin of a product in float32
+        "hermitian": gradient_program([Op("y", "linalg.logdet", ["x"])], [[2.0, 0.5], [0.5, 3.0]], "float64"),
+        "batch sum": gradient_program([Op("y", "square", ["x"])], [[1.0, 2.0], [3.0, -1.0]], "float64",
+                                      "batch_jacobian"),
+        "integer path": gradient_program([Op("r", "round", ["x"]), Op("y", "reduce_sum", ["r"])], [0.2, 1.7, -3.4]),
+        # an adjoint conjugates: no complex step through it (the estimate's sign flipped once)
+        "adjoint": Program([Leaf("x", "variable", np.array([[2.0, -1.5], [0.5, 1.25]], "float32"), "float32"),
+                            Leaf("b", "constant", np.array([[-2.5], [0.75]], "float32"), "float32"),
+                            Tape("t", body=[Op("y", "matmul", ["x", "b"], {"adjoint_a": True})]),
+                            Call("g", "t", "gradient", "y", "x")], ["y"]),
+    }
+    assert evaluate(programs[case], "tensorflow", NUMERIC) is None
+
+
+def fuzz(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", *args], cwd=BACKENDS,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_numeric_campaign_finds_the_planted_vjp_and_reports_it(tmp_path):
+    report = tmp_path / "report"
+    ran = fuzz("--backend", PLANTED, "--check", NUMERIC, "--ops", "tanh,sin,multiply,add", "--dtypes", "float32,float64",
+               "--max-examples", "40", "--workers", "1", "--seed", "1", "--report", str(report))
+    assert ran.returncode == 1, ran.stdout[-2000:] + ran.stderr[-2000:]
+    clusters = cluster(read_findings(report / "discrepancies.jsonl"))
+    assert {c.smallest.suspect for c in clusters} == {"tanh"}, [c.signature for c in clusters]
+    assert all(c.smallest.reference == NUMERIC and c.verdict == "candidate-wrong" for c in clusters)
+    assert len(clusters[0].smallest.program.ops()) <= 3
+
+
+def test_a_numeric_campaign_on_correct_tensorflow_ops_finds_nothing(tmp_path):
+    report = tmp_path / "report"
+    ran = fuzz("--backend", "tensorflow", "--check", NUMERIC, "--ops", "tanh,sin,exp,multiply,add,reduce_sum,matmul",
+               "--max-examples", "60", "--workers", "1", "--seed", "2", "--report", str(report))
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert not (report / "discrepancies.jsonl").exists() or read_findings(report / "discrepancies.jsonl") == []
+
+
+@pytest.mark.parametrize("check", ["forward", "function", "nonsense"])
+def test_a_check_the_harness_cannot_run_is_refused_in_one_line(tmp_path, check):
+    ran = fuzz("--check", check, "--max-examples", "1", "--report", str(tmp_path / "report"), timeout=300)
+    assert ran.returncode == 2 and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+    assert f"--check {check}" in ran.stderr and not (tmp_path / "report" / "run.json").exists()
+
+
+def test_the_report_puts_tensorflows_own_bugs_first(tmp_path):
+    from reftape_properties.findings.store import record_finding
+
+    wrong_tf = evaluate(gradient_program(sum_of("math.cumprod"), [2, 0, 4]), "tensorflow", NUMERIC)
+    wrong_tf.suspect = "math.cumprod"
+    planted = evaluate(gradient_program(sum_of("tanh"), [0.5, 1.0]), PLANTED, NUMERIC)
+    planted.suspect = "tanh"
+    for finding in (planted, wrong_tf):
+        record_finding(finding, tmp_path)
+    page = render(tmp_path).read_text()
+    section = page.index('<section id="tensorflow-wrong">')
+    assert section < page.index('<section id="findings">') < page.index('<section id="clusters">')
+    own = page[section:page.index('<section id="findings">')]
+    assert "math.cumprod" in own and "tanh" not in own
+    assert "exact (numerical derivative)" in page
