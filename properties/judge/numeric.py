@@ -14,7 +14,11 @@ step) and the difference is more than the result's dtype can explain by rounding
 again at points whose floating leaves are moved by `tolerance.ROUNDING_PROBE_ULPS` ulps of their own
 dtype (a rounding of every input, as the backend's intermediates are rounded), and a difference within
 `tolerance.ROUNDING_PROBE_FACTOR` times how far those estimates move is rounding, not a wrong gradient.
-A non-finite gradient where the estimate is finite and well-conditioned is wrong.
+A non-finite gradient where the estimate is finite and well-conditioned is wrong; an estimate beyond the
+dtype's range is the infinity it rounds to. Where the source reaches an op that reads its input as
+Hermitian, only the gradient's Hermitian part is judged (TF's convention). A source that is also a target
+is not judged: its derivative by itself is 1 or 0 by the tape's watching rules, which the differential
+check covers, not by any op's gradient function.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ import re
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
+import ml_dtypes
 import numpy as np
 
 from reftape_oracle.outcome import UNFINISHED, Outcome, describe
 from reftape_oracle.catalog import CATALOG
-from reftape_oracle.program import Call, Leaf, Op, Program, structure_children, walk
+from reftape_oracle.program import Call, Leaf, Op, Program, flat_references, structure_children, walk
 
 from reftape_properties.judge import referee
 from reftape_properties.judge.compare import least_precise_leaf, summed_terms
@@ -56,7 +61,10 @@ def numeric_outcome(program: Program, outcome: Outcome) -> tuple[Outcome, dict[s
         if call.method != "gradient" and not isinstance(call.target, str):
             continue   # the referee judges jacobians of one target
         described = exact.calls.get(call.name)
+        targets = {referee._base(name) for name in flat_references(call.target)}
         for source, where, result in _results(call.sources, described, f"calls/{call.name}"):
+            if referee._base(source) in targets:
+                continue   # a target's derivative by itself is 1 or 0 by what the tape watched: no gradient function's
             estimate = _corrected(program, call, source, result)
             if estimate is not None:
                 estimates[where] = estimate
@@ -106,7 +114,7 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
     made = _estimate(program, call, source)
     if made is None or made[0].shape != value.shape:
         return None
-    estimate, ill = made
+    estimate, ill = _in_range(made[0], dtype), made[1]
     part = _judged_part(program, source, value.shape)
     judged_value, judged_estimate, ill = part(value), part(estimate), part(ill.astype(float)) != 0
     tolerance = Tolerance.for_dtype(referee._numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
@@ -117,8 +125,18 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
         wrong &= np.abs(judged_value - judged_estimate) > _allowed(judged_estimate, tolerance) + reach
     if not wrong.any():
         return None
-    _write(result, value + np.where(wrong, judged_estimate - judged_value, 0), wrong)
+    shifted = judged_estimate if part is _whole else value + (judged_estimate - judged_value)
+    _write(result, np.where(wrong, shifted, value), wrong)
     return estimate
+
+
+def _in_range(estimate: np.ndarray, dtype: str) -> np.ndarray:
+    """The estimate, infinite where it is beyond the result dtype's range (as the exact result rounds there)."""
+    largest = float(ml_dtypes.finfo(referee._numpy_dtype(dtype)).max)
+    with np.errstate(invalid="ignore"):
+        parts = (estimate.real, estimate.imag) if estimate.dtype.kind == "c" else (estimate,)
+        rounded = [np.where(np.abs(p) > largest, np.copysign(np.inf, p), p) for p in parts]
+    return rounded[0] + 1j * rounded[1] if estimate.dtype.kind == "c" else rounded[0]
 
 
 def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.ndarray], np.ndarray]:
@@ -130,7 +148,11 @@ def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.nd
         isinstance(op, Op) and any(domain == "spd" and referee._base(name) in reached
                                    for domain, name in zip(CATALOG[op.path].domains, op.inputs))
         for op in walk(program.statements))
-    return _hermitian_part if hermitian else (lambda array: array)
+    return _hermitian_part if hermitian else _whole
+
+
+def _whole(array: np.ndarray) -> np.ndarray:
+    return array
 
 
 def _hermitian_part(matrix: np.ndarray) -> np.ndarray:
@@ -146,7 +168,7 @@ def _allowed(estimate: np.ndarray, tolerance: Tolerance) -> np.ndarray:
 
 def _beyond(value: np.ndarray, estimate: np.ndarray, tolerance: Tolerance) -> np.ndarray:
     with np.errstate(invalid="ignore"):
-        return ~np.isfinite(value) | (np.abs(value - estimate) > _allowed(estimate, tolerance))
+        return ~np.isfinite(value) & (value != estimate) | (np.abs(value - estimate) > _allowed(estimate, tolerance))
 
 
 def _rounding_reach(program: Program, call: Call, source: str, estimate: np.ndarray,
