@@ -100,10 +100,17 @@ def _dense_value(result: dict) -> tuple[np.ndarray, str]:
     return referee._decoded(result["data"], result["dtype"], result["shape"]), result["dtype"]
 
 
-def _estimate(program: Program, call: Call, source: str) -> tuple[np.ndarray, np.ndarray] | None:
+def _targets(program: Program, call: Call, source: str) -> referee._Targets | None:
     try:
-        return referee._estimate(referee._Targets(program, call, source), call.method)
-    except Exception:  # noqa: BLE001 - what the referee cannot estimate is not judged (as referee.referee does)
+        return referee._Targets(program, call, source)
+    except Exception:  # noqa: BLE001 - what the referee cannot evaluate is not judged (as referee.referee does)
+        return None
+
+
+def _estimate(targets: referee._Targets | None, method: str) -> tuple[np.ndarray, np.ndarray] | None:
+    try:
+        return None if targets is None else referee._estimate(targets, method)
+    except Exception:  # noqa: BLE001 - as above
         return None
 
 
@@ -111,14 +118,17 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
     """Writes the estimate into `result` where the backend's value is wrong; returns the estimate, or None
     when nothing was wrong (or nothing could be judged)."""
     value, dtype = _dense_value(result)
-    made = _estimate(program, call, source)
+    targets = _targets(program, call, source)
+    part = _judged_part(program, source, value.shape)
+    tolerance = Tolerance.for_dtype(referee._numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
+                                    computed_through=least_precise_leaf(program))
+    if targets is None or _agrees_along_a_direction(targets, call.method, value, part, tolerance):
+        return None
+    made = _estimate(targets, call.method)
     if made is None or made[0].shape != value.shape:
         return None
     estimate, ill = _in_range(made[0], dtype), made[1]
-    part = _judged_part(program, source, value.shape)
     judged_value, judged_estimate, ill = part(value), part(estimate), part(ill.astype(float)) != 0
-    tolerance = Tolerance.for_dtype(referee._numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
-                                    computed_through=least_precise_leaf(program))
     wrong = _beyond(judged_value, judged_estimate, tolerance) & ~ill & np.isfinite(judged_estimate)
     if wrong.any():
         reach = _rounding_reach(program, call, source, judged_estimate, part)
@@ -137,6 +147,33 @@ def _in_range(estimate: np.ndarray, dtype: str) -> np.ndarray:
         parts = (estimate.real, estimate.imag) if estimate.dtype.kind == "c" else (estimate,)
         rounded = [np.where(np.abs(p) > largest, np.copysign(np.inf, p), p) for p in parts]
     return rounded[0] + 1j * rounded[1] if estimate.dtype.kind == "c" else rounded[0]
+
+
+def _agrees_along_a_direction(targets: referee._Targets, method: str, value: np.ndarray,
+                              part: Callable[[np.ndarray], np.ndarray], tolerance: Tolerance) -> bool:
+    """Whether the result agrees with the derivative along one random direction of the source: two
+    evaluations whatever the source's size, where judging every element takes two per element; only a
+    result that does not is judged element by element. The tolerance is the referee's, relative to the sum
+    of the magnitudes projected (a sum of roundings): an error in one element of a large result smaller
+    than that is not seen."""
+    if not np.all(np.isfinite(value)) or (part is not _whole and method == "batch_jacobian"):
+        return False
+    generator = np.random.default_rng(0)
+    x0 = targets.x0
+    along = generator.uniform(-1.0, 1.0, x0.shape)
+    if x0.dtype.kind == "c":
+        along = along + 1j * generator.uniform(-1.0, 1.0, x0.shape)
+    along = part(along) if x0.ndim >= 2 and x0.shape[-1] == x0.shape[-2] else along
+    slopes, ill = referee.slopes_along(targets, referee.readout(targets, method), along,
+                                       max(1.0, float(np.max(np.abs(x0), initial=0.0))))
+    if ill.any():
+        return False
+    rows = referee.as_rows(value, targets, method)
+    projected = (np.conj(rows) @ along.reshape(-1)).real
+    magnitude = np.abs(rows) @ np.abs(along.reshape(-1))
+    allowed = (max(referee.RESOLUTION, tolerance.relative) * magnitude
+               + max(referee.RESOLUTION, tolerance.absolute_scale) * max(1.0, float(np.max(np.abs(rows), initial=0.0))))
+    return bool(np.all(np.abs(projected - slopes) <= allowed))
 
 
 def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.ndarray], np.ndarray]:
@@ -178,7 +215,7 @@ def _rounding_reach(program: Program, call: Call, source: str, estimate: np.ndar
     generator = np.random.default_rng(0)
     reach = np.zeros(estimate.shape)
     for _ in range(ROUNDING_PROBES):
-        moved = _estimate(_rounded_leaves(program, generator), call, source)
+        moved = _estimate(_targets(_rounded_leaves(program, generator), call, source), call.method)
         if moved is None or moved[0].shape != estimate.shape:
             return np.full(estimate.shape, np.inf)
         with np.errstate(invalid="ignore"):

@@ -326,12 +326,6 @@ def _analytic(op: Op) -> bool:
             and not any(op.attrs.get(name) is True for name in CONJUGATING_ATTRIBUTES))
 
 
-def _shifted(x: np.ndarray, index: tuple, delta: complex) -> np.ndarray:
-    y = x.astype(np.result_type(x, delta))
-    y[index] += delta
-    return y
-
-
 def _combined(readout: np.ndarray, per_target: np.ndarray) -> np.ndarray:
     """Re(conj(readout) @ per_target), NaN in the rows that weigh a non-finite element."""
     finite = np.isfinite(per_target)
@@ -346,22 +340,28 @@ def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _slopes(targets: _Targets, readout: np.ndarray, index: tuple, direction: complex) -> tuple[np.ndarray, np.ndarray]:
-    """dG/dt along x0 + t * direction at element `index`, G = Re(conj(readout) @ T): (slopes, ill).
-    Each target element is differenced before the rows are combined, so that a large target does
-    not swamp the change of a small one."""
+    """dG/dt along x0 + t * direction at element `index`, G = Re(conj(readout) @ T): (slopes, ill)."""
+    along = np.zeros(targets.x0.shape, np.result_type(targets.x0, direction))
+    along[index] = direction
+    return slopes_along(targets, readout, along, max(1.0, float(abs(targets.x0[index]))))
+
+
+def slopes_along(targets: _Targets, readout: np.ndarray, along: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """dG/dt along x0 + t * along, G = Re(conj(readout) @ T), with a step for values of size `scale`:
+    (slopes, ill). Each target element is differenced before the rows are combined, so that a large target
+    does not swamp the change of a small one."""
     x0, rows = targets.x0, readout.shape[0]
-    scale = max(1.0, float(abs(x0[index])))
     failed = np.full(rows, np.nan), np.ones(rows, bool)
     with np.errstate(all="ignore"):
         if targets.complex_step:
             h = COMPLEX_STEP * scale
-            t = targets(_shifted(x0, index, 1j * h * direction), complex_step=True)
+            t = targets(x0 + 1j * h * along, complex_step=True)
             if t is None:
                 return failed
             slopes = _combined(readout, t.imag / h)
             return slopes, ~np.isfinite(slopes)
         h = CENTRAL_STEP * scale
-        tp, tm = targets(_shifted(x0, index, h * direction)), targets(_shifted(x0, index, -h * direction))
+        tp, tm = targets(x0 + h * along), targets(x0 - h * along)
         if tp is None or tm is None:
             return failed
         right = _combined(readout, _difference(tp, targets.t0) / h)
@@ -386,27 +386,43 @@ def numerical_derivative(targets: _Targets, readout: np.ndarray) -> tuple[np.nda
     return estimate, ill
 
 
-def _estimate(targets: _Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
-    """The numerical result of the call for the source leaf, shaped as TF shapes it, and its ill mask."""
+def readout(targets: _Targets, method: str) -> np.ndarray:
+    """The rows a call's result holds, as weights of the flat targets: a gradient's upstream; one row per
+    target element for a jacobian; for TF's batch_jacobian, row i of every batch member is the gradient of
+    the batch's sum of element i (the per-member jacobians where, as TF assumes, member b of the target
+    depends on member b of the source alone)."""
+    if method == "gradient":
+        return targets.weights[None, :]
+    if method == "jacobian":
+        return np.eye(targets.t0.size)
+    target_shape = targets.shapes[0]
+    return np.tile(np.eye(int(np.prod(target_shape[1:]))), (1, target_shape[0]))
+
+
+def shaped(rows_by_source: np.ndarray, targets: _Targets, method: str) -> np.ndarray:
+    """A (rows of `readout`, source elements) array shaped as TF shapes the call's result."""
     source_shape = targets.x0.shape
     if method == "gradient":
-        estimate, ill = numerical_derivative(targets, targets.weights[None, :])
-        return estimate.reshape(source_shape), ill.reshape(source_shape)
+        return rows_by_source.reshape(source_shape)
     target_shape = targets.shapes[0]
     if method == "jacobian":
-        estimate, ill = numerical_derivative(targets, np.eye(targets.t0.size))
-        return estimate.reshape(target_shape + source_shape), ill.reshape(target_shape + source_shape)
-    # TF's batch_jacobian: row i of every batch member is the gradient of the batch's sum of element i (the
-    # per-member jacobians where, as TF assumes, member b of the target depends on member b of the source alone).
-    batch, rows = target_shape[0], int(np.prod(target_shape[1:]))
-    summed = np.tile(np.eye(rows), (1, batch))
-    estimate, ill = numerical_derivative(targets, summed)
+        return rows_by_source.reshape(target_shape + source_shape)
+    by_member = rows_by_source.reshape((rows_by_source.shape[0], target_shape[0]) + source_shape[1:])
+    return np.moveaxis(by_member, 1, 0).reshape(target_shape + source_shape[1:])
 
-    def per_member(rows_by_source: np.ndarray) -> np.ndarray:
-        by_member = rows_by_source.reshape((rows, batch) + source_shape[1:])
-        return np.moveaxis(by_member, 1, 0).reshape(target_shape + source_shape[1:])
 
-    return per_member(estimate), per_member(ill)
+def as_rows(result: np.ndarray, targets: _Targets, method: str) -> np.ndarray:
+    """The inverse of `shaped`: a call's result as (rows of `readout`, source elements)."""
+    if method != "batch_jacobian":
+        return result.reshape(-1, targets.x0.size)
+    batch, rows = targets.shapes[0][0], int(np.prod(targets.shapes[0][1:]))
+    return np.moveaxis(result.reshape((batch, rows, -1)), 1, 0).reshape(rows, -1)
+
+
+def _estimate(targets: _Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """The numerical result of the call for the source leaf, shaped as TF shapes it, and its ill mask."""
+    estimate, ill = numerical_derivative(targets, readout(targets, method))
+    return shaped(estimate, targets, method), shaped(ill, targets, method)
 
 
 def _locate(program: Program, where: str, expected: Outcome) -> tuple[Call, str, list[int], bool] | None:
