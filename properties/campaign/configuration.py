@@ -45,6 +45,7 @@ class Campaign:
     lacking: tuple[str, ...] = ()       # every name the backend lacks (oracle/surface.py): never drawn
     unsupported: tuple[str, ...] = ()   # what of the campaign's ops and the tape features was left out for it
     checks: tuple[str, ...] = ("differential",)   # the properties checked on each program (pipeline.CHECKS)
+    schedule: str = "swarm"             # "swarm": each program from a random part of the ops (SCHEDULES)
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -75,6 +76,8 @@ def arguments() -> argparse.ArgumentParser:
     result.add_argument("--check", dest="checks", metavar="LIST", help="comma-separated properties to check on each program: "
                         + "; ".join(f"{name}: {what}" for name, (_, what) in CHECKS.items())
                         + " (default differential)")
+    result.add_argument("--schedule", choices=SCHEDULES, help="swarm (default): each program draws from a random "
+                        "part of the ops, small programs first among them; uniform: every program from all of them")
     result.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                         help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
                              "code is killed and the program run again in processes of its own")
@@ -84,8 +87,10 @@ def arguments() -> argparse.ArgumentParser:
 # What a resumed run takes from the run.json of the run it resumes: what it checks and where its saved
 # failures are (replayed on another backend they would pass, and Hypothesis would delete them).
 RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_limit": "--time-limit",
-           "database": "--database", "shard": "--shard", "surface": "--surface", "checks": "--check"}
+           "database": "--database", "shard": "--shard", "surface": "--surface", "checks": "--check",
+           "schedule": "--schedule"}
 _NOT_RECORDED = object()
+SCHEDULES = ("swarm", "uniform")
 # Checks the issue tracker names that the program language cannot express yet: refused, never run as something else.
 UNAVAILABLE_CHECKS = {
     "forward": "not available: programs have no forward accumulators yet (reverse against forward mode needs them)",
@@ -109,6 +114,9 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     database = chosen("database", lambda url: url, None)
     surface_file = chosen("surface", lambda path: path and str(path), None)
     checks = chosen("checks", _check_list, "differential")
+    # a run recorded before schedules existed drew uniformly: its saved failures replay only so
+    schedule = chosen("schedule", str, "uniform" if args.resume and "backend" in recorded and "schedule" not in recorded
+                      else "swarm")
     for name, value in (("--minutes", args.minutes), ("--max-examples", args.max_examples)):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive, not {value:g}")
@@ -129,7 +137,7 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
     return Campaign(backend, ops, dtypes, seed, args.workers, minutes, args.max_examples, str(report.resolve()),
                     args.resume, database, shard, time_limit, surface_file, tuple(sorted(surface.lacking)), unsupported,
-                    checks)
+                    checks, schedule)
 
 
 LISTED_OPS = 12  # unsupported ops the summary line names; beyond that it counts them

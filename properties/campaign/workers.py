@@ -141,7 +141,8 @@ class _Worker:
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
                   verbosity=Verbosity.quiet)
         @seed(_batch_seed(self.campaign, self.index, batch, self.restart))
-        @given(programs(ops=self.campaign.ops, dtypes=self.campaign.dtypes, lacking=frozenset(self.campaign.lacking)))
+        @given(programs(ops=self.campaign.ops, dtypes=self.campaign.dtypes, lacking=frozenset(self.campaign.lacking),
+                        swarm=self.campaign.schedule == "swarm"))
         def campaign_test(program: Any) -> None:
             self.check(program, batch)
 

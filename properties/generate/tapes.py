@@ -4,6 +4,8 @@ to the ops of the level around it. `programs` draws a program's skeleton; `build
 
 from __future__ import annotations
 
+import random
+
 from typing import Any
 
 import numpy as np
@@ -323,13 +325,32 @@ def _orders(max_depth: int) -> st.SearchStrategy:
     return st.integers(0, 5).map(lambda k: min(max_depth, 1 if k < 3 else 2 if k < 5 else 3))
 
 
+SWARM_STEPS = 64              # resolution of a swarm's log-uniform size
+SWARM_SIZES = (3, 6, 12)      # the most ops a swarm's program has (up to the strategy's max_ops)
+
+
+def _swarms(candidates: list, dtypes: tuple) -> st.SearchStrategy:
+    """Swarm testing (Groce et al., ISSTA 2012): a random part of the ops, of a size log-uniform between one
+    and all, so that an op meets itself, its attributes and few others in small programs, instead of being
+    diluted among all. Shrinks toward one op."""
+    usable = [p for p in candidates if any(d in CATALOG[p].dtypes for d in dtypes)]
+
+    def part(step: int, seed: int) -> tuple:
+        size = max(1, round(len(usable) ** (step / SWARM_STEPS)))
+        chosen = set(random.Random(seed).sample(usable, size))
+        return tuple(p for p in usable if p in chosen)
+
+    return st.builds(part, st.integers(0, SWARM_STEPS), st.integers(0, 2**32 - 1))
+
+
 @st.composite
 def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max_ops: int = 12,
-             max_depth: int = 3, lacking: frozenset = frozenset()) -> Program:
+             max_depth: int = 3, lacking: frozenset = frozenset(), swarm: bool = False) -> Program:
     """Programs over catalog ops `ops` (default: all) in one of `dtypes`, with between max_ops/2 and
     `max_ops` ops in all and up to `max_depth` nested tapes (differentiation up to that order), using
-    none of the names `lacking` (what a backend lacks, as oracle/surface.py spells them).
-    Shrinks toward float32, fewer ops, first order and seed 0."""
+    none of the names `lacking` (what a backend lacks, as oracle/surface.py spells them). With `swarm`,
+    each program draws from a random part of the ops (`_swarms`) and has at most 3, 6 or 12 ops (what a
+    campaign draws first to find bugs early). Shrinks toward float32, fewer ops, first order and seed 0."""
     _check_bound("max_ops", max_ops, 1, 40)
     _check_bound("max_depth", max_depth, 1, 3)
     unknown = [p for p in (ops or ()) if p not in CATALOG]
@@ -339,6 +360,9 @@ def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max
     if not dtypes or bad:
         raise ValueError(f"dtypes={dtypes!r} must be a non-empty subset of {DTYPES}")
     candidates = Surface(frozenset(lacking)).ops(ops or CATALOG)
+    if swarm and candidates:
+        candidates = draw(_swarms(list(candidates), dtypes))
+        max_ops = draw(st.sampled_from([size for size in SWARM_SIZES if size < max_ops] + [max_ops]))
     supported = [d for d in sorted(dtypes, key=DTYPES.index) if any(d in CATALOG[p].dtypes for p in candidates)]
     if not supported:
         raise ValueError(f"none of ops={ops!r} supports any of dtypes={dtypes!r}, or the backend lacks them all")

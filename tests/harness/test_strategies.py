@@ -805,3 +805,21 @@ def test_einsum_draws_traces_ellipses_and_implicit_outputs():
     assert found["traces"] >= 60 and found["ellipses"] >= 45 and found["implicit"] >= 18 and found["chained"] >= 50
     assert found["broadcast"] >= 2
     assert found["traces"] <= 0.6 * found["ops"] and found["ellipses"] <= 0.6 * found["ops"]
+
+
+def test_swarm_programs_are_small_and_each_draws_from_a_part_of_the_ops():
+    """A campaign's swarm (properties/generate/tapes.py `_swarms`): programs of at most 3, 6 or 12 ops, each
+    over a random part of the catalog, so that most programs use few distinct ops, and every op is still
+    reached. Against the uniform schedule on the same seeds: smaller programs, fewer distinct ops each."""
+    swarm, uniform = _sample(programs(swarm=True), 300, seed=4), _sample(programs(), 300, seed=4)
+
+    def distinct(program):
+        return len({op.path for op in program.ops()})
+
+    sizes = {name: [len(_top_level_ops(p)) for p in drawn] for name, drawn in (("swarm", swarm), ("uniform", uniform))}
+    print({name: (np.median(s), max(s)) for name, s in sizes.items()})
+    assert np.median(sizes["swarm"]) < np.median(sizes["uniform"]) and max(sizes["swarm"]) <= max(sizes["uniform"])
+    assert np.median([distinct(p) for p in swarm]) < np.median([distinct(p) for p in uniform])
+    assert sum(distinct(p) == 1 for p in swarm) >= 30   # an op met alone, over its attributes and dtypes
+    many = {op.path for p in _sample(programs(swarm=True), 1500, seed=5) for op in p.ops()}
+    assert len(many) >= 0.95 * len(CATALOG), sorted(set(CATALOG) - many)
