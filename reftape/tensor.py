@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .dtypes import DType
 from .fp_errors import quiet_astype
+from .thread_state import this_thread
 
 _next_id = itertools.count(1).__next__
 DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -155,6 +156,8 @@ class EagerTensor(Tensor):
         return self._value[()] if self._value.ndim == 0 else self._value
 
     def numpy(self) -> Any:
+        if this_thread.state.tracer is not None:  # a value read while a tf.function traces
+            this_thread.state.tracer.read(self, "numpy")
         value = self._numpy()
         return value.copy() if isinstance(value, np.ndarray) else value
 
@@ -173,15 +176,23 @@ class EagerTensor(Tensor):
     # As in TF, the scalar protocols convert the NumPy value (a NumPy scalar for rank 0), so NumPy
     # decides what each rank and dtype gives and raises.
     def __bool__(self) -> bool:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "bool")
         return bool(self._value.size > 0 and self._value)  # an empty tensor is False
 
     def __float__(self) -> float:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "float")
         return float(self._numpy())
 
     def __int__(self) -> int:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "int")
         return int(self._numpy())
 
     def __index__(self) -> int:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "index")
         return self._numpy().__index__()
 
     def __complex__(self) -> complex:
@@ -559,7 +570,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value} "
                             f"(converted from {value}) has {array.size} elements, but got `shape` {shape} "
                             f"with {int(np.prod(shape))} elements).")
-    return EagerTensor(array, value_dtype)
+    return _traced_constant(EagerTensor(array, value_dtype), not isinstance(value, EagerTensor))
 
 
 # Conversion hooks for types defined in later modules (Variable, IndexedSlices densification):
@@ -590,4 +601,11 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         return value
     hint = None if dtype_hint is None else _dtypes.as_dtype(dtype_hint)
     array, value_dtype = value_to_array(value, dtype, hint)
-    return EagerTensor(array, value_dtype)
+    return _traced_constant(EagerTensor(array, value_dtype))
+
+
+def _traced_constant(tensor: EagerTensor, constant: bool = True) -> EagerTensor:
+    """A tensor made from a Python or NumPy value: a tf.function being traced keeps it as a constant."""
+    if constant and this_thread.state.tracer is not None:
+        this_thread.state.tracer.constant(tensor)
+    return tensor

@@ -18,6 +18,7 @@ from . import recording as _recording
 from .errors import InvalidArgumentError
 from .kernels.indexing import _scatter_into
 from .primitives import execute
+from .thread_state import this_thread
 from .tensor import CONVERSION_HOOKS, EagerTensor, IndexedSlices, TensorShape, _next_id, convert_to_tensor, numpy_text
 
 _creation_order = itertools.count().__next__
@@ -63,6 +64,8 @@ class ResourceVariable(Variable):
             initial_value = initial_value()
         with _recording.suspended():  # the initializer is copied by a non-differentiable assign
             value = convert_to_tensor(initial_value, dtype=dtype)
+        if this_thread.state.tracer is not None:  # a tf.function creates variables on its first trace only
+            this_thread.state.tracer.variable_created()
         self._value = np.array(value._value)
         self._dtype = value.dtype
         self._trainable = True if trainable is None else bool(trainable)
@@ -110,6 +113,8 @@ class ResourceVariable(Variable):
         shape check fails in the kernel, where assign's fails in Python. As in TF, only reading the
         result back (`read_value`) is an access of this variable: it returns TF's view of the handle,
         an `UnreadVariable`; without it, nothing (TF's eager assign op is None)."""
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.assign(self, value, update, read_value, op)
         if isinstance(value, Variable):  # TF reads a Variable value: an access too (a read no gradient flows through)
             _recording.variable_accessed(value)
         with _recording.suspended():
@@ -203,6 +208,8 @@ class ResourceVariable(Variable):
 
     def _written(self, updated: np.ndarray) -> _UnreadVariable:
         """Stores `updated` and returns TF's lazy read of the handle, an access of this variable."""
+        if this_thread.state.tracer is not None:  # an update a tf.function's trace cannot replay
+            this_thread.state.tracer.replayable = False
         self._value = updated.astype(self._dtype.as_numpy_dtype)
         _recording.variable_accessed(self)
         return _UnreadVariable(self)

@@ -1,0 +1,564 @@
+"""`tf.function`: what a caller can observe of TF's traced functions, modelled without graphs.
+
+A call looks its arguments up among the function's traces, keyed as TF keys them (each tensor's dtype
+and shape, each Python value itself, an `input_signature` once). A new key traces: the Python body runs
+eagerly while a `_Trace` notes every op it executes, the constants it makes and the tensor values Python
+read (`if x > 0`, which AutoGraph makes a `cond`). A later call with the same key replays the noted ops
+on its own inputs without running Python again, so Python's side effects happen once per trace; where a
+value Python read, or an op's output shape, differs from the trace's, or where the trace did something
+replay cannot repeat, Python runs again (KNOWN_DIVERGENCES.md).
+
+Whatever ran the body, the call is one op on the tapes recording it, as TF's function call is: its
+gradient is the body's gradient with zeros for the outputs that got none, which makes the inputs
+connected to any output get zeros rather than None. The tapes also record the body's own ops, which a
+gradient computed under an outer tape reads again: gradients of gradients go through the call.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from . import functions as F
+from . import nest
+from .backward import backward
+from .errors import OperatorNotAllowedInGraphError
+from .primitives import REGISTRY, _execute_any, defop
+from .recording import Recording, VariableAccessLog, activate, deactivate, record_operation
+from .recording import suspended as _suspended_tapes
+from .tensor import EagerTensor, IndexedSlices, _next_id, convert_to_tensor
+from .tensor_spec import TensorSpec
+from .thread_state import this_thread
+from .variables import Variable
+
+SINGLETON_VARIABLES = ("tf.function only supports singleton tf.Variables created on the first call. Make sure the "
+                       "tf.Variable is only created once or created outside tf.function. See "
+                       "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+
+
+class _Diverged(Exception):
+    """A replay met a value or a shape its trace did not see: Python must run again."""
+
+
+class _Trace:
+    """The ops one run of a function's body executed, in order, with the tensors they read.
+
+    A tensor the body uses is a slot (an input or an op's output, renumbered on replay) or a constant
+    (made from a Python value during the trace, or made before it): anything else, made during the
+    trace by a computation that is not an op, cannot be replayed."""
+
+    def __init__(self, inputs: list, creates_variables: bool, autograph: bool = True) -> None:
+        self.autograph = autograph
+        self.slots: dict[int, int] = {t._id: i for i, t in enumerate(inputs)}
+        self.first_id = _next_id()  # tensors made before the trace have smaller ids
+        self.constants: set[int] = set()
+        self.steps: list[tuple] = []
+        self.replayable = True
+        self.creates_variables = creates_variables
+        self.created_variables = 0
+        self.outputs: list = []  # the flat outputs' references
+        self.structure: Any = None  # the returned structure
+        self.parent: _Trace | None = None  # the trace of the function whose body called this one
+
+    # What the hooks of execute, tensors and variables report while the body runs
+    def op(self, primitive: Any, inputs: Any, attrs: dict, outputs: tuple) -> None:
+        refs = [self._ref(t) for t in inputs]
+        if any(isinstance(v, EagerTensor) and v._id in self.slots for v in attrs.values()):
+            self.replayable = False  # a traced tensor passed as an attribute
+        for t in outputs:
+            self.slots[t._id] = len(self.slots)
+        self.steps.append(("op", primitive, refs, attrs, [self.slots[t._id] for t in outputs],
+                           [t._value.shape for t in outputs]))
+        if self.parent is not None:
+            self.parent.op(primitive, inputs, attrs, outputs)
+
+    def constant(self, tensor: EagerTensor) -> None:
+        self.constants.add(tensor._id)
+        if self.parent is not None:
+            self.parent.constant(tensor)
+
+    def alias(self, copy: EagerTensor, tensor: EagerTensor) -> None:
+        """`copy` holds the value of `tensor` (a nested call's output): the same slot or constant."""
+        if tensor._id in self.slots:
+            self.slots[copy._id] = self.slots[tensor._id]
+        elif tensor._id in self.constants or tensor._id < self.first_id:
+            self.constants.add(copy._id)
+        if self.parent is not None:
+            self.parent.alias(copy, tensor)
+
+    def read(self, tensor: EagerTensor, kind: str, caller: Any = None) -> None:
+        """Python read a tensor's value (a condition, an index, `numpy()`). In user code, a traced tensor's
+        `numpy()` fails as a symbolic tensor's does in TF; its `bool`, `int` and `float` fail too unless
+        AutoGraph converts the code (to a `cond`, a cast): it converts only code whose source it can read."""
+        if caller is None:
+            caller = _user_frame()
+        if tensor._id in self.slots:
+            if caller is not None:
+                _refuse_in_graph(kind, self.autograph and _has_source(caller))
+            self.steps.append(("read", self.slots[tensor._id], kind, _python_value(tensor, kind)))
+        if self.parent is not None:
+            self.parent.read(tensor, kind, caller)
+
+    def variable_created(self) -> None:
+        if not self.creates_variables:
+            raise ValueError(SINGLETON_VARIABLES)
+        self.created_variables += 1
+        self.replayable = False
+        if self.parent is not None:
+            self.parent.variable_created()
+
+    def assign(self, variable: Any, value: Any, update: Any, read_value: bool, op: Any) -> None:
+        ref = self._ref(value) if isinstance(value, EagerTensor) else ("value", value)
+        self.steps.append(("assign", self._ref(variable.handle), ref, update, read_value, op))
+        if self.parent is not None:
+            self.parent.assign(variable, value, update, read_value, op)
+
+    def _ref(self, tensor: Any) -> tuple:
+        slot = self.slots.get(tensor._id)
+        if slot is not None:
+            return ("slot", slot)
+        if tensor._id not in self.constants and tensor._id > self.first_id:
+            self.replayable = False  # made in the trace by something that is not an op
+        return ("value", tensor)
+
+    def reference(self, leaf: Any) -> tuple:
+        return self._ref(leaf) if isinstance(leaf, EagerTensor) else ("value", leaf)
+
+    # Replay
+    def replay(self, inputs: list) -> list:
+        """The flat outputs of the traced body on new inputs (of the trace's dtypes and shapes)."""
+        assigned = [_looked_up(step[1], inputs)._variable for step in self.steps if step[0] == "assign"]
+        saved = [(v, v._value) for v in assigned]
+        try:
+            return self._replay(inputs)
+        except _Diverged:
+            for variable, value in saved:
+                variable._value = value
+            raise
+
+    def _replay(self, inputs: list) -> list:
+        values: dict[int, Any] = dict(enumerate(inputs))
+        look_up = lambda ref: values[ref[1]] if ref[0] == "slot" else ref[1]  # noqa: E731
+        for step in self.steps:
+            if step[0] == "op":
+                _, primitive, refs, attrs, slots, shapes = step
+                if primitive.name == "ReadVariableOp":  # the variable's value now (refs: its handle)
+                    outputs = (look_up(refs[0])._variable.read_value(),)
+                else:
+                    result = _execute_any(primitive, [look_up(r) for r in refs], attrs)
+                    outputs = result if isinstance(result, tuple) else (result,)
+                if [t._value.shape for t in outputs] != shapes:
+                    raise _Diverged()
+                values.update(zip(slots, outputs))
+            elif step[0] == "read":
+                _, slot, kind, seen = step
+                if not _same_value(_python_value(values[slot], kind), seen):
+                    raise _Diverged()
+            else:
+                _, handle, value, update, read_value, op = step
+                look_up(handle)._variable._assign(look_up(value), update, read_value, op)
+        return [look_up(r) for r in self.outputs]
+
+
+def _looked_up(ref: tuple, inputs: list) -> Any:
+    """A reference to an input or a constant (what an assign's handle is), before a replay."""
+    return inputs[ref[1]] if ref[0] == "slot" else ref[1]
+
+
+def _user_frame() -> Any:
+    """The frame that read a tensor's value (`read`'s caller's caller), None where it is reftape's own
+    code (a `cond` reading its predicate)."""
+    frame = sys._getframe(3)
+    return None if frame.f_globals.get("__name__", "").startswith("reftape.") else frame
+
+
+def _has_source(frame: Any) -> bool:
+    return bool(linecache.getlines(frame.f_code.co_filename))
+
+
+def _refuse_in_graph(kind: str, converted: bool) -> None:
+    """What TF raises where user code reads a symbolic tensor's value as a Python value."""
+    if kind == "numpy":
+        raise AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
+    if converted:
+        return
+    if kind == "bool":
+        raise OperatorNotAllowedInGraphError("Using a symbolic `tf.Tensor` as a Python `bool` is not allowed.")
+    if kind == "int":
+        raise TypeError("int() argument must be a string, a bytes-like object or a real number, not 'SymbolicTensor'")
+    if kind == "float":
+        raise TypeError("float() argument must be a string or a real number, not 'SymbolicTensor'")
+
+
+def _python_value(tensor: EagerTensor, kind: str) -> Any:
+    if kind == "numpy":
+        return np.array(tensor._value)
+    return {"bool": lambda v: bool(v.size > 0 and v), "int": lambda v: int(v[()]), "float": lambda v: float(v[()]),
+            "index": lambda v: v[()].__index__()}[kind](tensor._value)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    return a == b or (a != a and b != b)
+
+
+# ---------------------------------------------------------------------------------------------
+# The call as one op on the tapes
+
+
+def _call_gradient(upstream: list, outputs: tuple, *inputs: Any, body_outputs: list, recording: Recording,
+                   **_: Any) -> list:
+    """The inputs' gradients: the body's recorded ops differentiated from the outputs (zeros where an
+    output got no gradient, filled by the backward pass as for every op that asks it)."""
+    targets, seeds = [], []
+    for output, seed in zip(body_outputs, upstream):
+        if output._dtype._trainable:
+            targets.append(output)
+            seeds.append(seed)
+    return backward(recording, targets, list(inputs), seeds)
+
+
+defop("StatefulPartitionedCall", None, _call_gradient, num_outputs=lambda attrs: None, fills_missing_upstream=True)
+
+
+def _new_tensors(flat: list) -> list:
+    """A call's outputs are tensors of its own, never its inputs or the tensors it captured."""
+    state = this_thread.state
+    copies = []
+    for t in flat:
+        if isinstance(t, EagerTensor):
+            copy = EagerTensor(t._value, t._dtype, t._flushed)
+            if state.tracer is not None:
+                state.tracer.alias(copy, t)
+            t = copy
+        copies.append(t)
+    return copies
+
+
+def _run_as_one_op(body: Callable[[], list], inputs: list) -> list:
+    """Runs `body` (flat outputs) with the call recorded as one op on the tapes tracking its inputs."""
+    state = this_thread.state
+    if not state.active:
+        return _new_tensors(body())
+    recording = Recording(persistent=True, watch_accessed_variables=True)
+    for t in inputs:
+        if t._dtype._trainable:
+            recording.watch(t)
+    accessed = VariableAccessLog()
+    activate(recording)
+    try:
+        with accessed:
+            flat = body()
+    finally:
+        deactivate(recording)
+    handles = [v.handle for v in accessed.variables if v.handle._id in recording.producer]
+    returned = [t for t in flat if isinstance(t, EagerTensor)]
+    copies = [EagerTensor(t._value, t._dtype, t._flushed) for t in returned]
+    if state.tracer is not None:
+        for copy, t in zip(copies, returned):
+            state.tracer.alias(copy, t)
+    record_operation(REGISTRY["StatefulPartitionedCall"], inputs + handles, copies,
+                     {"body_outputs": returned, "recording": recording})
+    copied = dict(zip(map(id, returned), copies))
+    return [copied.get(id(t), t) for t in flat]
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys, signatures, results
+
+
+def _key(value: Any, relax: bool = False) -> Any:
+    """What TF's trace cache keys an argument by."""
+    if isinstance(value, EagerTensor):
+        shape = tuple(None for _ in value.shape) if relax else tuple(value.shape)
+        return ("tensor", value.dtype, shape)
+    if isinstance(value, Variable):
+        return ("variable", value.dtype, tuple(value.shape))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_key(v, relax) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _key(v, relax)) for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))))
+    try:
+        hash(value)
+    except TypeError:
+        return ("object", _Identity(value))
+    return ("python", value)
+
+
+def _matches(key: Any, relaxed: Any) -> bool:
+    """Whether a key is an instance of a relaxed key (unknown dimensions match any)."""
+    if isinstance(relaxed, tuple) and len(relaxed) == 3 and relaxed[0] == "tensor" and isinstance(key, tuple) \
+            and len(key) == 3 and key[0] == "tensor":
+        return key[1] == relaxed[1] and len(key[2]) == len(relaxed[2]) and all(
+            r is None or r == k for k, r in zip(key[2], relaxed[2]))
+    if isinstance(relaxed, tuple) and isinstance(key, tuple) and len(relaxed) == len(key):
+        return all(_matches(k, r) for k, r in zip(key, relaxed))
+    return key == relaxed
+
+
+def _bound(python_function: Callable, args: tuple, kwargs: dict) -> tuple:
+    """The arguments as the function's parameters take them, defaults included (TF keys its traces so)."""
+    try:
+        parameters = inspect.signature(python_function)
+    except (TypeError, ValueError):
+        return args, kwargs  # a callable without a signature: the call raises what Python raises
+    try:
+        bound = parameters.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"Binding inputs to tf.function failed due to `{error}`. Received args: {args!r} and "
+                        f"kwargs: {kwargs!r} for signature: {_signature_text(parameters)}.") from None
+    bound.apply_defaults()
+    return nest.map_structure(_numpy_as_tensor, (bound.args, bound.kwargs))
+
+
+class _CapturedDefault:
+    def __repr__(self) -> str:
+        return "<captured_default_value>"
+
+
+def _signature_text(parameters: inspect.Signature) -> str:
+    """The parameters as TF's binding errors list them: defaults are not shown."""
+    shown = [p if p.default is p.empty else p.replace(default=_CapturedDefault()) for p in parameters.parameters.values()]
+    return str(parameters.replace(parameters=shown))
+
+
+def _numpy_as_tensor(value: Any) -> Any:
+    """TF traces a NumPy array argument as a tensor."""
+    return convert_to_tensor(value) if isinstance(value, np.ndarray) else value
+
+
+class _Identity:
+    """An argument TF keys by identity (an object that is no value): held, so that its id is not reused."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
+def _tensor_leaves(structure: Any) -> list:
+    return [leaf for leaf in nest.flatten(structure) if isinstance(leaf, EagerTensor)]
+
+
+def _trace_inputs(structure: Any) -> list:
+    """What a trace's slots stand for: the arguments' tensors and their variables' handles."""
+    return [leaf.handle if isinstance(leaf, Variable) else leaf for leaf in nest.flatten(structure)
+            if isinstance(leaf, (EagerTensor, Variable))]
+
+
+def _as_result(leaf: Any) -> Any:
+    """A returned leaf as TF returns it: None stays, Python values and Variables become tensors."""
+    if leaf is None or isinstance(leaf, (EagerTensor, IndexedSlices)):
+        return leaf
+    return F.identity(leaf) if isinstance(leaf, Variable) else convert_to_tensor(leaf)
+
+
+def _spec_text(spec: TensorSpec) -> str:
+    return repr(TensorSpec(spec.shape, spec.dtype, spec.name))
+
+
+class _Signature:
+    """An `input_signature`: arguments bound to the Python function's parameters and cast to the specs."""
+
+    def __init__(self, python_function: Callable, specs: Any) -> None:
+        self._parameters = inspect.signature(python_function)
+        self._specs = list(specs)
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple:
+        try:
+            bound = self._parameters.bind(*args, **kwargs)
+            if len(bound.arguments) > len(self._specs):
+                raise TypeError("too many positional arguments")
+        except TypeError as error:
+            raise self._failure(str(error), args, kwargs) from None
+        values = []
+        for value, spec in zip(bound.arguments.values(), self._specs):
+            values.append(self._cast_structure(value, spec, args, kwargs))
+        return tuple(values)
+
+    def _cast_structure(self, value: Any, spec: Any, args: tuple, kwargs: dict) -> Any:
+        if isinstance(spec, TensorSpec):
+            return self._cast(value, spec, args, kwargs)
+        specs = nest.flatten(spec)
+        values = nest.flatten(value)
+        if len(specs) != len(values):
+            raise self._failure("the structure of the argument does not match the signature", args, kwargs)
+        return nest.pack_sequence_as(spec, [self._cast(v, s, args, kwargs) for v, s in zip(values, specs)])
+
+    def _cast(self, value: Any, spec: TensorSpec, args: tuple, kwargs: dict) -> EagerTensor:
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if isinstance(value, EagerTensor):
+            tensor = value
+        else:
+            try:
+                tensor = convert_to_tensor(value, dtype=spec.dtype)
+            except (TypeError, ValueError):
+                tensor = convert_to_tensor(value)
+        if tensor.dtype != spec.dtype or not spec.shape.is_compatible_with(tensor.shape):
+            raise self._failure(f"Can not cast {_spec_text(TensorSpec(tensor.shape, tensor.dtype))} to "
+                                f"{_spec_text(spec)}", args, kwargs)
+        return tensor
+
+    def _failure(self, why: str, args: tuple, kwargs: dict) -> TypeError:
+        names = ", ".join(f"{name}: {_spec_text(spec)}" for name, spec in zip(self._parameters.parameters, self._specs))
+        return TypeError(f"Binding inputs to tf.function failed due to `{why}`. Received args: {args!r} and kwargs: "
+                         f"{kwargs!r} for signature: ({names}).")
+
+
+# ---------------------------------------------------------------------------------------------
+# Function
+
+
+class _Traced:
+    """One key's traces: the first, and any run again because a replay diverged."""
+
+    def __init__(self) -> None:
+        self.traces: list[_Trace] = []
+
+
+class Function:
+    """What `tf.function` returns: a callable that traces its Python function once per argument key."""
+
+    def __init__(self, python_function: Callable, input_signature: Any = None, autograph: bool = True,
+                 jit_compile: Any = None, reduce_retracing: bool = False, name: str | None = None) -> None:
+        self._python_function = python_function
+        self._input_signature = input_signature
+        self._signature = None if input_signature is None else _Signature(python_function, input_signature)
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._traced: dict[Any, _Traced] = {}
+        self._tracing_count = 0
+        self._traced_before = False
+        self._bound: dict[int, Function] = {}
+        functools.update_wrapper(self, python_function)
+
+    python_function = property(lambda self: self._python_function)
+    input_signature = property(lambda self: self._input_signature)
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._tracing_count
+
+    def __get__(self, instance: Any, owner: Any) -> Any:
+        """A method: each instance traces a function of its own, as in TF."""
+        if instance is None:
+            return self
+        bound = self._bound.get(id(instance))
+        if bound is None:
+            bound = self._bound[id(instance)] = Function(
+                self._python_function.__get__(instance, owner), self._input_signature, self._autograph,
+                self._jit_compile, self._reduce_retracing)
+        return bound
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The function for arguments like these. Tensors trace now; TensorSpecs cannot (this model runs
+        Python on values), so their trace waits for the first call."""
+        if not any(isinstance(leaf, TensorSpec) for leaf in nest.flatten((args, kwargs))):
+            with _suspended_tapes():
+                self(*args, **kwargs)
+        return ConcreteFunction(self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._signature is not None:
+            args, kwargs = self._signature.bind(args, kwargs), {}
+        else:
+            args, kwargs = _bound(self._python_function, args, kwargs)
+        arguments = (args, kwargs)
+        inputs, slotted = _tensor_leaves(arguments), _trace_inputs(arguments)
+        traced = self._traced_for(arguments)
+        if traced is None:
+            traced = _Traced()
+            key = self._new_key(arguments)
+            result = self._trace(traced, arguments, inputs, slotted)
+            self._traced[key] = traced
+            return result
+        for trace in traced.traces:
+            if trace.replayable:
+                try:
+                    return nest.pack_sequence_as(trace.structure, _run_as_one_op(lambda: trace.replay(slotted), inputs))
+                except _Diverged:
+                    continue
+        return self._trace(traced, arguments, inputs, slotted, counted=False)
+
+    def _traced_for(self, arguments: tuple) -> _Traced | None:
+        key = _key(arguments)
+        if key in self._traced:
+            return self._traced[key]
+        if self._reduce_retracing or self._signature is not None:
+            return next((t for k, t in self._traced.items() if _matches(key, k)), None)
+        return None
+
+    def _new_key(self, arguments: tuple) -> Any:
+        if self._signature is not None:
+            return _key(arguments, relax=True)
+        key = _key(arguments)
+        relaxed = _key(arguments, relax=True)
+        if self._reduce_retracing and any(_matches(k, relaxed) for k in self._traced):
+            return relaxed  # TF's reduce_retracing: a second shape of a rank traces for unknown dimensions
+        return key
+
+    def _trace(self, traced: _Traced, arguments: tuple, inputs: list, slotted: list, counted: bool = True) -> Any:
+        """Runs the Python function (again, when TF would have traced the first run's variables)."""
+        first = not self._traced_before
+        trace, result = self._run_python(arguments, inputs, slotted, creates_variables=first)
+        self._traced_before = True
+        self._tracing_count += counted
+        if trace.created_variables:  # TF traces again, and refuses variables made then
+            trace, result = self._run_python(arguments, inputs, slotted, creates_variables=False)
+            self._tracing_count += counted
+        traced.traces.append(trace)
+        return result
+
+    def _run_python(self, arguments: tuple, inputs: list, slotted: list, creates_variables: bool) -> tuple:
+        trace = _Trace(slotted, creates_variables, self._autograph)
+        args, kwargs = arguments
+
+        def body() -> list:
+            state = this_thread.state
+            outer, state.tracer = state.tracer, trace
+            trace.parent = outer
+            try:
+                result = nest.map_structure(_as_result, self._python_function(*args, **kwargs))
+            finally:
+                state.tracer = outer
+            trace.structure = result
+            flat = nest.flatten(result)
+            trace.outputs = [trace.reference(leaf) for leaf in flat]
+            return flat
+
+        flat = _run_as_one_op(body, inputs)
+        return trace, nest.pack_sequence_as(trace.structure, flat)
+
+
+class ConcreteFunction:
+    """What `get_concrete_function` returns: calls go to the function's trace for their arguments."""
+
+    def __init__(self, polymorphic: Function) -> None:
+        self._function = polymorphic
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._function(*args, **kwargs)
+
+
+def function(func: Callable | None = None, input_signature: Any = None, autograph: bool = True,
+             jit_compile: Any = None, reduce_retracing: bool = False, experimental_implements: Any = None,
+             experimental_autograph_options: Any = None, experimental_attributes: Any = None,
+             experimental_relax_shapes: Any = None, experimental_compile: Any = None,
+             experimental_follow_type_hints: Any = None) -> Any:
+    """`tf.function`: a decorator with or without arguments; see the module's docstring."""
+    def decorate(f: Callable) -> Function:
+        return Function(f, input_signature, autograph, jit_compile, reduce_retracing)
+    return decorate if func is None else decorate(func)
