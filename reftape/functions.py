@@ -19,7 +19,7 @@ from .errors import InvalidArgumentError, NotFoundError, _dims_text as dims_text
 from .fp_errors import quiet_astype
 from .primitives import REGISTRY, _reject as refuse_dtype, execute
 from .recording import record_operation, suspended
-from .tensor import (CONVERSION_HOOKS, SEQUENCE_PACKING, EagerTensor, _traced_constant, IndexedSlices, Tensor, TensorShape, constant,
+from .tensor import (CONVERSION_HOOKS, SEQUENCE_PACKING, EagerTensor, IndexedSlices, Tensor, TensorShape, constant,
                      convert_to_tensor as _convert)
 from .variables import Variable
 
@@ -1511,8 +1511,7 @@ def zeros(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> 
     """Fill of 0 (False for bools, "" for strings)."""
     dtype = _dtypes.as_dtype(dtype)
     zero = b"" if dtype == _dtypes.string else 0
-    return _traced_constant(EagerTensor(np.full(_filled_shape(_fill_dims(shape)), zero, dtype.as_numpy_dtype), dtype),
-                            _python_dims(shape))
+    return EagerTensor(np.full(_filled_shape(_fill_dims(shape)), zero, dtype.as_numpy_dtype), dtype)
 
 
 def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> EagerTensor:
@@ -1520,13 +1519,7 @@ def ones(shape: Any, dtype: Any = _dtypes.float32, name: str | None = None) -> E
     dtype = _dtypes.as_dtype(dtype)
     dims = _filled_shape(_fill_dims(shape))
     one = constant(True if dtype == _dtypes.bool else 1, dtype=dtype)  # after the shape, as in TF
-    return _traced_constant(EagerTensor(np.full(dims, one._value, dtype.as_numpy_dtype), dtype), _python_dims(shape))
-
-
-def _python_dims(shape: Any) -> bool:
-    """Whether a shape is made of Python values only: a tf.function's trace keeps what it fills as a constant."""
-    return not isinstance(shape, EagerTensor) and not (
-        isinstance(shape, (list, tuple)) and any(isinstance(d, EagerTensor) for d in shape))
+    return EagerTensor(np.full(dims, one._value, dtype.as_numpy_dtype), dtype)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> EagerTensor:

@@ -2,11 +2,12 @@
 
 A call looks its arguments up among the function's traces, keyed as TF keys them (each tensor's dtype
 and shape, each Python value itself, an `input_signature` once). A new key traces: the Python body runs
-eagerly while a `_Trace` notes every op it executes, the constants it makes and the tensor values Python
-read (`if x > 0`, which AutoGraph makes a `cond`). A later call with the same key replays the noted ops
-on its own inputs without running Python again, so Python's side effects happen once per trace; where a
-value Python read, or an op's output shape, differs from the trace's, or where the trace did something
-replay cannot repeat, Python runs again (KNOWN_DIVERGENCES.md).
+eagerly while a `_Trace` notes every op it executes and every use of a traced tensor's data outside the
+ops (`if x > 0`, which AutoGraph makes a `cond`; an axis or an index read by reftape's own Python). A
+later call with the same key replays the noted ops on its own inputs without running Python again, so
+Python's side effects happen once per trace; where data read in the trace, or an op's output shape,
+differs at the replay, or where the trace did something replay cannot repeat (a random draw), Python
+runs again (KNOWN_DIVERGENCES.md).
 
 Whatever ran the body, the call is one op on the tapes recording it, as TF's function call is: its
 gradient is the body's gradient with zeros for the outputs that got none, which makes the inputs
@@ -16,10 +17,12 @@ gradient computed under an outer tape reads again: gradients of gradients go thr
 
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
 import linecache
 import sys
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -28,17 +31,100 @@ from . import functions as F
 from . import nest
 from .backward import backward
 from .errors import OperatorNotAllowedInGraphError
+from . import primitives as _primitives
+from .backward import _shape_of
 from .primitives import REGISTRY, _execute_any, defop
 from .recording import Recording, VariableAccessLog, activate, deactivate, record_operation
 from .recording import suspended as _suspended_tapes
-from .tensor import EagerTensor, IndexedSlices, _next_id, convert_to_tensor
+from .tensor import EagerTensor, IndexedSlices, TensorShape, convert_to_tensor
 from .tensor_spec import TensorSpec
 from .thread_state import this_thread
-from .variables import Variable
+from .variables import ResourceVariable, Variable
 
 SINGLETON_VARIABLES = ("tf.function only supports singleton tf.Variables created on the first call. Make sure the "
                        "tf.Variable is only created once or created outside tf.function. See "
                        "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+
+
+class _ValueReads:
+    """While a function traces, reads of a tensor's array (`_value`) outside the ops are noted: reftape code
+    that makes a Python value or a new tensor of a traced tensor's data (an axis, an index, a mask) then
+    guards the trace's replay, which runs Python again where that data differs. The ops' own reads,
+    and reads of a shape only, are not noted. The class attributes are swapped in for the trace only."""
+
+    raw = EagerTensor.__dict__["_value"]
+    _saved: dict = {}
+    _depth = 0
+
+    def __get__(self, tensor: Any, owner: Any = None) -> Any:
+        if tensor is None:
+            return self
+        value = _ValueReads.raw.__get__(tensor, owner)
+        tracer = this_thread.state.tracer
+        if tracer is not None and _reads_data(sys._getframe(1)):
+            tracer.value_read(tensor)
+        return value
+
+    def __set__(self, tensor: Any, value: Any) -> None:
+        _ValueReads.raw.__set__(tensor, value)
+
+    @classmethod
+    def enter(cls) -> None:
+        if cls._depth == 0:
+            raw = cls.raw
+            cls._saved = {name: EagerTensor.__dict__[name] for name in ("_value", "shape", "ndim", "_shape_tuple")}
+            EagerTensor._value = cls()
+            EagerTensor.shape = property(lambda self: TensorShape(raw.__get__(self).shape))
+            EagerTensor.ndim = property(lambda self: raw.__get__(self).ndim)
+            EagerTensor._shape_tuple = lambda self: raw.__get__(self).shape
+        cls._depth += 1
+
+    @classmethod
+    def exit(cls) -> None:
+        cls._depth -= 1
+        if cls._depth == 0:
+            for name, attribute in cls._saved.items():
+                setattr(EagerTensor, name, attribute)
+
+
+_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size"})
+
+
+def _reads_data(frame: Any) -> bool:
+    """Whether the code reading an array uses its data: not an op (nor a kernel it calls), and not an
+    expression that reads the array's shape, rank, dtype or size only (`x._value.ndim`)."""
+    if _reads_only_shape(frame.f_code, frame.f_lasti):
+        return False
+    for _ in range(4):
+        if frame is None:
+            return True
+        if frame.f_code in _UNGUARDED:
+            return False
+        frame = frame.f_back
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _reads_only_shape(code: types.CodeType, offset: int) -> bool:
+    instructions = list(dis.get_instructions(code))
+    for here, following in zip(instructions, instructions[1:]):
+        if here.offset == offset:
+            return following.opname in ("LOAD_ATTR", "LOAD_METHOD") and following.argval in _SHAPE_ATTRIBUTES
+    return False
+
+
+def _codes(*functions: Any) -> frozenset:
+    """The code objects of `functions` and of the generator expressions and lambdas inside them."""
+    found, work = set(), [f.__code__ for f in functions]
+    while work:
+        code = work.pop()
+        found.add(code)
+        work += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return frozenset(found)
+
+
+def _raw(tensor: EagerTensor) -> np.ndarray:
+    return _ValueReads.raw.__get__(tensor)
 
 
 class _Diverged(Exception):
@@ -49,14 +135,13 @@ class _Trace:
     """The ops one run of a function's body executed, in order, with the tensors they read.
 
     A tensor the body uses is a slot (an input or an op's output, renumbered on replay) or a constant
-    (made from a Python value during the trace, or made before it): anything else, made during the
-    trace by a computation that is not an op, cannot be replayed."""
+    (made before the trace, or during it without an op: of Python values, or of data whose reads guard
+    the replay). A random draw, or a variable's value read without an op, cannot be replayed."""
 
     def __init__(self, inputs: list, creates_variables: bool, autograph: bool = True) -> None:
         self.autograph = autograph
         self.slots: dict[int, int] = {t._id: i for i, t in enumerate(inputs)}
-        self.first_id = _next_id()  # tensors made before the trace have smaller ids
-        self.constants: set[int] = set()
+        self.read_slots: set[int] = set()  # the slots whose data a guard holds already
         self.steps: list[tuple] = []
         self.replayable = True
         self.creates_variables = creates_variables
@@ -68,26 +153,27 @@ class _Trace:
     # What the hooks of execute, tensors and variables report while the body runs
     def op(self, primitive: Any, inputs: Any, attrs: dict, outputs: tuple) -> None:
         refs = [self._ref(t) for t in inputs]
-        if any(isinstance(v, EagerTensor) and v._id in self.slots for v in attrs.values()):
-            self.replayable = False  # a traced tensor passed as an attribute
+        traced_attrs = {k: self.slots[v._id] for k, v in attrs.items() if isinstance(v, EagerTensor) and v._id in self.slots}
         for t in outputs:
             self.slots[t._id] = len(self.slots)
-        self.steps.append(("op", primitive, refs, attrs, [self.slots[t._id] for t in outputs],
-                           [t._value.shape for t in outputs]))
+        self.steps.append(("op", primitive, refs, attrs, traced_attrs, [self.slots[t._id] for t in outputs],
+                           [_raw(t).shape for t in outputs]))
         if self.parent is not None:
             self.parent.op(primitive, inputs, attrs, outputs)
 
-    def constant(self, tensor: EagerTensor) -> None:
-        self.constants.add(tensor._id)
+    def value_read(self, tensor: EagerTensor) -> None:
+        """reftape read a tensor's array outside the ops: a traced tensor's data is guarded."""
+        slot = self.slots.get(tensor._id)
+        if slot is not None and slot not in self.read_slots:
+            self.read_slots.add(slot)
+            self.steps.append(("read", slot, "numpy", np.array(_raw(tensor))))
         if self.parent is not None:
-            self.parent.constant(tensor)
+            self.parent.value_read(tensor)
 
     def alias(self, copy: EagerTensor, tensor: EagerTensor) -> None:
-        """`copy` holds the value of `tensor` (a nested call's output): the same slot or constant."""
+        """`copy` holds the value of `tensor` (a nested call's output): the same slot."""
         if tensor._id in self.slots:
             self.slots[copy._id] = self.slots[tensor._id]
-        elif tensor._id in self.constants or tensor._id < self.first_id:
-            self.constants.add(copy._id)
         if self.parent is not None:
             self.parent.alias(copy, tensor)
 
@@ -119,12 +205,11 @@ class _Trace:
             self.parent.assign(variable, value, update, read_value, op)
 
     def _ref(self, tensor: Any) -> tuple:
+        """A tensor the body used: a slot, or a constant. A tensor made without an op holds Python values,
+        or data whose reads are guarded (`_ValueReads`): a constant too; what is neither (a random draw, a
+        variable's value read without an op) marks the trace as one replay cannot repeat where it is made."""
         slot = self.slots.get(tensor._id)
-        if slot is not None:
-            return ("slot", slot)
-        if tensor._id not in self.constants and tensor._id > self.first_id:
-            self.replayable = False  # made in the trace by something that is not an op
-        return ("value", tensor)
+        return ("value", tensor) if slot is None else ("slot", slot)
 
     def reference(self, leaf: Any) -> tuple:
         return self._ref(leaf) if isinstance(leaf, EagerTensor) else ("value", leaf)
@@ -146,13 +231,15 @@ class _Trace:
         look_up = lambda ref: values[ref[1]] if ref[0] == "slot" else ref[1]  # noqa: E731
         for step in self.steps:
             if step[0] == "op":
-                _, primitive, refs, attrs, slots, shapes = step
+                _, primitive, refs, attrs, traced_attrs, slots, shapes = step
                 if primitive.name == "ReadVariableOp":  # the variable's value now (refs: its handle)
                     outputs = (look_up(refs[0])._variable.read_value(),)
                 else:
+                    if traced_attrs:  # tensors passed as attributes (SelectV2's condition)
+                        attrs = {**attrs, **{k: values[slot] for k, slot in traced_attrs.items()}}
                     result = _execute_any(primitive, [look_up(r) for r in refs], attrs)
                     outputs = result if isinstance(result, tuple) else (result,)
-                if [t._value.shape for t in outputs] != shapes:
+                if [_raw(t).shape for t in outputs] != shapes:
                     raise _Diverged()
                 values.update(zip(slots, outputs))
             elif step[0] == "read":
@@ -197,9 +284,9 @@ def _refuse_in_graph(kind: str, converted: bool) -> None:
 
 def _python_value(tensor: EagerTensor, kind: str) -> Any:
     if kind == "numpy":
-        return np.array(tensor._value)
+        return np.array(_raw(tensor))
     return {"bool": lambda v: bool(v.size > 0 and v), "int": lambda v: int(v[()]), "float": lambda v: float(v[()]),
-            "index": lambda v: v[()].__index__()}[kind](tensor._value)
+            "index": lambda v: v[()].__index__()}[kind](_raw(tensor))
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -233,7 +320,7 @@ def _new_tensors(flat: list) -> list:
     copies = []
     for t in flat:
         if isinstance(t, EagerTensor):
-            copy = EagerTensor(t._value, t._dtype, t._flushed)
+            copy = EagerTensor(_raw(t), t._dtype, t._flushed)
             if state.tracer is not None:
                 state.tracer.alias(copy, t)
             t = copy
@@ -259,7 +346,7 @@ def _run_as_one_op(body: Callable[[], list], inputs: list) -> list:
         deactivate(recording)
     handles = [v.handle for v in accessed.variables if v.handle._id in recording.producer]
     returned = [t for t in flat if isinstance(t, EagerTensor)]
-    copies = [EagerTensor(t._value, t._dtype, t._flushed) for t in returned]
+    copies = [EagerTensor(_raw(t), t._dtype, t._flushed) for t in returned]
     if state.tracer is not None:
         for copy, t in zip(copies, returned):
             state.tracer.alias(copy, t)
@@ -326,6 +413,29 @@ def _signature_text(parameters: inspect.Signature) -> str:
     """The parameters as TF's binding errors list them: defaults are not shown."""
     shown = [p if p.default is p.empty else p.replace(default=_CapturedDefault()) for p in parameters.parameters.values()]
     return str(parameters.replace(parameters=shown))
+
+
+def _modified(before: Any, after: Any) -> bool:
+    """Whether a structure of arguments changed while the body ran: its shape, or a leaf (by identity)."""
+    if isinstance(before, (list, tuple, dict)) or isinstance(after, (list, tuple, dict)):
+        if type(before) is not type(after) or len(before) != len(after):
+            return True
+        if isinstance(before, dict):
+            return set(before) != set(after) or any(_modified(before[k], after[k]) for k in before)
+        return any(_modified(b, a) for b, a in zip(before, after))
+    return before is not after
+
+
+def _check_unmodified(python_function: Callable, before: tuple, after: tuple) -> None:
+    """TF refuses a body that modified the lists or dicts it was given (their copies: the caller's are intact)."""
+    if not _modified(before, after):
+        return
+    parameters = inspect.signature(python_function)
+    old, new = parameters.bind(*before[0], **before[1]).arguments, parameters.bind(*after[0], **after[1]).arguments
+    changed = ", ".join(name for name in new if _modified(old[name], new[name]))
+    name = getattr(python_function, "__qualname__", getattr(python_function, "__name__", python_function))
+    raise ValueError(f"{name}{parameters} should not modify its Python input arguments. Modifying a copy is allowed. "
+                     f"The following parameter(s) were modified: {changed}")
 
 
 def _numpy_as_tensor(value: Any) -> Any:
@@ -530,10 +640,14 @@ class Function:
             state = this_thread.state
             outer, state.tracer = state.tracer, trace
             trace.parent = outer
+            before = nest.map_structure(lambda leaf: leaf, (args, kwargs))  # the structures, copied
+            _ValueReads.enter()
             try:
                 result = nest.map_structure(_as_result, self._python_function(*args, **kwargs))
             finally:
                 state.tracer = outer
+                _ValueReads.exit()
+            _check_unmodified(self._python_function, before, (args, kwargs))
             trace.structure = result
             flat = nest.flatten(result)
             trace.outputs = [trace.reference(leaf) for leaf in flat]
@@ -562,3 +676,8 @@ def function(func: Callable | None = None, input_signature: Any = None, autograp
     def decorate(f: Callable) -> Function:
         return Function(f, input_signature, autograph, jit_compile, reduce_retracing)
     return decorate if func is None else decorate(func)
+
+
+# The reads of a tensor's array that are no Python use of its data: the ops' own, and shapes'.
+_UNGUARDED = _codes(_primitives.execute, _primitives._execute_any, _primitives._compute_value,
+                    _primitives._all_subnormal_free, _shape_of, EagerTensor.__len__, ResourceVariable._assign)

@@ -570,7 +570,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value} "
                             f"(converted from {value}) has {array.size} elements, but got `shape` {shape} "
                             f"with {int(np.prod(shape))} elements).")
-    return _traced_constant(EagerTensor(array, value_dtype), not isinstance(value, EagerTensor))
+    return EagerTensor(array, value_dtype)
 
 
 # Conversion hooks for types defined in later modules (Variable, IndexedSlices densification):
@@ -601,11 +601,4 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         return value
     hint = None if dtype_hint is None else _dtypes.as_dtype(dtype_hint)
     array, value_dtype = value_to_array(value, dtype, hint)
-    return _traced_constant(EagerTensor(array, value_dtype))
-
-
-def _traced_constant(tensor: EagerTensor, constant: bool = True) -> EagerTensor:
-    """A tensor made from a Python or NumPy value: a tf.function being traced keeps it as a constant."""
-    if constant and this_thread.state.tracer is not None:
-        this_thread.state.tracer.constant(tensor)
-    return tensor
+    return EagerTensor(array, value_dtype)

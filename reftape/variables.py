@@ -89,6 +89,8 @@ class ResourceVariable(Variable):
         """The current value, read as TF reads it for numpy() and repr(): an access, which starts
         tapes watching accessed variables watching this one."""
         _recording.variable_accessed(self)
+        if this_thread.state.tracer is not None:  # a value a tf.function's trace cannot replay
+            this_thread.state.tracer.replayable = False
         return self._value
 
     def numpy(self) -> Any:

@@ -213,12 +213,42 @@ TRACING = {
     "retracing/objects_by_identity": "class K:\n    pass\nlog = []\n@tf.function\ndef f(a, k):\n    log.append(1)\n"
                                      "    return a + 1.0\nk1, k2 = K(), K()\nx = tf.constant(1.0)\n"
                                      "r = [f(x, k1), f(x, k1), f(x, k2), f(x, k1), len(log), f.experimental_get_tracing_count()]",
+    "retracing/modified_list_argument": "@tf.function\ndef f(a, l):\n    l.append(1)\n    return a\nr = f(tf.constant(1.0), [])",
+    "retracing/modified_dict_argument": "@tf.function\ndef f(a, d):\n    d['k'] = a\n    return a\nr = f(tf.constant(1.0), {'k': 2.0})",
+    "retracing/modified_copy": "@tf.function\ndef f(a, l):\n    l = list(l) + [a]\n    return tf.add_n(l)\n"
+                               "r = f(tf.constant(1.0), [tf.constant(2.0)])",
     "retracing/variadic": "@tf.function\ndef f(a, *rest, **opts):\n    return a * len(rest) + opts.get('k', 0.0)\n"
                           "x = tf.constant(1.0)\nr = [f(x, 1, 2, k=3.0), f(x, 1, 2, k=3.0), f(x, 1, k=3.0), f.experimental_get_tracing_count()]",
     "binding/too_many_arguments": "@tf.function\ndef f(a):\n    return a\nr = f(tf.constant(1.0), tf.constant(1.0))",
     "binding/unknown_keyword": "@tf.function\ndef f(a, b=1.0):\n    return a\nr = f(c=tf.constant(1.0))",
     "returns/new_tensors": "x = tf.constant(1.0); c = tf.constant(2.0)\n@tf.function\ndef f(a):\n    return a, c\n"
                           "y, z = f(x)\nr = [y is x, z is c, y, z]",
+    # replays read the data reftape's Python read while tracing (axes, indices, masks) afresh
+    "replay/data_read_outside_ops": "cases = {'index': lambda a, n: a[n], 'slice': lambda a, n: a[n:n + 2], "
+                                    "'expand_dims': lambda a, n: tf.expand_dims(a, axis=n), "
+                                    "'concat': lambda a, n: tf.concat([tf.reshape(a, [2, 2])] * 2, axis=n), "
+                                    "'gather_axis': lambda a, n: tf.gather(tf.reshape(a, [2, 2]), [1], axis=n), "
+                                    "'cumsum_axis': lambda a, n: tf.cumsum(tf.reshape(a, [2, 2]), axis=n), "
+                                    "'split': lambda a, n: tf.split(a, [n + 1, 3 - n]), "
+                                    "'boolean_mask': lambda a, n: tf.boolean_mask(a, a > tf.cast(n, tf.float32)), "
+                                    "'where': lambda a, n: tf.where(a > tf.cast(n, tf.float32)), "
+                                    "'select': lambda a, n: tf.where(a > tf.cast(n, tf.float32), a, -a), "
+                                    "'scatter': lambda a, n: tf.tensor_scatter_nd_update(a, tf.reshape(tf.stack([n]), [1, 1]), [5.0]), "
+                                    "'one_hot': lambda a, n: tf.one_hot([0, 1], depth=n + 2)}\n"
+                                    "a = tf.constant([0.0, 1.0, 2.0, 3.0])\nr = {}\nfor name, body in cases.items():\n"
+                                    "    f = tf.function(body)\n    r[name] = [f(a, tf.constant(n)) for n in (0, 1, 0, 1)] + "
+                                    "[f.experimental_get_tracing_count()]",
+    "side_effects/once_for_common_ops": "log = []\n@tf.function\ndef f(a, m):\n    log.append(1)\n"
+                                        "    b = tf.where(a > 0.5, a, -a) + tf.reduce_logsumexp(a) + tf.reduce_sum(a, axis=0)\n"
+                                        "    c = tf.matmul(a, a, transpose_b=True) + tf.transpose(a) + tf.ones(tf.shape(a))\n"
+                                        "    d = tf.nn.softmax(b) * tf.norm(c) + tf.gather(a, [1, 0]) + a[0, 1:]\n"
+                                        "    return tf.cond(tf.reduce_sum(d) > 1e9, lambda: d, lambda: -d) * m\n"
+                                        "gs = []\nfor k in range(3):\n    x = tf.constant([[0.25, 1.0], [2.0, 0.75]]) * float(k + 1)\n"
+                                        "    with tf.GradientTape() as t:\n        t.watch(x)\n        y = f(x, tf.constant(2.0))\n"
+                                        "    gs.append([y, t.gradient(y, x)])\nr = [gs, log]",
+    "side_effects/random_draws": "tf.random.set_seed(1)\n@tf.function\ndef f(a):\n    return a + tf.random.normal([2])\n"
+                                 "x = tf.constant([1.0, 2.0])\nys = [f(x), f(x)]\n"
+                                 "r = [ys[0].shape, bool(tf.reduce_all(ys[0] == ys[1])), f.experimental_get_tracing_count()]",
     "errors_inside/retraced_every_call": RAISED + "log = []\n@tf.function\ndef f(a):\n    log.append(1)\n"
                                          "    return a * 2.0\nr = [raised(lambda: f(tf.constant(1))), raised(lambda: f(tf.constant(1))), "
                                          "log, f.experimental_get_tracing_count()]",
@@ -399,6 +429,9 @@ KNOWN_FUNCTION_DIVERGENCES = {
     "error_messages_inside_the_body": (
         "import reftape_suite.function_bodies as bodies\ntry:\n    bodies.raising(tf)(tf.constant(1.0))\n"
         "except ValueError as error:\n    r = str(error) == 'bad value'"),
+    "random_draws_run_python_again": (
+        "tf.random.set_seed(1)\nlog = []\n@tf.function\ndef f(a):\n    log.append(1)\n    return a + tf.random.normal([2])\n"
+        "f(tf.constant([1.0, 2.0])); f(tf.constant([1.0, 2.0]))\nr = [log, f.experimental_get_tracing_count()]"),
     "get_concrete_function_of_specs": (
         "f = tf.function(lambda a: a * 2.0)\nf.get_concrete_function(tf.TensorSpec([], tf.float32))\n"
         "r = f.experimental_get_tracing_count()"),
