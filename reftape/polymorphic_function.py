@@ -77,6 +77,10 @@ class _ValueReads:
             EagerTensor.shape = property(lambda self: TensorShape(raw.__get__(self).shape))
             EagerTensor.ndim = property(lambda self: raw.__get__(self).ndim)
             EagerTensor._shape_tuple = lambda self: raw.__get__(self).shape
+            cls._saved.update({name: EagerTensor.__dict__[name] for name in ("__repr__", "__str__", "__format__")})
+            EagerTensor.__repr__ = _symbolic_text(cls._saved["__repr__"], "<tf.Tensor '{name}' shape={shape} dtype={dtype}>")
+            EagerTensor.__str__ = _symbolic_text(cls._saved["__str__"], 'Tensor("{name}", shape={shape}, dtype={dtype})')
+            EagerTensor.__format__ = _symbolic_format(cls._saved["__format__"])
         cls._depth += 1
 
     @classmethod
@@ -86,6 +90,31 @@ class _ValueReads:
             for name, attribute in cls._saved.items():
                 setattr(EagerTensor, name, attribute)
 
+
+def _symbolic_text(eager: Callable, template: str) -> Callable:
+    """A traced tensor prints as TF's symbolic tensors do (its graph name, shape and dtype), without its data."""
+    def text(tensor: EagerTensor) -> str:
+        tracer = this_thread.state.tracer
+        name = None if tracer is None else tracer.symbolic_name(tensor)
+        if name is None:
+            return eager(tensor)
+        return template.format(name=name, shape=tuple(_raw(tensor).shape), dtype=tensor.dtype.name)
+    return text
+
+
+def _symbolic_format(eager: Callable) -> Callable:
+    def formatted(tensor: EagerTensor, spec: str) -> str:
+        tracer = this_thread.state.tracer
+        if spec or tracer is None or tracer.symbolic_name(tensor) is None:
+            return eager(tensor, spec)
+        return str(tensor)
+    return formatted
+
+
+# The names TF's Python functions give the ops they add to a graph, where they are not the op's type
+_OP_NAMES = {"Mul": "mul", "AddV2": "add", "Sub": "sub", "RealDiv": "truediv", "FloorDiv": "floordiv",
+             "FloorMod": "mod", "Pow": "pow", "Greater": "Greater", "StridedSlice": "strided_slice",
+             "ReadVariableOp": "ReadVariableOp", "Identity": "Identity"}
 
 _SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size"})
 
@@ -138,9 +167,13 @@ class _Trace:
     (made before the trace, or during it without an op: of Python values, or of data whose reads guard
     the replay). A random draw, or a variable's value read without an op, cannot be replayed."""
 
-    def __init__(self, inputs: list, creates_variables: bool, autograph: bool = True) -> None:
+    def __init__(self, inputs: list, creates_variables: bool, autograph: bool = True, names: list | None = None) -> None:
         self.autograph = autograph
         self.slots: dict[int, int] = {t._id: i for i, t in enumerate(inputs)}
+        self.names: dict[int, str] = {}  # slot -> the name a symbolic tensor prints with
+        self._used: dict[str, int] = {}
+        for slot, name in enumerate(names or []):
+            self.names[slot] = self._unique(name) + ":0"
         self.read_slots: set[int] = set()  # the slots whose data a guard holds already
         self.steps: list[tuple] = []
         self.replayable = True
@@ -154,12 +187,26 @@ class _Trace:
     def op(self, primitive: Any, inputs: Any, attrs: dict, outputs: tuple) -> None:
         refs = [self._ref(t) for t in inputs]
         traced_attrs = {k: self.slots[v._id] for k, v in attrs.items() if isinstance(v, EagerTensor) and v._id in self.slots}
-        for t in outputs:
+        name = self._unique(_OP_NAMES.get(primitive.name, primitive.name))
+        for index, t in enumerate(outputs):
             self.slots[t._id] = len(self.slots)
+            self.names[self.slots[t._id]] = f"{name}:{index}"
         self.steps.append(("op", primitive, refs, attrs, traced_attrs, [self.slots[t._id] for t in outputs],
                            [_raw(t).shape for t in outputs]))
         if self.parent is not None:
             self.parent.op(primitive, inputs, attrs, outputs)
+
+    def _unique(self, name: str) -> str:
+        """Graph names are unique: a name used before takes a number, as TF's do."""
+        count = self._used.get(name, 0)
+        self._used[name] = count + 1
+        return name if count == 0 else f"{name}_{count}"
+
+    def symbolic_name(self, tensor: EagerTensor) -> str | None:
+        slot = self.slots.get(tensor._id)
+        if slot is not None:
+            return self.names.get(slot, "Identity:0")
+        return None if self.parent is None else self.parent.symbolic_name(tensor)
 
     def value_read(self, tensor: EagerTensor) -> None:
         """reftape read a tensor's array outside the ops: a traced tensor's data is guarded."""
@@ -458,6 +505,15 @@ class _Identity:
         return id(self.value)
 
 
+def _input_names(python_function: Callable, arguments: tuple) -> list:
+    """The graph names of a call's tensors and variables: their parameter's name (TF's placeholders')."""
+    try:
+        bound = inspect.signature(python_function).bind(*arguments[0], **arguments[1]).arguments
+    except (TypeError, ValueError):
+        return []
+    return [name for name, value in bound.items() for _ in _trace_inputs(value)]
+
+
 def _tensor_leaves(structure: Any) -> list:
     return [leaf for leaf in nest.flatten(structure) if isinstance(leaf, EagerTensor)]
 
@@ -597,9 +653,11 @@ class Function:
             return result
         for trace in traced.traces:
             if trace.replayable:
+                marks = _enclosing_marks()
                 try:
                     return nest.pack_sequence_as(trace.structure, _run_as_one_op(lambda: trace.replay(slotted), inputs))
                 except _Diverged:
+                    _forget_since(marks)
                     continue
         return self._trace(traced, arguments, inputs, slotted, counted=False)
 
@@ -633,7 +691,7 @@ class Function:
         return result
 
     def _run_python(self, arguments: tuple, inputs: list, slotted: list, creates_variables: bool) -> tuple:
-        trace = _Trace(slotted, creates_variables, self._autograph)
+        trace = _Trace(slotted, creates_variables, self._autograph, _input_names(self._python_function, arguments))
         args, kwargs = arguments
 
         def body() -> list:
@@ -655,6 +713,22 @@ class Function:
 
         flat = _run_as_one_op(body, inputs)
         return trace, nest.pack_sequence_as(trace.structure, flat)
+
+
+def _enclosing_marks() -> list:
+    """Where the traces of the functions whose bodies are calling this one stand now."""
+    marks, trace = [], this_thread.state.tracer
+    while trace is not None:
+        marks.append((trace, len(trace.steps)))
+        trace = trace.parent
+    return marks
+
+
+def _forget_since(marks: list) -> None:
+    """A replay that diverged is undone: the enclosing traces forget what it executed."""
+    for trace, length in marks:
+        del trace.steps[length:]
+        trace.read_slots = {step[1] for step in trace.steps if step[0] == "read" and step[2] == "numpy"}
 
 
 class ConcreteFunction:

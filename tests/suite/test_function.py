@@ -118,6 +118,11 @@ GRADIENTS = {
                                      "    return g(a) * a\nx = tf.constant(0.5)\nwith tf.GradientTape() as o:\n    o.watch(x)\n"
                                      "    with tf.GradientTape() as i:\n        i.watch(x)\n        y = f(x)\n"
                                      "    g1 = i.gradient(y, x)\nr = [g1, o.gradient(g1, x)]",
+    "nested_functions/inner_replay_diverges": "v = tf.Variable(1.0)\n@tf.function\ndef g(a):\n    v.assign_add(1.0)\n"
+                                              "    return tf.cond(a > 0.0, lambda: a * v, lambda: -a)\n@tf.function\ndef f(a):\n"
+                                              "    return g(a) + g(-a) * 10.0\nx = tf.constant(2.0)\n"
+                                              "with tf.GradientTape() as t:\n    t.watch(x)\n    y = f(x)\n"
+                                              "r = [y, t.gradient(y, [x, v]), f(tf.constant(-3.0)), f(tf.constant(5.0)), v]",
     "custom_gradient_inside": through("@tf.custom_gradient\ndef c(a):\n    return a * a, lambda g: g * 10.0\n"
                                       "@tf.function\ndef f(a):\n    return c(a) + a", "y = f(x)"),
 }
@@ -130,6 +135,12 @@ TRACING = {
                           "    return a + 1.0\nwith contextlib.redirect_stdout(out):\n"
                           "    ys = [f(tf.constant(1.0)), f(tf.constant(5.0)), f(tf.constant([1.0])), f(tf.constant([2.0]))]\n"
                           "r = [ys, out.getvalue()]",
+    "side_effects/print_symbolic_tensors": "import contextlib, io\nout = io.StringIO()\n@tf.function\ndef f(a, b, xs):\n"
+                                           "    print(a, b)\n    print(repr(a * 2.0), str(tf.sin(b)), xs[0], xs[1], tf.reduce_sum(a), a + b, a + b)\n"
+                                           "    print(f'{a}', a.shape, a.dtype)\n    return a\nwith contextlib.redirect_stdout(out):\n"
+                                           "    f(tf.constant(1.0), tf.constant([1.0, 2.0]), [tf.constant(1), tf.constant(2)])\n"
+                                           "    f(tf.constant(2.0), tf.constant([1.0, 3.0]), [tf.constant(2), tf.constant(3)])\n"
+                                           "r = out.getvalue()",
     "side_effects/under_tapes": "log = []\n@tf.function\ndef f(a):\n    log.append(1)\n    return tf.gather(a, [1]) * a[0]\n"
                                 "x = tf.constant([1.0, 2.0])\ngs = []\nfor k in range(3):\n"
                                 "    with tf.GradientTape() as t:\n        t.watch(x)\n        y = f(x * float(k))\n"
