@@ -662,16 +662,18 @@ class Function:
         return self._trace(traced, arguments, inputs, slotted, counted=False)
 
     def _traced_for(self, arguments: tuple) -> _Traced | None:
+        if self._signature is not None:  # one trace, for the signature's specs
+            return self._traced.get("signature")
         key = _key(arguments)
         if key in self._traced:
             return self._traced[key]
-        if self._reduce_retracing or self._signature is not None:
+        if self._reduce_retracing:
             return next((t for k, t in self._traced.items() if _matches(key, k)), None)
         return None
 
     def _new_key(self, arguments: tuple) -> Any:
         if self._signature is not None:
-            return _key(arguments, relax=True)
+            return "signature"
         key = _key(arguments)
         relaxed = _key(arguments, relax=True)
         if self._reduce_retracing and any(_matches(k, relaxed) for k in self._traced):

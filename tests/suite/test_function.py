@@ -123,6 +123,34 @@ GRADIENTS = {
                                               "    return g(a) + g(-a) * 10.0\nx = tf.constant(2.0)\n"
                                               "with tf.GradientTape() as t:\n    t.watch(x)\n    y = f(x)\n"
                                               "r = [y, t.gradient(y, [x, v]), f(tf.constant(-3.0)), f(tf.constant(5.0)), v]",
+    "train_step": "v = tf.Variable([1.0, 2.0])\nlog = []\n@tf.function\ndef step(x):\n    log.append(1)\n"
+                  "    with tf.GradientTape() as t:\n        loss = tf.reduce_sum(v * v * x)\n    g = t.gradient(loss, v)\n"
+                  "    v.assign_sub(0.1 * g)\n    return loss, g\n"
+                  "r = [step(tf.constant([1.0, 2.0])), step(tf.constant([3.0, 1.0])), step(tf.constant([3.0, 1.0])), v, log]",
+    "returns_indexed_slices": "v = tf.Variable([1.0, 2.0, 3.0])\n@tf.function\ndef f(i):\n    with tf.GradientTape() as t:\n"
+                              "        loss = tf.reduce_sum(tf.gather(v, i))\n    return t.gradient(loss, v)\n"
+                              "r = [f(tf.constant([0, 2])), f(tf.constant([1, 1]))]",
+    "persistent_tape_inside": "@tf.function\ndef f(x):\n    with tf.GradientTape(persistent=True) as t:\n        t.watch(x)\n"
+                              "        y = x * x\n        z = y * x\n    return t.gradient(y, x), t.gradient(z, x), t.jacobian(z, x)\n"
+                              "r = [f(tf.constant([1.0, 2.0])), f(tf.constant([3.0, 4.0]))]",
+    "tensor_array_inside": "@tf.function\ndef f(x):\n    ta = tf.TensorArray(tf.float32, size=3)\n    for i in range(3):\n"
+                           "        ta = ta.write(i, x * float(i))\n    return ta.stack()\nx = tf.constant(2.0)\n"
+                           "with tf.GradientTape() as t:\n    t.watch(x)\n    y = f(x)\nr = [y, t.gradient(y, x), f(tf.constant(1.0))]",
+    "map_fn_inside": "@tf.function\ndef f(x):\n    return tf.map_fn(lambda r: tf.reduce_sum(r * r), x)\n"
+                     "x = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = f(x)\n"
+                     "r = [y, t.gradient(y, x), f(x * 2.0)]",
+    "variables/argument_assigned": "v = tf.Variable(1.0)\n@tf.function\ndef f(w, a):\n    w.assign_add(a)\n    return w * 2.0\n"
+                                   "r = [f(v, tf.constant(1.0)), f(v, tf.constant(2.0)), v]",
+    "output_gradients": "@tf.function\ndef f(x):\n    return x * 2.0, x * x\nx = tf.constant([1.0, 2.0])\n"
+                        "with tf.GradientTape() as t:\n    t.watch(x)\n    a, b = f(x)\n"
+                        "r = t.gradient([a, b], x, output_gradients=[tf.constant([1.0, 0.0]), tf.constant([0.0, 3.0])])",
+    "structures_in_and_out": "@tf.function\ndef f(d):\n    return {'s': d['a'] * d['b'][0], 't': [d['b'][1] ** 2]}\n"
+                             "a = tf.constant(2.0); b0 = tf.constant(3.0); b1 = tf.constant(4.0)\n"
+                             "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, b0, b1])\n    y = f({'a': a, 'b': [b0, b1]})\n"
+                             "r = [y, t.gradient(y, [a, b0, b1]), t.gradient(y['t'], [a, b0, b1])]",
+    "tapes/stop_recording": "@tf.function\ndef f(x):\n    return x * x\nx = tf.constant(3.0)\n"
+                            "with tf.GradientTape(persistent=True) as t:\n    t.watch(x)\n    with t.stop_recording():\n"
+                            "        y = f(x)\n    z = f(x)\nr = [t.gradient(y, x), t.gradient(z, x)]",
     "custom_gradient_inside": through("@tf.custom_gradient\ndef c(a):\n    return a * a, lambda g: g * 10.0\n"
                                       "@tf.function\ndef f(a):\n    return c(a) + a", "y = f(x)"),
 }
@@ -168,6 +196,10 @@ TRACING = {
                              "    log.append(1)\n    return a * 2.0\n"
                              "r = [f(tf.constant([1.0, 2.0])), f(tf.constant([1.0])), f([1.0, 2.0]), f(np.array([1.0, 2.0])), "
                              "f(x=tf.constant([3.0])), f(tf.Variable([1.0])), log, f.experimental_get_tracing_count()]",
+    "input_signature/unknown_rank": "@tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])\ndef f(a):\n"
+                                    "    return a * 2.0\nr = [f(tf.constant(1.0)), f(tf.constant([[1.0]])), f.experimental_get_tracing_count()]",
+    "input_signature/nested_specs": "@tf.function(input_signature=[[tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32)]])\n"
+                                    "def f(xs):\n    return xs[0] * xs[1]\nr = [f([tf.constant(2.0), tf.constant(3.0)]), f([1.0, 4.0])]",
     "input_signature/wrong_dtype": "f = tf.function(lambda a: a * 2.0, input_signature=[tf.TensorSpec([None], tf.float32)])\n"
                                    "r = f(tf.constant([1], tf.int32))",
     "input_signature/wrong_rank": "@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\ndef f(a):\n"
@@ -443,6 +475,13 @@ KNOWN_FUNCTION_DIVERGENCES = {
     "random_draws_run_python_again": (
         "tf.random.set_seed(1)\nlog = []\n@tf.function\ndef f(a):\n    log.append(1)\n    return a + tf.random.normal([2])\n"
         "f(tf.constant([1.0, 2.0])); f(tf.constant([1.0, 2.0]))\nr = [log, f.experimental_get_tracing_count()]"),
+    "static_shapes_of_a_signature": (
+        "log = []\n@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\ndef f(a):\n    log.append(str(a.shape))\n"
+        "    return a\nf(tf.constant([1.0]))\nr = log"),
+    "scatter_update_runs_python_again": (
+        "v = tf.Variable([1.0, 2.0, 3.0])\nlog = []\n@tf.function\ndef f(i):\n    log.append(1)\n"
+        "    v.scatter_nd_sub(tf.reshape(i, [-1, 1]), tf.gather(v, i) * 0.5)\n    return tf.reduce_sum(v)\n"
+        "f(tf.constant([0])); f(tf.constant([2]))\nr = len(log)"),
     "get_concrete_function_of_specs": (
         "f = tf.function(lambda a: a * 2.0)\nf.get_concrete_function(tf.TensorSpec([], tf.float32))\n"
         "r = f.experimental_get_tracing_count()"),
