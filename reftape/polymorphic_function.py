@@ -251,6 +251,30 @@ class _Trace:
         if self.parent is not None:
             self.parent.assign(variable, value, update, read_value, op)
 
+    def variable_call(self, variable: Any, method: Callable, args: tuple) -> Any:
+        """A variable's update that is no op (a scatter, a sliced assignment): run now with no trace
+        watching, replayed as a whole on the replay's tensors and the variable's value then."""
+        self.record_call(variable, method, args)
+        state = this_thread.state
+        state.tracer = None
+        try:
+            return method(variable, *args)
+        finally:
+            state.tracer = self
+
+    def record_call(self, variable: Any, method: Callable, args: tuple) -> None:
+        refs = []
+        for arg in args:
+            if isinstance(arg, EagerTensor):
+                refs.append(self._ref(arg))
+            else:
+                if any(isinstance(leaf, (EagerTensor, Variable, IndexedSlices)) for leaf in nest.flatten(arg)):
+                    self.replayable = False  # tensors inside a structure: not replayable as they are
+                refs.append(("value", arg))
+        self.steps.append(("call", self._ref(variable.handle), method, refs))
+        if self.parent is not None:
+            self.parent.record_call(variable, method, args)
+
     def _ref(self, tensor: Any) -> tuple:
         """A tensor the body used: a slot, or a constant. A tensor made without an op holds Python values,
         or data whose reads are guarded (`_ValueReads`): a constant too; what is neither (a random draw, a
@@ -264,7 +288,7 @@ class _Trace:
     # Replay
     def replay(self, inputs: list) -> list:
         """The flat outputs of the traced body on new inputs (of the trace's dtypes and shapes)."""
-        assigned = [_looked_up(step[1], inputs)._variable for step in self.steps if step[0] == "assign"]
+        assigned = [_looked_up(step[1], inputs)._variable for step in self.steps if step[0] in ("assign", "call")]
         saved = [(v, v._value) for v in assigned]
         try:
             return self._replay(inputs)
@@ -293,6 +317,9 @@ class _Trace:
                 _, slot, kind, seen = step
                 if not _same_value(_python_value(values[slot], kind), seen):
                     raise _Diverged()
+            elif step[0] == "call":
+                _, handle, method, refs = step
+                method(look_up(handle)._variable, *[look_up(r) for r in refs])
             else:
                 _, handle, value, update, read_value, op = step
                 look_up(handle)._variable._assign(look_up(value), update, read_value, op)

@@ -151,6 +151,8 @@ class ResourceVariable(Variable):
     def _strided_slice_assign(self, key: tuple, value: Any) -> _UnreadVariable:
         """ResourceStridedSliceAssign: `value` (broadcast) written at `key` of the current value, an
         access of this variable; nothing is recorded, so no gradient flows to `value`."""
+        if this_thread.state.tracer is not None:  # a tf.function's trace replays the whole update
+            return this_thread.state.tracer.variable_call(self, ResourceVariable._strided_slice_assign, (key, value))
         new = self._converted(value)
         updated = self._value.copy()
         try:
@@ -189,6 +191,9 @@ class ResourceVariable(Variable):
 
     def _scatter_nd(self, op: str, indices: Any, updates: Any, accumulate: bool, negate: bool = False) -> _UnreadVariable:
         """A Resource scatter kernel on the current value; its errors name `op`."""
+        if this_thread.state.tracer is not None:  # a tf.function's trace replays the whole update
+            return this_thread.state.tracer.variable_call(self, ResourceVariable._scatter_nd,
+                                                          (op, indices, updates, accumulate, negate))
         index_array = _scatter_indices(indices)
         new = self._converted(updates)._value
         if negate:

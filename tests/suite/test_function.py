@@ -139,6 +139,13 @@ GRADIENTS = {
     "map_fn_inside": "@tf.function\ndef f(x):\n    return tf.map_fn(lambda r: tf.reduce_sum(r * r), x)\n"
                      "x = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = f(x)\n"
                      "r = [y, t.gradient(y, x), f(x * 2.0)]",
+    "variables/scatter_and_sliced_updates": "v = tf.Variable([1.0, 2.0, 3.0]); w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])\nlog = []\n"
+                                            "@tf.function\ndef f(i, a):\n    log.append(1)\n"
+                                            "    v.scatter_nd_sub(tf.reshape(i, [-1, 1]), tf.constant([0.5]))\n"
+                                            "    w.scatter_update(tf.IndexedSlices(tf.reshape(a * 3.0, [1, 2]), tf.constant([1])))\n"
+                                            "    return tf.reduce_sum(v) + tf.reduce_sum(w)\n"
+                                            "r = [f(tf.constant([0]), tf.constant([5.0, 6.0])), f(tf.constant([0]), tf.constant([7.0, 8.0])), "
+                                            "f(tf.constant([2]), tf.constant([1.0, 1.0])), v, w, len(log)]",
     "variables/argument_assigned": "v = tf.Variable(1.0)\n@tf.function\ndef f(w, a):\n    w.assign_add(a)\n    return w * 2.0\n"
                                    "r = [f(v, tf.constant(1.0)), f(v, tf.constant(2.0)), v]",
     "output_gradients": "@tf.function\ndef f(x):\n    return x * 2.0, x * x\nx = tf.constant([1.0, 2.0])\n"
@@ -414,6 +421,23 @@ def _densifying(rt):
     return function
 
 
+def _memoizing(rt):
+    """A function that traces once per key and answers later calls with the first call's result."""
+    def function(func=None, **kwargs):
+        def decorate(f):
+            seen = {}
+
+            def call(*args):
+                key = tuple((a.dtype, tuple(a.shape)) if rt.is_tensor(a) else a for a in args)
+                if key not in seen:
+                    seen[key] = f(*args)
+                return seen[key]
+            call.experimental_get_tracing_count = lambda: len(seen)
+            return call
+        return decorate if func is None else decorate(func)
+    return function
+
+
 def _planted(rt, function) -> types.ModuleType:
     module = types.ModuleType("planted_function_candidate")
     module.__dict__.update({k: v for k, v in vars(rt).items() if not k.startswith("__")})
@@ -428,6 +452,9 @@ PLANTED = {
                                 "gradients/unconnected/outputs", "body/symbolic/numpy_fails",
                                 "body/variables/created_every_call", "gradients/identity/new_tensor",
                                 "body/returns/python_only", "tracing/input_signature/wrong_dtype"]),
+    # side effects once per key, but stale values at later calls
+    "memoizing": (_memoizing, ["tracing/side_effects/once_per_trace", "tracing/replay/data_read_outside_ops",
+                               "tracing/replay/variable_assigned_between_calls", "body/autograph/if"]),
     "densifying": (_densifying, ["gradients/indexed_slices/kept", "gradients/indexed_slices/second_call_replays",
                                  "gradients/indexed_slices/mixed_with_outside_gather"]),
 }
@@ -478,10 +505,11 @@ KNOWN_FUNCTION_DIVERGENCES = {
     "static_shapes_of_a_signature": (
         "log = []\n@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\ndef f(a):\n    log.append(str(a.shape))\n"
         "    return a\nf(tf.constant([1.0]))\nr = log"),
-    "scatter_update_runs_python_again": (
-        "v = tf.Variable([1.0, 2.0, 3.0])\nlog = []\n@tf.function\ndef f(i):\n    log.append(1)\n"
-        "    v.scatter_nd_sub(tf.reshape(i, [-1, 1]), tf.gather(v, i) * 0.5)\n    return tf.reduce_sum(v)\n"
-        "f(tf.constant([0])); f(tf.constant([2]))\nr = len(log)"),
+    "gather_indices_run_python_again": (
+        "log = []\n@tf.function\ndef f(a, i):\n    log.append(1)\n    return tf.gather(a, i)\n"
+        "x = tf.constant([1.0, 2.0, 3.0])\nf(x, tf.constant([0])); f(x, tf.constant([2]))\nr = len(log)"),
+    "shape_errors_while_tracing": (
+        RAISED + "f = tf.function(lambda a, b: tf.matmul(a, b))\nr = raised(lambda: f(tf.ones([2, 3]), tf.ones([2, 3])))"),
     "get_concrete_function_of_specs": (
         "f = tf.function(lambda a: a * 2.0)\nf.get_concrete_function(tf.TensorSpec([], tf.float32))\n"
         "r = f.experimental_get_tracing_count()"),
