@@ -29,10 +29,9 @@ import numpy as np
 
 from . import functions as F
 from . import nest
-from .backward import backward
-from .errors import OperatorNotAllowedInGraphError
 from . import primitives as _primitives
-from .backward import _shape_of
+from .backward import _shape_of, backward
+from .errors import OperatorNotAllowedInGraphError
 from .primitives import REGISTRY, _execute_any, defop
 from .recording import Recording, VariableAccessLog, activate, deactivate, record_operation
 from .recording import suspended as _suspended_tapes
@@ -170,6 +169,7 @@ class _Trace:
     def __init__(self, inputs: list, creates_variables: bool, autograph: bool = True, names: list | None = None) -> None:
         self.autograph = autograph
         self.slots: dict[int, int] = {t._id: i for i, t in enumerate(inputs)}
+        self._next_slot = len(inputs)  # slot numbers are never reused (an input passed twice has two)
         self.names: dict[int, str] = {}  # slot -> the name a symbolic tensor prints with
         self._used: dict[str, int] = {}
         for slot, name in enumerate(names or []):
@@ -189,7 +189,8 @@ class _Trace:
         traced_attrs = {k: self.slots[v._id] for k, v in attrs.items() if isinstance(v, EagerTensor) and v._id in self.slots}
         name = self._unique(_OP_NAMES.get(primitive.name, primitive.name))
         for index, t in enumerate(outputs):
-            self.slots[t._id] = len(self.slots)
+            self.slots[t._id] = self._next_slot
+            self._next_slot += 1
             self.names[self.slots[t._id]] = f"{name}:{index}"
         self.steps.append(("op", primitive, refs, attrs, traced_attrs, [self.slots[t._id] for t in outputs],
                            [_raw(t).shape for t in outputs]))
@@ -382,7 +383,13 @@ def _call_gradient(upstream: list, outputs: tuple, *inputs: Any, body_outputs: l
         if output._dtype._trainable:
             targets.append(output)
             seeds.append(seed)
-    return backward(recording, targets, list(inputs), seeds)
+    grads = backward(recording, targets, list(inputs), seeds)
+    seen: set[int] = set()
+    for i, t in enumerate(inputs):  # a tensor passed twice: its whole gradient once
+        if t._id in seen:
+            grads[i] = None
+        seen.add(t._id)
+    return grads
 
 
 defop("StatefulPartitionedCall", None, _call_gradient, num_outputs=lambda attrs: None, fills_missing_upstream=True)

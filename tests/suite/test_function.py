@@ -252,6 +252,9 @@ TRACING = {
     "replay/tf_cond_values": "@tf.function\ndef f(a):\n    return tf.cond(a > 0.0, lambda: a * 2.0, lambda: -a)\n"
                              "x = tf.constant(-1.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = f(x)\n"
                              "r = [f(tf.constant(1.0)), y, f(tf.constant(3.0)), t.gradient(y, x), f.experimental_get_tracing_count()]",
+    "replay/same_tensor_twice": "@tf.function\ndef f(a, b):\n    c = a * 2.0\n    return c * b + a\n"
+                                "x = tf.constant(3.0)\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = f(x, x)\n"
+                                "r = [f(tf.constant(1.0), tf.constant(1.0)), f(tf.constant(2.0), tf.constant(2.0)), y, t.gradient(y, x)]",
     "replay/captured_constant_and_closure": "c = tf.constant([1.0, 2.0])\nscale = [3.0]\n@tf.function\ndef f(a):\n"
                                             "    return a * c * scale[0]\nys = [f(tf.constant(1.0))]\nscale[0] = 10.0\n"
                                             "ys.append(f(tf.constant(2.0)))\nr = ys",
@@ -510,6 +513,9 @@ KNOWN_FUNCTION_DIVERGENCES = {
         "x = tf.constant([1.0, 2.0, 3.0])\nf(x, tf.constant([0])); f(x, tf.constant([2]))\nr = len(log)"),
     "shape_errors_while_tracing": (
         RAISED + "f = tf.function(lambda a, b: tf.matmul(a, b))\nr = raised(lambda: f(tf.ones([2, 3]), tf.ones([2, 3])))"),
+    "constants_print_their_value": (
+        "import contextlib, io\nout = io.StringIO()\n@tf.function\ndef f(a):\n    print(tf.constant(3.0))\n    return a\n"
+        "with contextlib.redirect_stdout(out):\n    f(tf.constant(1.0))\nr = out.getvalue()"),
     "get_concrete_function_of_specs": (
         "f = tf.function(lambda a: a * 2.0)\nf.get_concrete_function(tf.TensorSpec([], tf.float32))\n"
         "r = f.experimental_get_tracing_count()"),
