@@ -14,7 +14,7 @@ from .dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, dou
                      int8, int16, int32, int64, string, uint8)
 from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, argsort, asin, atanh, boolean_mask, broadcast_to, cast, clip_by_global_norm, clip_by_norm, clip_by_value, complex, concat, constant,
                         convert_to_tensor, cos, cosh, cumsum, divide, einsum, equal, exp, expand_dims,
-                        eye, fill, floor, function, gather, gather_nd, get_static_value, greater, greater_equal, identity,
+                        eye, fill, floor, gather, gather_nd, get_static_value, greater, greater_equal, identity,
                         identity_n, is_tensor, less,
                         less_equal, linspace, meshgrid, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply,
                         negative, newaxis, norm, not_equal, one_hot, ones, ones_like, pad, pow, range, rank, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
@@ -25,6 +25,7 @@ from .control_flow import case, cond, switch_case, while_loop
 from .custom_gradient import custom_gradient
 from .functional import foldl, foldr, map_fn, scan, vectorized_map
 from .gradient_utils import grad_pass_through, recompute_grad
+from .polymorphic_function import function
 from .tape import GradientTape, UnconnectedGradients
 from .tensor import IndexedSlices, Tensor, TensorShape
 from .tensor_array import TensorArray

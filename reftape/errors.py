@@ -38,6 +38,10 @@ UnimplementedError = _error("UnimplementedError", 12)
 InternalError = _error("InternalError", 13)
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor used as a Python value (a `bool`) where AutoGraph does not convert the code."""
+
+
 def _dims_text(shape: tuple) -> str:  # private: reftape.errors is tf.errors, which has no such name
     """A shape as TF's kernels write it in their messages: [2,3]."""
     return "[" + ",".join(str(d) for d in shape) + "]"

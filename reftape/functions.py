@@ -2115,10 +2115,3 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     cost, _ = execute("SparseSoftmaxCrossEntropyWithLogits", [precise], labels=label_array)
     cost = reshape(cost, tuple(labels.shape)) if logits.ndim != 2 else cost
     return cast(cost, _dtypes.float16) if logits.dtype == _dtypes.float16 else cost
-
-
-def function(func: Any = None, **kwargs: Any) -> Any:
-    """`tf.function` runs eagerly here: calls are recorded op by op, with the same gradients."""
-    if func is None:
-        return lambda f: f
-    return func

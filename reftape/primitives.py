@@ -335,6 +335,8 @@ def execute(name: str, inputs: list, **attrs: Any) -> Any:
                 if len(deferred) == _BATCH:
                     _check_deferred(deferred)
     output = EagerTensor(array, dtype, subnormal_free)
+    if state.tracer is not None:
+        state.tracer.op(primitive, inputs, attrs, (output,))
     if primitive.vjp is not None and state.active:
         _recording.record_operation(primitive, inputs, (output,), attrs, state.active)
     return output
@@ -368,6 +370,8 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
         free = _all_subnormal_free(inputs)
         outputs = tuple([_output(r, d, False, free and d._numpy_dtype in _SMALLEST_NORMAL)
                          for r, d in zip(result, out_dtype)])
+        if state.tracer is not None:
+            state.tracer.op(primitive, inputs, attrs, outputs)
         if primitive.vjp is not None and inputs and state.active:
             _recording.record_operation(primitive, inputs, outputs, attrs, state.active)
         return outputs
@@ -389,6 +393,8 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
         outputs = (EagerTensor(array, out_dtype, subnormal_free),)
     else:
         outputs = tuple([_output(r, out_dtype, flushes, subnormal_free) for r in result])
+    if state.tracer is not None:
+        state.tracer.op(primitive, inputs, attrs, outputs)
     if primitive.vjp is not None and inputs and state.active:
         _recording.record_operation(primitive, inputs, outputs, attrs, state.active)
     return outputs if primitive.num_outputs is not None else outputs[0]

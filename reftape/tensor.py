@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .dtypes import DType
 from .fp_errors import quiet_astype
+from .thread_state import this_thread
 
 _next_id = itertools.count(1).__next__
 DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -155,6 +156,8 @@ class EagerTensor(Tensor):
         return self._value[()] if self._value.ndim == 0 else self._value
 
     def numpy(self) -> Any:
+        if this_thread.state.tracer is not None:  # a value read while a tf.function traces
+            this_thread.state.tracer.read(self, "numpy")
         value = self._numpy()
         return value.copy() if isinstance(value, np.ndarray) else value
 
@@ -173,15 +176,23 @@ class EagerTensor(Tensor):
     # As in TF, the scalar protocols convert the NumPy value (a NumPy scalar for rank 0), so NumPy
     # decides what each rank and dtype gives and raises.
     def __bool__(self) -> bool:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "bool")
         return bool(self._value.size > 0 and self._value)  # an empty tensor is False
 
     def __float__(self) -> float:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "float")
         return float(self._numpy())
 
     def __int__(self) -> int:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "int")
         return int(self._numpy())
 
     def __index__(self) -> int:
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.read(self, "index")
         return self._numpy().__index__()
 
     def __complex__(self) -> complex:

@@ -18,6 +18,7 @@ from . import recording as _recording
 from .errors import InvalidArgumentError
 from .kernels.indexing import _scatter_into
 from .primitives import execute
+from .thread_state import this_thread
 from .tensor import CONVERSION_HOOKS, EagerTensor, IndexedSlices, TensorShape, _next_id, convert_to_tensor, numpy_text
 
 _creation_order = itertools.count().__next__
@@ -63,6 +64,8 @@ class ResourceVariable(Variable):
             initial_value = initial_value()
         with _recording.suspended():  # the initializer is copied by a non-differentiable assign
             value = convert_to_tensor(initial_value, dtype=dtype)
+        if this_thread.state.tracer is not None:  # a tf.function creates variables on its first trace only
+            this_thread.state.tracer.variable_created()
         self._value = np.array(value._value)
         self._dtype = value.dtype
         self._trainable = True if trainable is None else bool(trainable)
@@ -86,6 +89,8 @@ class ResourceVariable(Variable):
         """The current value, read as TF reads it for numpy() and repr(): an access, which starts
         tapes watching accessed variables watching this one."""
         _recording.variable_accessed(self)
+        if this_thread.state.tracer is not None:  # a value a tf.function's trace cannot replay
+            this_thread.state.tracer.replayable = False
         return self._value
 
     def numpy(self) -> Any:
@@ -110,6 +115,8 @@ class ResourceVariable(Variable):
         shape check fails in the kernel, where assign's fails in Python. As in TF, only reading the
         result back (`read_value`) is an access of this variable: it returns TF's view of the handle,
         an `UnreadVariable`; without it, nothing (TF's eager assign op is None)."""
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.assign(self, value, update, read_value, op)
         if isinstance(value, Variable):  # TF reads a Variable value: an access too (a read no gradient flows through)
             _recording.variable_accessed(value)
         with _recording.suspended():
@@ -144,6 +151,8 @@ class ResourceVariable(Variable):
     def _strided_slice_assign(self, key: tuple, value: Any) -> _UnreadVariable:
         """ResourceStridedSliceAssign: `value` (broadcast) written at `key` of the current value, an
         access of this variable; nothing is recorded, so no gradient flows to `value`."""
+        if this_thread.state.tracer is not None:  # a tf.function's trace replays the whole update
+            return this_thread.state.tracer.variable_call(self, ResourceVariable._strided_slice_assign, (key, value))
         new = self._converted(value)
         updated = self._value.copy()
         try:
@@ -182,6 +191,9 @@ class ResourceVariable(Variable):
 
     def _scatter_nd(self, op: str, indices: Any, updates: Any, accumulate: bool, negate: bool = False) -> _UnreadVariable:
         """A Resource scatter kernel on the current value; its errors name `op`."""
+        if this_thread.state.tracer is not None:  # a tf.function's trace replays the whole update
+            return this_thread.state.tracer.variable_call(self, ResourceVariable._scatter_nd,
+                                                          (op, indices, updates, accumulate, negate))
         index_array = _scatter_indices(indices)
         new = self._converted(updates)._value
         if negate:
@@ -203,6 +215,8 @@ class ResourceVariable(Variable):
 
     def _written(self, updated: np.ndarray) -> _UnreadVariable:
         """Stores `updated` and returns TF's lazy read of the handle, an access of this variable."""
+        if this_thread.state.tracer is not None:  # an update a tf.function's trace cannot replay
+            this_thread.state.tracer.replayable = False
         self._value = updated.astype(self._dtype.as_numpy_dtype)
         _recording.variable_accessed(self)
         return _UnreadVariable(self)
