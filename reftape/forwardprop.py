@@ -17,16 +17,24 @@ forward) and an accumulator around a tape sees the tape's backward pass (forward
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from . import functions as F
 from . import nest
 from .backward import backward, zeros_for
 from .errors import InvalidArgumentError
+from .primitives import execute
 from .recording import OpRecord, Recording
 from .tape import UnconnectedGradients
 from .tensor import EagerTensor, IndexedSlices
 from .thread_state import this_thread
+
+class _Computing(threading.local):
+    depth = 0  # how many accumulators of this thread are computing tangents now
+
+
+_computing = _Computing()
 
 # Ops whose tangent is the input's tangent, copied: no VJP to transpose (a variable's read has a handle input).
 _PASS_THROUGH = frozenset({"Identity", "ReadVariableOp"})
@@ -59,53 +67,81 @@ class Accumulation:
         state = this_thread.state
         position = next(i for i, r in enumerate(state.active) if r is self)
         saved, state.active = state.active, state.active[:position]  # seen by what was entered before only
+        _computing.depth += 1
         try:
             output_tangents = self.tangents_of(op)
         except InvalidArgumentError as error:
-            if getattr(error, "traced_refusal", None) is None:
-                raise
-            raise TypeError(error.traced_refusal) from None  # TF computes tangents in a traced function
+            raise _as_traced_error(error, op, self.tangents) from None
         finally:
             state.active = saved
+            _computing.depth -= 1
         for output, tangent in zip(op.outputs, output_tangents):
             # A tangent found already stays: a custom_gradient's outputs have their forward ops' tangents.
             if tangent is not None and output._id not in self.tangents:
                 self.tangents[output._id] = tangent
-
+        _connect_for_outer_accumulators(saved[:position], op, self.tangents, output_tangents)
 
     def tangents_of(self, op: OpRecord) -> list:
         """The tangents of an op's outputs from this accumulation's tangents of its inputs."""
         return _output_tangents(op, self.tangents)
 
 
+def _connect_for_outer_accumulators(outer: list, op: OpRecord, tangents: dict, output_tangents: list) -> None:
+    """TF computes an op's tangents in one traced function call of the op's inputs, outputs and input
+    tangents; an accumulator entered before that tracks any of them gives every output of the call a
+    tangent, zeros where the tangent does not depend on what it tracks (the identity of an untracked
+    tangent). reftape's accumulators saw the call's ops one by one: zeros fill in where they found none."""
+    computed = [t for t in output_tangents if isinstance(t, EagerTensor)]
+    if not computed:
+        return
+    call_inputs = list(op.inputs) + list(op.outputs) + [tangents[t._id] for t in op.inputs
+                                                         if isinstance(tangents.get(t._id), EagerTensor)]
+    for accumulation in outer:
+        if isinstance(accumulation, Accumulation) and any(map(accumulation.tracks, call_inputs)):
+            for tangent in computed:
+                if tangent._id not in accumulation.tangents:
+                    accumulation.tangents[tangent._id] = zeros_for(tangent)
+
+
+def _as_traced_error(error: InvalidArgumentError, op: OpRecord, tangents: dict) -> Exception:
+    """The error TF raises where reftape's kernels refused something while computing tangents: TF computes
+    them in a traced function, whose building refuses a dtype (TypeError) or tangents not shaped like their
+    primals (ValueError, when shapes do not merge) before any kernel runs."""
+    if getattr(error, "traced_refusal", None) is not None:
+        return TypeError(error.traced_refusal)
+    if any(isinstance(tangents.get(t._id), EagerTensor) and tuple(tangents[t._id].shape) != tuple(t.shape)
+           for t in op.inputs):
+        return ValueError(str(error))
+    return error
+
+
 def _output_tangents(op: OpRecord, tangents: dict) -> list:
-    """The tangents of an op's outputs (None where an output has none), its inputs' tangents given."""
+    """The tangents of an op's outputs (None where an output has none), its inputs' tangents given (zeros
+    for a trainable input without one)."""
     inputs = op.inputs
     if op.primitive.name in _PASS_THROUGH:
-        return [F.identity(tangents[inputs[0]._id])] if inputs[0]._id in tangents else [None]
-    trainable = list({id(t): t for t in inputs if t._dtype._trainable}.values())
+        tangent = tangents.get(inputs[0]._id)
+        return [None if tangent is None else F.identity(tangent) if isinstance(tangent, IndexedSlices)
+                else _entered(tangent)]
+    weights = [tangents[t._id] if t._id in tangents else zeros_for(t) for t in inputs if t._dtype._trainable]
     outputs = [t for t in op.outputs if t._dtype._trainable]
-    if not trainable or not outputs:
+    if not weights or not outputs:
         return [None] * len(op.outputs)
-    input_tangents = [tangents[t._id] if t._id in tangents else zeros_for(t) for t in trainable]
-    found = _transposed_vjp(op, trainable, outputs, input_tangents)
-    by_output = {t._id: tangent for t, tangent in zip(outputs, found)}
-    return [by_output.get(t._id) for t in op.outputs]
+    found = dict(zip((t._id for t in outputs), _transposed_vjp(op, outputs, weights)))
+    return [found.get(t._id) for t in op.outputs]
 
 
-def _transposed_vjp(op: OpRecord, inputs: list, outputs: list, input_tangents: list) -> list:
+def _transposed_vjp(op: OpRecord, outputs: list, weights: list) -> list:
     """The op's VJP, run on stand-in upstream gradients under a tape, differentiated with respect to
-    them with the input tangents as the weights: the JVP, one tangent (or None) per output.
+    them with the input tangents (`weights`, one per trainable input) as the weights: the JVP, one
+    tangent (or None) per trainable output.
 
-    Each trainable input position gets a copy of its own (an identity, which tapes entered before
-    see), so that a tensor read twice (x * x) has each read's gradient weighted once, as TF's traced
-    JVP function, whose every input is a placeholder of its own, does."""
-    copies = {id(t): F.identity(t) for t in inputs}
-    replayed = tuple(copies.pop(id(t)) if id(t) in copies else F.identity(t) if t._dtype._trainable else t
-                     for t in op.inputs)
+    Each trainable input is replayed as a copy of its own (`_entered`, which tapes entered before
+    see), so that a tensor read twice (x * x) has each read's gradient weighted once, as in TF's traced
+    JVP function, whose every input is a placeholder of its own."""
+    replayed = tuple(_entered(t) if t._dtype._trainable else t for t in op.inputs)
+    weights = [_entered(F.convert_to_tensor(w) if isinstance(w, IndexedSlices) else w) for w in weights]
     sources = [t for t in replayed if t._dtype._trainable]
-    tangent_of = {id(t): tangent for t, tangent in zip(inputs, input_tangents)}
-    weights = [tangent_of[id(t)] for t in op.inputs if t._dtype._trainable]
     replay = Recording(persistent=False, watch_accessed_variables=False)
     for t in sources:
         replay.watch(t)
@@ -125,6 +161,11 @@ def _transposed_vjp(op: OpRecord, inputs: list, outputs: list, input_tangents: l
     return backward(transpose, grads, stand_ins, weights, consume=True)
 
 
+def _entered(tensor: EagerTensor) -> EagerTensor:
+    """A tensor as it enters TF's traced tangent computation: a copy, whose gradient is dense."""
+    return execute("ForwardpropCall", [tensor])
+
+
 def _reads(op: OpRecord, replayed: tuple) -> tuple:
     """The replayed op's reads: its replayed inputs, and the tensors it reads besides them."""
     inputs = {id(t) for t in op.inputs}
@@ -135,9 +176,10 @@ def _dense(gradient: Any, op: OpRecord) -> EagerTensor:
     """A gradient as a tensor to differentiate: IndexedSlices (gather's) densified by a recorded op."""
     if not isinstance(gradient, IndexedSlices):
         return gradient
-    if op.primitive.name == "GatherNd":
+    if op.primitive.name == "GatherNd" and _computing.depth == 1:  # a user's op, not one of a tangent computation
         # TF's transposing tape takes GatherNd's IndexedSlices (indices of rows of one index) as they are,
-        # and fails on them; GatherV2's it differentiates.
+        # and fails on them; GatherV2's it differentiates, and so does an outer accumulator (which sees
+        # a tangent computation as one traced call, whose gradient TF builds in a graph).
         raise AttributeError("'IndexedSlices' object has no attribute '_id'")
     return F.convert_to_tensor(gradient)
 
