@@ -13,6 +13,21 @@ Nesting follows the order in which tapes and accumulators were entered: the ops 
 accumulator's tangents are seen by the tapes and accumulators entered before it, never by those
 entered after it. So a tape around an accumulator can differentiate its tangents (backward over
 forward) and an accumulator around a tape sees the tape's backward pass (forward over backward).
+
+TF's answers this follows (tests/suite/test_forward_mode.py checks each against TF):
+- an output gets no tangent (None) where the op's VJP gives its inputs none (round, sign, casts to
+  integers, ZerosLike) or the op is never recorded (StopGradient, comparisons, argmax, Shape);
+- a custom_gradient's outputs keep the tangents their forward ops gave them; only outputs left without
+  one get the transposed grad_fn's (recompute_grad's raises NotImplementedError there);
+- TF computes tangents in a traced function: a dtype refused there is a TypeError, gradients crossing
+  its boundary are dense (the `ForwardpropCall` copy), an outer accumulator tracking any of the call's
+  tensors gives every tangent it returns a tangent (zeros where unconnected), and GatherNd's
+  IndexedSlices gradient (indices that are rows of one index) makes TF's transposing tape fail;
+- a tangent can be IndexedSlices (scatter_nd's, unsorted_segment_sum's), densified where an op reads it.
+
+Not followed: TF checks no tangent's shape against its primal's; reftape neither, but where TF's traced
+shapes broadcast a mismatched tangent, reftape's eager VJPs may give another shape (or raise ValueError
+where TF's does not). Tangents live as long as their accumulator, not as long as their tensors.
 """
 
 from __future__ import annotations
