@@ -278,6 +278,9 @@ ERRORS = {
     "error/tangent_dtype": SETUP + "r = [raised(lambda: FA(x, tf.constant([1, 2, 3]))), "
                            "raised(lambda: FA(x, tf.constant([1.0, 2.0, 3.0], tf.float64))), "
                            "raised(lambda: FA(tf.constant([1, 2]), tf.constant([0.5, 1.0])))]",
+    "error/tangent_shape_does_not_merge": SETUP + "def f():\n    with FA(x, tf.constant([1.0, 2.0])) as acc:\n"
+                                          "        y = x * 2.0\n    return acc.jvp(y)\n"
+                                          "acc = FA(x, tf.constant([1.0, 2.0]))\nr = [raised(f), acc.jvp(x)]",
     "error/none_tangent": SETUP + "r = raised(lambda: FA(x, None))",
     "error/primal_not_a_tensor": SETUP + "r = [raised(lambda: FA(1.0, 2.0)), raised(lambda: FA(None, None)), "
                                  "raised(lambda: FA([1.0], [2.0]))]",
