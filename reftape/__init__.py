@@ -32,7 +32,7 @@ from .tensor_array import TensorArray
 from .tensor_spec import TensorSpec
 from .variables import Variable
 
-from . import bitwise, linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
+from . import autodiff, bitwise, linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
 
 _allocator.keep_freed_memory()
 

@@ -698,6 +698,9 @@ defop("Cast", _cast,
       out_dtype=lambda dt, a: a["dtype"], sparse_upstream=True, moves_data=_casts_bits)
 defop("CustomGradient", None, lambda g, ans, *inputs, grad_fn, **_: grad_fn(g, ans, *inputs),
       num_outputs=lambda attrs: None)
+# Forward mode (forwardprop.py) computes tangents as TF does, in one traced call: what enters it passes through
+# this copy, so that a gradient crossing the call's boundary is dense (TF's gradient of a call densifies slices).
+defop("ForwardpropCall", lambda x: x, lambda g, ans, x, **_: g, moves_data=True)
 defop("IdentityN", None, lambda g, ans, *inputs, **_: list(g), num_outputs=lambda attrs: None,
       sparse_upstream=True)  # recorded by `identity_n` (inputs of several dtypes): each gradient passes through
 

@@ -99,7 +99,7 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
         active = this_thread.state.active
     if not active:
         return
-    if len(active) == 1:  # the common case, cheaper: the one recording's view is every tape's
+    if len(active) == 1 and active[0].__class__ is Recording:  # the common case, cheaper: one tape's view is all
         producer = active[0].producer
         needs = ()
         for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11
@@ -114,7 +114,7 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
     recordings = [r for r in active if any(map(r.tracks, inputs))]
     if not recordings:
         return
-    needs = tuple(any(r.tracks(t) for r in active) for t in inputs)
+    needs = tuple(any(r.tracks(t) for r in active) for t in inputs)  # an accumulator's `record`: its tangents
     inputs = tuple(inputs)
     op = OpRecord(primitive, inputs, tuple(outputs), attrs, needs, _reads(primitive, inputs, attrs))
     for recording in recordings:
