@@ -131,7 +131,8 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
     made = _estimate(targets, call.method)
     if made is None or made[0].shape != value.shape:
         return None
-    estimate, ill = _in_range(made[0], dtype), made[1]
+    undefined = np.repeat(_undefined_rows(targets, call.method)[:, None], targets.x0.size, axis=1)
+    estimate, ill = _in_range(made[0], dtype), made[1] | referee.shaped(undefined, targets, call.method)
     judged_value, judged_estimate, ill = part(value), part(estimate), part(ill.astype(float)) != 0
     wrong = _beyond(judged_value, judged_estimate, tolerance) & ~ill & np.isfinite(judged_estimate)
     if wrong.any():
@@ -172,14 +173,22 @@ def _agrees_along_a_direction(targets: referee._Targets, method: str, value: np.
     along = part(along) if x0.ndim >= 2 and x0.shape[-1] == x0.shape[-2] else along
     slopes, ill = referee.slopes_along(targets, referee.readout(targets, method), along,
                                        max(1.0, float(np.max(np.abs(x0), initial=0.0))))
-    if ill.any():
+    defined = ~_undefined_rows(targets, method)
+    if ill[defined].any():
         return False
-    rows = referee.as_rows(value, targets, method)
+    rows = referee.as_rows(value, targets, method)[defined]
+    slopes = slopes[defined]
     projected = (np.conj(rows) @ along.reshape(-1)).real
     magnitude = np.abs(rows) @ np.abs(along.reshape(-1))
     allowed = (max(referee.RESOLUTION, tolerance.relative) * magnitude
                + max(referee.RESOLUTION, tolerance.absolute_scale) * max(1.0, float(np.max(np.abs(rows), initial=0.0))))
     return bool(np.all(np.abs(projected - slopes) <= allowed))
+
+
+def _undefined_rows(targets: referee._Targets, method: str) -> np.ndarray:
+    """The rows of the result (`referee.readout`) that weigh a target element that is not finite at the point:
+    the function they differentiate is not defined there (a log of -1), whatever the backend returns."""
+    return (referee.readout(targets, method) != 0) @ ~np.isfinite(targets.t0)
 
 
 def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.ndarray], np.ndarray]:
