@@ -2,7 +2,7 @@
 
 `numeric_outcome` turns the backend's outcome into the outcome an exact derivative gives: a copy in
 which each floating gradient, jacobian and batch_jacobian result the referee can judge
-(`referee._Targets`: float64 re-evaluation on reftape's forward ops, complex step or central differences)
+(`referee.Targets`: float64 re-evaluation on reftape's forward ops, complex step or central differences)
 holds the estimate in the elements where the backend is wrong. Everything else is the backend's own
 description, so the one comparison (`compare`) then reports exactly the wrong elements, and a numeric
 finding flows through minimisation, clustering and reports as a differential one does, its reference
@@ -61,9 +61,9 @@ def numeric_outcome(program: Program, outcome: Outcome) -> tuple[Outcome, dict[s
         if call.method != "gradient" and not isinstance(call.target, str):
             continue   # the referee judges jacobians of one target
         described = exact.calls.get(call.name)
-        targets = {referee._base(name) for name in flat_references(call.target)}
+        targets = {referee.base_name(name) for name in flat_references(call.target)}
         for source, where, result in _results(call.sources, described, f"calls/{call.name}"):
-            if referee._base(source) in targets:
+            if referee.base_name(source) in targets:
                 continue   # a target's derivative by itself is 1 or 0 by what the tape watched: no gradient function's
             try:
                 estimate = _corrected(program, call, source, result)
@@ -82,7 +82,7 @@ def _results(structure: Any, described: Any, where: str) -> Iterator[tuple[str, 
     if isinstance(structure, str):
         values = described.get("values") if kind == "indexed_slices" else described
         dtype = values.get("dtype") if kind in ("tensor", "indexed_slices") and isinstance(values, dict) else None
-        if dtype is not None and is_floating(referee._numpy_dtype(dtype)):
+        if dtype is not None and is_floating(referee.numpy_dtype(dtype)):
             yield structure, where, described
         return
     if kind not in ("list", "tuple", "namedtuple", "dict"):
@@ -97,23 +97,23 @@ def _dense_value(result: dict) -> tuple[np.ndarray, str]:
     """The result as the dense float64/complex128 tensor it stands for, and its dtype name."""
     if result["kind"] == "indexed_slices":
         values = result["values"]
-        dense = np.zeros([int(d) for d in result["dense_shape"]["data"]], referee._decoded([], values["dtype"], (0,)).dtype)
+        dense = np.zeros([int(d) for d in result["dense_shape"]["data"]], referee.decoded([], values["dtype"], (0,)).dtype)
         np.add.at(dense, np.asarray(result["indices"]["data"], np.int64),
-                  referee._decoded(values["data"], values["dtype"], values["shape"]))
+                  referee.decoded(values["data"], values["dtype"], values["shape"]))
         return dense, values["dtype"]
-    return referee._decoded(result["data"], result["dtype"], result["shape"]), result["dtype"]
+    return referee.decoded(result["data"], result["dtype"], result["shape"]), result["dtype"]
 
 
-def _targets(program: Program, call: Call, source: str) -> referee._Targets | None:
+def _targets(program: Program, call: Call, source: str) -> referee.Targets | None:
     try:
-        return referee._Targets(program, call, source)
+        return referee.Targets(program, call, source)
     except Exception:  # noqa: BLE001 - what the referee cannot evaluate is not judged (as referee.referee does)
         return None
 
 
-def _estimate(targets: referee._Targets | None, method: str) -> tuple[np.ndarray, np.ndarray] | None:
+def _estimate(targets: referee.Targets | None, method: str) -> tuple[np.ndarray, np.ndarray] | None:
     try:
-        return None if targets is None else referee._estimate(targets, method)
+        return None if targets is None else referee.numerical_result(targets, method)
     except Exception:  # noqa: BLE001 - as above
         return None
 
@@ -124,7 +124,7 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
     value, dtype = _dense_value(result)
     targets = _targets(program, call, source)
     part = _judged_part(program, source, value.shape)
-    tolerance = Tolerance.for_dtype(referee._numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
+    tolerance = Tolerance.for_dtype(referee.numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
                                     computed_through=least_precise_leaf(program))
     if targets is None or _agrees_along_a_direction(targets, call.method, value, part, tolerance):
         return None
@@ -147,14 +147,14 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
 
 def _in_range(estimate: np.ndarray, dtype: str) -> np.ndarray:
     """The estimate, infinite where it is beyond the result dtype's range (as the exact result rounds there)."""
-    largest = float(ml_dtypes.finfo(referee._numpy_dtype(dtype)).max)
+    largest = float(ml_dtypes.finfo(referee.numpy_dtype(dtype)).max)
     with np.errstate(invalid="ignore"):
         parts = (estimate.real, estimate.imag) if estimate.dtype.kind == "c" else (estimate,)
         rounded = [np.where(np.abs(p) > largest, np.copysign(np.inf, p), p) for p in parts]
     return rounded[0] + 1j * rounded[1] if estimate.dtype.kind == "c" else rounded[0]
 
 
-def _agrees_along_a_direction(targets: referee._Targets, method: str, value: np.ndarray,
+def _agrees_along_a_direction(targets: referee.Targets, method: str, value: np.ndarray,
                               part: Callable[[np.ndarray], np.ndarray], tolerance: Tolerance) -> bool:
     """Whether the result agrees with the derivative along one random direction of the source: two
     evaluations whatever the source's size, where judging every element takes two per element; only a
@@ -185,7 +185,7 @@ def _agrees_along_a_direction(targets: referee._Targets, method: str, value: np.
     return bool(np.all(np.abs(projected - slopes) <= allowed))
 
 
-def _undefined_rows(targets: referee._Targets, method: str) -> np.ndarray:
+def _undefined_rows(targets: referee.Targets, method: str) -> np.ndarray:
     """The rows of the result (`referee.readout`) that weigh a target element that is not finite at the point:
     the function they differentiate is not defined there (a log of -1), whatever the backend returns."""
     return (referee.readout(targets, method) != 0) @ ~np.isfinite(targets.t0)
@@ -195,9 +195,9 @@ def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.nd
     """What of a gradient is judged: all of it; the Hermitian part (over the last two axes) where the source
     reaches an op that reads its input as Hermitian (catalog domain "spd": it reads one triangle), whose
     gradient is Hermitian by TF's convention while the derivative along one element is not."""
-    reached = referee._depending_on(program, source)
+    reached = referee.depending_on(program, source)
     hermitian = len(shape) >= 2 and shape[-1] == shape[-2] and any(
-        isinstance(op, Op) and any(domain == "spd" and referee._base(name) in reached
+        isinstance(op, Op) and any(domain == "spd" and referee.base_name(name) in reached
                                    for domain, name in zip(CATALOG[op.path].domains, op.inputs))
         for op in walk(program.statements))
     return _hermitian_part if hermitian else _whole
@@ -260,7 +260,7 @@ def _write(result: dict, corrected: np.ndarray, wrong: np.ndarray) -> None:
         result["data"] = _data(corrected, result["dtype"])
         return
     values = result["values"]
-    sliced = referee._decoded(values["data"], values["dtype"], values["shape"])
+    sliced = referee.decoded(values["data"], values["dtype"], values["shape"])
     dense, _ = _dense_value(result)
     first: dict[int, int] = {}
     for position, row in enumerate(np.asarray(result["indices"]["data"], np.int64).reshape(-1)):
@@ -272,7 +272,7 @@ def _write(result: dict, corrected: np.ndarray, wrong: np.ndarray) -> None:
 
 
 def _data(array: np.ndarray, dtype: str) -> list:
-    return describe(array.astype(referee._numpy_dtype(dtype)), None)["data"]
+    return describe(array.astype(referee.numpy_dtype(dtype)), None)["data"]
 
 
 def result_location(where: str) -> str:

@@ -70,7 +70,7 @@ class Unjudgeable(Exception):
     """The referee cannot evaluate the targets at the point itself."""
 
 
-def _base(name: str) -> str:
+def base_name(name: str) -> str:
     """The variable an input refers to (`y3[0]` is element 0 of `y3`)."""
     return name.split("[", 1)[0]
 
@@ -89,23 +89,23 @@ def _needed(program: Program, roots: list[str]) -> set[str]:
     """The ops and calls the roots depend on, through gradient calls too."""
     producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, ListLiteral, Call))}
     needed: set[str] = set()
-    work = [_base(n) for n in roots]
+    work = [base_name(n) for n in roots]
     while work:
         name = work.pop()
         if name in needed or name not in producers:
             continue
         needed.add(name)
         s = producers[name]
-        work.extend(_base(n) for n in _reads(s))
+        work.extend(base_name(n) for n in _reads(s))
     return needed
 
 
-def _depending_on(program: Program, source: str) -> set[str]:
+def depending_on(program: Program, source: str) -> set[str]:
     """The source and every op and call computed from it."""
     found = {source}
     for s in walk(program.statements):
         inputs = _reads(s) if isinstance(s, (Op, ListLiteral, Call)) else []
-        if any(n in found or _base(n) in found for n in inputs):
+        if any(n in found or base_name(n) in found for n in inputs):
             found.add(s.name)
     return found
 
@@ -131,7 +131,7 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
         return [item for n in names for item in (read(lists[n]) if n in lists else [n])]
 
     def tracked(name: str) -> bool:
-        return name in watched or _base(name) in watched
+        return name in watched or base_name(name) in watched
 
     def visit(statements: list, recording: bool) -> bool:
         for s in statements:
@@ -203,14 +203,14 @@ def _pruned(statements: list, keep: set[str], leaf_value) -> list:
             kept.append(s)
         elif isinstance(s, Call) and s.name in keep:
             kept.append(s)
-        elif isinstance(s, Watch) and any(_base(n) in keep for n in s.names):
-            kept.append(replace(s, names=[n for n in s.names if _base(n) in keep]))
+        elif isinstance(s, Watch) and any(base_name(n) in keep for n in s.names):
+            kept.append(replace(s, names=[n for n in s.names if base_name(n) in keep]))
         elif isinstance(s, Reset):
             kept.append(s)
     return kept
 
 
-class _Targets:
+class Targets:
     """The call's targets as one flat complex vector, a function of the source's value x.
 
     First order: a tape-free program computes every needed op twice, frozen (every input at the
@@ -230,13 +230,13 @@ class _Targets:
         watched, recorded = _tape_state(program, call)
         producers = {s.name: s for s in walk(program.statements) if isinstance(s, (Op, ListLiteral, Call))}
         statements = [s for s in producers.values() if s.name in needed]
-        if source not in leaves and not isinstance(producers.get(_base(source)), Op):
+        if source not in leaves and not isinstance(producers.get(base_name(source)), Op):
             raise Unjudgeable(f"the source {source} is neither a leaf nor an op's output")
         # Recorded ops without a gradient (round, floor, ...) pass nothing back: constant, like the unrecorded.
         passing = {n for n in recorded
                    if not (isinstance(producers.get(n), Op) and CATALOG[producers[n].path].gradient == "none")}
         if any(isinstance(s, Call) for s in statements):
-            unrecorded = _depending_on(program, source) - recorded - {source}
+            unrecorded = depending_on(program, source) - recorded - {source}
             if source not in leaves or source not in watched or unrecorded & needed:
                 raise Unjudgeable("the tape does not record the whole path from the source to a higher-order target")
             self._build = self._taped(program, needed | set(leaves), source)
@@ -265,12 +265,12 @@ class _Targets:
         lists = {op.name for op in ops if isinstance(op, ListLiteral)}
 
         def frozen(name: str) -> str:
-            return name if _base(name) in leaves else "_frozen_" + name
+            return name if base_name(name) in leaves else "_frozen_" + name
 
         def live(name: str, perturbed: bool) -> str:
             if name == source:
                 return "_source" if perturbed and source_tracked else frozen(name)
-            return name if _base(name) in passing or name in lists else frozen(name)  # a live list: live items
+            return name if base_name(name) in passing or name in lists else frozen(name)  # a live list: live items
 
         def build(x: np.ndarray | None, complex_step: bool) -> Program:
             perturbed = x is not None
@@ -339,14 +339,14 @@ def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0, a - b)
 
 
-def _slopes(targets: _Targets, readout: np.ndarray, index: tuple, direction: complex) -> tuple[np.ndarray, np.ndarray]:
+def _slopes(targets: Targets, readout: np.ndarray, index: tuple, direction: complex) -> tuple[np.ndarray, np.ndarray]:
     """dG/dt along x0 + t * direction at element `index`, G = Re(conj(readout) @ T): (slopes, ill)."""
     along = np.zeros(targets.x0.shape, np.result_type(targets.x0, direction))
     along[index] = direction
     return slopes_along(targets, readout, along, max(1.0, float(abs(targets.x0[index]))))
 
 
-def slopes_along(targets: _Targets, readout: np.ndarray, along: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+def slopes_along(targets: Targets, readout: np.ndarray, along: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """dG/dt along x0 + t * along, G = Re(conj(readout) @ T), with a step for values of size `scale`:
     (slopes, ill). Each target element is differenced before the rows are combined, so that a large target
     does not swamp the change of a small one."""
@@ -371,7 +371,7 @@ def slopes_along(targets: _Targets, readout: np.ndarray, along: np.ndarray, scal
         return slopes, kink | ~np.isfinite(slopes)
 
 
-def numerical_derivative(targets: _Targets, readout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def numerical_derivative(targets: Targets, readout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """dG/dRe(x) + i dG/dIm(x) for each row of G = Re(conj(readout) @ T(x)), as (rows, elements of
     the leaf), and where each element is ill-conditioned."""
     x0 = targets.x0
@@ -386,7 +386,7 @@ def numerical_derivative(targets: _Targets, readout: np.ndarray) -> tuple[np.nda
     return estimate, ill
 
 
-def readout(targets: _Targets, method: str) -> np.ndarray:
+def readout(targets: Targets, method: str) -> np.ndarray:
     """The rows a call's result holds, as weights of the flat targets: a gradient's upstream; one row per
     target element for a jacobian; for TF's batch_jacobian, row i of every batch member is the gradient of
     the batch's sum of element i (the per-member jacobians where, as TF assumes, member b of the target
@@ -399,7 +399,7 @@ def readout(targets: _Targets, method: str) -> np.ndarray:
     return np.tile(np.eye(int(np.prod(target_shape[1:]))), (1, target_shape[0]))
 
 
-def shaped(rows_by_source: np.ndarray, targets: _Targets, method: str) -> np.ndarray:
+def shaped(rows_by_source: np.ndarray, targets: Targets, method: str) -> np.ndarray:
     """A (rows of `readout`, source elements) array shaped as TF shapes the call's result."""
     source_shape = targets.x0.shape
     if method == "gradient":
@@ -411,7 +411,7 @@ def shaped(rows_by_source: np.ndarray, targets: _Targets, method: str) -> np.nda
     return np.moveaxis(by_member, 1, 0).reshape(target_shape + source_shape[1:])
 
 
-def as_rows(result: np.ndarray, targets: _Targets, method: str) -> np.ndarray:
+def as_rows(result: np.ndarray, targets: Targets, method: str) -> np.ndarray:
     """The inverse of `shaped`: a call's result as (rows of `readout`, source elements)."""
     if method != "batch_jacobian":
         return result.reshape(-1, targets.x0.size)
@@ -419,7 +419,7 @@ def as_rows(result: np.ndarray, targets: _Targets, method: str) -> np.ndarray:
     return np.moveaxis(result.reshape((batch, rows, -1)), 1, 0).reshape(rows, -1)
 
 
-def _estimate(targets: _Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
+def numerical_result(targets: Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
     """The numerical result of the call for the source leaf, shaped as TF shapes it, and its ill mask."""
     estimate, ill = numerical_derivative(targets, readout(targets, method))
     return shaped(estimate, targets, method), shaped(ill, targets, method)
@@ -453,17 +453,17 @@ def _dense(outcome: Outcome, call: Call, positions: list[int]) -> np.ndarray:
     described = outcome.calls[call.name]
     for position in positions:
         described = described["items"][position]
-    values = _decoded(described["values"]["data"], described["values"]["dtype"], described["values"]["shape"])
+    values = decoded(described["values"]["data"], described["values"]["dtype"], described["values"]["shape"])
     dense = np.zeros([int(d) for d in described["dense_shape"]["data"]], values.dtype)
     np.add.at(dense, np.asarray(described["indices"]["data"], np.int64), values)
     return dense
 
 
-def _numpy_dtype(name: str) -> np.dtype:
+def numpy_dtype(name: str) -> np.dtype:
     return decode_array({"dtype": name, "shape": [0], "data": []}).dtype
 
 
-def _decoded(data: list, dtype: str, shape: tuple) -> np.ndarray:
+def decoded(data: list, dtype: str, shape: tuple) -> np.ndarray:
     array = decode_array({"dtype": dtype, "shape": list(shape), "data": data})
     return array.astype(np.complex128 if array.dtype.kind == "c" else np.float64)
 
@@ -501,22 +501,22 @@ def judge(program: Program, discrepancy: Discrepancy, expected: Outcome,
     if call.method != "gradient" and not isinstance(call.target, str):
         return "undecided", None
     try:
-        targets = _Targets(program, call, source)
+        targets = Targets(program, call, source)
     except Unjudgeable:
         return "undecided", None
-    numerical, ill = _estimate(targets, call.method)
+    numerical, ill = numerical_result(targets, call.method)
     try:
         if sliced:
             tf_value, candidate = _dense(expected, call, positions), _dense(actual, call, positions)
         else:
-            tf_value, candidate = (_decoded(data, discrepancy.dtype, numerical.shape)
+            tf_value, candidate = (decoded(data, discrepancy.dtype, numerical.shape)
                                    for data in (discrepancy.expected["data"], discrepancy.actual["data"]))
     except ValueError:  # the described result does not have the source's shape
         return "undecided", numerical
     if tf_value.shape != numerical.shape or candidate.shape != numerical.shape:
         return "undecided", numerical
     tolerance = (Tolerance(**discrepancy.tolerance) if discrepancy.tolerance
-                 else Tolerance.for_dtype(_numpy_dtype(discrepancy.dtype), gradient=True))
+                 else Tolerance.for_dtype(numpy_dtype(discrepancy.dtype), gradient=True))
     return _verdict(numerical, ill, tf_value, candidate, tolerance), numerical
 
 
