@@ -13,7 +13,9 @@ rule, element by element), the estimate is well-conditioned there (no kink, fini
 step) and the difference is more than the result's dtype can explain by rounding: the estimate is made
 again at points whose floating leaves are moved by `tolerance.ROUNDING_PROBE_ULPS` ulps of their own
 dtype (a rounding of every input, as the backend's intermediates are rounded), and a difference within
-`tolerance.ROUNDING_PROBE_FACTOR` times how far those estimates move is rounding, not a wrong gradient.
+`tolerance.ROUNDING_PROBE_FACTOR` times how far those estimates move is rounding, not a wrong gradient;
+and the estimate holds with steps STEP_SWEEP times larger (a step sweep: one across a pole or a jump does
+not, an infinite true derivative is no anomaly).
 A non-finite gradient where the estimate is finite and well-conditioned is wrong; an estimate beyond the
 dtype's range is the infinity it rounds to. Where the source reaches an op that reads its input as
 Hermitian, only the gradient's Hermitian part is judged (TF's convention). A source that is also a target
@@ -42,6 +44,7 @@ from reftape_properties.judge.tolerance import (ROUNDING_PROBE_FACTOR, ROUNDING_
 
 NUMERIC = "numeric"   # the reference a numeric check's findings name
 ROUNDING_PROBES = 2   # points around the program's own at which the estimate is made again
+STEP_SWEEP = 16       # how much larger the steps of the second estimate of a wrong element are
 
 
 def wrong_verdict(backend: str) -> str:
@@ -111,9 +114,10 @@ def _targets(program: Program, call: Call, source: str) -> referee.Targets | Non
         return None
 
 
-def _estimate(targets: referee.Targets | None, method: str) -> tuple[np.ndarray, np.ndarray] | None:
+def _estimate(targets: referee.Targets | None, method: str,
+              step_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray] | None:
     try:
-        return None if targets is None else referee.numerical_result(targets, method)
+        return None if targets is None else referee.numerical_result(targets, method, step_scale)
     except Exception:  # noqa: BLE001 - as above
         return None
 
@@ -138,6 +142,8 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
     if wrong.any():
         reach = _rounding_reach(program, call, source, judged_estimate, part)
         wrong &= np.abs(judged_value - judged_estimate) > _allowed(judged_estimate, tolerance) + reach
+    if wrong.any():
+        wrong &= _steady_under_a_step_sweep(targets, call.method, judged_estimate, part, tolerance)
     if not wrong.any():
         return None
     shifted = judged_estimate if part is _whole else value + (judged_estimate - judged_value)
@@ -183,6 +189,18 @@ def _agrees_along_a_direction(targets: referee.Targets, method: str, value: np.n
     allowed = (max(referee.RESOLUTION, tolerance.relative) * magnitude
                + max(referee.RESOLUTION, tolerance.absolute_scale) * max(1.0, float(np.max(np.abs(rows), initial=0.0))))
     return bool(np.all(np.abs(projected - slopes) <= allowed))
+
+
+def _steady_under_a_step_sweep(targets: referee.Targets, method: str, estimate: np.ndarray,
+                               part: Callable[[np.ndarray], np.ndarray], tolerance: Tolerance) -> np.ndarray:
+    """Where the estimate stays within the referee's resolution with steps STEP_SWEEP times larger: a smooth
+    function's central difference barely moves, one across a pole or jump (divide_no_nan's 0 at 0, whose
+    true derivative is infinite) grows like the inverse of the step and is no derivative at all."""
+    swept = _estimate(targets, method, STEP_SWEEP)
+    if swept is None or swept[0].shape != estimate.shape:
+        return np.zeros(estimate.shape, bool)
+    with np.errstate(invalid="ignore"):
+        return (np.abs(part(swept[0]) - estimate) <= _allowed(estimate, tolerance)) & ~(part(swept[1].astype(float)) != 0)
 
 
 def _undefined_rows(targets: referee.Targets, method: str) -> np.ndarray:

@@ -339,11 +339,12 @@ def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0, a - b)
 
 
-def _slopes(targets: Targets, readout: np.ndarray, index: tuple, direction: complex) -> tuple[np.ndarray, np.ndarray]:
+def _slopes(targets: Targets, readout: np.ndarray, index: tuple, direction: complex,
+            step_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """dG/dt along x0 + t * direction at element `index`, G = Re(conj(readout) @ T): (slopes, ill)."""
     along = np.zeros(targets.x0.shape, np.result_type(targets.x0, direction))
     along[index] = direction
-    return slopes_along(targets, readout, along, max(1.0, float(abs(targets.x0[index]))))
+    return slopes_along(targets, readout, along, step_scale * max(1.0, float(abs(targets.x0[index]))))
 
 
 def slopes_along(targets: Targets, readout: np.ndarray, along: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
@@ -371,16 +372,16 @@ def slopes_along(targets: Targets, readout: np.ndarray, along: np.ndarray, scale
         return slopes, kink | ~np.isfinite(slopes)
 
 
-def numerical_derivative(targets: Targets, readout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def numerical_derivative(targets: Targets, readout: np.ndarray, step_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """dG/dRe(x) + i dG/dIm(x) for each row of G = Re(conj(readout) @ T(x)), as (rows, elements of
-    the leaf), and where each element is ill-conditioned."""
+    the leaf), and where each element is ill-conditioned; steps `step_scale` times the usual."""
     x0 = targets.x0
     directions = (1.0, 1j) if x0.dtype.kind == "c" else (1.0,)
     estimate = np.zeros((readout.shape[0], x0.size), x0.dtype)
     ill = np.zeros(estimate.shape, bool)
     for column, index in enumerate(np.ndindex(x0.shape)):
         for direction in directions:
-            slopes, bad = _slopes(targets, readout, index, direction)
+            slopes, bad = _slopes(targets, readout, index, direction, step_scale)
             estimate[:, column] += direction * slopes
             ill[:, column] |= bad
     return estimate, ill
@@ -419,9 +420,10 @@ def as_rows(result: np.ndarray, targets: Targets, method: str) -> np.ndarray:
     return np.moveaxis(result.reshape((batch, rows, -1)), 1, 0).reshape(rows, -1)
 
 
-def numerical_result(targets: Targets, method: str) -> tuple[np.ndarray, np.ndarray]:
-    """The numerical result of the call for the source leaf, shaped as TF shapes it, and its ill mask."""
-    estimate, ill = numerical_derivative(targets, readout(targets, method))
+def numerical_result(targets: Targets, method: str, step_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The numerical result of the call for the source leaf, shaped as TF shapes it, and its ill mask
+    (with steps `step_scale` times the usual: a step sweep)."""
+    estimate, ill = numerical_derivative(targets, readout(targets, method), step_scale)
     return shaped(estimate, targets, method), shaped(ill, targets, method)
 
 

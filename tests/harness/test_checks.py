@@ -67,7 +67,7 @@ def test_a_planted_wrong_vjp_is_found_blamed_on_its_op_and_minimised():
     assert evaluate(gradient_program(ops, [0.5, -1.0, 2.0]), "tensorflow", NUMERIC) is None   # TF's own tanh is right
 
 
-@pytest.mark.parametrize("case", ["smooth", "kink", "rounding", "hermitian", "batch sum", "integer path", "adjoint"])
+@pytest.mark.parametrize("case", ["smooth", "kink", "rounding", "hermitian", "batch sum", "integer path", "adjoint", "pole"])
 def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
     programs = {
         "smooth": gradient_program([Op("e", "exp", ["x"]), Op("s", "sin", ["e"]), Op("y", "reduce_sum", ["s"])],
@@ -87,6 +87,11 @@ def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
                             Leaf("b", "constant", np.array([[-2.5], [0.75]], "float32"), "float32"),
                             Tape("t", body=[Op("y", "matmul", ["x", "b"], {"adjoint_a": True})]),
                             Call("g", "t", "gradient", "y", "x")], ["y"]),
+        # divide_no_nan(c, x) is 0 at x = 0 and c/x beside it: an infinite derivative, which a step sweep shows
+        "pole": Program([Leaf("c", "constant", np.array([0.5, 0.75]), "float64"),
+                         Leaf("x", "variable", np.array([0.0, 0.85]), "float64"),
+                         Tape("t", body=[Op("y", "math.divide_no_nan", ["c", "x"])]),
+                         Call("g", "t", "gradient", "y", "x")], ["y"]),
     }
     assert evaluate(programs[case], "tensorflow", NUMERIC) is None
 
