@@ -56,7 +56,6 @@ FEATURES: dict[str, Callable[[Any], bool]] = {
     "Variable": lambda module: hasattr(module, "Variable"),
     **{f"Variable.{m}": _variable_method(m) for m in ("assign", "assign_add", "assign_sub", "read_value")},
     "custom_gradient": lambda module: hasattr(module, "custom_gradient"),
-    "autodiff.ForwardAccumulator": lambda module: hasattr(getattr(module, "autodiff", None), "ForwardAccumulator"),
     **{f"GradientTape.{m}": _method("GradientTape", m)
        for m in ("jacobian", "batch_jacobian", "watched_variables", "stop_recording", "reset")},
     **{f"GradientTape.{m}({k}=)": _keyword("GradientTape", m, k) for m, k in CALL_KEYWORDS},

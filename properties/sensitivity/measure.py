@@ -50,7 +50,8 @@ DETECTORS: dict[str, list[str]] = {
     "fuzz": ["test_differential.py"],
     # fast and sensitive files first: with -x a killed mutant stops early
     "suite": ["test_ops.py", "test_semantics_catalog.py", "test_seeds.py", "test_blind_spots.py", "test_tape_semantics.py",
-              "test_variable_updates.py", "test_control_flow.py", "test_protocols.py", "test_metamorphic.py", "test_differential.py"],
+              "test_variable_updates.py", "test_control_flow.py", "test_function.py", "test_forward_mode.py", "test_protocols.py",
+              "test_metamorphic.py", "test_differential.py"],
 }
 # The CI subset: planted bugs the CI fuzz profile kills today, and the equivalent control.
 QUICK = ("sin-doubled", "sub-same-shape-sign", "needs-from-recording-tapes")
