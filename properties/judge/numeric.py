@@ -18,7 +18,8 @@ and the estimate holds with steps STEP_SWEEP times larger (a step sweep: one acr
 not, an infinite true derivative is no anomaly).
 A non-finite gradient where the estimate is finite and well-conditioned is wrong; an estimate beyond the
 dtype's range is the infinity it rounds to. Where the source reaches an op that reads its input as
-Hermitian, only the gradient's Hermitian part is judged (TF's convention). A source that is also a target
+Hermitian, only the gradient's Hermitian part is judged (TF's convention); a source reaching an op whose
+repeated indices' updates apply in an unspecified order (`tensor_scatter_nd_update`) is not judged. A source that is also a target
 is not judged: its derivative by itself is 1 or 0 by the tape's watching rules, which the differential
 check covers, not by any op's gradient function.
 """
@@ -34,7 +35,7 @@ import ml_dtypes
 import numpy as np
 
 from reftape_oracle.outcome import UNFINISHED, Outcome, describe
-from reftape_oracle.catalog import CATALOG
+from reftape_oracle.catalog import CATALOG, UNSPECIFIED_ORDER, has_trait
 from reftape_oracle.program import Call, Leaf, Op, Program, flat_references, structure_children, walk
 
 from reftape_properties.judge import referee
@@ -125,6 +126,8 @@ def _estimate(targets: referee.Targets | None, method: str,
 def _corrected(program: Program, call: Call, source: str, result: dict) -> np.ndarray | None:
     """Writes the estimate into `result` where the backend's value is wrong; returns the estimate, or None
     when nothing was wrong (or nothing could be judged)."""
+    if _through_unspecified_order(program, source):
+        return None
     value, dtype = _dense_value(result)
     targets = _targets(program, call, source)
     part = _judged_part(program, source, value.shape)
@@ -207,6 +210,14 @@ def _undefined_rows(targets: referee.Targets, method: str) -> np.ndarray:
     """The rows of the result (`referee.readout`) that weigh a target element that is not finite at the point:
     the function they differentiate is not defined there (a log of -1), whatever the backend returns."""
     return (referee.readout(targets, method) != 0) @ ~np.isfinite(targets.t0)
+
+
+def _through_unspecified_order(program: Program, source: str) -> bool:
+    """Whether the source reaches an op whose repeated indices' updates apply in an order TF leaves
+    unspecified (catalog trait UNSPECIFIED_ORDER): which update stays is no derivative."""
+    reached = referee.depending_on(program, source)
+    return any(isinstance(op, Op) and has_trait(op.path, UNSPECIFIED_ORDER)
+               and any(referee.base_name(name) in reached for name in op.inputs) for op in walk(program.statements))
 
 
 def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.ndarray], np.ndarray]:

@@ -241,7 +241,8 @@ class Targets:
                 raise Unjudgeable("the tape does not record the whole path from the source to a higher-order target")
             self._build = self._taped(program, needed | set(leaves), source)
         else:
-            self._build = self._flat(program, statements, passing, source, source in watched, call.method)
+            tracked = source in watched or base_name(source) in watched   # an element of a tracked op's list
+            self._build = self._flat(program, statements, passing, source, tracked, call.method)
         values = self._values(None, complex_step=False)
         if values is None:
             raise Unjudgeable("the targets cannot be evaluated in 64 bits")
