@@ -133,12 +133,12 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
     part = _judged_part(program, source, value.shape)
     tolerance = Tolerance.for_dtype(referee.numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
                                     computed_through=least_precise_leaf(program))
-    if targets is None or _agrees_along_a_direction(targets, call.method, value, part, tolerance):
+    if targets is None or _agrees_along_a_direction(targets, call.method, value, part, tolerance, dtype):
         return None
     made = _estimate(targets, call.method)
     if made is None or made[0].shape != value.shape:
         return None
-    undefined = np.repeat(_undefined_rows(targets, call.method)[:, None], targets.x0.size, axis=1)
+    undefined = np.repeat(_undefined_rows(targets, call.method, dtype)[:, None], targets.x0.size, axis=1)
     estimate, ill = _in_range(made[0], dtype), made[1] | referee.shaped(undefined, targets, call.method)
     judged_value, judged_estimate, ill = part(value), part(estimate), part(ill.astype(float)) != 0
     wrong = _beyond(judged_value, judged_estimate, tolerance) & ~ill & np.isfinite(judged_estimate)
@@ -164,7 +164,7 @@ def _in_range(estimate: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def _agrees_along_a_direction(targets: referee.Targets, method: str, value: np.ndarray,
-                              part: Callable[[np.ndarray], np.ndarray], tolerance: Tolerance) -> bool:
+                              part: Callable[[np.ndarray], np.ndarray], tolerance: Tolerance, dtype: str) -> bool:
     """Whether the result agrees with the derivative along one random direction of the source: two
     evaluations whatever the source's size, where judging every element takes two per element; only a
     result that does not is judged element by element. The tolerance is the referee's, relative to the sum
@@ -182,7 +182,7 @@ def _agrees_along_a_direction(targets: referee.Targets, method: str, value: np.n
     along = part(along) if x0.ndim >= 2 and x0.shape[-1] == x0.shape[-2] else along
     slopes, ill = referee.slopes_along(targets, referee.readout(targets, method), along,
                                        max(1.0, float(np.max(np.abs(x0), initial=0.0))))
-    defined = ~_undefined_rows(targets, method)
+    defined = ~_undefined_rows(targets, method, dtype)
     if ill[defined].any():
         return False
     rows = referee.as_rows(value, targets, method)[defined]
@@ -206,10 +206,12 @@ def _steady_under_a_step_sweep(targets: referee.Targets, method: str, estimate: 
         return (np.abs(part(swept[0]) - estimate) <= _allowed(estimate, tolerance)) & ~(part(swept[1].astype(float)) != 0)
 
 
-def _undefined_rows(targets: referee.Targets, method: str) -> np.ndarray:
-    """The rows of the result (`referee.readout`) that weigh a target element that is not finite at the point:
-    the function they differentiate is not defined there (a log of -1), whatever the backend returns."""
-    return (referee.readout(targets, method) != 0) @ ~np.isfinite(targets.t0)
+def _undefined_rows(targets: referee.Targets, method: str, dtype: str) -> np.ndarray:
+    """The rows of the result (`referee.readout`) that weigh a target element that is not finite at the point
+    (the function they differentiate is not defined there: a log of -1) or beyond the range of the result's
+    dtype (a float16 norm of [65504, 60000] is infinite in float16), whatever the backend returns."""
+    beyond = ~np.isfinite(_in_range(targets.t0, dtype))
+    return (referee.readout(targets, method) != 0) @ beyond
 
 
 def _through_unspecified_order(program: Program, source: str) -> bool:

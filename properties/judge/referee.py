@@ -133,21 +133,22 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
     def tracked(name: str) -> bool:
         return name in watched or base_name(name) in watched
 
-    def visit(statements: list, recording: bool) -> bool:
+    def visit(statements: list, recording: bool, entered: bool = False) -> bool:
+        """`entered`: inside the call's tape's block, where `watch` works even while it stops recording."""
         for s in statements:
             if s is call:
                 return True
-            if isinstance(s, Tape) and visit(s.body, recording or s.name == call.tape):
+            if isinstance(s, Tape) and visit(s.body, recording or s.name == call.tape, entered or s.name == call.tape):
                 return True
-            if isinstance(s, StopRecording) and visit(s.body, recording and s.tape != call.tape):
+            if isinstance(s, StopRecording) and visit(s.body, recording and s.tape != call.tape, entered):
                 return True
             if isinstance(s, Reset) and s.tape == call.tape:
                 watched.clear()
                 recorded.clear()
+            elif isinstance(s, Watch) and s.tape == call.tape and entered:
+                watched.update(n for n in s.names if floating_leaf(n) or n not in leaves)
             elif not recording:
                 continue
-            elif isinstance(s, Watch) and s.tape == call.tape:
-                watched.update(n for n in s.names if floating_leaf(n) or n not in leaves)
             elif isinstance(s, Op):
                 inputs = read(s.inputs)
                 if tape.watch_accessed_variables:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
+from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
 from reftape_properties.explain.clusters import cluster
 from reftape_properties.explain.divergence import first_divergence
 from reftape_properties.explain.minimize import minimize
@@ -68,7 +68,8 @@ def test_a_planted_wrong_vjp_is_found_blamed_on_its_op_and_minimised():
 
 
 @pytest.mark.parametrize("case", ["smooth", "kink", "rounding", "hermitian", "batch sum", "integer path", "adjoint", "pole",
-                                  "list element source", "unspecified order"])
+                                  "list element source", "unspecified order", "watched while not recording",
+                                  "beyond the dtype's range"])
 def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
     programs = {
         "smooth": gradient_program([Op("e", "exp", ["x"]), Op("s", "sin", ["e"]), Op("y", "reduce_sum", ["s"])],
@@ -106,6 +107,12 @@ def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
                                       Tape("t", body=[Op("y", "tensor_scatter_nd_update", ["t0", "x"],
                                                          {"indices": (1, 0, 1, 0)})]),
                                       Call("g", "t", "gradient", "y", "x")], ["y"]),
+        # `watch` inside the tape's stop_recording still watches (the referee once skipped it: a zero estimate)
+        "watched while not recording": Program([Tape("t", body=[
+            StopRecording("t", body=[Leaf("x", "constant", np.array([-1.5, 0.0, 2.0]), "float64"), Watch("t", ["x"])]),
+            Op("y", "nn.softplus", ["x"])]), Call("g", "t", "gradient", "y", "x")], ["y"]),
+        # the norm of [65504, 60000] is beyond float16's range: infinite in float16, no finite function to judge
+        "beyond the dtype's range": gradient_program([Op("y", "linalg.norm", ["x"])], [65504.0, 60000.0], "float16"),
     }
     assert evaluate(programs[case], "tensorflow", NUMERIC) is None
 
