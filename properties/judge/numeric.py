@@ -46,6 +46,7 @@ from reftape_properties.judge.tolerance import (ROUNDING_PROBE_FACTOR, ROUNDING_
 NUMERIC = "numeric"   # the reference a numeric check's findings name
 ROUNDING_PROBES = 2   # points around the program's own at which the estimate is made again
 STEP_SWEEP = 16       # how much larger the steps of the second estimate of a wrong element are
+EXACT = Tolerance(relative=0.0, absolute_scale=0.0)   # what the float64 estimates are held to: the referee's resolution
 
 
 def wrong_verdict(backend: str) -> str:
@@ -198,12 +199,13 @@ def _steady_under_a_step_sweep(targets: referee.Targets, method: str, estimate: 
                                part: Callable[[np.ndarray], np.ndarray], tolerance: Tolerance) -> np.ndarray:
     """Where the estimate stays within the referee's resolution with steps STEP_SWEEP times larger: a smooth
     function's central difference barely moves, one across a pole or jump (divide_no_nan's 0 at 0, whose
-    true derivative is infinite) grows like the inverse of the step and is no derivative at all."""
+    true derivative is infinite) grows like the inverse of the step and is no derivative at all. The
+    resolution is the referee's alone, whatever the result's dtype: the sweep judges the float64 estimate."""
     swept = _estimate(targets, method, STEP_SWEEP)
     if swept is None or swept[0].shape != estimate.shape:
         return np.zeros(estimate.shape, bool)
     with np.errstate(invalid="ignore"):
-        return (np.abs(part(swept[0]) - estimate) <= _allowed(estimate, tolerance)) & ~(part(swept[1].astype(float)) != 0)
+        return (np.abs(part(swept[0]) - estimate) <= _allowed(estimate, EXACT)) & ~(part(swept[1].astype(float)) != 0)
 
 
 def _undefined_rows(targets: referee.Targets, method: str, dtype: str) -> np.ndarray:
