@@ -46,16 +46,43 @@ def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
     return None
 
 
+def _unjudged(outcome: Outcome) -> str | None:
+    """Why a numeric check has nothing to judge, when that is no property of the program: the candidate, its
+    only side, lacks a name the program uses (a silent agreement otherwise)."""
+    error = outcome.error or {}
+    if error.get("kind") == "missing":
+        return f"{outcome.backend} lacks {', '.join(error['names'])}: the numeric check has nothing to judge"
+    return None
+
+
+def evaluate_checks(program: Program, candidate: Any, checks: tuple | list, **options: Any) -> Finding | None:
+    """The first finding `program` makes under `checks` (names of CHECKS, in order), or None when it passes
+    them all; `options` as `evaluate`'s."""
+    for check in checks:
+        finding = evaluate(program, candidate, CHECKS[check][0], **options)
+        if finding is not None:
+            return finding
+    return None
+
+
 def run_sides(program: Program, candidate: Any, reference: Any, time_limit: float | None = None,
               isolated: bool = False) -> tuple[Outcome, Outcome]:
     """(expected, actual): the reference's outcome and the candidate's. With `reference` NUMERIC (the numeric
     check) the candidate alone runs, and the expected outcome is its own with an exact derivative's gradients
     where its are wrong (judge/numeric.py). Never raises for what a side did."""
+    expected, actual, _ = _sides(program, candidate, reference, time_limit, isolated)
+    return expected, actual
+
+
+def _sides(program: Program, candidate: Any, reference: Any, time_limit: float | None,
+           isolated: bool) -> tuple[Outcome, Outcome, dict]:
+    """`run_sides`' outcomes, and a numeric check's estimates of the results it changed (empty otherwise)."""
     if reference == NUMERIC:
         (actual,) = _outcomes(program, [candidate], time_limit, isolated)
-        return numeric_outcome(program, actual)[0], actual
+        expected, estimates = numeric_outcome(program, actual)
+        return expected, actual, estimates
     expected, actual = _outcomes(program, [reference, candidate], time_limit, isolated)
-    return expected, actual
+    return expected, actual, {}
 
 
 def _outcomes(program: Program, sides: list, time_limit: float | None, isolated: bool) -> list[Outcome]:
@@ -83,13 +110,9 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
     `isolated` runs each side in a process of its own (backends named by module), where dying or
     hanging in native code becomes the side's outcome. A numeric check's discrepancies carry their
     verdict (the candidate is wrong) and the estimate."""
-    numeric, estimates = reference == NUMERIC, {}
-    if numeric:
-        (actual,) = _outcomes(program, [candidate], time_limit, isolated)
-        expected, estimates = numeric_outcome(program, actual)
-    else:
-        expected, actual = run_sides(program, candidate, reference, time_limit, isolated)
-    failures = [f for f in (None if numeric else _harness_failure(expected, reference=True),
+    numeric = reference == NUMERIC
+    expected, actual, estimates = _sides(program, candidate, reference, time_limit, isolated)
+    failures = [f for f in (_unjudged(actual) if numeric else _harness_failure(expected, reference=True),
                             _harness_failure(actual)) if f]
     if failures:
         raise HarnessError("; ".join(failures))

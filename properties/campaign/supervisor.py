@@ -160,7 +160,7 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
     before it is ready (loading its backend) is a harness failure: restarting it would not help. A stop
     signal during the re-run reaches its processes too: after a stop nothing is run or concluded."""
     from reftape_oracle.outcome import HarnessError
-    from reftape_properties.pipeline import CHECKS, evaluate
+    from reftape_properties.pipeline import evaluate_checks
     from reftape_properties.findings.store import record_finding, record_worker_death
 
     campaign, report = crew.campaign, Path(crew.campaign.report)
@@ -173,8 +173,8 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
         crew.deadly.add(program.to_json())
         display.note(f"worker {worker} {cause}; running its program again, each side in a process of its own")
         try:
-            finding = next(filter(None, (evaluate(program, campaign.backend, CHECKS[check][0], isolated=True,
-                                                  time_limit=campaign.time_limit) for check in campaign.checks)), None)
+            finding = evaluate_checks(program, campaign.backend, campaign.checks, isolated=True,
+                                      time_limit=campaign.time_limit)
         except HarnessError as error:
             if signals.received is None:
                 progress.harness_error = str(error)

@@ -149,8 +149,8 @@ class _Worker:
         return campaign_test
 
     def check(self, program: Any, batch: int) -> None:
-        from reftape_properties.pipeline import CHECKS, evaluate
         from reftape_properties.findings.store import record_coverage
+        from reftape_properties.pipeline import evaluate_checks
 
         text = program.to_json()
         if text in self.deadly:
@@ -166,8 +166,7 @@ class _Worker:
         with self.counters.examples.get_lock():
             self.counters.examples.value += 1
         record_coverage(program)
-        finding = next(filter(None, (evaluate(program, self.backend, CHECKS[check][0], time_limit=self.campaign.time_limit)
-                                     for check in self.campaign.checks)), None)
+        finding = evaluate_checks(program, self.backend, self.campaign.checks, time_limit=self.campaign.time_limit)
         self.counters.last_finished.value = time.monotonic()
         if finding is None:
             return

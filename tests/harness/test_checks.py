@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from reftape_oracle.outcome import HarnessError
 from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
 from reftape_properties.explain.clusters import cluster
 from reftape_properties.explain.divergence import first_divergence
@@ -66,6 +67,13 @@ def test_a_planted_wrong_vjp_is_found_blamed_on_its_op_and_minimised():
     minimal = minimize(finding)
     assert minimal.minimized and minimal.minimized["ops_after"] <= 2 and minimal.suspect == "tanh"
     assert evaluate(gradient_program(ops, [0.5, -1.0, 2.0]), "tensorflow", NUMERIC) is None   # TF's own tanh is right
+
+
+def test_a_candidate_lacking_a_name_the_program_uses_is_never_a_silent_pass():
+    """The numeric check's candidate is its only side: a program it cannot run judges nothing, and says so."""
+    program = gradient_program(sum_of("math.cumprod"), [2, 0, 4])
+    with pytest.raises(HarnessError, match="partial_tape lacks math.cumprod: the numeric check has nothing to judge"):
+        evaluate(program, "partial_tape", NUMERIC)
 
 
 @pytest.mark.parametrize("case", ["smooth", "kink", "rounding", "hermitian", "batch sum", "integer path", "adjoint", "pole",
