@@ -24,6 +24,22 @@ def run_statements(source: str, ns: Any) -> dict:
     return _run(source, ns, "exec", result)
 
 
+def both_outcomes(source: str, reference: Any, candidate: Any) -> tuple[dict, dict]:
+    """The outcomes of the statements `source` with `tf` bound to the reference, then to the candidate (their
+    Python warnings, deprecations of TF's own, kept quiet)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_statements(source, reference), run_statements(source, candidate)
+
+
+def snippet_discrepancies(source: str, reference: Any, candidate: Any) -> list:
+    """Where the candidate's outcome of the statements `source` differs from the reference's (empty: they agree;
+    a side that did not run the code never agrees)."""
+    from reftape_properties.judge.compare import compare_values
+
+    return compare_values(*both_outcomes(source, reference, candidate))
+
+
 def reference_faults(snippets: dict[str, str], reference: Any) -> dict[str, list[str]]:
     """The snippets of `snippets` (name -> statements) that `reference` does not run to their result, with why
     (a snippet that does not compile, a name the reference lacks, ...): a suite proves its reference side ran."""

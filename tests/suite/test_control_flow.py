@@ -14,7 +14,7 @@ import warnings
 
 import pytest
 
-from reftape_properties.conformance.snippet_outcomes import reference_faults, run_statements
+from reftape_properties.conformance.snippet_outcomes import reference_faults, run_statements, snippet_discrepancies
 from .marks import snippets
 
 RAISED = ("def raised(f):\n    try:\n        f()\n    except Exception as error:\n        return type(error).__name__\n"
@@ -446,18 +446,9 @@ SNIPPETS = {**COND, **CASE, **SWITCH_CASE, **WHILE_LOOP, **STRUCTURE_ERRORS, **M
             **UTILITIES, **NON_PERSISTENT}
 
 
-def _outcomes(code: str, tf, candidate) -> tuple[dict, dict]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_statements(code, tf), run_statements(code, candidate)
-
-
 @pytest.mark.parametrize("name", snippets(SNIPPETS))
 def test_control_flow_snippet_matches_tensorflow(name, tf, candidate):
-    from reftape_properties.judge.compare import compare_values
-
-    expected, actual = _outcomes(SNIPPETS[name], tf, candidate)
-    found = compare_values(expected, actual)
+    found = snippet_discrepancies(SNIPPETS[name], tf, candidate)
     assert not found, "\n".join(d.summary() for d in found)
 
 
@@ -482,7 +473,5 @@ BROKEN_SNIPPETS = {
 
 @pytest.mark.parametrize("code", BROKEN_SNIPPETS.values(), ids=BROKEN_SNIPPETS.keys())
 def test_a_broken_control_flow_snippet_is_a_harness_error(code, tf, rt):
-    from reftape_properties.judge.compare import compare_values
-
-    found = compare_values(*_outcomes(code, tf, rt))
+    found = snippet_discrepancies(code, tf, rt)
     assert [d.kind for d in found] == ["harness"], [d.summary() for d in found]

@@ -11,7 +11,6 @@ must agree under the tolerance model (`reftape_properties.judge.tolerance`).
 from __future__ import annotations
 
 import sys
-import warnings
 import zlib
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 
 from reftape_oracle.catalog import CATALOG, apply
 from reftape_oracle.outcome import describe, describe_error
-from reftape_properties.conformance.snippet_outcomes import reference_faults, run_statements
+from reftape_properties.conformance.snippet_outcomes import both_outcomes, reference_faults
 from reftape_properties.judge.compare import compare_values
 
 from .marks import needs, op_needs, snippets
@@ -364,9 +363,7 @@ def _outcomes(code: str, tf: Any, candidate: Any) -> tuple[dict, dict]:
     for the same op and shapes turns a tangent's shape error at tracing (ValueError) into one at run time
     (InvalidArgumentError), so TF's answer would depend on the tests run before."""
     _forget_traced_jvp_functions(tf)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_statements(code, tf), run_statements(code, candidate)
+    return both_outcomes(code, tf, candidate)
 
 
 @pytest.mark.parametrize("name", snippets(SNIPPETS))

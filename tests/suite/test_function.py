@@ -16,7 +16,7 @@ import warnings
 
 import pytest
 
-from reftape_properties.conformance.snippet_outcomes import reference_faults, run_statements
+from reftape_properties.conformance.snippet_outcomes import both_outcomes, reference_faults, run_statements, snippet_discrepancies
 from .marks import snippets
 
 RAISED = ("def raised(f):\n    try:\n        f()\n    except Exception as error:\n        return type(error).__name__\n"
@@ -377,18 +377,9 @@ SNIPPETS = {**{f"gradients/{k}": v for k, v in GRADIENTS.items()}, **{f"tracing/
             **{f"body/{k}": v for k, v in BODY.items()}}
 
 
-def _outcomes(code: str, tf, candidate) -> tuple[dict, dict]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run_statements(code, tf), run_statements(code, candidate)
-
-
 @pytest.mark.parametrize("name", snippets(SNIPPETS))
 def test_function_snippet_matches_tensorflow(name, tf, candidate):
-    from reftape_properties.judge.compare import compare_values
-
-    expected, actual = _outcomes(SNIPPETS[name], tf, candidate)
-    found = compare_values(expected, actual)
+    found = snippet_discrepancies(SNIPPETS[name], tf, candidate)
     assert not found, "\n".join(d.summary() for d in found)
 
 
@@ -465,12 +456,10 @@ PLANTED = {
 
 @pytest.mark.parametrize("planted", PLANTED)
 def test_a_planted_function_is_caught(planted, tf, rt):
-    from reftape_properties.judge.compare import compare_values
-
     make, names = PLANTED[planted]
     function = make if make is _eager_function else make(rt)
     candidate = _planted(rt, function)
-    agreeing = [name for name in names if not compare_values(*_outcomes(SNIPPETS[name], tf, candidate))]
+    agreeing = [name for name in names if not snippet_discrepancies(SNIPPETS[name], tf, candidate)]
     assert not agreeing, f"the planted {planted} function agrees with TensorFlow on {agreeing}"
 
 
@@ -483,9 +472,7 @@ BROKEN_SNIPPETS = {
 
 @pytest.mark.parametrize("code", BROKEN_SNIPPETS.values(), ids=BROKEN_SNIPPETS.keys())
 def test_a_broken_function_snippet_is_a_harness_error(code, tf, rt):
-    from reftape_properties.judge.compare import compare_values
-
-    found = compare_values(*_outcomes(code, tf, rt))
+    found = snippet_discrepancies(code, tf, rt)
     assert [d.kind for d in found] == ["harness"], [d.summary() for d in found]
 
 
@@ -526,6 +513,6 @@ KNOWN_FUNCTION_DIVERGENCES = {
 def test_known_function_divergence_still_reproduces(name, tf, rt):
     from reftape_properties.judge.compare import compare_values
 
-    expected, actual = _outcomes(KNOWN_FUNCTION_DIVERGENCES[name], tf, rt)
+    expected, actual = both_outcomes(KNOWN_FUNCTION_DIVERGENCES[name], tf, rt)
     assert "exception" not in (expected["kind"], actual["kind"]), (expected, actual)
     assert compare_values(expected, actual), f"{name} no longer diverges: remove it from KNOWN_DIVERGENCES.md"
