@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ DEFAULT_MINUTES = 10.0
 BATCH = 100                 # examples per Hypothesis run; each run gets a seed of its own
 TIME_LIMIT = 20.0           # seconds per program and backend
 STOP_GRACE = 3.0            # seconds workers get to finish their example before they are killed
+EXPLAIN_BUDGET = 60.0       # seconds after the fuzzing budget in which workers explain what they found
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Campaign:
     unsupported: tuple[str, ...] = ()   # what of the campaign's ops and the tape features was left out for it
     checks: tuple[str, ...] = ("differential",)   # the properties checked on each program (pipeline.CHECKS)
     schedule: str = "swarm"             # "swarm": each program from a random part of the ops (SCHEDULES)
+    explain_budget: float = EXPLAIN_BUDGET   # seconds to explain findings once fuzzing is over (0: never)
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -78,6 +81,10 @@ def arguments() -> argparse.ArgumentParser:
                         + " (default differential)")
     result.add_argument("--schedule", choices=SCHEDULES, help="swarm (default): each program draws from a random "
                         "part of the ops, small programs first among them; uniform: every program from all of them")
+    result.add_argument("--explain-budget", type=float, metavar="SECONDS",
+                        help=f"workers fuzz for the whole budget and record each finding at once; they explain "
+                             f"(first divergence, minimisation) what they found in at most this many seconds "
+                             f"after it (default {EXPLAIN_BUDGET:g}; 0: findings stay unexplained)")
     result.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                         help=f"per program and backend (default {TIME_LIMIT:g}); a worker stuck past it in native "
                              "code is killed and the program run again in processes of its own")
@@ -120,6 +127,8 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     for name, value in (("--minutes", args.minutes), ("--max-examples", args.max_examples)):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive, not {value:g}")
+    if args.explain_budget is not None and not 0 <= args.explain_budget < math.inf:
+        raise UsageError(f"--explain-budget must be a finite number of seconds, 0 or more, not {args.explain_budget:g}")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, not {args.workers}")
     surface = backend_surface(import_backend(backend), surface_file)
@@ -137,7 +146,7 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     minutes = DEFAULT_MINUTES if args.minutes is None and args.max_examples is None else args.minutes
     return Campaign(backend, ops, dtypes, seed, args.workers, minutes, args.max_examples, str(report.resolve()),
                     args.resume, database, shard, time_limit, surface_file, tuple(sorted(surface.lacking)), unsupported,
-                    checks, schedule)
+                    checks, schedule, EXPLAIN_BUDGET if args.explain_budget is None else args.explain_budget)
 
 
 LISTED_OPS = 12  # unsupported ops the summary line names; beyond that it counts them

@@ -27,6 +27,8 @@ class Progress:
     interrupted: bool = False
     stopped_by: str | None = None                              # the signal that interrupted it
     deaths: list = dataclasses.field(default_factory=list)     # WorkerDeath, in order
+    # Time to detection: seconds from the start and examples begun when the first unexplained finding arrived
+    first_unexplained: dict | None = None
 
     @property
     def rate(self) -> float:
@@ -56,6 +58,8 @@ class Progress:
             self.findings[detail] = self.findings.get(detail, 0) + 1
             self.known += bool(value)
             self.unexplained += not value
+            if not value and self.first_unexplained is None:
+                self.first_unexplained = {"seconds": round(time.monotonic() - self.started, 1), "examples": self.examples}
             self.replayed += what == "replayed"
         elif what == "explained":
             self.suspects[detail] = self.suspects.get(detail, 0) + 1

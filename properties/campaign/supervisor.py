@@ -33,7 +33,7 @@ class _Crew:
         self.campaign, self.context = campaign, context
         self.events, self.stop_event = context.Queue(), context.Event()
         self.counters = Counters(context.Value("q", 0), context.Value("d", 0.0),
-                                 context.Array("d", campaign.workers))
+                                 context.Array("d", campaign.workers), context.Event())
         self.processes: dict[int, Any] = {}
         self.restarts = {index: 0 for index in range(campaign.workers)}
         self.ready: set[int] = set()
@@ -225,7 +225,8 @@ def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> N
         record["result"] = {"examples": progress.examples, "seconds": round(elapsed, 1),
                             "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
                             "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
-                            "replayed": progress.replayed, "interrupted": progress.interrupted,
+                            "replayed": progress.replayed, "first_unexplained": progress.first_unexplained,
+                            "interrupted": progress.interrupted,
                             "stopped_by": progress.stopped_by,
                             "harness_error": progress.harness_error,
                             "worker_deaths": [dataclasses.asdict(d) for d in progress.deaths]}
@@ -307,12 +308,23 @@ def _fuzz_with_crew(campaign: Campaign, progress: Progress, display: Display, si
     progress.count(crew.counters)
 
 
+def _end_fuzzing(crew: _Crew, progress: Progress, display: Display) -> None:
+    """Tells the workers the fuzzing budget is spent: each explains what it found, within the explain budget."""
+    crew.counters.fuzzing_over.set()
+    if progress.unexplained and crew.campaign.explain_budget > 0:
+        display.note(f"fuzzing budget spent; explaining the findings for up to {crew.campaign.explain_budget:g} s "
+                     "(Ctrl-C leaves them recorded, unexplained)")
+
+
 def _watch(crew: _Crew, progress: Progress, display: Display, signals: StopSignals) -> None:
     campaign = crew.campaign
     deadline = progress.started + 60 * campaign.minutes if campaign.minutes else None
     while not crew.finished() and signals.received is None and progress.harness_error is None:
         if deadline is not None and time.monotonic() >= deadline:
-            return
+            if crew.counters.fuzzing_over.is_set():
+                return   # the explain budget is spent too
+            _end_fuzzing(crew, progress, display)
+            deadline = time.monotonic() + campaign.explain_budget + STOP_GRACE
         time.sleep(0.2)
         crew.drain(progress)
         if (signum := crew.stopped_by_signal()) is not None:

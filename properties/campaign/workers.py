@@ -1,5 +1,7 @@
 """Worker processes: each loads TensorFlow once, draws programs with Hypothesis, runs each through
-the one pipeline, records every finding the moment it is found, then explains it."""
+the one pipeline and records every finding the moment it is found. Explaining a finding (its first
+divergence, a minimised program) costs up to hundreds of evaluations, so it waits until fuzzing is over
+(`Campaign.explain_budget`): the workers spend the whole budget finding bugs."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from reftape_oracle.interpreter import FlightRecorder
 from reftape_properties.campaign.configuration import BATCH, Campaign
 from reftape_properties.campaign.database import example_database
 from reftape_properties.cli import STOP_SIGNALS, StopSignals, import_backend
+from reftape_properties.findings.store import read_findings, record_coverage, record_finding
 
 
 class _Found(Exception):
@@ -57,6 +60,7 @@ class Counters:
     examples: Any
     last_finished: Any
     deadlines: Any
+    fuzzing_over: Any   # an Event: the fuzzing budget is spent, explain what was found
 
 
 def in_flight_file(report: Path, worker: int) -> Path:
@@ -90,8 +94,6 @@ class _Worker:
         from reftape_oracle.interpreter import record_flights
         from reftape_oracle.tensorflow import load_tensorflow
 
-        from reftape_properties.findings.store import read_findings
-
         self.campaign, self.index, self.restart = campaign, index, restart
         self.deadly = deadly   # programs (JSON text) a worker of this campaign died running: never again
         self.events, self.stop, self.counters, self.signals = events, stop, counters, signals
@@ -105,6 +107,7 @@ class _Worker:
         self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
         self.failing: dict[str, int] = {}      # program text -> the batch that found it failing
         self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
+        self.unexplained: list = []            # findings recorded, to explain once fuzzing is over
 
     def stopping(self) -> bool:
         """Whether the parent asked this worker to stop, or a SIGINT/SIGTERM reached it (sent to the
@@ -113,7 +116,8 @@ class _Worker:
 
     def exhausted(self) -> bool:
         limit = self.campaign.max_examples
-        return self.stopping() or (limit is not None and self.counters.examples.value >= limit)
+        return (self.stopping() or self.counters.fuzzing_over.is_set()
+                or (limit is not None and self.counters.examples.value >= limit))
 
     def run(self) -> None:
         batch = 0
@@ -123,6 +127,22 @@ class _Worker:
             except _Found:
                 pass
             batch += 1
+        self.explain_found()
+
+    def explain_found(self) -> None:
+        """Explains the findings this worker recorded, in the order found, until the explain budget (counted
+        from now) is spent or the campaign is stopped; what is left stays recorded, unexplained."""
+        deadline = time.monotonic() + self.campaign.explain_budget
+
+        def over() -> bool:
+            return self.stopping() or time.monotonic() >= deadline
+
+        for finding in self.unexplained:
+            if over():
+                return
+            explained = self.explain(finding, over)
+            record_finding(explained, self.report)
+            self.events.put(("explained", explained.suspect or "not named", None))
 
     def hypothesis_run(self, batch: int) -> Any:
         """A Hypothesis test over generated programs, seeded from the campaign seed, worker and batch.
@@ -149,7 +169,6 @@ class _Worker:
         return campaign_test
 
     def check(self, program: Any, batch: int) -> None:
-        from reftape_properties.findings.store import record_coverage
         from reftape_properties.pipeline import evaluate_checks
 
         text = program.to_json()
@@ -181,17 +200,13 @@ class _Worker:
             raise _Found
 
     def keep(self, finding: Any) -> None:
-        """Records the finding at once, then its explained form (known ones need no explaining)."""
-        from reftape_properties.findings.store import record_finding
-
+        """Records the finding at once; one to explain (known ones need no explaining) waits for the end of fuzzing."""
         record_finding(finding, self.report)
         self.events.put(("finding", finding.kind, finding.known))
         if not finding.known:
-            explained = self.explain(finding)
-            record_finding(explained, self.report)
-            self.events.put(("explained", explained.suspect or "not named", None))
+            self.unexplained.append(finding)
 
-    def explain(self, finding: Any) -> Any:
+    def explain(self, finding: Any, over: Any) -> Any:
         """The finding with its first divergent node named and its program minimised: a record of its
         own, linked to the finding by its `explained_from`. A finding of a signature this worker has minimised
         before is not minimised again; it names that minimal finding instead (`covered_by`)."""
@@ -203,7 +218,7 @@ class _Worker:
         if signature in self.minimal_of:
             return dataclasses.replace(explained, id="", timestamp="", explained_from=finding.id,  # a fresh id
                                        covered_by=self.minimal_of[signature])
-        minimal = minimize(explained, stop=self.stopping)
+        minimal = minimize(explained, stop=over)
         record = dataclasses.replace(minimal, id="", timestamp="", explained_from=finding.id)
         self.minimal_of[signature] = record.id
         self.minimal_of.setdefault(record.signature(), record.id)  # minimising may simplify tape options
