@@ -27,7 +27,7 @@ class Progress:
     interrupted: bool = False
     stopped_by: str | None = None                              # the signal that interrupted it
     deaths: list = dataclasses.field(default_factory=list)     # WorkerDeath, in order
-    # Time to detection: seconds from the start and examples begun when the first unexplained finding arrived
+    # Time to detection: seconds from the start and examples begun when the first unexplained finding was made
     first_unexplained: dict | None = None
 
     @property
@@ -55,12 +55,14 @@ class Progress:
         if what == "ready" and self.first_ready is None:
             self.first_ready = value  # the worker's clock: CLOCK_MONOTONIC is the machine's, not the process's
         elif what in ("finding", "replayed"):
+            known, detected = value
             self.findings[detail] = self.findings.get(detail, 0) + 1
-            self.known += bool(value)
-            self.unexplained += not value
-            if not value and self.first_unexplained is None:
-                self.first_unexplained = {"seconds": round(time.monotonic() - self.started, 1), "examples": self.examples}
+            self.known += bool(known)
+            self.unexplained += not known
             self.replayed += what == "replayed"
+            if not known and detected and (self.first_unexplained is None
+                                           or detected["seconds"] < self.first_unexplained["seconds"]):
+                self.first_unexplained = detected
         elif what == "explained":
             self.suspects[detail] = self.suspects.get(detail, 0) + 1
         elif what == "harness" and self.harness_error is None:

@@ -28,12 +28,12 @@ from reftape_properties.cli import EXIT_FINDINGS, EXIT_HARNESS, EXIT_OK, STOP_SI
 class _Crew:
     """The worker processes of a campaign: started, watched, restarted after a death, stopped."""
 
-    def __init__(self, campaign: Campaign) -> None:
+    def __init__(self, campaign: Campaign, started: float) -> None:
         context = multiprocessing.get_context("spawn")  # never fork a process that may hold TensorFlow
         self.campaign, self.context = campaign, context
         self.events, self.stop_event = context.Queue(), context.Event()
         self.counters = Counters(context.Value("q", 0), context.Value("d", 0.0),
-                                 context.Array("d", campaign.workers), context.Event())
+                                 context.Array("d", campaign.workers), context.Event(), context.Value("d", started))
         self.processes: dict[int, Any] = {}
         self.restarts = {index: 0 for index in range(campaign.workers)}
         self.ready: set[int] = set()
@@ -181,9 +181,10 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
     if signals.received is not None:
         death.rerun_interrupted = program is not None
     elif finding:
-        finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause}
+        detected = crew.counters.detected()
+        finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause, "detected": detected}
         record_finding(finding, report)
-        progress.absorb(("finding", finding.kind, finding.known))
+        progress.absorb(("finding", finding.kind, (finding.known, detected)))
         death.finding = finding.id
     record_worker_death(dataclasses.asdict(death), report)
     progress.deaths.append(death)
@@ -298,7 +299,7 @@ def _run(campaign: Campaign, render: Callable[[Path], Path], signals: StopSignal
 
 def _fuzz_with_crew(campaign: Campaign, progress: Progress, display: Display, signals: StopSignals) -> None:
     """Starts the workers, watches them until the budget, a stop or a harness failure, and stops them."""
-    crew = _Crew(campaign)
+    crew = _Crew(campaign, progress.started)
     try:
         _watch(crew, progress, display, signals)
     finally:

@@ -61,6 +61,11 @@ class Counters:
     last_finished: Any
     deadlines: Any
     fuzzing_over: Any   # an Event: the fuzzing budget is spent, explain what was found
+    started: Any        # when the campaign started
+
+    def detected(self) -> dict:
+        """When a finding is made: seconds since the campaign started, and examples begun (its time to detection)."""
+        return {"seconds": round(time.monotonic() - self.started.value, 2), "examples": self.examples.value}
 
 
 def in_flight_file(report: Path, worker: int) -> Path:
@@ -189,11 +194,12 @@ class _Worker:
         self.counters.last_finished.value = time.monotonic()
         if finding is None:
             return
-        finding.context["campaign"] = {"seed": self.campaign.seed, "worker": self.index, "batch": batch}
+        finding.context["campaign"] = {"seed": self.campaign.seed, "worker": self.index, "batch": batch,
+                                       "detected": self.counters.detected()}
         if text not in self.recorded:
             self.keep(finding)
         else:
-            self.events.put(("replayed", finding.kind, finding.known))
+            self.events.put(("replayed", finding.kind, (finding.known, None)))
         self.recorded.add(text)
         if not finding.known:
             self.failing[text] = batch
@@ -202,7 +208,7 @@ class _Worker:
     def keep(self, finding: Any) -> None:
         """Records the finding at once; one to explain (known ones need no explaining) waits for the end of fuzzing."""
         record_finding(finding, self.report)
-        self.events.put(("finding", finding.kind, finding.known))
+        self.events.put(("finding", finding.kind, (finding.known, finding.context["campaign"]["detected"])))
         if not finding.known:
             self.unexplained.append(finding)
 

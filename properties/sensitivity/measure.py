@@ -11,6 +11,12 @@ Detectors (run with CI=true, the CI Hypothesis profile, `-x`: a mutant is killed
 - `suite`: every backend-agnostic test of the CI suite (per-op, semantics catalog, seeds, blind
   spots, tape semantics, metamorphic, differential); the other test files test reftape itself or
   the harness and ignore the backend option.
+- `campaign:SECONDS` (`campaign-uniform:SECONDS`): what a user runs first, a `reftape-fuzz` campaign of that
+  budget (seed 1, swarm or uniform scheduling, nothing explained), stopped at its first unexplained finding.
+  Its time to detection, that finding's seconds from the start of the campaign (TensorFlow's start-up
+  included) and examples begun, is the campaign's speed figure: `summary` gives the kill rate at 15, 30
+  and 60 seconds and the median time. A kill is a finding within the budget; the figure is measured, never
+  asserted (it depends on the machine and its load; the examples count does not).
 
 Before the mutants, each detector runs once on the unmutated reftape: it must pass there (a
 detector that fails on reftape would "kill" every mutant), and that run fills a memo of
@@ -31,7 +37,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,6 +61,8 @@ DETECTORS: dict[str, list[str]] = {
               "test_variable_updates.py", "test_control_flow.py", "test_function.py", "test_forward_mode.py", "test_protocols.py",
               "test_metamorphic.py", "test_differential.py"],
 }
+CAMPAIGN_DETECTOR = re.compile(r"campaign(?:-(swarm|uniform))?:(\d+)$")   # campaign:60, campaign-uniform:60
+DETECTION_MARKS = (15, 30, 60)   # seconds at which summary() gives a campaign detector's kill rate
 # The CI subset: planted bugs the CI fuzz profile kills today, and the equivalent control.
 QUICK = ("sin-doubled", "sub-same-shape-sign", "needs-from-recording-tapes")
 DEFAULT_TIMEOUT = 900.0
@@ -134,22 +144,37 @@ def _run(command: list[str], env: dict, timeout: float) -> subprocess.CompletedP
 
 
 def stop_children() -> None:
+    """Kills the running detectors: a campaign with its process group (its workers), a pytest run alone."""
     with _running_lock:
         for process in _running:
-            process.kill()
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):   # not a group leader: a pytest run
+                process.kill()
 
 
 def interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def is_detector(name: str) -> bool:
+    return name in DETECTORS or CAMPAIGN_DETECTOR.match(name) is not None
+
+
+def _environment(path: Path, **variables: str) -> dict:
+    """The environment of a detector's run: `path` (the mutant's copy) importable first."""
+    return dict(os.environ, **variables,
+                PYTHONPATH=os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")])))
+
+
 def run_detector(detector: str, backend: str, path: Path, timeout: float,
-                 memo: Path | None = None) -> tuple[str, float, str]:
-    """(status, seconds, detail) of one detector's pytest run against `backend` found on `path`,
-    with TensorFlow's outcomes memoized in `memo` when given."""
+                 memo: Path | None = None, jobs: int = 1) -> tuple[str, float, str]:
+    """(status, seconds, detail) of one detector's run against `backend` found on `path`: a pytest run,
+    with TensorFlow's outcomes memoized in `memo` when given, or a campaign (`run_campaign_detector`)."""
+    if CAMPAIGN_DETECTOR.match(detector):
+        return run_campaign_detector(detector, backend, path, jobs)
     report = path / f"report-{detector}"
-    env = dict(os.environ, CI="true", REFTAPE_REPORT_DIR=str(report),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")])))
+    env = _environment(path, CI="true", REFTAPE_REPORT_DIR=str(report))
     env.pop("REFTAPE_CANDIDATE", None)
     env.pop(MEMO_VARIABLE, None)
     if memo is not None:
@@ -171,18 +196,75 @@ def run_detector(detector: str, backend: str, path: Path, timeout: float,
     return "error", seconds, f"pytest exit {done.returncode}: {lines[-1][:200] if lines else ''}"
 
 
-def measure(mutant: Mutant, detectors: list[str], timeout: float, memo: Path | None = None) -> Result:
+CAMPAIGN_START_UP = 120.0   # seconds a campaign may take beyond its budget (loading TensorFlow) before it is a timeout
+
+
+def run_campaign_detector(detector: str, backend: str, path: Path, jobs: int = 1) -> tuple[str, float, str]:
+    """A `reftape-fuzz` campaign against `backend` (seed 1, nothing explained, the cores shared by `jobs`
+    parallel measurements), stopped at its first unexplained finding: killed with that finding's time to
+    detection, survived when the budget passes without one, error when the campaign fails."""
+    schedule, budget = CAMPAIGN_DETECTOR.match(detector).groups()
+    report = path / f"report-{detector.replace(':', '-')}"
+    command = [sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", "--backend", backend, "--seed", "1",
+               "--minutes", f"{int(budget) / 60:.6f}", "--schedule", schedule or "swarm", "--explain-budget", "0",
+               "--workers", str(max(1, (os.cpu_count() or 1) // jobs)), "--report", str(report)]
+    start = time.monotonic()
+    with subprocess.Popen(command, cwd=path, env=_environment(path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True) as process:
+        with _running_lock:
+            _running.add(process)
+        try:
+            detected = _first_unexplained(report / "discrepancies.jsonl", process, start + int(budget) + CAMPAIGN_START_UP)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)   # the campaign keeps what it recorded and ends within seconds
+            _, stderr = process.communicate()
+            with _running_lock:
+                _running.discard(process)
+    seconds = time.monotonic() - start
+    if detected is not None:
+        status = "killed" if detected["seconds"] <= int(budget) else "survived"
+        return status, detected["seconds"], f"first unexplained finding after {detected['examples']} examples"
+    if process.returncode == 0:
+        return "survived", seconds, ""
+    if process.returncode is None or process.returncode < 0:
+        return "timeout", seconds, f"no verdict within {int(budget) + CAMPAIGN_START_UP:.0f} s"
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return "error", seconds, f"reftape-fuzz exit {process.returncode}: {lines[-1][:200] if lines else ''}"
+
+
+def _first_unexplained(records: Path, process: subprocess.Popen, deadline: float) -> dict | None:
+    """The time to detection of the first unexplained finding the campaign records, polled while it runs."""
+    read = 0
+    while True:
+        running = process.poll() is None
+        lines = records.read_text().splitlines() if records.exists() else []
+        for line in lines[read:]:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                break   # a line being written: read again
+            read += 1
+            if not record.get("known") and not record.get("explained_from"):
+                return record["context"]["campaign"]["detected"]
+        if not running or time.monotonic() >= deadline:
+            return None
+        time.sleep(0.2)
+
+
+def measure(mutant: Mutant, detectors: list[str], timeout: float, memo: Path | None = None, jobs: int = 1) -> Result:
     result = Result(mutant)
     with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
         backend = plant(mutant, Path(scratch))
         for detector in detectors:
-            status, seconds, detail = run_detector(detector, backend, Path(scratch), timeout, memo)
+            status, seconds, detail = run_detector(detector, backend, Path(scratch), timeout, memo, jobs)
             result.status[detector], result.seconds[detector], result.detail[detector] = status, seconds, detail
     return result
 
 
 def check_baseline(detectors: list[str], timeout: float, memo: Path) -> None:
-    """Each detector passes on the unmutated reftape (and fills the memo); HarnessError otherwise."""
+    """Each detector passes on the unmutated reftape (and fills the memo); HarnessError otherwise. A
+    campaign detector's baseline is the same campaign on reftape: its whole budget without a finding."""
     for detector in detectors:
         with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
             status, seconds, detail = run_detector(detector, "reftape", Path(scratch), timeout, memo)
@@ -249,4 +331,18 @@ def summary(results: list[Result], detectors: list[str]) -> dict:
                                           f"{sum(r.mutant.family == family for r in detectable)}"
                                   for family in ("vjp", "tape")},
                     "survivors": [r.mutant.id for r in results if not r.killed_by(d)]}
+        if CAMPAIGN_DETECTOR.match(d):
+            rates[d]["time_to_detection"] = detection_figures([r.seconds[d] for r in detectable if r.killed_by(d)],
+                                                              len(detectable), int(CAMPAIGN_DETECTOR.match(d).group(2)))
     return rates
+
+
+def detection_figures(seconds: list[float], detectable: int, budget: int) -> dict:
+    """A campaign detector's speed: the share of the detectable mutants killed within each of DETECTION_MARKS
+    seconds before its `budget` and at the budget, and the median time to detection of those killed (None when none was)."""
+    ordered = sorted(seconds)
+    middle = len(ordered) // 2
+    median = None if not ordered else (ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2)
+    marks = sorted({mark for mark in DETECTION_MARKS if mark < budget} | {budget})
+    return {"killed_within": {str(mark): f"{sum(s <= mark for s in ordered)}/{detectable}" for mark in marks},
+            "median_seconds": None if median is None else round(median, 1)}

@@ -31,6 +31,12 @@ allocator statistics are not kept for the CPU device. Where clear_refs cannot be
 growth of getrusage's ru_maxrss over the chain is used instead (a lower bound when the import's
 peak was higher than the chain's).
 
+Time to detection (`--detection`, measured alone: about 20 minutes). How soon a one-minute campaign finds a bug
+is the speed a user feels: for a fixed subset of the planted-bug catalogue (`DETECTION_MUTANTS`, one of each
+kind), each planted in a copy of reftape, a `reftape-fuzz` campaign of 60 seconds (seed 1) with swarm scheduling
+and one with uniform scheduling, side by side; the kill rate within 15, 30 and 60 seconds and the median time to
+detection of each (`reftape-sensitivity --detectors campaign:60,campaign-uniform:60` measures any mutants).
+
 Targets are printed beside the figures and never asserted (the machine is shared). `--quick` shrinks
 every workload for a smoke run; its figures are not comparable with a full run's. `--instructions`
 measures nothing else: it counts reftape's instructions per small graph under callgrind
@@ -494,6 +500,38 @@ def table(figures: dict[str, float]) -> str:
                      + ["", f"measured: {details}", blas_note()])
 
 
+# -- Time to detection -----------------------------------------------------------------------------
+
+DETECTION_MUTANTS = ("sin-doubled", "tanh-from-input", "exp-no-conj", "softmax-no-keepdims", "maximum-tie-to-y",
+                     "xlogy-zero-x", "cast-grad-keeps-output-dtype", "sigmoid-grad-second-order",
+                     "persistent-released", "output-gradients-ignored")
+DETECTION_DETECTORS = ("campaign:60", "campaign-uniform:60")
+
+
+def detection_report(progress: Callable[[str], None]) -> str:
+    """The kill rates and median time to detection of one-minute campaigns, swarm against uniform scheduling,
+    on DETECTION_MUTANTS; each detector first runs on the unmutated reftape, where it must find nothing."""
+    from reftape_properties.sensitivity.measure import DEFAULT_TIMEOUT, check_baseline, summary
+    from reftape_properties.sensitivity.measure import measure as measure_mutant
+    from reftape_properties.sensitivity.mutants import select
+
+    detectors = list(DETECTION_DETECTORS)
+    with tempfile.TemporaryDirectory(prefix="reftape-bench-memo-") as memo:
+        check_baseline(detectors, DEFAULT_TIMEOUT, Path(memo))
+    results = []
+    for mutant in select(",".join(DETECTION_MUTANTS)):
+        results.append(measure_mutant(mutant, detectors, DEFAULT_TIMEOUT))
+        progress(f"{mutant.id}: " + ", ".join(f"{d} {results[-1].status[d]} ({results[-1].seconds[d]:.1f} s)"
+                                              for d in detectors))
+    lines = []
+    for detector, rate in summary(results, detectors).items():
+        figures = rate["time_to_detection"]
+        within = ", ".join(f"{n} within {mark} s" for mark, n in figures["killed_within"].items())
+        median = "none killed" if figures["median_seconds"] is None else f"{figures['median_seconds']:g} s"
+        lines.append(f"{detector:20} killed {within}; median time to detection {median}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parser("reftape-bench", "What the differential harness costs, against TensorFlow eager.")
     arguments.add_argument("--quick", action="store_true", help="small workloads: a smoke run, not a measurement")
@@ -501,9 +539,15 @@ def main(argv: list[str] | None = None) -> int:
     arguments.add_argument("--instructions", action="store_true",
                            help="only count reftape's instructions per small graph with callgrind (needs valgrind; "
                                 "about a minute)")
+    arguments.add_argument("--detection", action="store_true",
+                           help="only measure the time to detection of one-minute campaigns, swarm against uniform "
+                                f"scheduling, on {len(DETECTION_MUTANTS)} planted bugs (about 20 minutes)")
     options = arguments.parse_args(argv)
 
     def bench() -> int:
+        if options.detection:
+            print(detection_report(lambda line: print(line, file=sys.stderr, flush=True)))
+            return EXIT_OK
         if options.instructions:
             print(f"small graphs: {small_graph_instructions() / 1e6:.3f} million instructions per graph (callgrind)")
             return EXIT_OK

@@ -12,7 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from reftape_properties.cli import EXIT_FINDINGS, EXIT_OK, UsageError, parser, run_command
-from reftape_properties.sensitivity.measure import (DEFAULT_TIMEOUT, DETECTORS, QUICK, TESTS, Result, check_baseline, check_mutants_apply, interrupt, measure, stop_children, summary)
+from reftape_properties.sensitivity.measure import (DEFAULT_TIMEOUT, DETECTORS, QUICK, TESTS, Result, check_baseline,
+                                                    check_mutants_apply, interrupt, is_detector, measure,
+                                                    stop_children, summary)
 from reftape_properties.sensitivity.mutants import MUTANTS, Mutant, select
 
 
@@ -29,6 +31,11 @@ def _print_report(results: list[Result], rates: dict, detectors: list[str]) -> N
         print(f"{d}: killed {rate['killed']}/{rate['mutants']} mutants; {rate['detectable_killed']}/"
               f"{rate['detectable']} detectable ({share:.0%}); vjp {rate['by_family']['vjp']}, "
               f"tape {rate['by_family']['tape']}")
+        if "time_to_detection" in rate:
+            figures = rate["time_to_detection"]
+            within = ", ".join(f"{n} within {mark} s" for mark, n in figures["killed_within"].items())
+            median = "none killed" if figures["median_seconds"] is None else f"{figures['median_seconds']:g} s"
+            print(f"{d}: time to detection: {within}; median {median}")
     for d in detectors:
         survivors = [r for r in results if not r.killed_by(d)]
         if survivors:
@@ -49,7 +56,9 @@ def _options():
     result = parser("reftape-sensitivity", "Plants each catalogued bug in a copy of reftape and reports "
                                            "which detectors kill it.")
     result.add_argument("--detectors", default="fuzz",
-                        help=f"comma-separated detectors among {', '.join(DETECTORS)} (default: fuzz)")
+                        help=f"comma-separated detectors among {', '.join(DETECTORS)}, and campaign:SECONDS or "
+                             "campaign-uniform:SECONDS (a reftape-fuzz campaign of that budget, swarm or uniform "
+                             "scheduling: its time to detection) (default: fuzz)")
     result.add_argument("--mutants", metavar="PATTERN",
                         help="glob over mutant id, family or class; commas separate alternatives (default: all)")
     result.add_argument("--quick", action="store_true", help=f"the fixed CI subset: {', '.join(QUICK)}")
@@ -63,9 +72,10 @@ def _options():
 
 def _chosen(args) -> tuple[list[Mutant], list[str]]:
     detectors = [d.strip() for d in args.detectors.split(",") if d.strip()]
-    unknown = [d for d in detectors if d not in DETECTORS]
+    unknown = [d for d in detectors if not is_detector(d)]
     if unknown or not detectors:
-        raise UsageError(f"unknown detector {', '.join(unknown) or '(none)'}: choose among {', '.join(DETECTORS)}")
+        raise UsageError(f"unknown detector {', '.join(unknown) or '(none)'}: choose among {', '.join(DETECTORS)}, "
+                         "campaign:SECONDS, campaign-uniform:SECONDS")
     if args.jobs < 1 or args.timeout <= 0:
         raise UsageError("--jobs and --timeout must be positive")
     mutants = select(args.mutants)
@@ -115,7 +125,7 @@ def _measure_all(mutants: list[Mutant], detectors: list[str], args, memo: Path, 
     results: list[Result] = []
     pool = ThreadPoolExecutor(max_workers=args.jobs)
     try:
-        for result in pool.map(lambda m: measure(m, detectors, args.timeout, memo), mutants):
+        for result in pool.map(lambda m: measure(m, detectors, args.timeout, memo, args.jobs), mutants):
             print(_line(result, detectors), flush=True)
             results.append(result)
             if args.json is not None:  # rewritten after each mutant: an interrupted run keeps what it measured

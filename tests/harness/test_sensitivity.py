@@ -9,6 +9,8 @@ import ast
 import builtins
 import dataclasses
 import json
+import re
+import shutil
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -19,7 +21,8 @@ import reftape
 from reftape_oracle import interpreter
 from reftape_oracle.program import Program
 from reftape_properties.sensitivity.mutants import MUTANTS, TAPE_CLASSES, VJP_CLASSES, select
-from reftape_properties.sensitivity.measure import DETECTORS, QUICK, TESTS, memoize_reference, module_name
+from reftape_properties.sensitivity.measure import (DETECTORS, QUICK, TESTS, detection_figures, memoize_reference,
+                                                    module_name, run_campaign_detector)
 from reftape_reports.commands.reftape_sensitivity import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,7 +116,31 @@ def test_bad_usage_is_one_line_and_exit_2(capsys):
     assert main(["--detectors", "nonsense"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == ["reftape-sensitivity: error: no mutant matches 'no-such-mutant' (see --list)",
-                   "reftape-sensitivity: error: unknown detector nonsense: choose among fuzz, suite"]
+                   "reftape-sensitivity: error: unknown detector nonsense: choose among fuzz, suite, "
+                   "campaign:SECONDS, campaign-uniform:SECONDS"]
+
+
+def test_a_campaign_detector_stops_at_the_first_finding_and_reports_its_time_to_detection(tmp_path):
+    """The planted tape doubles every gradient: the campaign's first examples find it, and the detector stops the
+    campaign there (a SIGTERM, recorded in its run.json) instead of spending the budget."""
+    shutil.copy(ROOT / "tests" / "backends" / "doubled_gradients_backend.py", tmp_path)
+    status, seconds, detail = run_campaign_detector("campaign:900", "doubled_gradients_backend", tmp_path)
+    assert status == "killed" and 0 < seconds < 900 and re.fullmatch(r"first unexplained finding after \d+ examples", detail)
+    result = json.loads((tmp_path / "report-campaign-900" / "run.json").read_text())["result"]
+    assert result["stopped_by"] == "SIGTERM" and result["first_unexplained"]["seconds"] == seconds
+
+
+def test_a_campaign_detector_without_a_finding_in_its_budget_survives(tmp_path):
+    status, _, detail = run_campaign_detector("campaign-uniform:2", "reftape", tmp_path)
+    assert (status, detail) == ("survived", "")
+    configuration = json.loads((tmp_path / "report-campaign-uniform-2" / "run.json").read_text())["configuration"]
+    assert configuration["schedule"] == "uniform" and configuration["explain_budget"] == 0
+
+
+def test_detection_figures_count_kills_within_each_mark_and_take_the_median():
+    figures = detection_figures([40.0, 5.0, 20.0], detectable=4, budget=45)
+    assert figures == {"killed_within": {"15": "1/4", "30": "2/4", "45": "3/4"}, "median_seconds": 20.0}
+    assert detection_figures([], detectable=2, budget=60)["median_seconds"] is None
 
 
 def test_memo_returns_the_reference_outcome_it_stored(tmp_path, monkeypatch):
