@@ -167,25 +167,37 @@ def _environment(path: Path, **variables: str) -> dict:
                 PYTHONPATH=os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")])))
 
 
-def run_detector(detector: str, backend: str, path: Path, timeout: float,
-                 memo: Path | None = None, jobs: int = 1) -> tuple[str, float, str]:
+@dataclass(frozen=True)
+class Runs:
+    """How the detectors run: each pytest run's `timeout` in seconds, the `memo` of TensorFlow's outcomes, how
+    many mutants are measured at once (`jobs`: campaigns share the cores among them) and a pytest `-k`
+    expression narrowing the pytest detectors' tests (`select`)."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    memo: Path | None = None
+    jobs: int = 1
+    select: str | None = None
+
+
+def run_detector(detector: str, backend: str, path: Path, runs: Runs) -> tuple[str, float, str]:
     """(status, seconds, detail) of one detector's run against `backend` found on `path`: a pytest run,
-    with TensorFlow's outcomes memoized in `memo` when given, or a campaign (`run_campaign_detector`)."""
+    with TensorFlow's outcomes memoized in `runs.memo` when given, or a campaign (`run_campaign_detector`)."""
     if CAMPAIGN_DETECTOR.match(detector):
-        return run_campaign_detector(detector, backend, path, jobs)
+        return run_campaign_detector(detector, backend, path, runs.jobs)
     report = path / f"report-{detector}"
     env = _environment(path, CI="true", REFTAPE_REPORT_DIR=str(report))
     env.pop("REFTAPE_CANDIDATE", None)
     env.pop(MEMO_VARIABLE, None)
-    if memo is not None:
-        env[MEMO_VARIABLE] = str(memo)
+    if runs.memo is not None:
+        env[MEMO_VARIABLE] = str(runs.memo)
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", "-p", "no:cacheprovider",
-               "-p", __name__, "--reftape-backend", backend, *[str(TESTS / name) for name in DETECTORS[detector]]]
+               "-p", __name__, "--reftape-backend", backend, *(["-k", runs.select] if runs.select else []),
+               *[str(TESTS / name) for name in DETECTORS[detector]]]
     start = time.monotonic()
     try:
-        done = _run(command, env, timeout)
+        done = _run(command, env, runs.timeout)
     except subprocess.TimeoutExpired:
-        return "timeout", time.monotonic() - start, f"no verdict within {timeout:.0f} s"
+        return "timeout", time.monotonic() - start, f"no verdict within {runs.timeout:.0f} s"
     seconds = time.monotonic() - start
     if done.returncode == 1:
         failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
@@ -252,22 +264,22 @@ def _first_unexplained(records: Path, process: subprocess.Popen, deadline: float
         time.sleep(0.2)
 
 
-def measure(mutant: Mutant, detectors: list[str], timeout: float, memo: Path | None = None, jobs: int = 1) -> Result:
+def measure(mutant: Mutant, detectors: list[str], runs: Runs) -> Result:
     result = Result(mutant)
     with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
         backend = plant(mutant, Path(scratch))
         for detector in detectors:
-            status, seconds, detail = run_detector(detector, backend, Path(scratch), timeout, memo, jobs)
+            status, seconds, detail = run_detector(detector, backend, Path(scratch), runs)
             result.status[detector], result.seconds[detector], result.detail[detector] = status, seconds, detail
     return result
 
 
-def check_baseline(detectors: list[str], timeout: float, memo: Path) -> None:
+def check_baseline(detectors: list[str], runs: Runs) -> None:
     """Each detector passes on the unmutated reftape (and fills the memo); HarnessError otherwise. A
     campaign detector's baseline is the same campaign on reftape: its whole budget without a finding."""
     for detector in detectors:
         with tempfile.TemporaryDirectory(prefix="reftape-sensitivity-") as scratch:
-            status, seconds, detail = run_detector(detector, "reftape", Path(scratch), timeout, memo)
+            status, seconds, detail = run_detector(detector, "reftape", Path(scratch), runs)
         print(f"{'(unmutated reftape)':42} {'':4} {'':19} {detector}: {status} ({seconds:.0f}s)", flush=True)
         if status != "survived":
             raise HarnessError(f"detector {detector} does not pass on the unmutated reftape "

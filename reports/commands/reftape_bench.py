@@ -511,16 +511,15 @@ DETECTION_DETECTORS = ("campaign:60", "campaign-uniform:60")
 def detection_report(progress: Callable[[str], None]) -> str:
     """The kill rates and median time to detection of one-minute campaigns, swarm against uniform scheduling,
     on DETECTION_MUTANTS; each detector first runs on the unmutated reftape, where it must find nothing."""
-    from reftape_properties.sensitivity.measure import DEFAULT_TIMEOUT, check_baseline, summary
+    from reftape_properties.sensitivity.measure import Runs, check_baseline, summary
     from reftape_properties.sensitivity.measure import measure as measure_mutant
     from reftape_properties.sensitivity.mutants import select
 
     detectors = list(DETECTION_DETECTORS)
-    with tempfile.TemporaryDirectory(prefix="reftape-bench-memo-") as memo:
-        check_baseline(detectors, DEFAULT_TIMEOUT, Path(memo))
+    check_baseline(detectors, Runs())   # campaigns memoize nothing
     results = []
     for mutant in select(",".join(DETECTION_MUTANTS)):
-        results.append(measure_mutant(mutant, detectors, DEFAULT_TIMEOUT))
+        results.append(measure_mutant(mutant, detectors, Runs()))
         progress(f"{mutant.id}: " + ", ".join(f"{d} {results[-1].status[d]} ({results[-1].seconds[d]:.1f} s)"
                                               for d in detectors))
     lines = []

@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from reftape_properties.cli import EXIT_FINDINGS, EXIT_OK, UsageError, parser, run_command
-from reftape_properties.sensitivity.measure import (DEFAULT_TIMEOUT, DETECTORS, QUICK, TESTS, Result, check_baseline,
-                                                    check_mutants_apply, interrupt, is_detector, measure,
+from reftape_properties.sensitivity.measure import (DEFAULT_TIMEOUT, DETECTORS, QUICK, TESTS, Result, Runs,
+                                                    check_baseline, check_mutants_apply, interrupt, is_detector, measure,
                                                     stop_children, summary)
 from reftape_properties.sensitivity.mutants import MUTANTS, Mutant, select
 
@@ -62,6 +62,8 @@ def _options():
     result.add_argument("--mutants", metavar="PATTERN",
                         help="glob over mutant id, family or class; commas separate alternatives (default: all)")
     result.add_argument("--quick", action="store_true", help=f"the fixed CI subset: {', '.join(QUICK)}")
+    result.add_argument("--select", metavar="EXPR", help="a pytest -k expression narrowing the pytest detectors' "
+                        "tests, e.g. 'elementwise' (default: all of them)")
     result.add_argument("--jobs", type=int, default=1, help="mutants measured in parallel (default: 1)")
     result.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds per detector run (default: {DEFAULT_TIMEOUT:.0f})")
@@ -104,8 +106,9 @@ def _main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, interrupt)
     memo = Path(tempfile.mkdtemp(prefix="reftape-sensitivity-memo-"))
     try:
-        check_baseline(detectors, args.timeout, memo)
-        results = _measure_all(mutants, detectors, args, memo, start)
+        runs = Runs(args.timeout, memo, args.jobs, args.select)
+        check_baseline(detectors, runs)
+        results = _measure_all(mutants, detectors, args, runs, start)
     except KeyboardInterrupt:
         stop_children()  # the running measurements end at once and remove their copies
         raise
@@ -121,11 +124,11 @@ def _main(argv: list[str] | None = None) -> int:
     return EXIT_OK if perfect else EXIT_FINDINGS
 
 
-def _measure_all(mutants: list[Mutant], detectors: list[str], args, memo: Path, start: float) -> list[Result]:
+def _measure_all(mutants: list[Mutant], detectors: list[str], args, runs: Runs, start: float) -> list[Result]:
     results: list[Result] = []
     pool = ThreadPoolExecutor(max_workers=args.jobs)
     try:
-        for result in pool.map(lambda m: measure(m, detectors, args.timeout, memo, args.jobs), mutants):
+        for result in pool.map(lambda m: measure(m, detectors, runs), mutants):
             print(_line(result, detectors), flush=True)
             results.append(result)
             if args.json is not None:  # rewritten after each mutant: an interrupted run keeps what it measured

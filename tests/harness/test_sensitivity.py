@@ -111,6 +111,13 @@ def test_a_mutant_reftape_outgrew_is_a_usage_error_before_anything_runs(monkeypa
                    f"reftape/{stale.file}: update it in properties/sensitivity/mutants.py"]
 
 
+def test_a_selection_of_no_test_is_an_error_never_a_survival(tmp_path):
+    from reftape_properties.sensitivity.measure import Runs, run_detector
+
+    status, _, detail = run_detector("fuzz", "reftape", tmp_path, Runs(select="no_such_test_name"))
+    assert status == "error" and detail.startswith("pytest exit 5"), detail
+
+
 def test_bad_usage_is_one_line_and_exit_2(capsys):
     assert main(["--mutants", "no-such-mutant"]) == 2
     assert main(["--detectors", "nonsense"]) == 2
@@ -157,10 +164,11 @@ def test_memo_returns_the_reference_outcome_it_stored(tmp_path, monkeypatch):
 
 
 def test_quick_subset_kills_the_planted_bugs_and_spares_the_equivalent_one(tmp_path, capsys):
-    """The real command on the CI subset against the fuzz detector: each planted bug is killed (the
-    detector fires), the equivalent mutant survives (it does not fire on a non-bug)."""
+    """The real command on the CI subset against the fuzz detector, narrowed to its elementwise tests (the whole
+    detector's runs of the unmutated reftape and of the equivalent mutant take minutes): each planted bug is
+    killed (the detector fires), the equivalent mutant survives (it does not fire on a non-bug)."""
     output = tmp_path / "sensitivity.json"
-    status = main(["--quick", "--detectors", "fuzz", "--jobs", "2", "--json", str(output)])
+    status = main(["--quick", "--detectors", "fuzz", "--select", "elementwise", "--jobs", "2", "--json", str(output)])
     printed = capsys.readouterr().out
     results = {m["id"]: m for m in json.loads(output.read_text())["mutants"]}
     assert set(results) == set(QUICK)
