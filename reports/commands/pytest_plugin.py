@@ -98,6 +98,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs(*names): what the test needs of the backend, as oracle/surface.py "
                                        "spells it ('cast', 'GradientTape.jacobian') or a tf name ('tf.random'); "
                                        "deselected where the backend lacks any")
+    config.addinivalue_line("markers", "runs_long(seconds=30): a test of tens of seconds or more, started before the "
+                                       "others, the longest first")
     xfails = config.getoption("--reftape-xfails")
     config.stash[_XFAILS] = read_xfails(Path(xfails)) if xfails else []
     if not hasattr(config, "workerinput"):  # the controller chooses one report directory for all workers
@@ -142,6 +144,18 @@ def pytest_report_header(config: pytest.Config) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _mark_xfails(config, items)
     _deselect_unsupported(config, items)
+    _long_tests_first(items)
+
+
+def _long_tests_first(items: list[pytest.Item]) -> None:
+    """The `runs_long` tests first, the longest (by the `seconds` they are marked with, 30 by default) first, in
+    collection order otherwise: under xdist a long test collected last runs alone on one worker while the others
+    idle (longest first bounds the time of the whole run)."""
+    def seconds(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("runs_long")
+        return 0.0 if mark is None else float(mark.kwargs.get("seconds", 30))
+
+    items.sort(key=seconds, reverse=True)   # a stable sort: equal marks keep their order
 
 
 def _deselect_unsupported(config: pytest.Config, items: list[pytest.Item]) -> None:

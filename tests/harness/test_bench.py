@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reftape_reports.commands.reftape_bench import TARGETS
 
 FIGURES = {"harness_overhead_ratio", "generation_share", "small_graph_ratio", "large_tensor_ratio",
@@ -16,6 +18,7 @@ FIGURES = {"harness_overhead_ratio", "generation_share", "small_graph_ratio", "l
            "examples_per_second_2_workers", "scaling_2_workers"}
 
 
+@pytest.mark.runs_long(seconds=70)
 def test_quick_bench_writes_every_figure_as_a_positive_number(tmp_path):
     output = tmp_path / "bench.json"
     command = Path(sys.executable).parent / "reftape-bench"

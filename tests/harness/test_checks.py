@@ -138,6 +138,7 @@ def fuzz(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.runs_long
 def test_a_numeric_campaign_finds_the_planted_vjp_and_reports_it(tmp_path):
     report = tmp_path / "report"
     ran = fuzz("--backend", PLANTED, "--check", NUMERIC, "--ops", "tanh,sin,multiply,add", "--dtypes", "float32,float64",
@@ -149,6 +150,7 @@ def test_a_numeric_campaign_finds_the_planted_vjp_and_reports_it(tmp_path):
     assert len(clusters[0].smallest.program.ops()) <= 3
 
 
+@pytest.mark.runs_long
 def test_a_numeric_campaign_on_correct_tensorflow_ops_finds_nothing(tmp_path):
     report = tmp_path / "report"
     ran = fuzz("--backend", "tensorflow", "--check", NUMERIC, "--ops", "tanh,sin,exp,multiply,add,reduce_sum,matmul",

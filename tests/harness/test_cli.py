@@ -294,6 +294,7 @@ def test_fuzz_lists_which_selected_ops_a_backend_lacks(tmp_path):
     one_line_error(command("reftape-fuzz", "--list-ops", "--ops", "no_such_op", cwd=tmp_path), 2, "matches no catalog op")
 
 
+@pytest.mark.runs_long
 def test_conformance_streams_and_keeps_its_partial_table_on_ctrl_c(tmp_path):
     report = tmp_path / "rows.json"
     process = subprocess.Popen([str(BIN / "reftape-conformance"), "--json", str(report)], stdout=subprocess.PIPE,
@@ -338,6 +339,7 @@ def conformance_rows(backend: str, tmp_path: Path) -> tuple[int, dict]:
 @pytest.mark.parametrize("backend, about", [
     ("ignores_watch_accessed_backend", {"catalog 24", "seed 002_f601a798f94f017f.txt"}),
     ("wrong_reduce_mean_backend", {"catalog 88"})])
+@pytest.mark.runs_long
 def test_conformance_fails_a_tape_on_the_rows_about_what_it_gets_wrong(backend, about, tmp_path):
     status, rows = conformance_rows(backend, tmp_path)
     assert status == 1
@@ -347,6 +349,7 @@ def test_conformance_fails_a_tape_on_the_rows_about_what_it_gets_wrong(backend, 
     assert {r["category"] for label, r in rows.items() if label not in about | {"catalog 11"}} == {"agree"}
 
 
+@pytest.mark.runs_long
 def test_conformance_runs_what_a_partial_backend_can_and_marks_the_rest_not_run(tmp_path):
     """incomplete_backend has only GradientTape, Variable, constant and UnconnectedGradients: the rows that
     need no more run (and agree), the others are listed as not run with what it lacks, nothing is a
@@ -369,6 +372,7 @@ def test_conformance_exit_status_for_each_kind_of_row():
     assert status(agree=3, differ=1, harness_error=1) == 3
 
 
+@pytest.mark.runs_long
 def test_conformance_marks_a_harness_error_and_exits_3(tmp_path):
     """A catalog whose entry does not compile (planted through the probe file a sitecustomize swaps in)."""
     from reftape_properties.conformance.snippets import CORPUS

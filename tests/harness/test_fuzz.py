@@ -23,6 +23,8 @@ from reftape_properties.findings.record import record_validator
 from reftape_properties.campaign.configuration import RESUMED
 from reftape_properties.findings.store import read_findings
 
+pytestmark = pytest.mark.runs_long   # campaigns: each loads TensorFlow in its own processes
+
 PLANTED = '''"""reftape with one planted fault: the VJP of `sin` doubles its derivative."""
 import reftape as _reftape
 from reftape import *  # noqa: F401,F403

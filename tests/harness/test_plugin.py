@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ROOT / "tests" / "backends"
 # A few tests of each kind: per op (ones partial_tape has and lacks), fixed programs, generated programs.
@@ -37,6 +39,7 @@ def _unsupported_line(output: str) -> str:
     return lines[0]
 
 
+@pytest.mark.runs_long
 def test_reftape_passes_where_the_wrong_backend_fails(tmp_path):
     default = _pytest(tmp_path, SIN_TEST, COS_TEST)
     assert default.returncode == 0, default.stdout
@@ -82,6 +85,7 @@ def test_missing_xfails_file_is_a_one_line_usage_error(tmp_path):
     assert len(lines) == 1 and "--reftape-xfails: cannot read" in lines[0] and "Traceback" not in result.stderr
 
 
+@pytest.mark.runs_long
 def test_a_partial_tape_passes_with_what_it_lacks_deselected_and_listed(tmp_path):
     result = _pytest(tmp_path, str(ROOT / "tests" / "suite"), "--reftape-backend", "partial_tape",
                      "-k", PARTIAL_SUBSET, cwd=BACKENDS)
@@ -118,6 +122,7 @@ def test_require_all_makes_what_a_partial_tape_lacks_a_usage_error(tmp_path):
     assert complete.returncode == 0, complete.stdout[-3000:]
 
 
+@pytest.mark.runs_long
 def test_a_planted_bug_fails_with_a_short_summary_first_message(tmp_path):
     result = _pytest(tmp_path, str(ROOT / "tests" / "suite" / "test_differential.py"), "-k", "test_elementwise_unary",
                      "--reftape-backend", "wrong_vjp_backend", cwd=BACKENDS)
@@ -134,6 +139,7 @@ def test_a_planted_bug_fails_with_a_short_summary_first_message(tmp_path):
     assert any(f"--id {recorded['id']}" in line for line in section)
 
 
+@pytest.mark.runs_long
 def test_the_installed_suite_runs_from_any_directory_and_records_there(tmp_path):
     """A non-editable install: the suite is collected from a tape's own folder, the planted bug is found, and
     the records land under that folder (not under pytest's root directory, given elsewhere here)."""

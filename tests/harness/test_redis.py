@@ -57,6 +57,7 @@ def _originals(report):
     return [f for f in recorded(report) if not f.explained_from]
 
 
+@pytest.mark.runs_long
 def test_two_sharded_campaigns_share_a_finding_through_redis_and_merge_into_one_report(tmp_path, redis_url):
     (tmp_path / "planted_backend.py").write_text(PLANTED)
     first, second, merged = tmp_path / "machine-1", tmp_path / "machine-2", tmp_path / "merged"

@@ -127,6 +127,7 @@ def test_bad_usage_is_one_line_and_exit_2(capsys):
                    "campaign:SECONDS, campaign-uniform:SECONDS"]
 
 
+@pytest.mark.runs_long
 def test_a_campaign_detector_stops_at_the_first_finding_and_reports_its_time_to_detection(tmp_path):
     """The planted tape doubles every gradient: the campaign's first examples find it, and the detector stops the
     campaign there (a SIGTERM, recorded in its run.json) instead of spending the budget."""
@@ -137,6 +138,7 @@ def test_a_campaign_detector_stops_at_the_first_finding_and_reports_its_time_to_
     assert result["stopped_by"] == "SIGTERM" and result["first_unexplained"]["seconds"] == seconds
 
 
+@pytest.mark.runs_long
 def test_a_campaign_detector_without_a_finding_in_its_budget_survives(tmp_path):
     status, _, detail = run_campaign_detector("campaign-uniform:2", "reftape", tmp_path)
     assert (status, detail) == ("survived", "")
@@ -163,6 +165,7 @@ def test_memo_returns_the_reference_outcome_it_stored(tmp_path, monkeypatch):
     assert len(list(tmp_path.glob("*.json"))) == 1
 
 
+@pytest.mark.runs_long(seconds=300)
 def test_quick_subset_kills_the_planted_bugs_and_spares_the_equivalent_one(tmp_path, capsys):
     """The real command on the CI subset against the fuzz detector, narrowed to its elementwise tests (the whole
     detector's runs of the unmutated reftape and of the equivalent mutant take minutes): each planted bug is

@@ -452,6 +452,7 @@ def test_control_flow_snippet_matches_tensorflow(name, tf, candidate):
     assert not found, "\n".join(d.summary() for d in found)
 
 
+@pytest.mark.runs_long
 def test_the_reference_runs_every_control_flow_snippet(tf):
     assert not reference_faults(SNIPPETS, tf)
 

@@ -21,6 +21,8 @@ from reftape_properties.generate import programs
 
 from .marks import needs, program
 
+pytestmark = pytest.mark.runs_long   # each property draws 200 programs under the ci profile
+
 
 def differential(**strategy_options):
     """A property over generated programs drawing only what the candidate has; where it has none of the

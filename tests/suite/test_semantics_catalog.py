@@ -85,6 +85,7 @@ def test_a_candidate_raising_name_error_where_the_reference_ran_differs(tf, rt):
     assert [d.kind for d in found] == ["exception"]
 
 
+@pytest.mark.runs_long
 def test_the_planted_faults_fail_the_rows_about_them(tf):
     """Entries 24 (watch_accessed_variables=False) and 88 (means over an axis) catch tapes that get
     exactly those wrong (the backends in tests/backends), and only those rows."""
