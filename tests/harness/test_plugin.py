@@ -18,9 +18,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ROOT / "tests" / "backends"
-# A few tests of each kind: per op (ones partial_tape has and lacks), fixed programs, generated programs.
+# A few tests of each kind: per op (ones partial_tape has and lacks), fixed programs, generated programs, forward
+# mode (it lacks the accumulator), snippets calling function bodies of another file (it lacks tf.function).
 PARTIAL_SUBSET = ("(test_op_matches_tensorflow and (sin- or cast- or matmul)) or test_regressions "
-                  "or test_elementwise_unary or test_jacobian_rows")
+                  "or test_elementwise_unary or test_jacobian_rows or (test_op_jvp_matches_tensorflow and sin-) "
+                  "or autograph")
 SIN_TEST = "tests/suite/test_ops.py::test_op_matches_tensorflow[sin-float32]"
 COS_TEST = "tests/suite/test_ops.py::test_op_matches_tensorflow[cos-float32]"
 

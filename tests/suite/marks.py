@@ -6,6 +6,8 @@ never run. Names are spelled as oracle/surface.py spells them ("cast", "Gradient
 from __future__ import annotations
 
 import fnmatch
+import inspect
+import re
 from typing import Any, Iterable
 
 import pytest
@@ -38,10 +40,19 @@ def program(name: str, statements: list) -> Any:
 
 
 def snippets(named: dict[str, str] | list[str]) -> list:
-    """Parameters that are snippets (or names of snippets), each needing what its source spells."""
+    """Parameters that are snippets (or names of snippets), each needing what its source spells, and what the
+    bodies it calls from function_bodies.py spell."""
     if isinstance(named, dict):
-        return [with_needs(name, source_needs([source]), id=name) for name, source in named.items()]
-    return [with_needs(source, source_needs([source]), id=None) for source in named]
+        return [with_needs(name, source_needs(_with_bodies(source)), id=name) for name, source in named.items()]
+    return [with_needs(source, source_needs(_with_bodies(source)), id=None) for source in named]
+
+
+def _with_bodies(source: str) -> list[str]:
+    """`source` and the source of each function of function_bodies.py it calls as `bodies.NAME`."""
+    from . import function_bodies
+
+    called = re.findall(r"\bbodies\.(\w+)", source) if "function_bodies as bodies" in source else []
+    return [source, *(inspect.getsource(getattr(function_bodies, name)) for name in called)]
 
 
 def candidate_and_tensorflow(*names: str) -> list:
