@@ -2115,3 +2115,42 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     cost, _ = execute("SparseSoftmaxCrossEntropyWithLogits", [precise], labels=label_array)
     cost = reshape(cost, tuple(labels.shape)) if logits.ndim != 2 else cost
     return cast(cost, _dtypes.float16) if logits.dtype == _dtypes.float16 else cost
+
+
+# ---------------------------------------------------------------------------------------------
+# Decompositions (issue 24's linear-algebra family): kernels/decompositions.py, VJPs in the op table
+
+Qr = collections.namedtuple("Qr", ["q", "r"])
+
+
+def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> Qr:  # noqa: A002 - TF's name
+    """Householder QR: Q with min(M, N) columns (M with full_matrices) and upper triangular R."""
+    return Qr(*_unary("Qr", input, full_matrices=bool(full_matrices)))
+
+
+def eigh(tensor: Any, name: str | None = None) -> tuple:
+    """(eigenvalues ascending, eigenvectors as columns) of self-adjoint matrices (their lower triangles)."""
+    e, v = _unary("SelfAdjointEigV2", tensor, compute_v=True)
+    return e, v
+
+
+def eigvalsh(tensor: Any, name: str | None = None) -> EagerTensor:
+    return _unary("SelfAdjointEigV2", tensor, compute_v=False)[0]
+
+
+def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None) -> Any:
+    """(s, u, v) with a = u diag(s) v^H, or s alone; s real (TF takes the real part of the kernel's s)."""
+    s, u, v = _unary("Svd", tensor, compute_uv=bool(compute_uv), full_matrices=bool(full_matrices))
+    s = real(s) if s.dtype.is_complex else s
+    return (s, u, v) if compute_uv else s
+
+
+def cross(a: Any, b: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Cross", a, b)
+
+
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str | None = None) -> tuple:  # noqa: A002
+    """(tensor / norm, norm) with the norm kept along its axes and cast to the tensor's dtype, as TF composes it."""
+    tensor = convert_to_tensor(tensor)
+    magnitude = cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
+    return divide(tensor, magnitude), magnitude

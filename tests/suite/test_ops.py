@@ -76,7 +76,8 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
               "nonzero": sign * magnitude, "unit": rng.uniform(-1.0, 1.0, size), "prob": rng.uniform(0.0, 1.0, size),
               "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size),
               "above_one": rng.uniform(1.1, 4.0, size), "invertible": rng.uniform(-1.0, 1.0, size),
-              "spd": rng.uniform(-1.0, 1.0, size)}[domain]
+              "spd": rng.uniform(-1.0, 1.0, size), "separated": rng.uniform(-1.0, 1.0, size),
+              "hermitian_separated": rng.uniform(-1.0, 1.0, size)}[domain]
     if np.dtype(dtype).kind == "c":
         values = values + 1j * rng.uniform(-0.5, 0.5, size)
     return np.asarray(structured_matrices(np.asarray(values), domain)).astype(dtype)

@@ -1,0 +1,95 @@
+"""Decomposition kernels (the linear-algebra family of issue 24) on NumPy's LAPACK: Qr (Householder, whose
+signs are LAPACK's and Eigen's alike: R's diagonal holds -sign(pivot) * norm), SelfAdjointEigV2 (the lower
+triangle read, as Eigen's SelfAdjointEigenSolver reads it; eigenvalues ascending, in the input's dtype, complex
+for complex inputs), Svd (singular values descending, in the input's dtype; V, not V^H), MatrixSquareRoot (the
+principal root through an eigendecomposition), Cross and TridiagonalSolve (Thomas' algorithm, or Gaussian
+elimination with partial pivoting, TF's CPU kernel's two paths). Eigenvectors and singular vectors come out
+with LAPACK's signs (phases), not Eigen's: see docs/fidelity.md and KNOWN_DIVERGENCES.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import FailedPreconditionError, InvalidArgumentError
+from ..errors import _dims_text as dims_text
+
+
+def _check_rank(x, op: str):
+    if x.ndim < 2:
+        raise ValueError(f"Input tensor 0 must have rank >= 2, got {x.ndim}")
+
+
+def _check_square(x, op: str):
+    _check_rank(x, op)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError("Input matrix must be square.")
+
+
+def _in_float32(x):
+    """Half-precision inputs computed in float32 (NumPy's LAPACK has no half kernels), rounded back after."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _qr(x, full_matrices):
+    _check_rank(x, "Qr")
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    if x.size == 0:
+        q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), x.shape[:-2] + (m, k)).copy()
+        return [q, np.zeros(x.shape[:-2] + (k, n), x.dtype)]
+    q, r = np.linalg.qr(_in_float32(x), mode="complete" if full_matrices else "reduced")
+    return [q.astype(x.dtype), r.astype(x.dtype)]
+
+
+def _self_adjoint_eig(x, compute_v):
+    _check_square(x, "SelfAdjointEigV2")
+    n = x.shape[-1]
+    if x.size == 0:
+        e = np.zeros(x.shape[:-1], x.dtype)
+        return [e, np.zeros(x.shape, x.dtype) if compute_v else np.zeros((), x.dtype)]
+    if not np.all(np.isfinite(x)):
+        raise InvalidArgumentError("Self-adjoint eigen decomposition was not successful. The input might not be valid.")
+    lower = np.tril(x)
+    hermitian = lower + np.conj(np.swapaxes(np.tril(x, -1), -1, -2))
+    if compute_v:
+        e, v = np.linalg.eigh(hermitian)
+        return [e.astype(x.dtype), v.astype(x.dtype)]
+    del n
+    return [np.linalg.eigvalsh(hermitian).astype(x.dtype), np.zeros((), x.dtype)]
+
+
+def _svd(x, compute_uv, full_matrices):
+    _check_rank(x, "Svd")
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    if x.size == 0:
+        s = np.zeros(batch + (k,), x.dtype)
+        if not compute_uv:
+            return [s, np.zeros((), x.dtype), np.zeros((), x.dtype)]
+        cols_u, cols_v = (m, n) if full_matrices else (k, k)
+        return [s, np.broadcast_to(np.eye(m, cols_u, dtype=x.dtype), batch + (m, cols_u)).copy(),
+                np.broadcast_to(np.eye(n, cols_v, dtype=x.dtype), batch + (n, cols_v)).copy()]
+    finite = np.all(np.isfinite(x), axis=(-2, -1))
+    safe = np.where(finite[..., None, None], x, 0)
+    if not compute_uv:
+        s = np.linalg.svd(safe, compute_uv=False)
+        s = np.where(finite[..., None], s, np.nan)
+        return [s.astype(x.dtype), np.zeros((), x.dtype), np.zeros((), x.dtype)]
+    u, s, vh = np.linalg.svd(safe, full_matrices=bool(full_matrices))
+    v = np.conj(np.swapaxes(vh, -1, -2))
+    s = np.where(finite[..., None], s, np.nan)
+    u = np.where(finite[..., None, None], u, np.nan)
+    v = np.where(finite[..., None, None], v, np.nan)
+    return [s.astype(x.dtype), u.astype(x.dtype), v.astype(x.dtype)]
+
+
+def _cross(a, b):
+    if a.shape != b.shape:
+        raise ValueError(f"Both inputs must be of same shape: {dims_text(a.shape)} vs. {dims_text(b.shape)}")
+    if a.ndim < 1 or a.shape[-1] != 3:
+        raise FailedPreconditionError("Cross-products are only defined for 3-element vectors.")
+    a1, a2, a3 = a[..., 0], a[..., 1], a[..., 2]
+    b1, b2, b3 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], axis=-1).astype(a.dtype)
