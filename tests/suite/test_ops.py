@@ -852,6 +852,45 @@ GRADIENT_SNIPPETS = {
     "diag_part/k_second_order": _second_order(X, "tf.linalg.diag_part(x * x, k=1)", "[x]"),
     "band_part/second_order": _second_order(X, "tf.linalg.band_part(x * x, 1, 0)", "[x]"),
     "trace/complex": _first_order("x = tf.constant(np.arange(12.0).reshape(3, 4) * (1 + 1j))", "tf.linalg.trace(x)", "[x]"),
+    # Decompositions (issue 24), at TF's degenerate points: repeated eigenvalues and singular values (TF's safe
+    # reciprocal makes 1 / (e_i - e_j) 0 there: finite gradients), a rank-deficient R (its triangular solves divide
+    # by 0), the reads of the lower triangle, and the shapes whose gradient TF does not implement
+    # (NotImplementedError); targets that do not depend on the vectors' signs (docs/fidelity.md)
+    "eigh/repeated_eigenvalues": _first_order("x = tf.constant(np.diag([2.0, 2.0, 3.0]))",
+                                              "(lambda e, v: tf.concat([e[None], v * v], 0))(*tf.linalg.eigh(x))", "[x]"),
+    "eigvalsh/repeated_eigenvalues": _second_order("x = tf.constant(np.diag([2.0, 2.0, 3.0]))", "tf.linalg.eigvalsh(x)",
+                                                   "[x]"),
+    "eigh/reads_the_lower_triangle": _first_order("x = tf.constant([[4.0, 100.0], [2.0, 5.0]])",
+                                                  "(lambda e, v: tf.concat([e[None], v * v], 0))(*tf.linalg.eigh(x))",
+                                                  "[x]"),
+    "eigh/complex_second_order": _second_order("x = tf.constant([[4.0, 1.0 - 1j, 0.5], [1.0 + 1j, -3.0, 2j], "
+                                               "[0.5, -2j, 1.0]])",
+                                               "(lambda e, v: tf.concat([e[None], v * tf.math.conj(v)], 0))"
+                                               "(*tf.linalg.eigh(x))", "[x]"),
+    # (at repeated values the vectors' basis is arbitrary, LAPACK's and Eigen's differ: a sum of the values only)
+    "svd/repeated_singular_values": _second_order("x = tf.constant(np.diag([2.0, 2.0, 1.0]))",
+                                                  "tf.reduce_sum(tf.linalg.svd(x)[0], keepdims=True)", "[x]"),
+    "svd/values_second_order": _second_order("x = tf.constant([[3.0, 1.0], [0.5, -2.0], [1.0, 1.0]], tf.float64)",
+                                             "tf.linalg.svd(x * x, compute_uv=False)", "[x]"),
+    "svd/wide_full_matrices": _first_order("x = tf.constant([[3.0, 1.0, 0.5], [0.5, -2.0, 1.0]], tf.float64)",
+                                           "(lambda s, u, v: tf.concat([u * u, tf.transpose(v[:, :2] * v[:, :2])], 1))"
+                                           "(*tf.linalg.svd(x, full_matrices=True))", "[x]"),
+    "svd/full_matrices_unimplemented": _first_order("x = tf.constant(np.arange(8.0).reshape(4, 2) + np.eye(4, 2))",
+                                                    "tf.linalg.svd(x, full_matrices=True)[0]", "[x]"),
+    "qr/rank_deficient": _first_order("x = tf.constant([[3.0, 6.0], [0.0, 0.0]], tf.float64)",
+                                      "tf.concat(tf.linalg.qr(x), 0)", "[x]"),
+    "qr/wide_second_order": _second_order("x = tf.constant([[3.0, 1.0 + 1j, 0.5], [0.5j, -2.0, 1.0]])",
+                                          "tf.concat(tf.linalg.qr(x * x), 1)", "[x]"),
+    "qr/deep_full_matrices_unimplemented": _first_order("x = tf.constant(np.arange(6.0).reshape(3, 2))",
+                                                        "tf.linalg.qr(x, full_matrices=True)[1]", "[x]"),
+    "cross/broadcast_refused": _first_order("a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([4.0, 5.0, 6.0])",
+                                            "tf.linalg.cross(a, b)", "[a, b]"),
+    "cross/float16_second_order": _second_order("a = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], tf.float16); "
+                                                "b = tf.constant([[4.0, 5.0, 6.0], [1.0, 1.5, -2.0]], tf.float16)",
+                                                "tf.linalg.cross(a * a, b)", "[a, b]"),
+    "normalize/matrix_norm": _first_order(X, "tf.add_n(tf.linalg.normalize(x, ord='fro', axis=[0, 1]))", "[x]"),
+    "normalize/zero_vector": _first_order("x = tf.constant([[0.0, 0.0], [3.0, 4.0]])",
+                                          "tf.linalg.normalize(x, axis=1)[0]", "[x]"),
     # polygamma's and zeta's gradients: none for the order and the exponent, summed over broadcast axes for x and q
     "polygamma/broadcast": "a = tf.constant([[0.0], [1.0], [2.0]]); x = tf.constant([0.5, 2.0, 3.5, -1.5])\n"
                            "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, x])\n    y = tf.math.polygamma(a, x)\n"
