@@ -599,6 +599,8 @@ _ENTRIES = [
            dtypes=LINALG_DTYPES),
     OpSpec("linalg.svd", 1, "matrix", ("separated",), attrs={"compute_uv": (True, False), "full_matrices": (False, True)},
            call=_svd_call, sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
+    OpSpec("linalg.expm", 1, "square", ("unit",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES,
+           traits={AMPLIFYING}),
     _binary("linalg.cross", rule="cross", dtypes=FLOATS),
     _unary("linalg.normalize", attrs={"ord": ("euclidean", 1), "axis": (None, -1)}, call=_pair_of_results_call,
            sums_terms=True, analytic=False, traits={BOUNDED, COMPOSITE, NORMALIZING}),

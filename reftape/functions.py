@@ -2154,3 +2154,80 @@ def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str |
     tensor = convert_to_tensor(tensor)
     magnitude = cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
     return divide(tensor, magnitude), magnitude
+
+
+_PADE = {  # the Pade coefficients of TF's matrix_exponential, by degree
+    3: (120.0, 60.0, 12.0),
+    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0),
+    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0),
+    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0),
+    13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+         10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0),
+}
+
+
+def _pade(matrix: EagerTensor, degree: int) -> tuple:
+    """(U, V) of the degree's Pade approximant, summed in TF's order (odd powers in U, even in V)."""
+    b = [constant(c, matrix.dtype) for c in _PADE[degree]]
+    ident = eye(matrix.shape[-2], batch_shape=tuple(matrix.shape[:-2]), dtype=matrix.dtype)
+    powers = [None, None, matmul(matrix, matrix)]  # powers[k]: matrix^k, even k
+    for k in builtins.range(4, degree if degree != 13 else 7, 2):
+        powers.append(None)
+        powers.append(matmul(powers[k - 2], powers[2]) if k != 4 else matmul(powers[2], powers[2]))
+    if degree == 13:
+        m2, m4, m6 = powers[2], powers[4], powers[6]
+        inner = add(add(m6, multiply(b[11], m4)), multiply(b[9], m2))
+        tmp_u = add(add(add(add(matmul(m6, inner), multiply(b[7], m6)), multiply(b[5], m4)), multiply(b[3], m2)),
+                    multiply(b[1], ident))
+        tmp_v = add(add(multiply(b[12], m6), multiply(b[10], m4)), multiply(b[8], m2))
+        v = add(add(add(add(matmul(m6, tmp_v), multiply(b[6], m6)), multiply(b[4], m4)), multiply(b[2], m2)),
+                multiply(b[0], ident))
+        return matmul(matrix, tmp_u), v
+    top = degree - 1  # U's factor: matrix^top + b[top-1] matrix^(top-2) + ... + b[1] I
+    tmp = powers[top]
+    for k in builtins.range(top - 2, 0, -2):
+        tmp = add(tmp, multiply(b[k + 1], powers[k]))
+    tmp = add(tmp, multiply(b[1], ident))
+    v = multiply(b[top], powers[top])
+    for k in builtins.range(top - 2, 0, -2):
+        v = add(v, multiply(b[k], powers[k]))
+    return matmul(matrix, tmp), add(v, multiply(b[0], ident))
+
+
+def expm(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """TF's matrix_exponential, composed as TF composes it: every Pade approximant selected by the l1 norm
+    (where, so gradients reach all of them), the scaled one squared back, NaN where the norm is not finite."""
+    matrix = convert_to_tensor(input)
+    if tuple(matrix.shape[-2:]) == (0, 0):
+        return matrix
+    batch_shape = tuple(matrix.shape[:-2])
+    if matrix.dtype not in (_dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128):
+        raise ValueError(f"tf.linalg.expm does not support matrices of type {matrix.dtype!r}")
+    matrix = reshape(matrix, (-1,) + tuple(matrix.shape[-2:]))
+    l1_norm = reduce_max(reduce_sum(abs(matrix), axis=len(matrix.shape) - 2), axis=-1)[..., None, None]
+
+    def const(x: float) -> EagerTensor:
+        return constant(x, l1_norm.dtype)
+
+    def nest_where(bounds: tuple, cases: tuple) -> EagerTensor:
+        chosen = cases[-1]
+        for bound, case in reversed(list(zip(bounds, cases))):
+            chosen = where(less(l1_norm, const(bound)), case, chosen)
+        return chosen
+
+    single = matrix.dtype in (_dtypes.float16, _dtypes.float32, _dtypes.complex64)
+    maxnorm = const(3.925724783138660 if single else 5.371920351148152)
+    squarings = maximum(floor(divide(log(divide(l1_norm, maxnorm)), log(const(2.0)))), 0)
+    scaled = divide(matrix, cast(pow(const(2.0), squarings), matrix.dtype))
+    degrees, bounds = ((3, 5, 7), (4.258730016922831e-001, 1.880152677804762e+000)) if single else (
+        (3, 5, 7, 9, 13), (1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001, 2.097847961257068e+000))
+    pairs = [_pade(matrix, d) for d in degrees[:-1]] + [_pade(scaled, degrees[-1])]
+    u = nest_where(bounds, tuple(p[0] for p in pairs))
+    v = nest_where(bounds, tuple(p[1] for p in pairs))
+    is_finite_norm = bool(is_finite(reduce_max(l1_norm)).numpy())
+    result = solve(add(negative(u), v), add(u, v)) if is_finite_norm else fill(tuple(matrix.shape), constant(np.nan, matrix.dtype))
+    max_squarings = reduce_max(squarings)
+    i = const(0.0)
+    while is_finite_norm and bool(less(i, max_squarings).numpy()):
+        i, result = add(i, const(1.0)), where(less(i, squarings), matmul(result, result), result)
+    return reshape(result, batch_shape + tuple(result.shape[-2:]))

@@ -883,6 +883,15 @@ GRADIENT_SNIPPETS = {
                                           "tf.concat(tf.linalg.qr(x * x), 1)", "[x]"),
     "qr/deep_full_matrices_unimplemented": _first_order("x = tf.constant(np.arange(6.0).reshape(3, 2))",
                                                         "tf.linalg.qr(x, full_matrices=True)[1]", "[x]"),
+    # expm, composed as TF composes it: every Pade branch under a where (gradients reach them all), squarings of a
+    # scaled matrix, NaN everywhere for a non-finite norm, no half-precision solve
+    "expm/squarings_second_order": _second_order("x = tf.constant([[[2.0, -1.5], [1.8, 1.0]], [[0.01, 0.02], [-0.03, 0.0]]], "
+                                                 "tf.float64)", "tf.linalg.expm(x * x)", "[x]"),
+    "expm/complex64_squarings": _first_order("x = tf.constant([[2.0 + 1j, -3.0], [1.5j, 4.0]], tf.complex64)",
+                                             "tf.linalg.expm(x)", "[x]"),
+    "expm/infinite_norm": _first_order("x = tf.constant([[np.inf, 0.0], [1.0, 2.0]])", "tf.linalg.expm(x)", "[x]"),
+    "expm/float16_refused": _first_order("x = tf.constant([[1.0, 0.0], [1.0, 2.0]], tf.float16)", "tf.linalg.expm(x)", "[x]"),
+    "expm/empty_matrices": _first_order("x = tf.zeros([2, 0, 0])", "tf.linalg.expm(x)", "[x]"),
     "cross/broadcast_refused": _first_order("a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([4.0, 5.0, 6.0])",
                                             "tf.linalg.cross(a, b)", "[a, b]"),
     "cross/float16_second_order": _second_order("a = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], tf.float16); "
