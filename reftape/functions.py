@@ -2231,3 +2231,39 @@ def expm(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF
     while is_finite_norm and bool(less(i, max_squarings).numpy()):
         i, result = add(i, const(1.0)), where(less(i, squarings), matmul(result, result), result)
     return reshape(result, batch_shape + tuple(result.shape[-2:]))
+
+
+def _cholesky_solve(chol: EagerTensor, rhs: EagerTensor) -> EagerTensor:
+    """TF's cholesky_solve: C y = rhs, then C^H x = y (two triangular solves)."""
+    y = execute("MatrixTriangularSolve", [chol, rhs], lower=True, adjoint=False)
+    return execute("MatrixTriangularSolve", [chol, y], lower=True, adjoint=True)
+
+
+def _regularized_gramian_cholesky(matrix: EagerTensor, l2_regularizer: Any, first_kind: bool) -> EagerTensor:
+    gramian = matmul(matrix, matrix, adjoint_a=first_kind, adjoint_b=not first_kind)
+    if isinstance(l2_regularizer, Tensor) or l2_regularizer != 0:
+        small = matrix.shape[-1 if first_kind else -2]
+        identity = eye(small, batch_shape=tuple(matrix.shape[:-2]), dtype=matrix.dtype)
+        gramian = add(gramian, multiply(convert_to_tensor(l2_regularizer, dtype=matrix.dtype), identity))
+    return cholesky(gramian)
+
+
+def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, name: str | None = None) -> EagerTensor:
+    """TF's matrix_solve_ls: for fast=True the regularized normal equations composed from a Cholesky factor (of
+    A^H A, or of A A^H for fewer rows than columns); for fast=False the MatrixSolveLs kernel (minimum norm, no
+    gradient). TF takes its kernel for fast=True too on tensors past 256,000 bytes with more matrices than a
+    matrix's smaller side; reftape composes those as well (the same formulas, rounded otherwise)."""
+    matrix = convert_to_tensor(matrix)
+    if matrix.dtype == _dtypes.complex128 and (isinstance(l2_regularizer, Tensor) or l2_regularizer != 0):
+        raise NotImplementedError("matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 due "
+                                  "to poor accuracy.")
+    if fast is False:
+        rhs = convert_to_tensor(rhs, dtype_hint=matrix.dtype)
+        return execute("MatrixSolveLs", _matching([matrix, rhs], strict=True),
+                       l2_regularizer=float(l2_regularizer), fast=False)
+    rhs = convert_to_tensor(rhs)
+    if matrix.shape[-2] >= matrix.shape[-1]:
+        chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=True)
+        return _cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
+    chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=False)
+    return matmul(matrix, _cholesky_solve(chol, rhs), adjoint_a=True)

@@ -36,7 +36,7 @@ from .kernels.indexing import (_gather, _gather_nd, _mirror_pad, _mirror_pad_gra
 from .kernels.matrices import (ELLIPSIS, _band_part, _batch_matmul, _cholesky, _determinant, _diagonal, _einsum, _matmul2d,
                                _matrix_inverse, _matrix_solve, _matrix_with_diagonal, _set_diagonal,
                                _signed_log_determinant, _triangular_solve)
-from .kernels.decompositions import _cross, _qr, _self_adjoint_eig, _svd
+from .kernels.decompositions import _cross, _matrix_solve_ls, _qr, _self_adjoint_eig, _svd
 from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
@@ -1164,3 +1164,12 @@ defop("SelfAdjointEigV2", _self_adjoint_eig, _self_adjoint_eig_vjp, dtypes=_LINA
       num_outputs=lambda attrs: 2)
 defop("Svd", _svd, _svd_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS, num_outputs=lambda attrs: 3)
 defop("Cross", _cross, _cross_vjp, dtypes=REAL)
+
+
+def _matrix_solve_ls_vjp(g, ans, matrix, rhs, l2_regularizer, fast, **_):
+    """TF registers MatrixSolveLs's gradient for fast=True only (tf.linalg.lstsq composes that case from
+    Cholesky factors, whose gradients reftape follows): fast=False is TF's ValueError."""
+    raise ValueError("Gradient not defined for fast=False")
+
+
+defop("MatrixSolveLs", _matrix_solve_ls, _matrix_solve_ls_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS)

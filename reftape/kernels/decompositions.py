@@ -93,3 +93,25 @@ def _cross(a, b):
     a1, a2, a3 = a[..., 0], a[..., 1], a[..., 2]
     b1, b2, b3 = b[..., 0], b[..., 1], b[..., 2]
     return np.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], axis=-1).astype(a.dtype)
+
+
+def _matrix_solve_ls(matrix, rhs, l2_regularizer, fast):
+    """MatrixSolveLs (TF's kernel path, which tf.linalg.lstsq takes for fast=False): the minimum-norm least-squares
+    solution of each system (Eigen's complete orthogonal decomposition; NumPy's SVD-based solver here), the
+    regularized normal equations for fast=True."""
+    if matrix.ndim < 2 or matrix.ndim != rhs.ndim or matrix.shape[:-2] != rhs.shape[:-2]:
+        raise ValueError("All input tensors must have the same rank and the same outer dimensions.")
+    if matrix.shape[-2] != rhs.shape[-2]:
+        raise ValueError("Input matrix and rhs are incompatible.")
+    m, n = matrix.shape[-2:]
+    out = np.zeros(matrix.shape[:-2] + (n, rhs.shape[-1]), matrix.dtype)
+    if matrix.size == 0 or rhs.size == 0:
+        return out
+    a, b = _in_float32(matrix), _in_float32(rhs)
+    for index in np.ndindex(*matrix.shape[:-2]):
+        if fast:
+            gramian = np.conj(a[index]).T @ a[index] + l2_regularizer * np.eye(n)
+            out[index] = np.linalg.solve(gramian, np.conj(a[index]).T @ b[index])
+        else:
+            out[index] = np.linalg.lstsq(a[index], b[index], rcond=None)[0]
+    return out

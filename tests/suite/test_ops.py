@@ -892,6 +892,27 @@ GRADIENT_SNIPPETS = {
     "expm/infinite_norm": _first_order("x = tf.constant([[np.inf, 0.0], [1.0, 2.0]])", "tf.linalg.expm(x)", "[x]"),
     "expm/float16_refused": _first_order("x = tf.constant([[1.0, 0.0], [1.0, 2.0]], tf.float16)", "tf.linalg.expm(x)", "[x]"),
     "expm/empty_matrices": _first_order("x = tf.zeros([2, 0, 0])", "tf.linalg.expm(x)", "[x]"),
+    # lstsq: the normal equations from Cholesky factors (fast), TF's kernel with no gradient (fast=False), NaN for a
+    # rank-deficient matrix (its Gramian's factor fails), a tensor regularizer differentiated, complex128 refused
+    "lstsq/deep_second_order": _second_order("a = tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)); "
+                                             "b = tf.constant([[1.0], [2.0], [0.5]], tf.float64)",
+                                             "tf.linalg.lstsq(a * a, b, l2_regularizer=0.25)", "[a, b]"),
+    "lstsq/wide_complex": _first_order("a = tf.constant(np.array([[2.0, 1.0 + 1j, 0.5], [0.5j, -2.0, 1.0]]), tf.complex64); "
+                                       "b = tf.constant(np.array([[1.0, 2.0], [-1.0, 0.5j]]), tf.complex64)",
+                                       "tf.linalg.lstsq(a, b)", "[a, b]"),
+    "lstsq/slow_has_no_gradient": _first_order("a = tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)); "
+                                               "b = tf.constant([[1.0], [2.0], [0.5]], tf.float64)",
+                                               "tf.linalg.lstsq(a, b, fast=False)", "[a, b]"),
+    "lstsq/slow_value": "r = tf.linalg.lstsq(tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)), "
+                        "tf.constant([[1.0], [2.0], [0.5]], tf.float64), fast=False)",
+    "lstsq/rank_deficient": _first_order("a = tf.ones([3, 2]); b = tf.constant([[1.0], [2.0], [0.5]])",
+                                         "tf.linalg.lstsq(a, b)", "[a, b]"),
+    "lstsq/tensor_regularizer": _first_order("a = tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)); "
+                                             "b = tf.constant([[1.0], [2.0], [0.5]], tf.float64); "
+                                             "l = tf.constant(0.5, tf.float64)",
+                                             "tf.linalg.lstsq(a, b, l2_regularizer=l)", "[a, b, l]"),
+    "lstsq/complex128_regularized": "r = tf.linalg.lstsq(tf.ones([3, 2], tf.complex128), tf.ones([3, 1], tf.complex128), "
+                                    "l2_regularizer=0.1)",
     "cross/broadcast_refused": _first_order("a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([4.0, 5.0, 6.0])",
                                             "tf.linalg.cross(a, b)", "[a, b]"),
     "cross/float16_second_order": _second_order("a = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], tf.float16); "
