@@ -607,6 +607,7 @@ _ENTRIES = [
     # NotImplementedError
     OpSpec("linalg.lstsq", 2, "least_squares", ("separated", "any"), attrs={"l2_regularizer": (0.0, 0.5)},
            sums_terms=True, analytic=False, dtypes=LINALG_DTYPES, traits={AMPLIFYING}),
+    OpSpec("linalg.sqrtm", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
     _binary("linalg.cross", rule="cross", dtypes=FLOATS),
     _unary("linalg.normalize", attrs={"ord": ("euclidean", 1), "axis": (None, -1)}, call=_pair_of_results_call,
            sums_terms=True, analytic=False, traits={BOUNDED, COMPOSITE, NORMALIZING}),

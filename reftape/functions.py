@@ -2267,3 +2267,8 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, n
         return _cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
     chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=False)
     return matmul(matrix, _cholesky_solve(chol, rhs), adjoint_a=True)
+
+
+def sqrtm(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """The principal square root of each matrix (kernels/decompositions.py)."""
+    return _unary("MatrixSquareRoot", input)

@@ -36,7 +36,7 @@ from .kernels.indexing import (_gather, _gather_nd, _mirror_pad, _mirror_pad_gra
 from .kernels.matrices import (ELLIPSIS, _band_part, _batch_matmul, _cholesky, _determinant, _diagonal, _einsum, _matmul2d,
                                _matrix_inverse, _matrix_solve, _matrix_with_diagonal, _set_diagonal,
                                _signed_log_determinant, _triangular_solve)
-from .kernels.decompositions import _cross, _matrix_solve_ls, _qr, _self_adjoint_eig, _svd
+from .kernels.decompositions import _cross, _matrix_solve_ls, _matrix_square_root, _qr, _self_adjoint_eig, _svd
 from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
@@ -1173,3 +1173,25 @@ def _matrix_solve_ls_vjp(g, ans, matrix, rhs, l2_regularizer, fast, **_):
 
 
 defop("MatrixSolveLs", _matrix_solve_ls, _matrix_solve_ls_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS)
+
+
+def _kronecker(b1, b2):
+    """The Kronecker products of two batches of square matrices (TF's sqrtm gradient's helper)."""
+    batch, m1, m2 = _shape(b1)[:-2], _shape(b1)[-1], _shape(b2)[-1]
+    product = F.multiply(F.reshape(b1, batch + (m1, 1, m1, 1)), F.reshape(b2, batch + (1, m2, 1, m2)))
+    return F.reshape(product, batch + (m1 * m2, m1 * m2))
+
+
+def _matrix_square_root_vjp(g, ans, x, **_):
+    """TF's MatrixSquareRoot gradient: the Sylvester equation R dR + dR R = dA solved as one linear system in
+    vec(dR), with the Kronecker sum I (x) R^T + R (x) I (transposes, not adjoints, for complex types as TF)."""
+    shape = _shape(ans)
+    order = shape[-1]
+    identity = F.eye(order, batch_shape=shape[:-2], dtype=ans.dtype)
+    ksum = F.add(_kronecker(identity, F.matrix_transpose(ans)), _kronecker(ans, identity))
+    vec_da = F.reshape(F.matrix_transpose(g), shape[:-2] + (order * order, 1))
+    vec_dr = F.execute("MatrixSolve", [ksum, vec_da], adjoint=False)
+    return F.matrix_transpose(F.reshape(vec_dr, shape))
+
+
+defop("MatrixSquareRoot", _matrix_square_root, _matrix_square_root_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS)

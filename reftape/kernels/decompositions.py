@@ -115,3 +115,27 @@ def _matrix_solve_ls(matrix, rhs, l2_regularizer, fast):
         else:
             out[index] = np.linalg.lstsq(a[index], b[index], rcond=None)[0]
     return out
+
+
+def _matrix_square_root(x):
+    """MatrixSquareRoot: the principal square root. Eigen computes it from a (real, for real inputs) Schur form;
+    reftape from an eigendecomposition V sqrt(D) V^-1, which agrees to rounding for diagonalizable matrices. As
+    Eigen's real arithmetic has it, a real matrix with a negative real eigenvalue, and a matrix with a repeated
+    zero eigenvalue (0 / 0 in the Schur form's off-diagonal recurrence), are NaN throughout (a defective matrix
+    otherwise: docs/fidelity.md)."""
+    _check_square(x, "MatrixSquareRoot")
+    if x.size == 0:
+        return x.copy()
+    a = _in_float32(x)
+    out = np.full(x.shape, np.nan, dtype=np.result_type(a.dtype, np.complex64))
+    for index in np.ndindex(*x.shape[:-2]):
+        matrix = a[index]
+        if not np.all(np.isfinite(matrix)):
+            continue
+        w, v = np.linalg.eig(matrix)
+        if x.dtype.kind != "c" and np.any((w.real < 0) & (np.abs(w.imag) <= 1e-7 * np.maximum(np.abs(w.real), 1e-300))):
+            continue
+        if np.count_nonzero(w == 0) > 1:
+            continue
+        out[index] = (v * np.sqrt(w.astype(out.dtype))[None, :]) @ np.linalg.inv(v)
+    return (out if x.dtype.kind == "c" else out.real).astype(x.dtype)

@@ -913,6 +913,18 @@ GRADIENT_SNIPPETS = {
                                              "tf.linalg.lstsq(a, b, l2_regularizer=l)", "[a, b, l]"),
     "lstsq/complex128_regularized": "r = tf.linalg.lstsq(tf.ones([3, 2], tf.complex128), tf.ones([3, 1], tf.complex128), "
                                     "l2_regularizer=0.1)",
+    # sqrtm: the principal root; NaN throughout for a real matrix with a negative eigenvalue (Eigen's real Schur
+    # form), whose gradient's solve then fails as TF's MatrixSolve fails on a NaN first pivot
+    "sqrtm/general_second_order": _second_order("x = tf.constant([[2.0, -1.0, 0.5], [1.0, 3.0, 0.0], [0.2, 0.4, 2.5]], "
+                                                "tf.float64)", "tf.linalg.sqrtm(x)", "[x]"),
+    "sqrtm/complex_eigenvalues": _first_order("x = tf.constant([[2.0, -1.0], [1.0, 2.0]])", "tf.linalg.sqrtm(x)", "[x]"),
+    "sqrtm/negative_eigenvalue": _first_order("x = tf.constant(np.diag([-1.0, 2.0]))", "tf.linalg.sqrtm(x)", "[x]"),
+    "sqrtm/singular": _first_order("x = tf.constant([[1.0, 2.0], [2.0, 4.0]], tf.float64)", "tf.linalg.sqrtm(x)", "[x]"),
+    # MatrixSolve and MatrixInverse refuse a NaN first pivot and not a later one (Eigen's minCoeff with std::min);
+    # partial pivoting never picks a NaN row (maxCoeff with >)
+    "solve/nan_pivots": "r = []\nfor m in ([[np.nan, 1.0], [1.0, 1.0]], [[2.0, 1.0], [np.nan, 1.0]], [[2.0, 1.0], [1.0, np.nan]]):\n"
+                        "    try:\n        r.append([tf.linalg.solve(tf.constant(m), tf.ones([2, 1])), tf.linalg.inv(tf.constant(m)), "
+                        "tf.linalg.det(tf.constant(m))])\n    except tf.errors.InvalidArgumentError as e:\n        r.append(type(e).__name__)",
     "cross/broadcast_refused": _first_order("a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([4.0, 5.0, 6.0])",
                                             "tf.linalg.cross(a, b)", "[a, b]"),
     "cross/float16_second_order": _second_order("a = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], tf.float16); "
