@@ -1,5 +1,5 @@
-"""Decomposition kernels (the linear-algebra family of issue 24) on NumPy's LAPACK: Qr (Householder, whose
-signs are LAPACK's and Eigen's alike: R's diagonal holds -sign(pivot) * norm), SelfAdjointEigV2 (the lower
+"""Decomposition kernels (the linear-algebra family of issue 24): Qr (Eigen's Householder reflections, computed
+here: LAPACK's differ in sign at a pivot of -0.0), and on NumPy's LAPACK SelfAdjointEigV2 (the lower
 triangle read, as Eigen's SelfAdjointEigenSolver reads it; eigenvalues ascending, in the input's dtype, complex
 for complex inputs), Svd (singular values descending, in the input's dtype; V, not V^H), MatrixSquareRoot (the
 principal root through an eigendecomposition), Cross and TridiagonalSolve (Thomas' algorithm, or Gaussian
@@ -32,13 +32,39 @@ def _in_float32(x):
 
 
 def _qr(x, full_matrices):
+    """Eigen's unblocked HouseholderQR (TF's kernel), not LAPACK's: their reflections agree but at a pivot of -0.0,
+    where Eigen's beta is -norm (its test is real(c0) >= 0) and LAPACK's +norm (Fortran's SIGN reads the zero's
+    sign). Per column: beta = -sign(real(c0)) |x|, v = [1, tail / (c0 - beta)], tau = conj((beta - c0) / beta)
+    (no reflection where the tail and c0's imaginary part vanish), H = I - tau v v^H applied to the columns right
+    of it; Q the product of the reflections applied to the identity's first columns."""
     _check_rank(x, "Qr")
-    m, n = x.shape[-2:]
-    k = m if full_matrices else min(m, n)
-    if x.size == 0:
-        q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), x.shape[:-2] + (m, k)).copy()
-        return [q, np.zeros(x.shape[:-2] + (k, n), x.dtype)]
-    q, r = np.linalg.qr(_in_float32(x), mode="complete" if full_matrices else "reduced")
+    a = np.array(_in_float32(x), copy=True)
+    m, n = a.shape[-2:]
+    steps = min(m, n)
+    columns = m if full_matrices else steps
+    tiny = np.finfo(a.real.dtype).tiny
+    taus = np.zeros(a.shape[:-2] + (steps,), a.dtype)
+    ones = np.ones(a.shape[:-2] + (1,), a.dtype)
+    for k in range(steps):
+        c0, tail = a[..., k, k].copy(), a[..., k + 1:, k].copy()
+        tail_norm = np.sum((tail * np.conj(tail)).real, axis=-1)
+        trivial = (tail_norm <= tiny) & (np.imag(c0) ** 2 <= tiny)
+        beta = np.sqrt((c0 * np.conj(c0)).real + tail_norm)
+        beta = np.where(trivial, np.real(c0), np.where(np.real(c0) >= 0, -beta, beta)).astype(a.dtype)
+        essential = np.where(trivial[..., None], 0, tail / np.where(trivial, 1, c0 - beta)[..., None])
+        tau = np.where(trivial, 0, np.conj((beta - c0) / np.where(trivial, 1, beta)))
+        a[..., k, k], a[..., k + 1:, k], taus[..., k] = beta, essential, tau
+        v = np.concatenate([ones, essential], axis=-1)
+        rest = a[..., k:, k + 1:]
+        product = np.sum(np.conj(v)[..., :, None] * rest, axis=-2)
+        a[..., k:, k + 1:] = rest - tau[..., None, None] * v[..., :, None] * product[..., None, :]
+    q = np.broadcast_to(np.eye(m, columns, dtype=a.dtype), a.shape[:-2] + (m, columns)).copy()
+    for k in reversed(range(steps)):
+        v = np.concatenate([ones, a[..., k + 1:, k]], axis=-1)
+        rest = q[..., k:, :]
+        product = np.sum(np.conj(v)[..., :, None] * rest, axis=-2)
+        q[..., k:, :] = rest - np.conj(taus[..., k])[..., None, None] * v[..., :, None] * product[..., None, :]
+    r = np.triu(a)[..., :m if full_matrices else steps, :]
     return [q.astype(x.dtype), r.astype(x.dtype)]
 
 

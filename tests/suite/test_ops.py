@@ -881,6 +881,9 @@ GRADIENT_SNIPPETS = {
                                       "tf.concat(tf.linalg.qr(x), 0)", "[x]"),
     "qr/wide_second_order": _second_order("x = tf.constant([[3.0, 1.0 + 1j, 0.5], [0.5j, -2.0, 1.0]])",
                                           "tf.concat(tf.linalg.qr(x * x), 1)", "[x]"),
+    "qr/negative_zero_pivot": _first_order("x = tf.constant([[-0.0, 1.5, 2.0], [0.75, -1.0, 0.5], [0.9, 0.25, -0.0]])",
+                                           "tf.concat(tf.linalg.qr(x), 0)", "[x]"),
+    "qr/nan": "r = tf.linalg.qr(tf.constant([[np.nan, 0.0], [0.0, 1.0]]))",
     "qr/deep_full_matrices_unimplemented": _first_order("x = tf.constant(np.arange(6.0).reshape(3, 2))",
                                                         "tf.linalg.qr(x, full_matrices=True)[1]", "[x]"),
     # expm, composed as TF composes it: every Pade branch under a where (gradients reach them all), squarings of a
