@@ -37,6 +37,7 @@ SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
     "square_rhs": lambda s: (s[:-1] + (s[-1], s[-1]), s[:-1] + (s[-1], 2)),  # and two right-hand sides each
     "einsum": lambda s: einsum_base_shapes("ij,jk->ik", s),  # the operands of the entry's equation (input_shapes)
     "cross": lambda s: (s[:-1] + (3,), s[:-1] + (3,)),  # vectors of 3 along the last axis (linalg.cross)
+    "tridiagonal": lambda s: (s[:-1] + (3, s[-1]), s[:-1] + (s[-1], 2)),  # compact diagonals and two right-hand sides
     "least_squares": lambda s: ((s if len(s) >= 2 else (s[0], s[0])),  # (a batch of) matrices and two right-hand
                                 (s if len(s) >= 2 else (s[0], s[0]))[:-1] + (2,)),  # sides each (linalg.lstsq)
 }
@@ -608,6 +609,10 @@ _ENTRIES = [
     OpSpec("linalg.lstsq", 2, "least_squares", ("separated", "any"), attrs={"l2_regularizer": (0.0, 0.5)},
            sums_terms=True, analytic=False, dtypes=LINALG_DTYPES, traits={AMPLIFYING}),
     OpSpec("linalg.sqrtm", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
+    # Compact diagonals, diagonally dominant ("tridiagonal"); the sequence and matrix formats in tests/suite/test_ops.py
+    OpSpec("linalg.tridiagonal_solve", 2, "tridiagonal", ("tridiagonal", "any"),
+           attrs={"partial_pivoting": (True, False)}, sums_terms=True, analytic=False, dtypes=LINALG_DTYPES,
+           traits={AMPLIFYING}),
     _binary("linalg.cross", rule="cross", dtypes=FLOATS),
     _unary("linalg.normalize", attrs={"ord": ("euclidean", 1), "axis": (None, -1)}, call=_pair_of_results_call,
            sums_terms=True, analytic=False, traits={BOUNDED, COMPOSITE, NORMALIZING}),

@@ -2272,3 +2272,73 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, n
 def sqrtm(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
     """The principal square root of each matrix (kernels/decompositions.py)."""
     return _unary("MatrixSquareRoot", input)
+
+
+def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact", transpose_rhs: bool = False,
+                      conjugate_rhs: bool = False, name: str | None = None, partial_pivoting: bool = True,
+                      perturb_singular: bool = False) -> EagerTensor:
+    """TF's tridiagonal_solve: the diagonals in compact form [..., 3, M] (from a sequence of three, the shorter
+    ones padded; or read off [..., M, M] matrices), TF's static checks, one TridiagonalSolve op."""
+    if perturb_singular and not partial_pivoting:
+        raise ValueError("partial_pivoting must be True if perturb_singular is.")
+    if diagonals_format == "sequence":
+        if not isinstance(diagonals, (tuple, list)) or len(diagonals) != 3:
+            raise ValueError("Expected diagonals to be a sequence of length 3.")
+        superdiag, maindiag, subdiag = (convert_to_tensor(d) for d in diagonals)
+        if tuple(subdiag.shape[:-1]) != tuple(maindiag.shape[:-1]) or tuple(superdiag.shape[:-1]) != tuple(maindiag.shape[:-1]):
+            raise ValueError(f"Tensors representing the three diagonals must have the same shape,except for the last "
+                             f"dimension, got {subdiag.shape}, {maindiag.shape}, {superdiag.shape}")
+        m = maindiag.shape[-1]
+
+        def padded(t: EagerTensor, label: str, last: list) -> EagerTensor:
+            n = t.shape[-1]
+            if not n or n == m:
+                return t
+            if n == m - 1:
+                return pad(t, [[0, 0]] * (t.ndim - 1) + [last])
+            raise ValueError(f"Expected {label} to be have length {m} or {m - 1}, got {n}.")
+
+        subdiag, superdiag = padded(subdiag, "subdiagonal", [1, 0]), padded(superdiag, "superdiagonal", [0, 1])
+        diagonals = stack((superdiag, maindiag, subdiag), axis=-2)
+    elif diagonals_format == "matrix":
+        diagonals = convert_to_tensor(diagonals)
+        m1, m2 = diagonals.shape[-1], diagonals.shape[-2]
+        if m1 != m2:
+            raise ValueError(f"Expected last two dimensions of diagonals to be same, got {m1} and {m2}")
+        # TF reads the three diagonals with one MatrixDiagPartV3 (k=(-1, 1), LEFT_RIGHT): the same values
+        if m1 == 0:
+            diagonals = zeros(tuple(diagonals.shape[:-2]) + (3, 0), diagonals.dtype)
+        else:
+            edge = [[0, 0]] * (diagonals.ndim - 2)
+            above = pad(diag_part(diagonals, k=1), edge + [[0, 1]]) if m1 > 1 else zeros_like(diag_part(diagonals))
+            below = pad(diag_part(diagonals, k=-1), edge + [[1, 0]]) if m1 > 1 else zeros_like(diag_part(diagonals))
+            diagonals = stack((above, diag_part(diagonals), below), axis=-2)
+    elif diagonals_format != "compact":
+        raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+    diagonals = convert_to_tensor(diagonals)
+    rhs = convert_to_tensor(rhs)
+    if diagonals.ndim < 2:
+        raise ValueError(f"Expected diagonals to have rank at least 2, got {diagonals.ndim}")
+    if rhs.ndim != diagonals.ndim and rhs.ndim != diagonals.ndim - 1:
+        raise ValueError(f"Expected the rank of rhs to be {diagonals.ndim - 1} or {diagonals.ndim}, got {rhs.ndim}")
+    if tuple(diagonals.shape[:-2]) != tuple(rhs.shape[:diagonals.ndim - 2]):
+        raise ValueError(f"Batch shapes {diagonals.shape[:-2]} and {rhs.shape[:diagonals.ndim - 2]} are incompatible")
+    if diagonals.shape[-2] != 3:
+        raise ValueError(f"Expected 3 diagonals got {diagonals.shape[-2]}")
+
+    def check_sides() -> None:
+        if diagonals.shape[-1] and rhs.shape[-2] and diagonals.shape[-1] != rhs.shape[-2]:
+            raise ValueError(f"Expected number of left-hand sided and right-hand sides to be equal, got "
+                             f"{diagonals.shape[-1]} and {rhs.shape[-2]}")
+
+    attrs = {"partial_pivoting": bool(partial_pivoting), "perturb_singular": bool(perturb_singular)}
+    if rhs.ndim == diagonals.ndim - 1:  # a vector of right-hand sides, transpose_rhs ignored
+        rhs = expand_dims(conj(rhs) if conjugate_rhs else rhs, -1)
+        check_sides()
+        return squeeze(execute("TridiagonalSolve", _matching([diagonals, rhs], strict=True), **attrs), [-1])
+    if transpose_rhs:
+        rhs = matrix_transpose(rhs, conjugate=conjugate_rhs)
+    elif conjugate_rhs:
+        rhs = conj(rhs)
+    check_sides()
+    return execute("TridiagonalSolve", _matching([diagonals, rhs], strict=True), **attrs)

@@ -36,7 +36,8 @@ from .kernels.indexing import (_gather, _gather_nd, _mirror_pad, _mirror_pad_gra
 from .kernels.matrices import (ELLIPSIS, _band_part, _batch_matmul, _cholesky, _determinant, _diagonal, _einsum, _matmul2d,
                                _matrix_inverse, _matrix_solve, _matrix_with_diagonal, _set_diagonal,
                                _signed_log_determinant, _triangular_solve)
-from .kernels.decompositions import _cross, _matrix_solve_ls, _matrix_square_root, _qr, _self_adjoint_eig, _svd
+from .kernels.decompositions import (_cross, _matrix_solve_ls, _matrix_square_root, _qr, _self_adjoint_eig, _svd,
+                                     _tridiagonal_solve)
 from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
@@ -1195,3 +1196,26 @@ def _matrix_square_root_vjp(g, ans, x, **_):
 
 
 defop("MatrixSquareRoot", _matrix_square_root, _matrix_square_root_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS)
+
+
+def _three_diagonals_of_product(x, y_tr):
+    """TF's _MatmulExtractingThreeDiagonals: the superdiagonal, diagonal and subdiagonal of x y_tr^T, compact."""
+    zeros = F.zeros(_shape(x)[:-2] + (1, _shape(x)[-1]), dtype=x.dtype)
+    diagonal = F.reduce_sum(F.multiply(x, y_tr), axis=-1)
+    above = F.reduce_sum(F.multiply(x, F.concat([y_tr[..., 1:, :], zeros], axis=-2)), axis=-1)
+    below = F.reduce_sum(F.multiply(x, F.concat([zeros, y_tr[..., :-1, :]], axis=-2)), axis=-1)
+    return F.stack([above, diagonal, below], axis=-2)
+
+
+def _tridiagonal_solve_vjp(g, ans, diagonals, rhs, partial_pivoting, perturb_singular, **_):
+    """TF's TridiagonalSolve gradient: the rhs's is a solve with the transposed (not conjugated) matrix, the
+    diagonals' minus the three diagonals of that times the solution's transpose."""
+    zeros = F.zeros(_shape(diagonals)[:-2] + (1,), dtype=diagonals.dtype)
+    transposed = F.stack([F.concat([diagonals[..., 2, 1:], zeros], axis=-1), diagonals[..., 1, :],
+                          F.concat([zeros, diagonals[..., 0, :-1]], axis=-1)], axis=-2)
+    grad_rhs = F.execute("TridiagonalSolve", [transposed, g], partial_pivoting=partial_pivoting,
+                         perturb_singular=perturb_singular)
+    return F.negative(_three_diagonals_of_product(grad_rhs, ans)), grad_rhs
+
+
+defop("TridiagonalSolve", _tridiagonal_solve, _tridiagonal_solve_vjp, dtypes=_DECOMPOSITIONS)

@@ -41,7 +41,7 @@ class _Plan:
 def _min_rank(spec: OpSpec) -> int:
     if spec.shape_rule in MATRIX_RULES:
         return 2
-    if spec.shape_rule in ("matmul", "matvec", "bias", "einsum", "least_squares") or spec.has(TAKES_MATRIX):
+    if spec.shape_rule in ("matmul", "matvec", "bias", "einsum", "least_squares", "tridiagonal") or spec.has(TAKES_MATRIX):
         return 2  # exactly 2 (einsum: 2 or 3) (labels and biases are drawn for matrices)
     if spec.shape_rule == "scalars":
         return 0
@@ -67,6 +67,8 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
         return 1 <= rank < MAX_RANK and t.shape[-1] == 3
     if spec.shape_rule == "least_squares":  # matrices, at most one batch dimension (issue 24)
         return 2 <= rank <= 3
+    if spec.shape_rule == "tridiagonal":  # compact diagonals [..., 3, M] (issue 24)
+        return 2 <= rank <= 3 and t.shape[-2] == 3
     if spec.shape_rule in MATRIX_RULES:  # matrices, at most one batch dimension; square for a factorisation
         return 2 <= rank <= 3 and (spec.shape_rule == "matrix" or t.shape[-1] == t.shape[-2])
     if _last(spec) == "diag":  # each last-axis vector becomes a square matrix one side longer at most
@@ -111,12 +113,12 @@ def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
         rows = int(b.rng.integers(1, 4))
         matrix = (rows, rows if spec.shape_rule != "matrix" else int(b.rng.integers(1, 4)))
         return ((int(b.rng.integers(1, 3)),) if b.chance(BATCHED_MATMUL_CHANCE) else ()) + matrix
+    if spec.shape_rule == "tridiagonal":  # compact diagonals of 1 to 4 rows (issue 24)
+        return (3, int(b.rng.integers(1, 5)))
     if _min_rank(spec) == 2:
         return (int(b.rng.integers(1, 4)), int(b.rng.integers(1, 4)))
     if spec.shape_rule == "cross":  # vectors of 3 (issue 24)
         return b.base[:-1] + (3,) if b.base else (3,)
-    if spec.shape_rule == "least_squares":  # a matrix of 1 to 3 rows and columns (issue 24)
-        return (int(b.rng.integers(1, 4)), int(b.rng.integers(1, 4)))
     if len(b.base) >= _min_rank(spec):
         return b.base
     return b.base + (int(b.rng.integers(1, 4)),)
@@ -448,6 +450,12 @@ def _least_squares_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _
     return _Plan([x, rhs], x.shape[:-2] + (x.shape[-1], rhs.shape[-1]))
 
 
+def _tridiagonal_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """linalg.tridiagonal_solve (issue 24): compact diagonals and one or two right-hand sides; the solution fed onward."""
+    rhs = _input(b, spec, 1, shape=x.shape[:-2] + (x.shape[-1], int(b.rng.integers(1, 3))))
+    return _Plan([x, rhs], rhs.shape)
+
+
 def _einsum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     """The drawn equation's operands: x first where its shape fits the first subscripts (a fresh leaf
     otherwise), the others drawn for the labels' sizes, each ellipsis's dimensions broadcasting against the
@@ -500,7 +508,7 @@ def _einsum_operand_batch(b: _Builder, full: tuple) -> tuple:
 
 _PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _linalg_plan, "unary": _unary_plan,
              "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan, "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan, "cross": _cross_plan,
-             "least_squares": _least_squares_plan,
+             "least_squares": _least_squares_plan, "tridiagonal": _tridiagonal_plan,
              "bias": _bias_plan, "scalars": _one_hot_plan, "einsum": _einsum_plan}
 
 

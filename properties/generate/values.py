@@ -27,6 +27,7 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     # vector gradients divide by their differences
     "separated": ((-1.0, 1.0), ()),
     "hermitian_separated": ((-1.0, 1.0), ()),
+    "tridiagonal": ((-1.0, 1.0), ()),  # compact diagonals [..., 3, M]: the main one (row 1) 3 added, dominant
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
 # Below the smallest normal (the smallest subnormal among them): TF's kernels read them as zero in their
@@ -151,6 +152,8 @@ def structured_matrices(array: np.ndarray, domain: str) -> np.ndarray:
     definite, its diagonal exactly real). Other arrays and domains are returned as they are."""
     if domain in ("separated", "hermitian_separated") and array.ndim >= 2:
         return _separated(array, domain)
+    if domain == "tridiagonal" and array.ndim >= 2 and array.shape[-2] == 3:
+        return array + np.array([0.0, 3.0, 0.0])[:, None]
     if domain not in ("invertible", "spd") or array.ndim < 2 or array.shape[-1] != array.shape[-2]:
         return array
     size = array.shape[-1]

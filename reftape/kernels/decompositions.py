@@ -165,3 +165,76 @@ def _matrix_square_root(x):
             continue
         out[index] = (v * np.sqrt(w.astype(out.dtype))[None, :]) @ np.linalg.inv(v)
     return (out if x.dtype.kind == "c" else out.real).astype(x.dtype)
+
+
+def _tridiagonal_solve(diagonals, rhs, partial_pivoting, perturb_singular):
+    """TridiagonalSolve's CPU kernel: diagonals [..., 3, M] (superdiagonal, main, subdiagonal; the first's last and
+    the last's first entries unread), rhs [..., M, K]. With partial pivoting, Gaussian elimination exchanging rows
+    i and i+1 where |sub(i+1)| > |u(i)| (LAPACK's gtsv, as TF writes it); without, Thomas' algorithm. A zero pivot
+    makes that system's solution NaN (TF logs its warning; perturb_singular's perturbation is not modelled)."""
+    if diagonals.ndim < 2 or diagonals.shape[-2] != 3:
+        raise ValueError(f"Expected diagonals to be provided as a tensor with shape [..., 3, num_rows], got "
+                         f"{dims_text(diagonals.shape)}")
+    if rhs.ndim != diagonals.ndim or rhs.shape[:-2] != diagonals.shape[:-2] or rhs.shape[-2] != diagonals.shape[-1]:
+        raise ValueError(f"Incompatible shapes of diagonals {dims_text(diagonals.shape)} and rhs {dims_text(rhs.shape)}")
+    n = diagonals.shape[-1]
+    out = np.array(_in_float32(rhs), copy=True)
+    d = _in_float32(diagonals)
+    for index in np.ndindex(*diagonals.shape[:-2]):
+        sup, main, sub = d[index][0], d[index][1], d[index][2]
+        x = out[index]
+        if n == 0:
+            continue
+        if main[0] == 0 and n == 1 or not _solve_one_tridiagonal(sup, main, sub, x, partial_pivoting):
+            x[...] = np.nan
+    return out.astype(rhs.dtype)
+
+
+def _solve_one_tridiagonal(sup, main, sub, x, partial_pivoting) -> bool:
+    """Solves one system in place in x; False at a zero pivot."""
+    n = main.shape[0]
+    if n == 1:
+        x[0] = x[0] / main[0]
+        return True
+    if not partial_pivoting:
+        if main[0] == 0:
+            return False
+        u = np.zeros(n, main.dtype)
+        u[0] = sup[0] / main[0]
+        x[0] = x[0] / main[0]
+        for i in range(1, n):
+            denominator = main[i] - sub[i] * u[i - 1]
+            if denominator == 0:
+                return False
+            u[i] = sup[i] / denominator
+            x[i] = (x[i] - sub[i] * x[i - 1]) / denominator
+        for i in range(n - 2, -1, -1):
+            x[i] = x[i] - u[i] * x[i + 1]
+        return True
+    u = np.zeros((n, 3), main.dtype)
+    u[0, 0], u[0, 1] = main[0], sup[0]
+    for i in range(n - 1):
+        if abs(u[i, 0]) >= abs(sub[i + 1]):
+            if u[i, 0] == 0:
+                return False
+            factor = sub[i + 1] / u[i, 0]
+            u[i + 1, 0] = main[i + 1] - factor * u[i, 1]
+            x[i + 1] = x[i + 1] - factor * x[i]
+            u[i + 1, 1] = sup[i + 1]
+            u[i, 2] = 0
+        else:
+            factor = u[i, 0] / sub[i + 1]
+            u[i, 0] = sub[i + 1]
+            u[i + 1, 0] = u[i, 1] - factor * main[i + 1]
+            u[i, 1] = main[i + 1]
+            u[i + 1, 1] = -factor * sup[i + 1]
+            u[i, 2] = sup[i + 1]
+            x[[i, i + 1]] = x[[i + 1, i]]
+            x[i + 1] = x[i + 1] - factor * x[i]
+    if u[n - 1, 0] == 0:
+        return False
+    x[n - 1] = x[n - 1] / u[n - 1, 0]
+    x[n - 2] = (x[n - 2] - u[n - 2, 1] * x[n - 1]) / u[n - 2, 0]
+    for i in range(n - 3, -1, -1):
+        x[i] = (x[i] - u[i, 1] * x[i + 1] - u[i, 2] * x[i + 2]) / u[i, 0]
+    return True

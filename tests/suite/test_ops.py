@@ -77,7 +77,7 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
               "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size),
               "above_one": rng.uniform(1.1, 4.0, size), "invertible": rng.uniform(-1.0, 1.0, size),
               "spd": rng.uniform(-1.0, 1.0, size), "separated": rng.uniform(-1.0, 1.0, size),
-              "hermitian_separated": rng.uniform(-1.0, 1.0, size)}[domain]
+              "hermitian_separated": rng.uniform(-1.0, 1.0, size), "tridiagonal": rng.uniform(-1.0, 1.0, size)}[domain]
     if np.dtype(dtype).kind == "c":
         values = values + 1j * rng.uniform(-0.5, 0.5, size)
     return np.asarray(structured_matrices(np.asarray(values), domain)).astype(dtype)
@@ -928,6 +928,25 @@ GRADIENT_SNIPPETS = {
     "solve/nan_pivots": "r = []\nfor m in ([[np.nan, 1.0], [1.0, 1.0]], [[2.0, 1.0], [np.nan, 1.0]], [[2.0, 1.0], [1.0, np.nan]]):\n"
                         "    try:\n        r.append([tf.linalg.solve(tf.constant(m), tf.ones([2, 1])), tf.linalg.inv(tf.constant(m)), "
                         "tf.linalg.det(tf.constant(m))])\n    except tf.errors.InvalidArgumentError as e:\n        r.append(type(e).__name__)",
+    # tridiagonal_solve: the sequence format (shorter diagonals padded) and the matrix format (three diagonals read
+    # off) differentiated through their conversion, a vector rhs, a transposed conjugated rhs, a zero pivot's NaN
+    "tridiagonal_solve/sequence_second_order": _second_order(
+        "u = tf.constant([1.0, 2.0], tf.float64); d = tf.constant([4.0, 5.0, 6.0], tf.float64); "
+        "l = tf.constant([0.5, 7.0], tf.float64); b = tf.constant([[1.0, 0.5], [2.0, -1.0], [3.0, 0.0]], tf.float64)",
+        "tf.linalg.tridiagonal_solve([u, d * d, l], b, diagonals_format='sequence')", "[u, d, l, b]"),
+    "tridiagonal_solve/matrix_format": _first_order(
+        "m = tf.constant([[4.0, 1.0, 9.0], [2.0, 5.0, 1.5], [9.0, 0.5, 6.0]]); b = tf.constant([1.0, 2.0, 3.0])",
+        "tf.linalg.tridiagonal_solve(m, b, diagonals_format='matrix')", "[m, b]"),
+    "tridiagonal_solve/transposed_conjugated_rhs": _first_order(
+        "d = tf.constant(np.array([[1.0, 2.0j, 0.0], [4.0, 5.0 + 1j, 6.0], [0.0, 7.0, 8.0]]), tf.complex128); "
+        "b = tf.constant(np.array([[1.0, 2.0j, 3.0]]), tf.complex128)",
+        "tf.linalg.tridiagonal_solve(d, b, transpose_rhs=True, conjugate_rhs=True, partial_pivoting=False)", "[d, b]"),
+    "tridiagonal_solve/zero_pivot": _first_order("d = tf.constant([[1.0, 1.0], [0.0, 1.0], [1.0, 1.0]]); "
+                                                 "b = tf.constant([[2.0], [1.0]])",
+                                                 "tf.linalg.tridiagonal_solve(d, b, partial_pivoting=False)", "[d, b]"),
+    "tridiagonal_solve/pivoting_row_exchange": _first_order("d = tf.constant([[1.0, 1.0], [0.0, 1.0], [1.0, 1.0]]); "
+                                                            "b = tf.constant([[2.0], [1.0]])",
+                                                            "tf.linalg.tridiagonal_solve(d, b)", "[d, b]"),
     "cross/broadcast_refused": _first_order("a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([4.0, 5.0, 6.0])",
                                             "tf.linalg.cross(a, b)", "[a, b]"),
     "cross/float16_second_order": _second_order("a = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], tf.float16); "
