@@ -15,7 +15,7 @@ from ..errors import FailedPreconditionError, InvalidArgumentError
 from ..errors import _dims_text as dims_text
 
 
-def _check_rank(x, op: str):
+def _check_rank(x, op: str):  # op: the kernel's name (its messages do not carry it)
     if x.ndim < 2:
         raise ValueError(f"Input tensor 0 must have rank >= 2, got {x.ndim}")
 
@@ -70,18 +70,15 @@ def _qr(x, full_matrices):
 
 def _self_adjoint_eig(x, compute_v):
     _check_square(x, "SelfAdjointEigV2")
-    n = x.shape[-1]
     if x.size == 0:
         e = np.zeros(x.shape[:-1], x.dtype)
         return [e, np.zeros(x.shape, x.dtype) if compute_v else np.zeros((), x.dtype)]
     if not np.all(np.isfinite(x)):
         raise InvalidArgumentError("Self-adjoint eigen decomposition was not successful. The input might not be valid.")
-    lower = np.tril(x)
-    hermitian = lower + np.conj(np.swapaxes(np.tril(x, -1), -1, -2))
+    hermitian = np.tril(x) + np.conj(np.swapaxes(np.tril(x, -1), -1, -2))
     if compute_v:
         e, v = np.linalg.eigh(hermitian)
         return [e.astype(x.dtype), v.astype(x.dtype)]
-    del n
     return [np.linalg.eigvalsh(hermitian).astype(x.dtype), np.zeros((), x.dtype)]
 
 
