@@ -2233,9 +2233,9 @@ def expm(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF
     return reshape(result, batch_shape + tuple(result.shape[-2:]))
 
 
-def _cholesky_solve(chol: EagerTensor, rhs: EagerTensor) -> EagerTensor:
-    """TF's cholesky_solve: C y = rhs, then C^H x = y (two triangular solves)."""
-    y = execute("MatrixTriangularSolve", [chol, rhs], lower=True, adjoint=False)
+def _cholesky_solve(chol: EagerTensor, rhs: Any) -> EagerTensor:
+    """TF's cholesky_solve: C y = rhs, then C^H x = y (two triangular solves; rhs converted as the op converts it)."""
+    y = execute("MatrixTriangularSolve", _matching([chol, rhs], strict=True), lower=True, adjoint=False)
     return execute("MatrixTriangularSolve", [chol, y], lower=True, adjoint=True)
 
 
@@ -2261,8 +2261,7 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, n
         rhs = convert_to_tensor(rhs, dtype_hint=matrix.dtype)
         return execute("MatrixSolveLs", _matching([matrix, rhs], strict=True),
                        l2_regularizer=float(l2_regularizer), fast=False)
-    rhs = convert_to_tensor(rhs)
-    if matrix.shape[-2] >= matrix.shape[-1]:
+    if matrix.shape[-2] >= matrix.shape[-1]:  # rhs converted where TF's ops convert it (a Python list: matrix's dtype)
         chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=True)
         return _cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
     chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=False)

@@ -914,6 +914,9 @@ GRADIENT_SNIPPETS = {
                                              "b = tf.constant([[1.0], [2.0], [0.5]], tf.float64); "
                                              "l = tf.constant(0.5, tf.float64)",
                                              "tf.linalg.lstsq(a, b, l2_regularizer=l)", "[a, b, l]"),
+    "lstsq/python_and_numpy_rhs": "a = tf.constant([[0.59]], tf.float64); w = tf.constant([[1.0, 2.0]], tf.float64)\n"
+                                  "r = [tf.linalg.lstsq(a, [[-2.96]], l2_regularizer=0.5), tf.linalg.lstsq(w, [[1.5]]), "
+                                  "tf.linalg.lstsq(a, np.float32([[1.0]]))]",
     "lstsq/complex128_regularized": "r = tf.linalg.lstsq(tf.ones([3, 2], tf.complex128), tf.ones([3, 1], tf.complex128), "
                                     "l2_regularizer=0.1)",
     # sqrtm: the principal root; NaN throughout for a real matrix with a negative eigenvalue (Eigen's real Schur
