@@ -2278,11 +2278,21 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
                       perturb_singular: bool = False) -> EagerTensor:
     """TF's tridiagonal_solve: the diagonals in compact form [..., 3, M] (from a sequence of three, the shorter
     ones padded; or read off [..., M, M] matrices), TF's static checks, one TridiagonalSolve op."""
+    def static_shape(t: Any, attribute: str) -> None:
+        """TF's wrapper reads TensorShape attributes off its arguments unconverted: a NumPy array's shape is a
+        tuple, a Python list has none (AttributeError, as in TF)."""
+        if not isinstance(t, (Tensor, Variable)):
+            owner = t.shape if hasattr(t, "shape") else t
+            missing = attribute if hasattr(t, "shape") else "shape"
+            raise AttributeError(f"'{type(owner).__name__}' object has no attribute '{missing}'")
+
     if perturb_singular and not partial_pivoting:
         raise ValueError("partial_pivoting must be True if perturb_singular is.")
     if diagonals_format == "sequence":
         if not isinstance(diagonals, (tuple, list)) or len(diagonals) != 3:
             raise ValueError("Expected diagonals to be a sequence of length 3.")
+        static_shape(diagonals[2], "is_compatible_with")
+        static_shape(diagonals[0], "is_compatible_with")
         superdiag, maindiag, subdiag = (convert_to_tensor(d) for d in diagonals)
         if tuple(subdiag.shape[:-1]) != tuple(maindiag.shape[:-1]) or tuple(superdiag.shape[:-1]) != tuple(maindiag.shape[:-1]):
             raise ValueError(f"Tensors representing the three diagonals must have the same shape,except for the last "
@@ -2300,6 +2310,8 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
         subdiag, superdiag = padded(subdiag, "subdiagonal", [1, 0]), padded(superdiag, "superdiagonal", [0, 1])
         diagonals = stack((superdiag, maindiag, subdiag), axis=-2)
     elif diagonals_format == "matrix":
+        if not hasattr(diagonals, "shape"):
+            raise AttributeError(f"'{type(diagonals).__name__}' object has no attribute 'shape'")
         diagonals = convert_to_tensor(diagonals)
         m1, m2 = diagonals.shape[-1], diagonals.shape[-2]
         if m1 != m2:
@@ -2314,6 +2326,8 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
             diagonals = stack((above, diag_part(diagonals), below), axis=-2)
     elif diagonals_format != "compact":
         raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+    static_shape(diagonals, "rank")
+    static_shape(rhs, "rank")
     diagonals = convert_to_tensor(diagonals)
     rhs = convert_to_tensor(rhs)
     if diagonals.ndim < 2:

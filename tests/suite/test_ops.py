@@ -944,6 +944,15 @@ GRADIENT_SNIPPETS = {
         "d = tf.constant(np.array([[1.0, 2.0j, 0.0], [4.0, 5.0 + 1j, 6.0], [0.0, 7.0, 8.0]]), tf.complex128); "
         "b = tf.constant(np.array([[1.0, 2.0j, 3.0]]), tf.complex128)",
         "tf.linalg.tridiagonal_solve(d, b, transpose_rhs=True, conjugate_rhs=True, partial_pivoting=False)", "[d, b]"),
+    # TF's wrapper reads static shapes off its arguments unconverted: NumPy arrays and Python lists fail there
+    "tridiagonal_solve/unconverted_arguments": "d = np.array([[1.0, 2.0, 0.0], [4.0, 5.0, 6.0], [0.0, 7.0, 8.0]], np.float32)\n"
+        "b = np.ones((3, 1), np.float32)\nr = []\n"
+        "for f in (lambda: tf.linalg.tridiagonal_solve(tf.constant(d), b), lambda: tf.linalg.tridiagonal_solve(d, tf.constant(b)), "
+        "lambda: tf.linalg.tridiagonal_solve(tf.constant(d), b.tolist()), "
+        "lambda: tf.linalg.tridiagonal_solve(tf.Variable(d), tf.Variable(b)), "
+        "lambda: tf.linalg.tridiagonal_solve([d[0], d[1], d[2]], tf.constant(b), diagonals_format='sequence'), "
+        "lambda: tf.linalg.tridiagonal_solve(np.eye(3, dtype=np.float32), tf.constant(b), diagonals_format='matrix')):\n"
+        "    try:\n        r.append(f())\n    except AttributeError as e:\n        r.append(str(e))",
     "tridiagonal_solve/zero_pivot": _first_order("d = tf.constant([[1.0, 1.0], [0.0, 1.0], [1.0, 1.0]]); "
                                                  "b = tf.constant([[2.0], [1.0]])",
                                                  "tf.linalg.tridiagonal_solve(d, b, partial_pivoting=False)", "[d, b]"),
