@@ -36,6 +36,10 @@ SHAPE_RULES: dict[str, Callable[[tuple], tuple]] = {
     "square": lambda s: (s[:-1] + (s[-1], s[-1]),),                          # a batch of square matrices
     "square_rhs": lambda s: (s[:-1] + (s[-1], s[-1]), s[:-1] + (s[-1], 2)),  # and two right-hand sides each
     "einsum": lambda s: einsum_base_shapes("ij,jk->ik", s),  # the operands of the entry's equation (input_shapes)
+    "cross": lambda s: (s[:-1] + (3,), s[:-1] + (3,)),  # vectors of 3 along the last axis (linalg.cross)
+    "tridiagonal": lambda s: (s[:-1] + (3, s[-1]), s[:-1] + (s[-1], 2)),  # compact diagonals and two right-hand sides
+    "least_squares": lambda s: ((s if len(s) >= 2 else (s[0], s[0])),  # (a batch of) matrices and two right-hand
+                                (s if len(s) >= 2 else (s[0], s[0]))[:-1] + (2,)),  # sides each (linalg.lstsq)
 }
 MATRIX_RULES = ("matrix", "square", "square_rhs")
 
@@ -294,6 +298,39 @@ def _global_clip_call(op: Any, inputs: list, attrs: dict) -> Any:
 def _pair_of_results_call(op: Any, inputs: list, attrs: dict) -> Any:
     """An op returning a tuple of tensors (moments' mean and variance), as a list."""
     return list(op(inputs[0], **attrs))
+
+
+# Decompositions (issue 24): eigenvectors' and singular vectors' signs (phases) are LAPACK's in reftape and
+# Eigen's in TF, so programs see only what does not depend on them: a vector's squared magnitudes, elementwise
+# (the sign-invariant targets of docs/fidelity.md); for full_matrices, U's and V's first min(M, N) columns (the
+# others span a complement of arbitrary basis)
+@_adapter(lambda op, xs, attrs: f"(lambda e, v: [e, v * tf.math.conj(v)])(*{op}({xs[0]}))")
+def _eigh_call(op: Any, inputs: list, attrs: dict) -> Any:
+    e, v = op(inputs[0])
+    return [e, v * _conj_of(v)]
+
+
+def _conj_of(v: Any) -> Any:
+    """conj(v) in v's namespace (reftape's or TF's: both export math.conj)."""
+    import importlib
+
+    return importlib.import_module(type(v).__module__.split(".")[0]).math.conj(v) if v.dtype.is_complex else v
+
+
+def _svd_source(op: str, xs: list, attrs: dict) -> str:
+    if not attrs.get("compute_uv", True):
+        return f"{op}({xs[0]}{_attr_source(attrs)})"
+    return (f"(lambda s, u, v: [s] + [w[..., :s.shape[-1]] * tf.math.conj(w[..., :s.shape[-1]]) for w in (u, v)])"
+            f"(*{op}({xs[0]}{_attr_source(attrs)}))")
+
+
+@_adapter(_svd_source)
+def _svd_call(op: Any, inputs: list, attrs: dict) -> Any:
+    if not attrs.get("compute_uv", True):
+        return op(inputs[0], **attrs)
+    s, u, v = op(inputs[0], **attrs)
+    k = s.shape[-1]
+    return [s] + [w[..., :k] * _conj_of(w[..., :k]) for w in (u, v)]
 
 
 def _constant_first_call(attr: str) -> Callable:
@@ -555,6 +592,30 @@ _ENTRIES = [
     OpSpec("linalg.triangular_solve", 2, "square_rhs", ("invertible", "any"),
            attrs={"lower": (True, False), "adjoint": (False, True)}, sums_terms=True, dtypes=LINALG_DTYPES,
            traits={AMPLIFYING}),
+    # Decompositions (issue 24): sign-invariant targets (the adapters above); well-separated spectra ("separated",
+    # "hermitian_separated": properties/generate/values.py); degenerate points pinned by tests/suite/test_ops.py
+    OpSpec("linalg.qr", 1, "matrix", attrs={"full_matrices": (False, True)}, call=_pair_of_results_call,
+           sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
+    OpSpec("linalg.eigh", 1, "square", ("hermitian_separated",), call=_eigh_call, sums_terms=True, analytic=False,
+           dtypes=LINALG_DTYPES),
+    OpSpec("linalg.eigvalsh", 1, "square", ("hermitian_separated",), sums_terms=True, analytic=False,
+           dtypes=LINALG_DTYPES),
+    OpSpec("linalg.svd", 1, "matrix", ("separated",), attrs={"compute_uv": (True, False), "full_matrices": (False, True)},
+           call=_svd_call, sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
+    OpSpec("linalg.expm", 1, "square", ("unit",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES,
+           traits={AMPLIFYING}),
+    # fast=False: TF's kernel, which has no gradient (tests/suite/test_ops.py); complex128 with a regularizer: TF's
+    # NotImplementedError
+    OpSpec("linalg.lstsq", 2, "least_squares", ("separated", "any"), attrs={"l2_regularizer": (0.0, 0.5)},
+           sums_terms=True, analytic=False, dtypes=LINALG_DTYPES, traits={AMPLIFYING}),
+    OpSpec("linalg.sqrtm", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
+    # Compact diagonals, diagonally dominant ("tridiagonal"); the sequence and matrix formats in tests/suite/test_ops.py
+    OpSpec("linalg.tridiagonal_solve", 2, "tridiagonal", ("tridiagonal", "any"),
+           attrs={"partial_pivoting": (True, False)}, sums_terms=True, analytic=False, dtypes=LINALG_DTYPES,
+           traits={AMPLIFYING}),
+    _binary("linalg.cross", rule="cross", dtypes=FLOATS),
+    _unary("linalg.normalize", attrs={"ord": ("euclidean", 1), "axis": (None, -1)}, call=_pair_of_results_call,
+           sums_terms=True, analytic=False, traits={BOUNDED, COMPOSITE, NORMALIZING}),
     # Selections by order: ties and signed zeros in index order
     # (NaNs, and sorted=False for 1 < k < n, in the orders TF's kernel leaves)
     _unary("math.top_k", attrs={"k": (2, 4, 1), "sorted": (True, False)}, call=_top_k_values_call, analytic=False,

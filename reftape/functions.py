@@ -2115,3 +2115,243 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     cost, _ = execute("SparseSoftmaxCrossEntropyWithLogits", [precise], labels=label_array)
     cost = reshape(cost, tuple(labels.shape)) if logits.ndim != 2 else cost
     return cast(cost, _dtypes.float16) if logits.dtype == _dtypes.float16 else cost
+
+
+# ---------------------------------------------------------------------------------------------
+# Decompositions (issue 24's linear-algebra family): kernels/decompositions.py, VJPs in the op table
+
+Qr = collections.namedtuple("Qr", ["q", "r"])
+
+
+def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> Qr:  # noqa: A002 - TF's name
+    """Householder QR: Q with min(M, N) columns (M with full_matrices) and upper triangular R."""
+    return Qr(*_unary("Qr", input, full_matrices=bool(full_matrices)))
+
+
+def eigh(tensor: Any, name: str | None = None) -> tuple:
+    """(eigenvalues ascending, eigenvectors as columns) of self-adjoint matrices (their lower triangles)."""
+    e, v = _unary("SelfAdjointEigV2", tensor, compute_v=True)
+    return e, v
+
+
+def eigvalsh(tensor: Any, name: str | None = None) -> EagerTensor:
+    return _unary("SelfAdjointEigV2", tensor, compute_v=False)[0]
+
+
+def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None) -> Any:
+    """(s, u, v) with a = u diag(s) v^H, or s alone; s real (TF takes the real part of the kernel's s)."""
+    s, u, v = _unary("Svd", tensor, compute_uv=bool(compute_uv), full_matrices=bool(full_matrices))
+    s = real(s) if s.dtype.is_complex else s
+    return (s, u, v) if compute_uv else s
+
+
+def cross(a: Any, b: Any, name: str | None = None) -> EagerTensor:
+    return _binary("Cross", a, b)
+
+
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str | None = None) -> tuple:  # noqa: A002
+    """(tensor / norm, norm) with the norm kept along its axes and cast to the tensor's dtype, as TF composes it."""
+    tensor = convert_to_tensor(tensor)
+    magnitude = cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
+    return divide(tensor, magnitude), magnitude
+
+
+_PADE = {  # the Pade coefficients of TF's matrix_exponential, by degree
+    3: (120.0, 60.0, 12.0),
+    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0),
+    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0),
+    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0),
+    13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+         10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0),
+}
+
+
+def _pade(matrix: EagerTensor, degree: int) -> tuple:
+    """(U, V) of the degree's Pade approximant, summed in TF's order (odd powers in U, even in V)."""
+    b = [constant(c, matrix.dtype) for c in _PADE[degree]]
+    ident = eye(matrix.shape[-2], batch_shape=tuple(matrix.shape[:-2]), dtype=matrix.dtype)
+    powers = [None, None, matmul(matrix, matrix)]  # powers[k]: matrix^k, even k
+    for k in builtins.range(4, degree if degree != 13 else 7, 2):
+        powers.append(None)
+        powers.append(matmul(powers[k - 2], powers[2]) if k != 4 else matmul(powers[2], powers[2]))
+    if degree == 13:
+        m2, m4, m6 = powers[2], powers[4], powers[6]
+        inner = add(add(m6, multiply(b[11], m4)), multiply(b[9], m2))
+        tmp_u = add(add(add(add(matmul(m6, inner), multiply(b[7], m6)), multiply(b[5], m4)), multiply(b[3], m2)),
+                    multiply(b[1], ident))
+        tmp_v = add(add(multiply(b[12], m6), multiply(b[10], m4)), multiply(b[8], m2))
+        v = add(add(add(add(matmul(m6, tmp_v), multiply(b[6], m6)), multiply(b[4], m4)), multiply(b[2], m2)),
+                multiply(b[0], ident))
+        return matmul(matrix, tmp_u), v
+    top = degree - 1  # U's factor: matrix^top + b[top-1] matrix^(top-2) + ... + b[1] I
+    tmp = powers[top]
+    for k in builtins.range(top - 2, 0, -2):
+        tmp = add(tmp, multiply(b[k + 1], powers[k]))
+    tmp = add(tmp, multiply(b[1], ident))
+    v = multiply(b[top], powers[top])
+    for k in builtins.range(top - 2, 0, -2):
+        v = add(v, multiply(b[k], powers[k]))
+    return matmul(matrix, tmp), add(v, multiply(b[0], ident))
+
+
+def expm(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """TF's matrix_exponential, composed as TF composes it: every Pade approximant selected by the l1 norm
+    (where, so gradients reach all of them), the scaled one squared back, NaN where the norm is not finite."""
+    matrix = convert_to_tensor(input)
+    if tuple(matrix.shape[-2:]) == (0, 0):
+        return matrix
+    batch_shape = tuple(matrix.shape[:-2])
+    if matrix.dtype not in (_dtypes.float16, _dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128):
+        raise ValueError(f"tf.linalg.expm does not support matrices of type {matrix.dtype!r}")
+    matrix = reshape(matrix, (-1,) + tuple(matrix.shape[-2:]))
+    l1_norm = reduce_max(reduce_sum(abs(matrix), axis=len(matrix.shape) - 2), axis=-1)[..., None, None]
+
+    def const(x: float) -> EagerTensor:
+        return constant(x, l1_norm.dtype)
+
+    def nest_where(bounds: tuple, cases: tuple) -> EagerTensor:
+        chosen = cases[-1]
+        for bound, case in reversed(list(zip(bounds, cases))):
+            chosen = where(less(l1_norm, const(bound)), case, chosen)
+        return chosen
+
+    single = matrix.dtype in (_dtypes.float16, _dtypes.float32, _dtypes.complex64)
+    maxnorm = const(3.925724783138660 if single else 5.371920351148152)
+    squarings = maximum(floor(divide(log(divide(l1_norm, maxnorm)), log(const(2.0)))), 0)
+    scaled = divide(matrix, cast(pow(const(2.0), squarings), matrix.dtype))
+    degrees, bounds = ((3, 5, 7), (4.258730016922831e-001, 1.880152677804762e+000)) if single else (
+        (3, 5, 7, 9, 13), (1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001, 2.097847961257068e+000))
+    pairs = [_pade(matrix, d) for d in degrees[:-1]] + [_pade(scaled, degrees[-1])]
+    u = nest_where(bounds, tuple(p[0] for p in pairs))
+    v = nest_where(bounds, tuple(p[1] for p in pairs))
+    is_finite_norm = bool(is_finite(reduce_max(l1_norm)).numpy())
+    result = solve(add(negative(u), v), add(u, v)) if is_finite_norm else fill(tuple(matrix.shape), constant(np.nan, matrix.dtype))
+    max_squarings = reduce_max(squarings)
+    i = const(0.0)
+    while is_finite_norm and bool(less(i, max_squarings).numpy()):
+        i, result = add(i, const(1.0)), where(less(i, squarings), matmul(result, result), result)
+    return reshape(result, batch_shape + tuple(result.shape[-2:]))
+
+
+def _cholesky_solve(chol: EagerTensor, rhs: Any) -> EagerTensor:
+    """TF's cholesky_solve: C y = rhs, then C^H x = y (two triangular solves; rhs converted as the op converts it)."""
+    y = execute("MatrixTriangularSolve", _matching([chol, rhs], strict=True), lower=True, adjoint=False)
+    return execute("MatrixTriangularSolve", [chol, y], lower=True, adjoint=True)
+
+
+def _regularized_gramian_cholesky(matrix: EagerTensor, l2_regularizer: Any, first_kind: bool) -> EagerTensor:
+    gramian = matmul(matrix, matrix, adjoint_a=first_kind, adjoint_b=not first_kind)
+    if isinstance(l2_regularizer, Tensor) or l2_regularizer != 0:
+        small = matrix.shape[-1 if first_kind else -2]
+        identity = eye(small, batch_shape=tuple(matrix.shape[:-2]), dtype=matrix.dtype)
+        gramian = add(gramian, multiply(convert_to_tensor(l2_regularizer, dtype=matrix.dtype), identity))
+    return cholesky(gramian)
+
+
+def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, name: str | None = None) -> EagerTensor:
+    """TF's matrix_solve_ls: for fast=True the regularized normal equations composed from a Cholesky factor (of
+    A^H A, or of A A^H for fewer rows than columns); for fast=False the MatrixSolveLs kernel (minimum norm, no
+    gradient). TF takes its kernel for fast=True too on tensors past 256,000 bytes with more matrices than a
+    matrix's smaller side; reftape composes those as well (the same formulas, rounded otherwise)."""
+    matrix = convert_to_tensor(matrix)
+    if matrix.dtype == _dtypes.complex128 and (isinstance(l2_regularizer, Tensor) or l2_regularizer != 0):
+        raise NotImplementedError("matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 due "
+                                  "to poor accuracy.")
+    if fast is False:
+        rhs = convert_to_tensor(rhs, dtype_hint=matrix.dtype)
+        return execute("MatrixSolveLs", _matching([matrix, rhs], strict=True),
+                       l2_regularizer=float(l2_regularizer), fast=False)
+    if matrix.shape[-2] >= matrix.shape[-1]:  # rhs converted where TF's ops convert it (a Python list: matrix's dtype)
+        chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=True)
+        return _cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
+    chol = _regularized_gramian_cholesky(matrix, l2_regularizer, first_kind=False)
+    return matmul(matrix, _cholesky_solve(chol, rhs), adjoint_a=True)
+
+
+def sqrtm(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """The principal square root of each matrix (kernels/decompositions.py)."""
+    return _unary("MatrixSquareRoot", input)
+
+
+def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact", transpose_rhs: bool = False,
+                      conjugate_rhs: bool = False, name: str | None = None, partial_pivoting: bool = True,
+                      perturb_singular: bool = False) -> EagerTensor:
+    """TF's tridiagonal_solve: the diagonals in compact form [..., 3, M] (from a sequence of three, the shorter
+    ones padded; or read off [..., M, M] matrices), TF's static checks, one TridiagonalSolve op."""
+    def static_shape(t: Any, attribute: str) -> None:
+        """TF's wrapper reads TensorShape attributes off its arguments unconverted: a NumPy array's shape is a
+        tuple, a Python list has none (AttributeError, as in TF)."""
+        if not isinstance(t, (Tensor, Variable)):
+            owner = t.shape if hasattr(t, "shape") else t
+            missing = attribute if hasattr(t, "shape") else "shape"
+            raise AttributeError(f"'{type(owner).__name__}' object has no attribute '{missing}'")
+
+    if perturb_singular and not partial_pivoting:
+        raise ValueError("partial_pivoting must be True if perturb_singular is.")
+    if diagonals_format == "sequence":
+        if not isinstance(diagonals, (tuple, list)) or len(diagonals) != 3:
+            raise ValueError("Expected diagonals to be a sequence of length 3.")
+        static_shape(diagonals[2], "is_compatible_with")
+        static_shape(diagonals[0], "is_compatible_with")
+        superdiag, maindiag, subdiag = (convert_to_tensor(d) for d in diagonals)
+        if tuple(subdiag.shape[:-1]) != tuple(maindiag.shape[:-1]) or tuple(superdiag.shape[:-1]) != tuple(maindiag.shape[:-1]):
+            raise ValueError(f"Tensors representing the three diagonals must have the same shape,except for the last "
+                             f"dimension, got {subdiag.shape}, {maindiag.shape}, {superdiag.shape}")
+        m = maindiag.shape[-1]
+
+        def padded(t: EagerTensor, label: str, last: list) -> EagerTensor:
+            n = t.shape[-1]
+            if not n or n == m:
+                return t
+            if n == m - 1:
+                return pad(t, [[0, 0]] * (t.ndim - 1) + [last])
+            raise ValueError(f"Expected {label} to be have length {m} or {m - 1}, got {n}.")
+
+        subdiag, superdiag = padded(subdiag, "subdiagonal", [1, 0]), padded(superdiag, "superdiagonal", [0, 1])
+        diagonals = stack((superdiag, maindiag, subdiag), axis=-2)
+    elif diagonals_format == "matrix":
+        if not hasattr(diagonals, "shape"):
+            raise AttributeError(f"'{type(diagonals).__name__}' object has no attribute 'shape'")
+        diagonals = convert_to_tensor(diagonals)
+        m1, m2 = diagonals.shape[-1], diagonals.shape[-2]
+        if m1 != m2:
+            raise ValueError(f"Expected last two dimensions of diagonals to be same, got {m1} and {m2}")
+        # TF reads the three diagonals with one MatrixDiagPartV3 (k=(-1, 1), LEFT_RIGHT): the same values
+        if m1 == 0:
+            diagonals = zeros(tuple(diagonals.shape[:-2]) + (3, 0), diagonals.dtype)
+        else:
+            edge = [[0, 0]] * (diagonals.ndim - 2)
+            above = pad(diag_part(diagonals, k=1), edge + [[0, 1]]) if m1 > 1 else zeros_like(diag_part(diagonals))
+            below = pad(diag_part(diagonals, k=-1), edge + [[1, 0]]) if m1 > 1 else zeros_like(diag_part(diagonals))
+            diagonals = stack((above, diag_part(diagonals), below), axis=-2)
+    elif diagonals_format != "compact":
+        raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
+    static_shape(diagonals, "rank")
+    static_shape(rhs, "rank")
+    diagonals = convert_to_tensor(diagonals)
+    rhs = convert_to_tensor(rhs)
+    if diagonals.ndim < 2:
+        raise ValueError(f"Expected diagonals to have rank at least 2, got {diagonals.ndim}")
+    if rhs.ndim != diagonals.ndim and rhs.ndim != diagonals.ndim - 1:
+        raise ValueError(f"Expected the rank of rhs to be {diagonals.ndim - 1} or {diagonals.ndim}, got {rhs.ndim}")
+    if tuple(diagonals.shape[:-2]) != tuple(rhs.shape[:diagonals.ndim - 2]):
+        raise ValueError(f"Batch shapes {diagonals.shape[:-2]} and {rhs.shape[:diagonals.ndim - 2]} are incompatible")
+    if diagonals.shape[-2] != 3:
+        raise ValueError(f"Expected 3 diagonals got {diagonals.shape[-2]}")
+
+    def check_sides() -> None:
+        if diagonals.shape[-1] and rhs.shape[-2] and diagonals.shape[-1] != rhs.shape[-2]:
+            raise ValueError(f"Expected number of left-hand sided and right-hand sides to be equal, got "
+                             f"{diagonals.shape[-1]} and {rhs.shape[-2]}")
+
+    attrs = {"partial_pivoting": bool(partial_pivoting), "perturb_singular": bool(perturb_singular)}
+    if rhs.ndim == diagonals.ndim - 1:  # a vector of right-hand sides, transpose_rhs ignored
+        rhs = expand_dims(conj(rhs) if conjugate_rhs else rhs, -1)
+        check_sides()
+        return squeeze(execute("TridiagonalSolve", _matching([diagonals, rhs], strict=True), **attrs), [-1])
+    if transpose_rhs:
+        rhs = matrix_transpose(rhs, conjugate=conjugate_rhs)
+    elif conjugate_rhs:
+        rhs = conj(rhs)
+    check_sides()
+    return execute("TridiagonalSolve", _matching([diagonals, rhs], strict=True), **attrs)

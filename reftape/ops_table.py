@@ -36,6 +36,8 @@ from .kernels.indexing import (_gather, _gather_nd, _mirror_pad, _mirror_pad_gra
 from .kernels.matrices import (ELLIPSIS, _band_part, _batch_matmul, _cholesky, _determinant, _diagonal, _einsum, _matmul2d,
                                _matrix_inverse, _matrix_solve, _matrix_with_diagonal, _set_diagonal,
                                _signed_log_determinant, _triangular_solve)
+from .kernels.decompositions import (_cross, _matrix_solve_ls, _matrix_square_root, _qr, _self_adjoint_eig, _svd,
+                                     _tridiagonal_solve)
 from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
@@ -1030,3 +1032,190 @@ defop("MatrixSolve", _matrix_solve, _matrix_solve_vjp, dtypes=_LINALG, kernels=_
 defop("Cholesky", _cholesky, _cholesky_vjp, dtypes=_LINALG, kernels=_LINALG - {_dtypes.float16})
 defop("MatrixTriangularSolve", _triangular_solve, _triangular_solve_vjp, dtypes=INEXACT,
       kernels=INEXACT - {_dtypes.float16, _dtypes.bfloat16})
+
+
+# ---------------------------------------------------------------------------------------------
+# Decompositions (issue 24's linear-algebra family): the VJPs of TF's registered gradients for Qr,
+# SelfAdjointEigV2, Svd, MatrixSquareRoot, Cross and TridiagonalSolve (kernels/decompositions.py)
+
+
+def _safe_reciprocal(x):
+    """TF's _SafeReciprocal: x / (x^2 + 1e-20), finite at 0 (and there 0)."""
+    return F.multiply(x, F.reciprocal(F.add(F.multiply(x, x), _constant_like(1e-20, x))))
+
+
+def _band(x, lower, upper):
+    return F.execute("MatrixBandPart", [x], num_lower=lower, num_upper=upper)
+
+
+def _with_diagonal(x, diagonal):
+    return F.execute("MatrixSetDiagV3", [x, diagonal], k=0)
+
+
+def _diagonal_matrix(d):
+    n = _shape(d)[-1]
+    return F.execute("MatrixDiagV3", [d], k=0, num_rows=n, num_cols=n, padding_value=0)
+
+
+def _upper_solve_right(x, r):
+    """x times the inverse of r's adjoint (r upper triangular), as TF's QR gradient's _TriangularSolve."""
+    return F.adjoint(F.execute("MatrixTriangularSolve", [r, F.adjoint(x)], lower=False, adjoint=False))
+
+
+def _qr_square_or_deep_vjp(q, r, dq, dr):
+    qdq = F.matmul(q, dq, adjoint_a=True)
+    rdr = F.matmul(r, dr, adjoint_b=True)
+    lower = _band(F.add(F.subtract(qdq, F.adjoint(qdq)), F.subtract(rdr, F.adjoint(rdr))), -1, 0)
+    grad = F.add(F.matmul(q, F.add(dr, _upper_solve_right(lower, r))),
+                 _upper_solve_right(F.subtract(dq, F.matmul(q, qdq)), r))
+    if q.dtype.is_complex:  # the imaginary part of the diagonal of r dr^H - dq^H q, carried back
+        m = F.subtract(rdr, F.adjoint(qdq))
+        diagonal = _with_diagonal(F.zeros_like(m), F.diag_part(m))
+        correction = F.subtract(diagonal, F.cast(F.real(diagonal), q.dtype))
+        grad = F.add(grad, _upper_solve_right(F.matmul(q, F.adjoint(correction)), r))
+    return grad
+
+
+def _qr_vjp(g, ans, x, full_matrices, **_):
+    """TF's Qr gradient: for as many rows as columns or more (not with full_matrices), the square case;
+    for fewer rows, A = [X, Y] reduced to the square X (Y's share through Q)."""
+    q, r = ans
+    dq, dr = g
+    rows, columns = _shape(r)[-2:]
+    if rows > columns and _shape(q)[-2] == _shape(q)[-1]:
+        raise NotImplementedError(f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+                                  f"r.shape={_shape(r)} with nrows={rows}and ncols={columns}.")
+    m = _shape(q)[-2]
+    if m >= columns:
+        return _qr_square_or_deep_vjp(q, r, dq, dr)
+    y = x[..., :, m:]
+    u = r[..., :, :m]
+    dv, du = dr[..., :, m:], dr[..., :, :m]
+    dx = _qr_square_or_deep_vjp(q, u, F.add(dq, F.matmul(y, dv, adjoint_b=True)), du)
+    return F.concat([dx, F.matmul(q, dv)], axis=-1)
+
+
+def _self_adjoint_eig_vjp(g, ans, x, compute_v, **_):
+    """TF's SelfAdjointEigV2 gradient: V (diag(de) + F o V^H dV) V^H with F = 1 / (e_j - e_i) off the
+    diagonal (inf or NaN at repeated eigenvalues, as in TF), then the lower triangle of its symmetrised
+    form, the diagonal halved (the kernel reads the lower triangle only)."""
+    e, grad_e = ans[0], g[0]
+    if compute_v:
+        v, grad_v = ans[1], g[1]
+        differences = F.subtract(F.expand_dims(e, -2), F.expand_dims(e, -1))
+        f = _with_diagonal(_safe_reciprocal(differences), F.zeros_like(e))
+        inner = F.add(_diagonal_matrix(grad_e), F.multiply(f, F.matmul(v, grad_v, adjoint_a=True)))
+        grad = F.matmul(v, F.matmul(inner, v, adjoint_b=True))
+    else:
+        v = F.execute("SelfAdjointEigV2", [x], compute_v=True)[1]
+        grad = F.matmul(v, F.matmul(_diagonal_matrix(grad_e), v, adjoint_b=True))
+    grad = _band(F.add(grad, F.adjoint(grad)), -1, 0)
+    return _with_diagonal(grad, F.multiply(_constant_like(0.5, grad), F.diag_part(grad)))
+
+
+def _svd_vjp(g, ans, x, compute_uv, full_matrices, **_):
+    """TF's Svd gradient (Giles; Townsend for thin factors; the complex term): for more rows than columns,
+    that of the adjoint. Not implemented (NotImplementedError, as TF) with full_matrices for sizes more than
+    one apart; inf or NaN at repeated singular values, as TF's."""
+    grad_s = g[0]
+    if not compute_uv:
+        _, u, v = F.execute("Svd", [x], compute_uv=True, full_matrices=False)
+        return F.matmul(u, F.matmul(_diagonal_matrix(grad_s), v, adjoint_b=True))
+    s, u, v = ans
+    grad_u, grad_v = g[1], g[2]
+    m, n = _shape(x)[-2:]
+    adjoint = m > n
+    if adjoint:
+        m, n, u, v, grad_u, grad_v = n, m, v, u, grad_v, grad_u
+    if full_matrices and abs(m - n) > 1:
+        raise NotImplementedError(f"svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True. "
+                                  f"Received: m={m} and n={n} from op input={x} with shape={_shape(x)}.")
+    s_matrix = _diagonal_matrix(s)
+    s2 = F.multiply(s, s)
+    f = _with_diagonal(_safe_reciprocal(F.subtract(F.expand_dims(s2, -2), F.expand_dims(s2, -1))), F.zeros_like(s))
+    s_inverse = _diagonal_matrix(_safe_reciprocal(s))
+    v1, grad_v1 = v[..., :, :m], grad_v[..., :, :m]
+    f_u = F.multiply(f, F.matmul(u, grad_u, adjoint_a=True))
+    v_gv = F.matmul(v1, grad_v1, adjoint_a=True)
+    f_v = F.multiply(f, v_gv)
+    middle = F.add(F.add(_diagonal_matrix(grad_s), F.matmul(F.add(f_u, F.adjoint(f_u)), s_matrix)),
+                   F.matmul(s_matrix, F.add(f_v, F.adjoint(f_v))))
+    grad = F.matmul(u, F.matmul(middle, v1, adjoint_b=True))
+    if m != n:
+        gv1t = F.adjoint(grad_v1)
+        rest = F.subtract(gv1t, F.matmul(F.matmul(gv1t, v1), v1, adjoint_b=True))
+        if full_matrices:
+            v2, grad_v2 = v[..., :, m:n], grad_v[..., :, m:n]
+            rest = F.subtract(rest, F.matmul(F.matmul(v1, grad_v2, adjoint_a=True), v2, adjoint_b=True))
+        grad = F.add(grad, F.matmul(F.matmul(u, s_inverse), rest))
+    if x.dtype.is_complex:
+        l = F.multiply(F.eye(_shape(s)[-1], batch_shape=_shape(s)[:-1], dtype=x.dtype), v_gv)
+        term = F.matmul(s_inverse, F.subtract(F.adjoint(l), l))
+        grad = F.add(grad, F.multiply(_constant_like(0.5, grad), F.matmul(u, F.matmul(term, v1, adjoint_b=True))))
+    return F.adjoint(grad) if adjoint else grad
+
+
+def _cross_vjp(g, ans, a, b, **_):
+    return F.execute("Cross", [b, g]), F.execute("Cross", [g, a])
+
+
+_DECOMPOSITIONS = frozenset({_dtypes.float32, _dtypes.float64}) | COMPLEX
+defop("Qr", _qr, _qr_vjp, dtypes=_LINALG, num_outputs=lambda attrs: 2)
+defop("SelfAdjointEigV2", _self_adjoint_eig, _self_adjoint_eig_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS,
+      num_outputs=lambda attrs: 2)
+defop("Svd", _svd, _svd_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS, num_outputs=lambda attrs: 3)
+defop("Cross", _cross, _cross_vjp, dtypes=REAL)
+
+
+def _matrix_solve_ls_vjp(g, ans, matrix, rhs, l2_regularizer, fast, **_):
+    """TF registers MatrixSolveLs's gradient for fast=True only (tf.linalg.lstsq composes that case from
+    Cholesky factors, whose gradients reftape follows): fast=False is TF's ValueError."""
+    raise ValueError("Gradient not defined for fast=False")
+
+
+defop("MatrixSolveLs", _matrix_solve_ls, _matrix_solve_ls_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS)
+
+
+def _kronecker(b1, b2):
+    """The Kronecker products of two batches of square matrices (TF's sqrtm gradient's helper)."""
+    batch, m1, m2 = _shape(b1)[:-2], _shape(b1)[-1], _shape(b2)[-1]
+    product = F.multiply(F.reshape(b1, batch + (m1, 1, m1, 1)), F.reshape(b2, batch + (1, m2, 1, m2)))
+    return F.reshape(product, batch + (m1 * m2, m1 * m2))
+
+
+def _matrix_square_root_vjp(g, ans, x, **_):
+    """TF's MatrixSquareRoot gradient: the Sylvester equation R dR + dR R = dA solved as one linear system in
+    vec(dR), with the Kronecker sum I (x) R^T + R (x) I (transposes, not adjoints, for complex types as TF)."""
+    shape = _shape(ans)
+    order = shape[-1]
+    identity = F.eye(order, batch_shape=shape[:-2], dtype=ans.dtype)
+    ksum = F.add(_kronecker(identity, F.matrix_transpose(ans)), _kronecker(ans, identity))
+    vec_da = F.reshape(F.matrix_transpose(g), shape[:-2] + (order * order, 1))
+    vec_dr = F.execute("MatrixSolve", [ksum, vec_da], adjoint=False)
+    return F.matrix_transpose(F.reshape(vec_dr, shape))
+
+
+defop("MatrixSquareRoot", _matrix_square_root, _matrix_square_root_vjp, dtypes=_LINALG, kernels=_DECOMPOSITIONS)
+
+
+def _three_diagonals_of_product(x, y_tr):
+    """TF's _MatmulExtractingThreeDiagonals: the superdiagonal, diagonal and subdiagonal of x y_tr^T, compact."""
+    zeros = F.zeros(_shape(x)[:-2] + (1, _shape(x)[-1]), dtype=x.dtype)
+    diagonal = F.reduce_sum(F.multiply(x, y_tr), axis=-1)
+    above = F.reduce_sum(F.multiply(x, F.concat([y_tr[..., 1:, :], zeros], axis=-2)), axis=-1)
+    below = F.reduce_sum(F.multiply(x, F.concat([zeros, y_tr[..., :-1, :]], axis=-2)), axis=-1)
+    return F.stack([above, diagonal, below], axis=-2)
+
+
+def _tridiagonal_solve_vjp(g, ans, diagonals, rhs, partial_pivoting, perturb_singular, **_):
+    """TF's TridiagonalSolve gradient: the rhs's is a solve with the transposed (not conjugated) matrix, the
+    diagonals' minus the three diagonals of that times the solution's transpose."""
+    zeros = F.zeros(_shape(diagonals)[:-2] + (1,), dtype=diagonals.dtype)
+    transposed = F.stack([F.concat([diagonals[..., 2, 1:], zeros], axis=-1), diagonals[..., 1, :],
+                          F.concat([zeros, diagonals[..., 0, :-1]], axis=-1)], axis=-2)
+    grad_rhs = F.execute("TridiagonalSolve", [transposed, g], partial_pivoting=partial_pivoting,
+                         perturb_singular=perturb_singular)
+    return F.negative(_three_diagonals_of_product(grad_rhs, ans)), grad_rhs
+
+
+defop("TridiagonalSolve", _tridiagonal_solve, _tridiagonal_solve_vjp, dtypes=_DECOMPOSITIONS)

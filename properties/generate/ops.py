@@ -41,14 +41,14 @@ class _Plan:
 def _min_rank(spec: OpSpec) -> int:
     if spec.shape_rule in MATRIX_RULES:
         return 2
-    if spec.shape_rule in ("matmul", "matvec", "bias", "einsum") or spec.has(TAKES_MATRIX):
+    if spec.shape_rule in ("matmul", "matvec", "bias", "einsum", "least_squares", "tridiagonal") or spec.has(TAKES_MATRIX):
         return 2  # exactly 2 (einsum: 2 or 3) (labels and biases are drawn for matrices)
     if spec.shape_rule == "scalars":
         return 0
     elementwise_attrs = {"alpha", "approximate", "dtype"}
     if set(spec.attrs) - elementwise_attrs and not spec.has(TAKES_SCALAR):
         return 1
-    return 1 if spec.shape_rule in ("concat", "cross_entropy") else 0
+    return 1 if spec.shape_rule in ("concat", "cross_entropy", "cross") else 0
 
 
 def _grows(spec: OpSpec) -> bool:
@@ -63,6 +63,12 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
         return False
     if (spec.has(INDEXED_ROWS) or _last(spec) == "gather_nd") and rank and not 0 < t.shape[0] < MAX_ATTRIBUTE_INTEGERS:
         return False  # no empty index lists: TF reads [] as float32
+    if spec.shape_rule == "cross":  # vectors of 3 (issue 24)
+        return 1 <= rank < MAX_RANK and t.shape[-1] == 3
+    if spec.shape_rule == "least_squares":  # matrices, at most one batch dimension (issue 24)
+        return 2 <= rank <= 3
+    if spec.shape_rule == "tridiagonal":  # compact diagonals [..., 3, M] (issue 24)
+        return 2 <= rank <= 3 and t.shape[-2] == 3
     if spec.shape_rule in MATRIX_RULES:  # matrices, at most one batch dimension; square for a factorisation
         return 2 <= rank <= 3 and (spec.shape_rule == "matrix" or t.shape[-1] == t.shape[-2])
     if _last(spec) == "diag":  # each last-axis vector becomes a square matrix one side longer at most
@@ -107,8 +113,12 @@ def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
         rows = int(b.rng.integers(1, 4))
         matrix = (rows, rows if spec.shape_rule != "matrix" else int(b.rng.integers(1, 4)))
         return ((int(b.rng.integers(1, 3)),) if b.chance(BATCHED_MATMUL_CHANCE) else ()) + matrix
+    if spec.shape_rule == "tridiagonal":  # compact diagonals of 1 to 4 rows (issue 24)
+        return (3, int(b.rng.integers(1, 5)))
     if _min_rank(spec) == 2:
         return (int(b.rng.integers(1, 4)), int(b.rng.integers(1, 4)))
+    if spec.shape_rule == "cross":  # vectors of 3 (issue 24)
+        return b.base[:-1] + (3,) if b.base else (3,)
     if len(b.base) >= _min_rank(spec):
         return b.base
     return b.base + (int(b.rng.integers(1, 4)),)
@@ -259,6 +269,8 @@ def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     if name == "cast":
         attrs["dtype"] = "float64" if x.dtype != "float64" else "float32"
         return _Plan([x], x.shape, dtype=attrs["dtype"])
+    if name == "normalize":  # the normalized tensor (issue 24)
+        return _Plan([x], x.shape, element=0)
     if name == "moments":  # (mean, variance): either is fed onward
         reduced = _reduction_shape(b, x.shape, {"axis": attrs["axes"], "keepdims": attrs["keepdims"]})
         return _Plan([x], reduced, element=int(b.rng.integers(2)))
@@ -410,9 +422,38 @@ def _linalg_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         return _Plan([x], shape[:-2] + (_diagonal_length(shape, attrs["k"]),))
     if name in ("trace", "det", "logdet"):
         return _Plan([x], shape[:-2])
+    # Decompositions (issue 24): what each feeds onward (their sign-invariant targets: oracle/catalog.py)
+    if name == "qr":  # R
+        return _Plan([x], shape[:-2] + (rows if attrs["full_matrices"] else min(rows, columns), columns), element=1)
+    if name == "eigh":  # the eigenvectors' squared magnitudes
+        return _Plan([x], shape, element=1)
+    if name == "eigvalsh":
+        return _Plan([x], shape[:-1])
+    if name == "svd":  # the singular values (real)
+        return _Plan([x], shape[:-2] + (min(rows, columns),), dtype=_real(x.dtype),
+                     element=0 if attrs["compute_uv"] else None)
     if name == "slogdet":
         return _Plan([x], shape[:-2], element=1)
     return _Plan([x], shape)
+
+
+def _cross_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """linalg.cross (issue 24): two stacks of 3-vectors of one shape, x's or a fresh one."""
+    if x.shape[-1:] != (3,):
+        x = b.leaf(x.shape[:-1] + (3,) if x.shape else (3,))
+    return _Plan([x, _input(b, spec, 1, shape=x.shape)], x.shape)
+
+
+def _least_squares_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """linalg.lstsq (issue 24): x's systems with one or two right-hand sides each; the solution fed onward."""
+    rhs = _input(b, spec, 1, shape=x.shape[:-1] + (int(b.rng.integers(1, 3)),))
+    return _Plan([x, rhs], x.shape[:-2] + (x.shape[-1], rhs.shape[-1]))
+
+
+def _tridiagonal_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """linalg.tridiagonal_solve (issue 24): compact diagonals and one or two right-hand sides; the solution fed onward."""
+    rhs = _input(b, spec, 1, shape=x.shape[:-2] + (x.shape[-1], int(b.rng.integers(1, 3))))
+    return _Plan([x, rhs], rhs.shape)
 
 
 def _einsum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
@@ -466,7 +507,8 @@ def _einsum_operand_batch(b: _Builder, full: tuple) -> tuple:
 
 
 _PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _linalg_plan, "unary": _unary_plan,
-             "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan, "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan,
+             "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan, "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan, "cross": _cross_plan,
+             "least_squares": _least_squares_plan, "tridiagonal": _tridiagonal_plan,
              "bias": _bias_plan, "scalars": _one_hot_plan, "einsum": _einsum_plan}
 
 

@@ -23,6 +23,11 @@ DOMAINS = {  # (low, high) of magnitudes drawn, and the special points worth hit
     "above_one": ((1.0, 4.0), (1.0, 2.0)),
     "invertible": ((-1.0, 1.0), ()),  # matrices: see structured_matrices
     "spd": ((-1.0, 1.0), ()),
+    # Decompositions (issue 24): spectra well apart (see structured_matrices), where eigenvector and singular
+    # vector gradients divide by their differences
+    "separated": ((-1.0, 1.0), ()),
+    "hermitian_separated": ((-1.0, 1.0), ()),
+    "tridiagonal": ((-1.0, 1.0), ()),  # compact diagonals [..., 3, M]: the main one (row 1) 3 added, dominant
 }
 EXTREMES = (1e-6, -1e-6, 30.0, -30.0)  # huge and tiny magnitudes for the "any" domain (not complex)
 # Below the smallest normal (the smallest subnormal among them): TF's kernels read them as zero in their
@@ -145,12 +150,29 @@ def structured_matrices(array: np.ndarray, domain: str) -> np.ndarray:
     """Square matrices of entries in (-1, 1) made well conditioned for a factorisation's domain: n added
     to the diagonal ("invertible": diagonally dominant), and first made Hermitian ("spd": then positive
     definite, its diagonal exactly real). Other arrays and domains are returned as they are."""
+    if domain in ("separated", "hermitian_separated") and array.ndim >= 2:
+        return _separated(array, domain)
+    if domain == "tridiagonal" and array.ndim >= 2 and array.shape[-2] == 3:
+        return array + np.array([0.0, 3.0, 0.0])[:, None]
     if domain not in ("invertible", "spd") or array.ndim < 2 or array.shape[-1] != array.shape[-2]:
         return array
     size = array.shape[-1]
     if domain == "spd":
         array = (array + np.conj(np.swapaxes(array, -1, -2))) / 2
     return array + size * np.eye(size)
+
+
+def _separated(array: np.ndarray, domain: str) -> np.ndarray:
+    """Matrices whose singular values ("separated", any shape) or eigenvalues ("hermitian_separated", square,
+    made Hermitian) lie at least 2 apart and 0.5 from zero: entries in (-1, 1) divided by the sides' sum (a
+    perturbation of norm below 1/2) added to a diagonal of magnitudes 1, 4, 7, ... (alternating signs)."""
+    rows, columns = array.shape[-2:]
+    if domain == "hermitian_separated":
+        if rows != columns:
+            return array
+        array = (array + np.conj(np.swapaxes(array, -1, -2))) / 2
+    diagonal = [(-1.0) ** i * (1 + 3 * i) for i in range(min(rows, columns))]
+    return array / max(rows + columns, 1) + np.eye(rows, columns) * np.array(diagonal + [0.0] * (columns - len(diagonal)))
 
 
 def values(dtype: str, shape: tuple, *, domain: str = "any", specials: tuple = (), allow_nan: bool = False,

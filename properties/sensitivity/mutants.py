@@ -540,6 +540,19 @@ MUTANTS: tuple[Mutant, ...] = (
          "    scale = scale_for_finite\n",
          "clip_by_global_norm with an infinite norm scales by 0 where TF's norm - norm makes every value NaN",
          file="functions.py"),
+    # --- the decompositions of issue 24 (linear algebra, 2026-11-28)
+    _vjp("eigh-grad-unsymmetrised", "wrong-tensor", "    grad = _band(F.add(grad, F.adjoint(grad)), -1, 0)\n",
+         "    grad = _band(F.add(grad, grad), -1, 0)\n",
+         "eigh's gradient doubles its lower triangle instead of symmetrising (the upper triangle's share lost)"),
+    _vjp("qr-grad-transposed-solve", "attribute", "[r, F.adjoint(x)], lower=False, adjoint=False)",
+         "[r, F.adjoint(x)], lower=False, adjoint=True)",
+         "qr's gradient solves with R's adjoint where TF solves with R (a transposed triangular solve)"),
+    _vjp("svd-grad-f-unsymmetrised", "wrong-tensor", "F.matmul(F.add(f_u, F.adjoint(f_u)), s_matrix)",
+         "F.matmul(F.add(f_u, f_u), s_matrix)",
+         "svd's gradient doubles F o U^H dU instead of adding its adjoint"),
+    _vjp("cross-grad-swapped", "sign-or-scale", 'return F.execute("Cross", [b, g]), F.execute("Cross", [g, a])',
+         'return F.execute("Cross", [g, b]), F.execute("Cross", [g, a])',
+         "cross's gradient in a crosses in the wrong order (its sign flipped)"),
 
     # --- tape: eager control flow and gradient utilities (detector: tests/suite/test_control_flow.py)
     _tape("while-loop-drops-last-iteration", "control-flow", "control_flow.py",

@@ -44,7 +44,7 @@ def _check_matrices(x, square: bool = True):
 
 def _partial_pivot_lu(a):
     """Eigen's unblocked PartialPivLU of each matrix: per column the first row of largest magnitude is the
-    pivot (none where the column is zero below the diagonal), the column below it divided by the pivot, the
+    pivot (a NaN only where it comes first) (none where the column is zero below the diagonal), the column below it divided by the pivot, the
     rest updated by the rank-1 product. The LU factors in one array, the row order, the permutation's sign."""
     lu = np.array(a, copy=True)
     n = lu.shape[-1]
@@ -52,7 +52,8 @@ def _partial_pivot_lu(a):
     sign = np.ones(lu.shape[:-2])
     batch = np.indices(lu.shape[:-2])
     for k in range(n):
-        pivot = k + np.argmax(np.abs(lu[..., k:, k]), axis=-1)
+        column = np.abs(lu[..., k:, k])  # Eigen's maxCoeff: the first entry, then strictly larger ones (NaN never)
+        pivot = k + np.where(np.isnan(column[..., 0]), 0, np.argmax(np.where(np.isnan(column), -np.inf, column), axis=-1))
         nonzero = np.abs(lu[(*batch, pivot, np.full_like(pivot, k))]) != 0
         swap = nonzero & (pivot != k)
         target = np.where(swap, pivot, k)
@@ -79,10 +80,17 @@ def _lu_solve(lu, rows, b):
 
 
 def _invertible_lu(a, message: str):
-    """The LU factors of each matrix, TF's InvalidArgumentError where a pivot is exactly zero (NaNs pass)."""
+    """The LU factors of each matrix, TF's InvalidArgumentError where the smallest pivot magnitude is not above
+    zero: an exactly zero pivot, or a NaN first pivot (Eigen's minCoeff runs over the diagonal in order with
+    std::min, which keeps a NaN it starts from and skips a later one)."""
     lu, rows, _ = _partial_pivot_lu(a)
-    if np.any(np.diagonal(lu, axis1=-2, axis2=-1) == 0):
-        raise ValueError(message)
+    pivots = np.abs(np.diagonal(lu, axis1=-2, axis2=-1))
+    if pivots.size:
+        smallest = pivots[..., 0]
+        for i in range(1, pivots.shape[-1]):
+            smallest = np.where(pivots[..., i] < smallest, pivots[..., i], smallest)
+        if not np.all(smallest > 0):
+            raise ValueError(message)
     return lu, rows
 
 

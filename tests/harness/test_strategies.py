@@ -662,19 +662,22 @@ def _ops_with_attrs(program) -> list:
     return [op for op in program.ops() if op.attrs]
 
 
-def test_axes_are_counted_from_the_end_and_reductions_take_several(sample):
+def test_axes_are_counted_from_the_end_and_reductions_take_several(independent):
     """Axis attributes in TF's other forms: counted from the end where the catalog lists only non-negative
     ones (concat, stack, gather, the scans, unstack, split), and reductions over several axes, some
-    counted from the end (the generator before drew neither: 0 and 0 of this sample; now 25 and 12)."""
+    counted from the end (the generator before drew neither). Counted in programs of the independent
+    sample (binomial): 113 and 75 of 600 (2026-11-28), 112 and 73 with the decompositions of issue 24;
+    the Hypothesis sample's counts (25 and 12 of 150, then 12 and 23) swung with each catalog addition.
+    Bounds about four standard deviations below."""
     listed_non_negative = [p for p, spec in CATALOG.items()
                            if all(a is None or isinstance(a, int) and a >= 0 for a in spec.attrs.get("axis", (-1,)))]
-    ops = [op for p in sample for op in _ops_with_attrs(p)]
-    negative = sum(op.path in listed_non_negative and isinstance(op.attrs.get("axis"), int) and op.attrs["axis"] < 0
-                   for op in ops)
-    several = sum(op.path.split(".")[-1].startswith("reduce_") and isinstance(op.attrs.get("axis"), tuple)
-                  and len(op.attrs["axis"]) >= 2 for op in ops)
-    print(f"negative axes where the catalog lists none: {negative}, reductions over several axes: {several}")
-    assert negative >= 20 and several >= 10
+    negative = sum(any(op.path in listed_non_negative and isinstance(op.attrs.get("axis"), int) and op.attrs["axis"] < 0
+                       for op in _ops_with_attrs(p)) for p in independent)
+    several = sum(any(op.path.split(".")[-1].startswith("reduce_") and isinstance(op.attrs.get("axis"), tuple)
+                      and len(op.attrs["axis"]) >= 2 for op in _ops_with_attrs(p)) for p in independent)
+    print(f"programs with a negative axis where the catalog lists none: {negative}/{len(independent)}, "
+          f"with a reduction over several axes: {several}")
+    assert negative >= 75 and several >= 40
 
 
 def test_matmuls_transpose_adjoint_and_batch_their_operands():

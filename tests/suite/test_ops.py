@@ -76,7 +76,8 @@ def _draw(rng: np.random.Generator, shape: tuple, domain: str, dtype: np.dtype) 
               "nonzero": sign * magnitude, "unit": rng.uniform(-1.0, 1.0, size), "prob": rng.uniform(0.0, 1.0, size),
               "neg": -magnitude, "pos": magnitude, "simplex": _simplex(rng, size),
               "above_one": rng.uniform(1.1, 4.0, size), "invertible": rng.uniform(-1.0, 1.0, size),
-              "spd": rng.uniform(-1.0, 1.0, size)}[domain]
+              "spd": rng.uniform(-1.0, 1.0, size), "separated": rng.uniform(-1.0, 1.0, size),
+              "hermitian_separated": rng.uniform(-1.0, 1.0, size), "tridiagonal": rng.uniform(-1.0, 1.0, size)}[domain]
     if np.dtype(dtype).kind == "c":
         values = values + 1j * rng.uniform(-0.5, 0.5, size)
     return np.asarray(structured_matrices(np.asarray(values), domain)).astype(dtype)
@@ -851,6 +852,121 @@ GRADIENT_SNIPPETS = {
     "diag_part/k_second_order": _second_order(X, "tf.linalg.diag_part(x * x, k=1)", "[x]"),
     "band_part/second_order": _second_order(X, "tf.linalg.band_part(x * x, 1, 0)", "[x]"),
     "trace/complex": _first_order("x = tf.constant(np.arange(12.0).reshape(3, 4) * (1 + 1j))", "tf.linalg.trace(x)", "[x]"),
+    # Decompositions (issue 24), at TF's degenerate points: repeated eigenvalues and singular values (TF's safe
+    # reciprocal makes 1 / (e_i - e_j) 0 there: finite gradients), a rank-deficient R (its triangular solves divide
+    # by 0), the reads of the lower triangle, and the shapes whose gradient TF does not implement
+    # (NotImplementedError); targets that do not depend on the vectors' signs (docs/fidelity.md)
+    "eigh/repeated_eigenvalues": _first_order("x = tf.constant(np.diag([2.0, 2.0, 3.0]))",
+                                              "(lambda e, v: tf.concat([e[None], v * v], 0))(*tf.linalg.eigh(x))", "[x]"),
+    "eigvalsh/repeated_eigenvalues": _second_order("x = tf.constant(np.diag([2.0, 2.0, 3.0]))", "tf.linalg.eigvalsh(x)",
+                                                   "[x]"),
+    "eigh/reads_the_lower_triangle": _first_order("x = tf.constant([[4.0, 100.0], [2.0, 5.0]])",
+                                                  "(lambda e, v: tf.concat([e[None], v * v], 0))(*tf.linalg.eigh(x))",
+                                                  "[x]"),
+    "eigh/complex_second_order": _second_order("x = tf.constant([[4.0, 1.0 - 1j, 0.5], [1.0 + 1j, -3.0, 2j], "
+                                               "[0.5, -2j, 1.0]])",
+                                               "(lambda e, v: tf.concat([e[None], v * tf.math.conj(v)], 0))"
+                                               "(*tf.linalg.eigh(x))", "[x]"),
+    # (at repeated values the vectors' basis is arbitrary, LAPACK's and Eigen's differ: a sum of the values only)
+    "svd/repeated_singular_values": _second_order("x = tf.constant(np.diag([2.0, 2.0, 1.0]))",
+                                                  "tf.reduce_sum(tf.linalg.svd(x)[0], keepdims=True)", "[x]"),
+    "svd/values_second_order": _second_order("x = tf.constant([[3.0, 1.0], [0.5, -2.0], [1.0, 1.0]], tf.float64)",
+                                             "tf.linalg.svd(x * x, compute_uv=False)", "[x]"),
+    "svd/wide_full_matrices": _first_order("x = tf.constant([[3.0, 1.0, 0.5], [0.5, -2.0, 1.0]], tf.float64)",
+                                           "(lambda s, u, v: tf.concat([u * u, tf.transpose(v[:, :2] * v[:, :2])], 1))"
+                                           "(*tf.linalg.svd(x, full_matrices=True))", "[x]"),
+    "svd/full_matrices_unimplemented": _first_order("x = tf.constant(np.arange(8.0).reshape(4, 2) + np.eye(4, 2))",
+                                                    "tf.linalg.svd(x, full_matrices=True)[0]", "[x]"),
+    "qr/rank_deficient": _first_order("x = tf.constant([[3.0, 6.0], [0.0, 0.0]], tf.float64)",
+                                      "tf.concat(tf.linalg.qr(x), 0)", "[x]"),
+    "qr/wide_second_order": _second_order("x = tf.constant([[3.0, 1.0 + 1j, 0.5], [0.5j, -2.0, 1.0]])",
+                                          "tf.concat(tf.linalg.qr(x * x), 1)", "[x]"),
+    "qr/negative_zero_pivot": _first_order("x = tf.constant([[-0.0, 1.5, 2.0], [0.75, -1.0, 0.5], [0.9, 0.25, -0.0]])",
+                                           "tf.concat(tf.linalg.qr(x), 0)", "[x]"),
+    "qr/nan": "r = tf.linalg.qr(tf.constant([[np.nan, 0.0], [0.0, 1.0]]))",
+    "qr/deep_full_matrices_unimplemented": _first_order("x = tf.constant(np.arange(6.0).reshape(3, 2))",
+                                                        "tf.linalg.qr(x, full_matrices=True)[1]", "[x]"),
+    # expm, composed as TF composes it: every Pade branch under a where (gradients reach them all), squarings of a
+    # scaled matrix, NaN everywhere for a non-finite norm, no half-precision solve
+    "expm/squarings_second_order": _second_order("x = tf.constant([[[2.0, -1.5], [1.8, 1.0]], [[0.01, 0.02], [-0.03, 0.0]]], "
+                                                 "tf.float64)", "tf.linalg.expm(x * x)", "[x]"),
+    "expm/complex64_squarings": _first_order("x = tf.constant([[2.0 + 1j, -3.0], [1.5j, 4.0]], tf.complex64)",
+                                             "tf.linalg.expm(x)", "[x]"),
+    "expm/infinite_norm": _first_order("x = tf.constant([[np.inf, 0.0], [1.0, 2.0]])", "tf.linalg.expm(x)", "[x]"),
+    "expm/float16_refused": _first_order("x = tf.constant([[1.0, 0.0], [1.0, 2.0]], tf.float16)", "tf.linalg.expm(x)", "[x]"),
+    "expm/empty_matrices": _first_order("x = tf.zeros([2, 0, 0])", "tf.linalg.expm(x)", "[x]"),
+    # lstsq: the normal equations from Cholesky factors (fast), TF's kernel with no gradient (fast=False), NaN for a
+    # rank-deficient matrix (its Gramian's factor fails), a tensor regularizer differentiated, complex128 refused
+    "lstsq/deep_second_order": _second_order("a = tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)); "
+                                             "b = tf.constant([[1.0], [2.0], [0.5]], tf.float64)",
+                                             "tf.linalg.lstsq(a * a, b, l2_regularizer=0.25)", "[a, b]"),
+    "lstsq/wide_complex": _first_order("a = tf.constant(np.array([[2.0, 1.0 + 1j, 0.5], [0.5j, -2.0, 1.0]]), tf.complex64); "
+                                       "b = tf.constant(np.array([[1.0, 2.0], [-1.0, 0.5j]]), tf.complex64)",
+                                       "tf.linalg.lstsq(a, b)", "[a, b]"),
+    "lstsq/slow_has_no_gradient": _first_order("a = tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)); "
+                                               "b = tf.constant([[1.0], [2.0], [0.5]], tf.float64)",
+                                               "tf.linalg.lstsq(a, b, fast=False)", "[a, b]"),
+    "lstsq/slow_value": "r = tf.linalg.lstsq(tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)), "
+                        "tf.constant([[1.0], [2.0], [0.5]], tf.float64), fast=False)",
+    "lstsq/rank_deficient": _first_order("a = tf.ones([3, 2]); b = tf.constant([[1.0], [2.0], [0.5]])",
+                                         "tf.linalg.lstsq(a, b)", "[a, b]"),
+    "lstsq/tensor_regularizer": _first_order("a = tf.constant(np.arange(6.0).reshape(3, 2) + np.eye(3, 2)); "
+                                             "b = tf.constant([[1.0], [2.0], [0.5]], tf.float64); "
+                                             "l = tf.constant(0.5, tf.float64)",
+                                             "tf.linalg.lstsq(a, b, l2_regularizer=l)", "[a, b, l]"),
+    "lstsq/python_and_numpy_rhs": "a = tf.constant([[0.59]], tf.float64); w = tf.constant([[1.0, 2.0]], tf.float64)\n"
+                                  "r = [tf.linalg.lstsq(a, [[-2.96]], l2_regularizer=0.5), tf.linalg.lstsq(w, [[1.5]]), "
+                                  "tf.linalg.lstsq(a, np.float32([[1.0]]))]",
+    "lstsq/complex128_regularized": "r = tf.linalg.lstsq(tf.ones([3, 2], tf.complex128), tf.ones([3, 1], tf.complex128), "
+                                    "l2_regularizer=0.1)",
+    # sqrtm: the principal root; NaN throughout for a real matrix with a negative eigenvalue (Eigen's real Schur
+    # form), whose gradient's solve then fails as TF's MatrixSolve fails on a NaN first pivot
+    "sqrtm/general_second_order": _second_order("x = tf.constant([[2.0, -1.0, 0.5], [1.0, 3.0, 0.0], [0.2, 0.4, 2.5]], "
+                                                "tf.float64)", "tf.linalg.sqrtm(x)", "[x]"),
+    "sqrtm/complex_eigenvalues": _first_order("x = tf.constant([[2.0, -1.0], [1.0, 2.0]])", "tf.linalg.sqrtm(x)", "[x]"),
+    "sqrtm/negative_eigenvalue": _first_order("x = tf.constant(np.diag([-1.0, 2.0]))", "tf.linalg.sqrtm(x)", "[x]"),
+    "sqrtm/singular": _first_order("x = tf.constant([[1.0, 2.0], [2.0, 4.0]], tf.float64)", "tf.linalg.sqrtm(x)", "[x]"),
+    # MatrixSolve and MatrixInverse refuse a NaN first pivot and not a later one (Eigen's minCoeff with std::min);
+    # partial pivoting never picks a NaN row (maxCoeff with >)
+    "solve/nan_pivots": "r = []\nfor m in ([[np.nan, 1.0], [1.0, 1.0]], [[2.0, 1.0], [np.nan, 1.0]], [[2.0, 1.0], [1.0, np.nan]]):\n"
+                        "    try:\n        r.append([tf.linalg.solve(tf.constant(m), tf.ones([2, 1])), tf.linalg.inv(tf.constant(m)), "
+                        "tf.linalg.det(tf.constant(m))])\n    except tf.errors.InvalidArgumentError as e:\n        r.append(type(e).__name__)",
+    # tridiagonal_solve: the sequence format (shorter diagonals padded) and the matrix format (three diagonals read
+    # off) differentiated through their conversion, a vector rhs, a transposed conjugated rhs, a zero pivot's NaN
+    "tridiagonal_solve/sequence_second_order": _second_order(
+        "u = tf.constant([1.0, 2.0], tf.float64); d = tf.constant([4.0, 5.0, 6.0], tf.float64); "
+        "l = tf.constant([0.5, 7.0], tf.float64); b = tf.constant([[1.0, 0.5], [2.0, -1.0], [3.0, 0.0]], tf.float64)",
+        "tf.linalg.tridiagonal_solve([u, d * d, l], b, diagonals_format='sequence')", "[u, d, l, b]"),
+    "tridiagonal_solve/matrix_format": _first_order(
+        "m = tf.constant([[4.0, 1.0, 9.0], [2.0, 5.0, 1.5], [9.0, 0.5, 6.0]]); b = tf.constant([1.0, 2.0, 3.0])",
+        "tf.linalg.tridiagonal_solve(m, b, diagonals_format='matrix')", "[m, b]"),
+    "tridiagonal_solve/transposed_conjugated_rhs": _first_order(
+        "d = tf.constant(np.array([[1.0, 2.0j, 0.0], [4.0, 5.0 + 1j, 6.0], [0.0, 7.0, 8.0]]), tf.complex128); "
+        "b = tf.constant(np.array([[1.0, 2.0j, 3.0]]), tf.complex128)",
+        "tf.linalg.tridiagonal_solve(d, b, transpose_rhs=True, conjugate_rhs=True, partial_pivoting=False)", "[d, b]"),
+    # TF's wrapper reads static shapes off its arguments unconverted: NumPy arrays and Python lists fail there
+    "tridiagonal_solve/unconverted_arguments": "d = np.array([[1.0, 2.0, 0.0], [4.0, 5.0, 6.0], [0.0, 7.0, 8.0]], np.float32)\n"
+        "b = np.ones((3, 1), np.float32)\nr = []\n"
+        "for f in (lambda: tf.linalg.tridiagonal_solve(tf.constant(d), b), lambda: tf.linalg.tridiagonal_solve(d, tf.constant(b)), "
+        "lambda: tf.linalg.tridiagonal_solve(tf.constant(d), b.tolist()), "
+        "lambda: tf.linalg.tridiagonal_solve(tf.Variable(d), tf.Variable(b)), "
+        "lambda: tf.linalg.tridiagonal_solve([d[0], d[1], d[2]], tf.constant(b), diagonals_format='sequence'), "
+        "lambda: tf.linalg.tridiagonal_solve(np.eye(3, dtype=np.float32), tf.constant(b), diagonals_format='matrix')):\n"
+        "    try:\n        r.append(f())\n    except AttributeError as e:\n        r.append(str(e))",
+    "tridiagonal_solve/zero_pivot": _first_order("d = tf.constant([[1.0, 1.0], [0.0, 1.0], [1.0, 1.0]]); "
+                                                 "b = tf.constant([[2.0], [1.0]])",
+                                                 "tf.linalg.tridiagonal_solve(d, b, partial_pivoting=False)", "[d, b]"),
+    "tridiagonal_solve/pivoting_row_exchange": _first_order("d = tf.constant([[1.0, 1.0], [0.0, 1.0], [1.0, 1.0]]); "
+                                                            "b = tf.constant([[2.0], [1.0]])",
+                                                            "tf.linalg.tridiagonal_solve(d, b)", "[d, b]"),
+    "cross/broadcast_refused": _first_order("a = tf.constant([[1.0, 2.0, 3.0]]); b = tf.constant([4.0, 5.0, 6.0])",
+                                            "tf.linalg.cross(a, b)", "[a, b]"),
+    "cross/float16_second_order": _second_order("a = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], tf.float16); "
+                                                "b = tf.constant([[4.0, 5.0, 6.0], [1.0, 1.5, -2.0]], tf.float16)",
+                                                "tf.linalg.cross(a * a, b)", "[a, b]"),
+    "normalize/matrix_norm": _first_order(X, "tf.add_n(tf.linalg.normalize(x, ord='fro', axis=[0, 1]))", "[x]"),
+    "normalize/zero_vector": _first_order("x = tf.constant([[0.0, 0.0], [3.0, 4.0]])",
+                                          "tf.linalg.normalize(x, axis=1)[0]", "[x]"),
     # polygamma's and zeta's gradients: none for the order and the exponent, summed over broadcast axes for x and q
     "polygamma/broadcast": "a = tf.constant([[0.0], [1.0], [2.0]]); x = tf.constant([0.5, 2.0, 3.5, -1.5])\n"
                            "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, x])\n    y = tf.math.polygamma(a, x)\n"

@@ -756,6 +756,11 @@ KNOWN_OUTSIDE_PROGRAMS = {
     "bias_add_nchw_under_a_vectorized_jacobian": (
         "x, b = tf.ones([2, 3]), tf.constant([1.0, 2.0, 3.0])\nwith tf.GradientTape() as t:\n    t.watch(b)\n"
         "    y = tf.nn.bias_add(x, b, data_format='NCHW')\nr = t.jacobian(y, b)"),
+    # Decompositions (issue 24): LAPACK's vectors, not Eigen's (the catalog draws only sign-invariant targets)
+    "eigh_eigenvector_signs": "r = tf.linalg.eigh(tf.constant([[2.0, 1.0, 0.5], [1.0, -1.0, 0.25], [0.5, 0.25, 3.0]]))[1]",
+    "tridiagonal_solve_perturb_singular": "r = tf.linalg.tridiagonal_solve(tf.constant([[0.0, 0.0], [0.0, 3.0], [0.0, 0.0]]), "
+                                          "tf.ones([2, 1]), perturb_singular=True)",
+    "svd_singular_vector_signs": "r = tf.linalg.svd(tf.constant([[2.0, 1.0, 0.5], [1.0, -1.0, 0.25], [0.5, 0.25, 3.0]]))[1:]",
 }
 
 
