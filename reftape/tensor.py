@@ -323,14 +323,16 @@ def _scalar_kinds(value: Any, kinds: set[str]) -> set[str]:
     return kinds
 
 
-def _check_python_scalars(value: Any, dtype: DType | None) -> None:
+def _check_python_scalars(value: Any, dtype: DType | None, inferred: bool = False) -> None:
     """TF's converter refuses sequences mixing bools, numbers and strings (bools pass as numbers of
-    some dtypes) and integers beyond int64's range, but as floats."""
+    some dtypes; a sequence `inferred` first has had its mix judged there) and integers beyond int64's
+    range, but as floats."""
     if value.__class__ is float or value.__class__ is int and -2**63 <= value < 2**63:
         return  # one number: nothing to refuse (the common case, cheaply)
     kinds = _scalar_kinds(value, set())
     mixed = kinds - {"beyond int64"}
-    if len(mixed) > 1 and not (mixed == {"bool", "number"} and dtype is not None and dtype.name in _BOOL_CONVERTS_TO):
+    if len(mixed) > 1 and not inferred and not (mixed == {"bool", "number"} and dtype is not None
+                                                and dtype.name in _BOOL_CONVERTS_TO):
         raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     if "beyond int64" in kinds and not (dtype is not None and dtype.is_floating):
         raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
@@ -466,6 +468,10 @@ def _as_python(shape: tuple, leaves: list) -> Any:
     return items.reshape(shape).tolist()
 
 
+# The dtypes TF's converter converts a Python sequence to directly; to any other, or where that conversion fails,
+# it infers the sequence's own dtype first (refusing mixed types: [1.0, 0.5j] as complex64, not as complex128)
+_DIRECT_CONVERSIONS = frozenset({"float16", "float32", "float64", "int32", "int64", "uint64", "complex128", "string",
+                                 "bool"})
 # TF's converter takes Python bools as numbers of these dtypes only (observed in TF 2.21)
 _BOOL_CONVERTS_TO = frozenset({"int32", "int64", "uint64", "float16", "float32", "float64", "complex128"})
 
@@ -508,7 +514,7 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         return quiet_astype(value, dtype.as_numpy_dtype), dtype
     if value is None:
         raise _unsupported_value(value)
-    shown = value
+    shown, inferred = value, False
     if isinstance(value, (list, tuple)):
         read = _sequence_leaves(value)
         if read is not None:
@@ -516,6 +522,10 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
             value = _as_python(shape, leaves)  # converting to a dtype, TF reads NumPy leaves as Python values
             if dtype is None and not (dtype_hint is not None and _python_value_fits(np.asarray(value), dtype_hint)):
                 return _inferred_sequence(shape, leaves)
+            if dtype is not None and leaves and not (dtype.name in _DIRECT_CONVERSIONS
+                                                     and _python_value_fits(np.asarray(value), dtype)):
+                _inferred_sequence(shape, leaves)   # refuses mixed types before the cast to `dtype` is checked
+                inferred = True
             if leaves and type(leaves[0]) is np.float16 and (dtype or dtype_hint) == _dtypes.float16:
                 for leaf in leaves:  # converted by the half conversion a first np.float16 picks, which checks
                     _check_float_range(leaf, _dtypes.float16)
@@ -537,7 +547,7 @@ def value_to_array(value: Any, dtype: DType | None = None, dtype_hint: DType | N
         value = _SCALAR_ZEROS.setdefault(dtype, value)
         array = np.asarray(value)
     if python_value:
-        _check_python_scalars(value, dtype)
+        _check_python_scalars(value, dtype, inferred)
     if dtype is None:
         dtype = _default_python_dtype(array) if python_value or array.dtype == object else _dtypes.as_dtype(array.dtype)
         if python_value:  # a scalar here: sequences are inferred above

@@ -550,6 +550,12 @@ EXPRESSIONS = [
      "[2**40, 1.5]", "[1.0, 2**200]", "[1, 1e40]", "[np.float32(1.0), 1e40]", "[np.float16(1.0), 65519.0]",
      "[np.float16(1.0), 65520.0]", "[np.float16(1.0), 70000]", "[1.0, [2.0]]", "[[1.0], 2.0]", "[None, 1.0]",
      "[1.0, None]", "[np.float64(1.0), np.array([2.0])]")],
+ # a requested dtype TF has no direct conversion to (or whose conversion fails) infers the sequence's own first:
+ # mixed types are refused there ([1.0, 0.5j] as complex64, not as complex128), then the cast is checked
+ *[f"tf.constant({value}, {dtype})" for value in ("[1.0, 0.5j]", "[0.5j, 1.0]", "[[1.0], [0.5j]]", "[1, True]",
+                                                  "[True, 1]", "[1.0, True]", "[0.5j, True]", "[2**40, 1]")
+   for dtype in ("tf.complex64", "tf.complex128", "tf.float32", "tf.bfloat16", "tf.int8", "tf.bool")],
+ "tf.Variable([1.0, 0.5j], dtype=tf.complex64)",
  "tf.constant([np.float64(1.5), 2], dtype=tf.int32)", "tf.constant([np.float16(1.0), 7e4], dtype=tf.float16)",
  "tf.constant([np.float32(1.0), 1e40], dtype=tf.float16)", "tf.convert_to_tensor([np.float16(1.0), 7e4], dtype_hint=tf.float16)",
  "tf.convert_to_tensor([np.float16(1.0), 7e4], dtype_hint=tf.float32)", "tf.add([1.0, 2.0], [np.float64(1.0), 2.0])",
