@@ -597,6 +597,32 @@ _ENTRIES = [
            traits={BOUNDED, COMPOSITE, NORMALIZING}),
 ]
 
+# Segments (issue 24). Sorted ids: empty segments 0 (1 for a product); unsorted ids (negative ones dropped):
+# empty segments the dtype's lowest (max) or highest (min) finite value, 1 for a product, 0 for the means.
+# Ties share a minimum's or maximum's gradient evenly; a product's gradient at one zero is the product of the
+# others, at two zeros nothing. The sparse ones pick rows by `indices` (repeats included) into sorted segments.
+_ENTRIES += [
+    _unary("math.segment_mean", attrs={"segment_ids": ((0, 0, 2), (0, 1, 1))}, dtypes=FLOATS_AND_COMPLEX,
+           sums_terms=True, traits={ROW_ATTRIBUTE}),
+    *[_unary(p, attrs={"segment_ids": ((0, 0, 2), (0, 1, 1))}, specials=(([1.0, 1.0, 3.0],), ([NAN, 1.0, 1.0],),
+                                                                          ([1.0, NAN, 2.0],)),
+             analytic=False, traits={ROW_ATTRIBUTE}) for p in ("math.segment_min", "math.segment_max")],
+    _unary("math.segment_prod", attrs={"segment_ids": ((0, 0, 2), (0, 1, 1))}, dtypes=FLOATS_AND_COMPLEX,
+           specials=(([0.0, 2.0, 3.0],), ([0.0, 0.0, 3.0],), ([2.0, 0.0, 0.0],)), sums_terms=True,
+           traits={ROW_ATTRIBUTE, AMPLIFYING}),
+    *[_unary(p, attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)},
+             specials=(([1.0, 5.0, 1.0],), ([NAN, 1.0, 1.0],)), analytic=False, traits={ROW_ATTRIBUTE, AMPLIFYING})
+      for p in ("math.unsorted_segment_min", "math.unsorted_segment_max")],
+    _unary("math.unsorted_segment_prod", attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)},
+           dtypes=FLOATS_AND_COMPLEX, specials=(([0.0, 2.0, 3.0],), ([0.0, 1.0, 0.0],), ([2.0, 0.0, 0.0],)),
+           sums_terms=True, traits={ROW_ATTRIBUTE, AMPLIFYING}),
+    *[_unary(p, attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)}, sums_terms=True,
+             traits={ROW_ATTRIBUTE}) for p in ("math.unsorted_segment_mean", "math.unsorted_segment_sqrt_n")],
+    *[_unary(p, attrs={"indices": ((2, 0, 2, 1),), "segment_ids": ((0, 0, 1, 3), (0, 1, 1, 1)),
+                       "num_segments": (None, 5)}, sums_terms=True, traits={ROW_ATTRIBUTE})
+      for p in ("sparse.segment_sum", "sparse.segment_mean", "sparse.segment_sqrt_n")],
+]
+
 CATALOG: dict[str, OpSpec] = {}
 for _spec in _ENTRIES:
     if _spec.path in CATALOG:

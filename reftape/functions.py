@@ -2115,3 +2115,87 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     cost, _ = execute("SparseSoftmaxCrossEntropyWithLogits", [precise], labels=label_array)
     cost = reshape(cost, tuple(labels.shape)) if logits.ndim != 2 else cost
     return cast(cost, _dtypes.float16) if logits.dtype == _dtypes.float16 else cost
+
+
+# ---------------------------------------------------------------------------------------------
+# Segments (issue 24): sorted, unsorted and sparse segment reductions; the means and square-root
+# normalisations of unsorted segments are TF's composites (a segment sum divided by the row counts).
+
+
+def _sorted_segment_function(op: str, doc: str):
+    def reduce(data: Any, segment_ids: Any, name: str | None = None) -> EagerTensor:
+        data = convert_to_tensor(data)
+        return execute(op, [data], segment_ids=_index_values(segment_ids, "Tindices", _INT32_OR_64))
+    reduce.__doc__ = doc
+    return reduce
+
+
+segment_mean = _sorted_segment_function("SegmentMean", "The mean of each sorted segment's rows (0 for an empty one).")
+segment_min = _sorted_segment_function("SegmentMin", "The minimum of each sorted segment's rows (0 for an empty one).")
+segment_max = _sorted_segment_function("SegmentMax", "The maximum of each sorted segment's rows (0 for an empty one).")
+segment_prod = _sorted_segment_function("SegmentProd", "The product of each sorted segment's rows (1 for an empty one).")
+
+
+def _unsorted_segment_function(op: str, doc: str):
+    def reduce(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> EagerTensor:
+        data = convert_to_tensor(data)
+        ids = _index_values(segment_ids, "Tindices", ("int16",) + _INT32_OR_64)
+        count = _index_values(num_segments, "Tnumsegments", _INT32_OR_64)
+        _check_unsorted_segments(tuple(data.shape), ids, count)
+        return execute(op, [data], indices=ids, num_segments=int(count))
+    reduce.__doc__ = doc
+    return reduce
+
+
+unsorted_segment_min = _unsorted_segment_function(
+    "UnsortedSegmentMin", "The minimum of each segment's rows (the dtype's highest value for an empty one).")
+unsorted_segment_max = _unsorted_segment_function(
+    "UnsortedSegmentMax", "The maximum of each segment's rows (the dtype's lowest value for an empty one).")
+unsorted_segment_prod = _unsorted_segment_function(
+    "UnsortedSegmentProd", "The product of each segment's rows (1 for an empty one).")
+
+
+def _unsorted_segment_count(data: EagerTensor, segment_ids: Any, num_segments: Any) -> EagerTensor:
+    """TF's row counts of the segments, at least 1, shaped to broadcast against the segment sums (a
+    Maximum op: complex data is refused there)."""
+    ids = convert_to_tensor(segment_ids)
+    counts = unsorted_segment_sum(ones(tuple(ids.shape), data.dtype), ids, num_segments)
+    count = int(_index_values(num_segments, "Tnumsegments", _INT32_OR_64))
+    counts = reshape(counts, (count,) + (1,) * (data.ndim - ids.ndim))
+    return maximum(counts, convert_to_tensor(1, data.dtype))
+
+
+def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> EagerTensor:
+    """Each segment's sum divided by its row count (at least 1), as TF composes it."""
+    data = convert_to_tensor(data)
+    counts = _unsorted_segment_count(data, segment_ids, num_segments)
+    return truediv(unsorted_segment_sum(data, segment_ids, num_segments), counts)
+
+
+def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> EagerTensor:
+    """Each segment's sum divided by the square root of its row count (at least 1), as TF composes it."""
+    data = convert_to_tensor(data)
+    counts = _unsorted_segment_count(data, segment_ids, num_segments)
+    return truediv(unsorted_segment_sum(data, segment_ids, num_segments), sqrt(counts))
+
+
+def _sparse_segment_function(kind: str, doc: str):
+    def reduce(data: Any, indices: Any, segment_ids: Any, num_segments: Any = None, name: str | None = None,
+               sparse_gradient: bool = False) -> EagerTensor:
+        if sparse_gradient:
+            raise NotImplementedError("reftape's sparse segment reductions have dense gradients only")
+        data = convert_to_tensor(data)
+        attrs = {"indices": _index_values(indices, "Tidx", _INT32_OR_64),
+                 "segment_ids": _index_values(segment_ids, "Tsegmentids", _INT32_OR_64)}
+        if num_segments is None:
+            return execute(f"SparseSegment{kind}", [data], **attrs)
+        count = _index_values(num_segments, "Tnumsegments", _INT32_OR_64)
+        return execute(f"SparseSegment{kind}WithNumSegments", [data], num_segments=int(count), **attrs)
+    reduce.__doc__ = doc
+    return reduce
+
+
+sparse_segment_sum = _sparse_segment_function("Sum", "The sum of the rows at `indices`, by sorted segment ids.")
+sparse_segment_mean = _sparse_segment_function("Mean", "The mean of the rows at `indices`, by sorted segment ids.")
+sparse_segment_sqrt_n = _sparse_segment_function(
+    "SqrtN", "The sum of the rows at `indices` by sorted segment ids, divided by the square root of the count.")

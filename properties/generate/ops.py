@@ -247,8 +247,31 @@ _UNARY_SHAPES = {
 }
 
 
+
+# Segments and array ops (issue 24): the segment reductions draw ids as the segment sums do; the sparse ones
+# (keyed by path: their last names are the segment sums') pick rows by indices, repeats included.
+def _sparse_segment_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Indices into the rows (repeats at times), sorted segment ids for them (gaps at times), and at times a
+    number of segments beyond the last id."""
+    count = int(b.rng.integers(1, 5))
+    attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[0], count))
+    attrs["segment_ids"] = tuple(int(i) for i in np.sort(b.rng.integers(0, 3, count)))
+    rows = attrs["segment_ids"][-1] + 1
+    attrs["num_segments"] = rows + int(b.rng.integers(0, 2)) if b.chance(0.5) else None
+    return (attrs["num_segments"] or rows,) + shape[1:]
+
+
+_UNARY_SHAPES.update({
+    **{f"segment_{kind}": _segment_sum_shape for kind in ("mean", "min", "max", "prod")},
+    **{f"unsorted_segment_{kind}": _unsorted_segment_sum_shape for kind in ("mean", "min", "max", "prod", "sqrt_n")},
+})
+_PATH_SHAPES = {f"sparse.segment_{kind}": _sparse_segment_shape for kind in ("sum", "mean", "sqrt_n")}
+
+
 def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     name = _last(spec)
+    if spec.path in _PATH_SHAPES:
+        return _Plan([x], _PATH_SHAPES[spec.path](b, x.shape, attrs))
     if name in ("unstack", "split"):
         axis = attrs["axis"] % len(x.shape)
         if name == "split":

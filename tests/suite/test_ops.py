@@ -871,6 +871,49 @@ GRADIENT_SNIPPETS = {
 }
 
 
+# Segments (issue 24): ties, zeros in products, negative ids, ids of rank 2, empty segments, the sparse ones'
+# repeated indices and number of segments, and second orders (the sparse *Grad kernels have no gradient in TF)
+T = "x = tf.constant([[1.0, 2.0, 0.0], [1.0, 3.0, 0.0], [-1.0, 3.0, 2.0], [4.0, 0.0, 0.0]], tf.float64)"
+GRADIENT_SNIPPETS.update({
+    "segment_max/ties": _first_order(T, "tf.math.segment_max(x, [0, 0, 0, 2])", "[x]"),
+    "segment_min/ties": _first_order(T, "tf.math.segment_min(x, [0, 0, 1, 1])", "[x]"),
+    "segment_max/second_order": _second_order(X, "tf.math.segment_max(x * x, [0, 1, 1])", "[x]"),
+    "segment_mean/second_order": _second_order(X, "tf.math.segment_mean(x * x, [0, 0, 3])", "[x]"),
+    "segment_mean/rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(3, 2, 4))",
+                                        "tf.math.segment_mean(x, [1, 1, 2])", "[x]"),
+    "segment_prod/zeros": _first_order(T, "tf.math.segment_prod(x, [0, 0, 1, 1])", "[x]"),
+    "segment_prod/second_order": _second_order(T, "tf.math.segment_prod(x * x, [0, 0, 1, 1])", "[x]"),
+    "segment_prod/complex": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4) + 0.5j)",
+                                         "tf.math.segment_prod(x, [0, 0, 1])", "[x]"),
+    "unsorted_segment_max/ties_negative_ids": _first_order(T, "tf.math.unsorted_segment_max(x, [1, 1, -1, 1], 3)", "[x]"),
+    "unsorted_segment_min/rank_2_ids": _first_order(T, "tf.math.unsorted_segment_min(x, [[0, 1, 1], [2, -1, 0], [1, 1, 1], "
+                                                       "[0, 0, 2]], 4)", "[x]"),
+    "unsorted_segment_min/second_order": _second_order(T, "tf.math.unsorted_segment_min(x * x, [0, -1, 0, 1], 2)", "[x]"),
+    "unsorted_segment_prod/zeros": _first_order(T, "tf.math.unsorted_segment_prod(x, [0, 0, 1, -1], 3)", "[x]"),
+    "unsorted_segment_prod/second_order": _second_order(T, "tf.math.unsorted_segment_prod(x * x, [0, 0, 1, 1], 2)", "[x]"),
+    "unsorted_segment_mean/rank_2_ids": _first_order(T, "tf.math.unsorted_segment_mean(x, [[0, 1, 1], [2, -1, 0], [1, 1, 1], "
+                                                        "[0, 0, 2]], 4)", "[x]"),
+    "unsorted_segment_sqrt_n/second_order": _second_order(X, "tf.math.unsorted_segment_sqrt_n(x * x, [2, 0, 2], 4)", "[x]"),
+    "unsorted_segment_mean/complex": "r = tf.math.unsorted_segment_mean(tf.constant([1j, 2.0]), [0, 0], 1)",
+    "sparse_segment_sum/repeats": _first_order(X, "tf.sparse.segment_sum(x, [2, 2, 0, 2], [0, 1, 1, 3])", "[x]"),
+    "sparse_segment_mean/num_segments": _first_order(X, "tf.sparse.segment_mean(x, [2, 0, 2], [0, 0, 2], num_segments=5)",
+                                                     "[x]"),
+    "sparse_segment_sqrt_n/rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(3, 2, 4))",
+                                                 "tf.sparse.segment_sqrt_n(x, [1, 0, 1], [0, 0, 1])", "[x]"),
+    "sparse_segment_mean/second_order": _second_order(X, "tf.sparse.segment_mean(x * x, [0, 2, 0], [0, 0, 2])", "[x]"),
+    "sparse_segment_sum/second_order_in_x": "x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))\n"
+                                            "with tf.GradientTape() as o:\n    o.watch(x)\n    with tf.GradientTape() as t:\n"
+                                            "        t.watch(x); y = tf.sparse.segment_sum(x * x, [0, 2, 0], [0, 0, 2], "
+                                            "num_segments=4)\n    g = t.gradient(y, x)\nr = [g, o.gradient(g, x)]",
+    "sparse_segment_sum/index_out_of_range": "r = tf.sparse.segment_sum(tf.ones([3, 2]), [0, 3], [0, 0])",
+    "sparse_segment_mean/unsorted_ids": "r = tf.sparse.segment_mean(tf.ones([3, 2]), [0, 1], [1, 0])",
+    "segment_max/unsorted_ids": "r = tf.math.segment_max(tf.ones([3, 2]), [1, 0, 1])",
+    "unsorted_segment_max/id_out_of_range": "r = tf.math.unsorted_segment_max(tf.ones([3, 2]), [1, 0, 3], 3)",
+    "segment_max/int32": "r = tf.math.segment_max(tf.constant([3, 1, 2]), [0, 0, 1])",
+    "unsorted_segment_min/float16_empty": "r = tf.math.unsorted_segment_min(tf.constant([3.0, 1.0], tf.float16), [0, 0], 2)",
+    "unsorted_segment_max/bfloat16_empty": "r = tf.math.unsorted_segment_max(tf.constant([3.0, 1.0], tf.bfloat16), [2, 2], 3)",
+})
+
 @pytest.mark.parametrize("name", snippets(GRADIENT_SNIPPETS))
 def test_gradient_snippet_matches_tensorflow(name, tf, candidate):
     found = compare_values(run_statements(GRADIENT_SNIPPETS[name], tf), run_statements(GRADIENT_SNIPPETS[name], candidate))
