@@ -622,6 +622,24 @@ _ENTRIES += [
                        "num_segments": (None, 5)}, sums_terms=True, traits={ROW_ATTRIBUTE})
       for p in ("sparse.segment_sum", "sparse.segment_mean", "sparse.segment_sqrt_n")],
 ]
+# Array ops (issue 24): roll's gradient rolls back; repeat is TF's composite (tile, and for counts per slice a
+# boolean mask); tensordot transposes, reshapes and multiplies (axes 1 here; tests/suite/test_ops.py takes the
+# other forms); strided_slice's masks (an open begin or end, a new axis, an index dropping its axis). The
+# image rule: a batch of images, height 2 rows per base row, width 2, the base's last side as depth.
+SHAPE_RULES["image"] = lambda s: ((1, 2 * s[0], 2, s[-1]),)
+_ENTRIES += [
+    _unary("roll", attrs={"shift": (1, -5), "axis": (0, -1)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("repeat", attrs={"repeats": (2, (1, 0, 2)), "axis": (0, 1, None)}, dtypes=FLOATS_AND_COMPLEX,
+           traits={GROWS}),
+    _binary("tensordot", rule="matmul", attrs={"axes": (1,)}, dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
+            traits={AMPLIFYING}),
+    _unary("strided_slice", attrs={"begin": ((0, 1), (2, -1)), "end": ((3, 4), (0, 0)), "strides": ((1, 2), (-1, -2)),
+                                   "begin_mask": (0, 1), "end_mask": (0, 2), "new_axis_mask": (0, 2),
+                                   "shrink_axis_mask": (0, 1), "ellipsis_mask": (0, 1)}, dtypes=FLOATS_AND_COMPLEX),
+    *[OpSpec(p, 1, "image", attrs={"block_size": (2,)}, dtypes=FLOATS_AND_COMPLEX)
+      for p in ("nn.space_to_depth", "nn.depth_to_space")],
+    *[OpSpec(p, 1, "image", dtypes=FLOATS_AND_COMPLEX) for p in ("image.flip_left_right", "image.flip_up_down")],
+]
 
 CATALOG: dict[str, OpSpec] = {}
 for _spec in _ENTRIES:

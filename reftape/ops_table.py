@@ -1129,3 +1129,18 @@ for _kind, _norm, _allowed in (("Sum", "sum", REAL), ("Mean", "mean", FLOAT), ("
     defop(f"SparseSegment{_kind}WithNumSegments", _sparse_segment(_norm), _sparse_segment_vjp(_kind), dtypes=_allowed)
     defop(f"SparseSegment{_kind}Grad", _sparse_segment_grad(_norm), _unregistered(f"SparseSegment{_kind}Grad"),
           dtypes=FLOAT)
+
+
+# ---------------------------------------------------------------------------------------------
+# Array ops (issue 24): Roll, SpaceToDepth, DepthToSpace (kernels/arrays.py); repeat, tensordot, the
+# image flips and strided_slice compose existing ops in functions.py as TF composes them.
+
+from .kernels.arrays import _depth_to_space, _roll, _space_to_depth  # noqa: E402
+
+defop("Roll", _roll, lambda g, ans, x, shift, axis, **_: F.execute("Roll", [g], shift=-shift, axis=axis), moves_data=True)
+defop("SpaceToDepth", _space_to_depth,
+      lambda g, ans, x, block_size, data_format, **_: F.execute("DepthToSpace", [g], block_size=block_size,
+                                                                data_format=data_format), moves_data=True)
+defop("DepthToSpace", _depth_to_space,
+      lambda g, ans, x, block_size, data_format, **_: F.execute("SpaceToDepth", [g], block_size=block_size,
+                                                                data_format=data_format), moves_data=True)
