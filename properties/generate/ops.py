@@ -576,8 +576,7 @@ def _image_fits(t: _Tensor, spec: OpSpec) -> bool:
 def _image_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     """A batch of images (or one, for a flip) the op takes: the chain's where it fits, else a fresh one."""
     if not _image_fits(x, spec):
-        fresh = {"space_to_depth": (1, 2, 4, 2), "depth_to_space": (1, 1, 2, 4)}.get(_last(spec), (2, 3, 2))
-        x = b.leaf(fresh)
+        x = b.leaf(spec.input_shapes((1, 4))[0])  # (1, 2, 2, 4): every image rule op takes it
     batch, height, width, depth = (1,) * (4 - len(x.shape)) + x.shape
     if _last(spec) == "space_to_depth":
         return _Plan([x], (batch, height // 2, width // 2, depth * 4))
