@@ -2225,7 +2225,7 @@ def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None) 
     counts = convert_to_tensor(repeats, dtype_hint=_dtypes.int32)
     if not counts.dtype.is_integer:
         raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. Received `tensor` = "
-                        f"{counts._value} of dtype: {counts.dtype!r}")
+                        f"{counts._value} of dtype: <dtype: '{counts.dtype.name}'>")
     counts = counts._value.astype(np.int32)
     if counts.ndim > 1:
         raise ValueError(f"Shape {TensorShape(counts.shape)} must have rank at most 1")

@@ -558,7 +558,14 @@ def _strided_slice_spec(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     return np.empty(shape)[tuple(key)].shape
 
 
+def _roll_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """An axis of the input counted from the start (see the catalog entry), a shift of either sign."""
+    attrs["axis"] = attrs["axis"] % len(shape)
+    return shape
+
+
 _UNARY_SHAPES["repeat"] = _repeat_shape
+_UNARY_SHAPES["roll"] = _roll_shape
 _UNARY_SHAPES["strided_slice"] = _strided_slice_shape
 
 

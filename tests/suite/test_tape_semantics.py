@@ -757,6 +757,9 @@ KNOWN_OUTSIDE_PROGRAMS = {
         "x, b = tf.ones([2, 3]), tf.constant([1.0, 2.0, 3.0])\nwith tf.GradientTape() as t:\n    t.watch(b)\n"
         "    y = tf.nn.bias_add(x, b, data_format='NCHW')\nr = t.jacobian(y, b)"),
 }
+KNOWN_OUTSIDE_PROGRAMS["roll_negative_axis_under_a_vectorized_jacobian"] = (  # issue 24
+    "x = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+    "    y = tf.roll(x, 1, -1)\nr = t.jacobian(y, x)")
 
 
 @pytest.mark.parametrize("name", KNOWN_OUTSIDE_PROGRAMS)
