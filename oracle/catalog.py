@@ -658,6 +658,52 @@ _ENTRIES = [
            traits={BOUNDED, COMPOSITE, NORMALIZING}),
 ]
 
+# Segments (issue 24). Sorted ids: empty segments 0 (1 for a product); unsorted ids (negative ones dropped):
+# empty segments the dtype's lowest (max) or highest (min) finite value, 1 for a product, 0 for the means.
+# Ties share a minimum's or maximum's gradient evenly; a product's gradient at one zero is the product of the
+# others, at two zeros nothing. The sparse ones pick rows by `indices` (repeats included) into sorted segments.
+_ENTRIES += [
+    _unary("math.segment_mean", attrs={"segment_ids": ((0, 0, 2), (0, 1, 1))}, dtypes=FLOATS_AND_COMPLEX,
+           sums_terms=True, traits={ROW_ATTRIBUTE}),
+    *[_unary(p, attrs={"segment_ids": ((0, 0, 2), (0, 1, 1))}, specials=(([1.0, 1.0, 3.0],), ([NAN, 1.0, 1.0],),
+                                                                          ([1.0, NAN, 2.0],)),
+             analytic=False, traits={ROW_ATTRIBUTE}) for p in ("math.segment_min", "math.segment_max")],
+    _unary("math.segment_prod", attrs={"segment_ids": ((0, 0, 2), (0, 1, 1))}, dtypes=FLOATS_AND_COMPLEX,
+           specials=(([0.0, 2.0, 3.0],), ([0.0, 0.0, 3.0],), ([2.0, 0.0, 0.0],)), sums_terms=True,
+           traits={ROW_ATTRIBUTE, AMPLIFYING}),
+    *[_unary(p, attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)},
+             specials=(([1.0, 5.0, 1.0],), ([NAN, 1.0, 1.0],)), analytic=False, traits={ROW_ATTRIBUTE, AMPLIFYING})
+      for p in ("math.unsorted_segment_min", "math.unsorted_segment_max")],
+    _unary("math.unsorted_segment_prod", attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)},
+           dtypes=FLOATS_AND_COMPLEX, specials=(([0.0, 2.0, 3.0],), ([0.0, 1.0, 0.0],), ([2.0, 0.0, 0.0],)),
+           sums_terms=True, traits={ROW_ATTRIBUTE, AMPLIFYING}),
+    *[_unary(p, attrs={"segment_ids": ((0, 2, 0), (1, -1, 1)), "num_segments": (3,)}, sums_terms=True,
+             traits={ROW_ATTRIBUTE}) for p in ("math.unsorted_segment_mean", "math.unsorted_segment_sqrt_n")],
+    *[_unary(p, attrs={"indices": ((2, 0, 2, 1),), "segment_ids": ((0, 0, 1, 3), (0, 1, 1, 1)),
+                       "num_segments": (None, 5)}, sums_terms=True, traits={ROW_ATTRIBUTE})
+      for p in ("sparse.segment_sum", "sparse.segment_mean", "sparse.segment_sqrt_n")],
+]
+# Array ops (issue 24): roll's gradient rolls back; repeat is TF's composite (tile, and for counts per slice a
+# boolean mask); tensordot transposes, reshapes and multiplies (axes 1 here; tests/suite/test_ops.py takes the
+# other forms); strided_slice's masks (an open begin or end, a new axis, an index dropping its axis). The
+# image rule: a batch of images, height 2 rows per base row, width 2, the base's last side as depth.
+SHAPE_RULES["image"] = lambda s: ((1, 2 * s[0], 2, s[-1]),)
+_ENTRIES += [
+    # Roll: non-negative axes (TF's vectorized jacobians roll the wrong axis for a negative one: KNOWN_DIVERGENCES.md,
+    # outside the program language); tests/suite/test_ops.py takes negative axes and vectors of shifts
+    _unary("roll", attrs={"shift": (1, -5), "axis": (0, 1)}, dtypes=FLOATS_AND_COMPLEX),
+    _unary("repeat", attrs={"repeats": (2, (1, 0, 2)), "axis": (0, 1, None)}, dtypes=FLOATS_AND_COMPLEX,
+           traits={GROWS}),
+    _binary("tensordot", rule="matmul", attrs={"axes": (1,)}, dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
+            traits={AMPLIFYING}),
+    _unary("strided_slice", attrs={"begin": ((0, 1), (2, -1)), "end": ((3, 4), (0, 0)), "strides": ((1, 2), (-1, -2)),
+                                   "begin_mask": (0, 1), "end_mask": (0, 2), "new_axis_mask": (0, 2),
+                                   "shrink_axis_mask": (0, 1), "ellipsis_mask": (0, 1)}, dtypes=FLOATS_AND_COMPLEX),
+    *[OpSpec(p, 1, "image", attrs={"block_size": (2,)}, dtypes=FLOATS_AND_COMPLEX)
+      for p in ("nn.space_to_depth", "nn.depth_to_space")],
+    *[OpSpec(p, 1, "image", dtypes=FLOATS_AND_COMPLEX) for p in ("image.flip_left_right", "image.flip_up_down")],
+]
+
 CATALOG: dict[str, OpSpec] = {}
 for _spec in _ENTRIES:
     if _spec.path in CATALOG:

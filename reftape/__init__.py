@@ -33,6 +33,9 @@ from .tensor_spec import TensorSpec
 from .variables import Variable
 
 from . import autodiff, bitwise, linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
+from . import image, sparse  # noqa: E402  (segments and array ops, issue 24)
+from .functions import repeat, roll, tensordot  # noqa: E402
+from .functions import strided_slice_with_masks as strided_slice  # noqa: E402
 
 _allocator.keep_freed_memory()
 

@@ -2355,3 +2355,266 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
         rhs = conj(rhs)
     check_sides()
     return execute("TridiagonalSolve", _matching([diagonals, rhs], strict=True), **attrs)
+
+
+# Segments (issue 24): sorted, unsorted and sparse segment reductions; the means and square-root
+# normalisations of unsorted segments are TF's composites (a segment sum divided by the row counts).
+
+
+def _sorted_segment_function(op: str, doc: str):
+    def reduce(data: Any, segment_ids: Any, name: str | None = None) -> EagerTensor:
+        data = convert_to_tensor(data)
+        return execute(op, [data], segment_ids=_index_values(segment_ids, "Tindices", _INT32_OR_64))
+    reduce.__doc__ = doc
+    return reduce
+
+
+segment_mean = _sorted_segment_function("SegmentMean", "The mean of each sorted segment's rows (0 for an empty one).")
+segment_min = _sorted_segment_function("SegmentMin", "The minimum of each sorted segment's rows (0 for an empty one).")
+segment_max = _sorted_segment_function("SegmentMax", "The maximum of each sorted segment's rows (0 for an empty one).")
+segment_prod = _sorted_segment_function("SegmentProd", "The product of each sorted segment's rows (1 for an empty one).")
+
+
+def _unsorted_segment_function(op: str, doc: str):
+    def reduce(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> EagerTensor:
+        data = convert_to_tensor(data)
+        ids = _index_values(segment_ids, "Tindices", ("int16",) + _INT32_OR_64)
+        count = _index_values(num_segments, "Tnumsegments", _INT32_OR_64)
+        _check_unsorted_segments(tuple(data.shape), ids, count)
+        return execute(op, [data], indices=ids, num_segments=int(count))
+    reduce.__doc__ = doc
+    return reduce
+
+
+unsorted_segment_min = _unsorted_segment_function(
+    "UnsortedSegmentMin", "The minimum of each segment's rows (the dtype's highest value for an empty one).")
+unsorted_segment_max = _unsorted_segment_function(
+    "UnsortedSegmentMax", "The maximum of each segment's rows (the dtype's lowest value for an empty one).")
+unsorted_segment_prod = _unsorted_segment_function(
+    "UnsortedSegmentProd", "The product of each segment's rows (1 for an empty one).")
+
+
+def _unsorted_segment_count(data: EagerTensor, segment_ids: Any, num_segments: Any) -> EagerTensor:
+    """TF's row counts of the segments, at least 1, shaped to broadcast against the segment sums (a
+    Maximum op: complex data is refused there)."""
+    ids = convert_to_tensor(segment_ids)
+    counts = unsorted_segment_sum(ones(tuple(ids.shape), data.dtype), ids, num_segments)
+    count = int(_index_values(num_segments, "Tnumsegments", _INT32_OR_64))
+    counts = reshape(counts, (count,) + (1,) * (data.ndim - ids.ndim))
+    return maximum(counts, convert_to_tensor(1, data.dtype))
+
+
+def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> EagerTensor:
+    """Each segment's sum divided by its row count (at least 1), as TF composes it."""
+    data = convert_to_tensor(data)
+    counts = _unsorted_segment_count(data, segment_ids, num_segments)
+    return truediv(unsorted_segment_sum(data, segment_ids, num_segments), counts)
+
+
+def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> EagerTensor:
+    """Each segment's sum divided by the square root of its row count (at least 1), as TF composes it."""
+    data = convert_to_tensor(data)
+    counts = _unsorted_segment_count(data, segment_ids, num_segments)
+    return truediv(unsorted_segment_sum(data, segment_ids, num_segments), sqrt(counts))
+
+
+def _sparse_segment_function(kind: str, doc: str):
+    def reduce(data: Any, indices: Any, segment_ids: Any, num_segments: Any = None, name: str | None = None,
+               sparse_gradient: bool = False) -> EagerTensor:
+        if sparse_gradient:
+            raise NotImplementedError("reftape's sparse segment reductions have dense gradients only")
+        data = convert_to_tensor(data)
+        attrs = {"indices": _index_values(indices, "Tidx", _INT32_OR_64),
+                 "segment_ids": _index_values(segment_ids, "Tsegmentids", _INT32_OR_64)}
+        if num_segments is None:
+            return execute(f"SparseSegment{kind}", [data], **attrs)
+        count = _index_values(num_segments, "Tnumsegments", _INT32_OR_64)
+        return execute(f"SparseSegment{kind}WithNumSegments", [data], num_segments=int(count), **attrs)
+    reduce.__doc__ = doc
+    return reduce
+
+
+sparse_segment_sum = _sparse_segment_function("Sum", "The sum of the rows at `indices`, by sorted segment ids.")
+sparse_segment_mean = _sparse_segment_function("Mean", "The mean of the rows at `indices`, by sorted segment ids.")
+sparse_segment_sqrt_n = _sparse_segment_function(
+    "SqrtN", "The sum of the rows at `indices` by sorted segment ids, divided by the square root of the count.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Array ops (issue 24): roll, space_to_depth and depth_to_space are kernels; repeat, tensordot, the
+# image flips and strided_slice's masks compose existing ops as TF composes them.
+
+
+def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """Shifts elements along axes (cyclically); the gradient rolls the upstream back."""
+    tensor = convert_to_tensor(input)
+    shifts = _index_values(shift, "Tshift", _INT32_OR_64)
+    axes = _index_values(axis, "Taxis", _INT32_OR_64)
+    return execute("Roll", [tensor], shift=shifts, axis=axes)
+
+
+def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None) -> EagerTensor:  # noqa: A002
+    """Each slice along `axis` repeated (the flattened input without an axis), as TF composes it: a scalar
+    count tiles a new axis and reshapes; counts per slice tile by the largest and mask the surplus out."""
+    if axis is None:
+        input, axis = reshape(input, [-1]), 0
+    if not isinstance(axis, int):
+        raise TypeError(f"Argument `axis` must be an int. Received `axis` = {axis} of type {type(axis).__name__}")
+    data = convert_to_tensor(input)
+    counts = convert_to_tensor(repeats, dtype_hint=_dtypes.int32)
+    if not counts.dtype.is_integer:
+        raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. Received `tensor` = "
+                        f"{counts._value} of dtype: <dtype: '{counts.dtype.name}'>")
+    counts = counts._value.astype(np.int32)
+    if counts.ndim > 1:
+        raise ValueError(f"Shape {TensorShape(counts.shape)} must have rank at most 1")
+    if data.ndim == 0:
+        data = reshape(data, [1])
+    rank = data.ndim
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis={axis} out of bounds: expected {-rank}<=axis<{rank}")
+    axis = axis + rank if axis < 0 else axis
+    shape = tuple(data.shape)
+    if counts.size == 1:
+        count = int(counts.reshape(()))
+        tiled = tile(expand_dims(data, axis + 1), [count if i == axis + 1 else 1 for i in builtins.range(rank + 1)])
+        return reshape(tiled, shape[:axis] + (count * shape[axis],) + shape[axis + 1:])
+    if counts.ndim == 1 and counts.shape[0] != shape[axis]:
+        raise ValueError(f"Dimensions {shape[axis]} and {counts.shape[0]} are not compatible")
+    counts = np.broadcast_to(counts, (shape[axis],))
+    full = np.broadcast_to(counts, shape[:axis + 1])
+    longest = builtins.max(int(full.max()) if full.size else 0, 0)
+    mask = np.arange(longest) < full[..., None]
+    tiled = tile(expand_dims(data, axis + 1), [longest if i == axis + 1 else 1 for i in builtins.range(rank + 1)])
+    masked = boolean_mask(tiled, mask)
+    if axis == 0:
+        return masked
+    return reshape(masked, shape[:axis] + (int(counts.sum()),) + shape[axis + 1:])
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> EagerTensor:
+    """Sums products over `axes` (a count of a's last and b's first axes, or two lists), as TF composes it:
+    each operand transposed (free axes first in a, last in b) and reshaped to a matrix, one MatMul, and
+    the product reshaped to the free dimensions."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    static = True
+    if isinstance(axes, numbers.Integral) and not isinstance(axes, EagerTensor):
+        if axes < 0:
+            raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
+        if axes > a.ndim:
+            raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  Received "
+                             f"{axes}, vs tensor dimensions {a.ndim}.")
+        a_axes, b_axes = list(builtins.range(a.ndim - axes, a.ndim)), list(builtins.range(axes))
+    elif isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
+        a_axes, b_axes = axes
+        if isinstance(a_axes, numbers.Integral) and isinstance(b_axes, numbers.Integral):
+            a_axes, b_axes = [a_axes], [b_axes]
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"Different number of contraction axes `a` and `b`, {len(a_axes)} != {len(b_axes)}.")
+        static = isinstance(a_axes, (list, tuple)) and isinstance(b_axes, (list, tuple))
+    else:
+        pair = convert_to_tensor(axes, _dtypes.int32)._value
+        a_axes, b_axes, static = pair[0], pair[1], False
+    a_matrix, a_free = _tensordot_matrix(a, a_axes, False, static)
+    b_matrix, b_free = _tensordot_matrix(b, b_axes, True, static)
+    product = matmul(a_matrix, b_matrix)
+    if static and list(product.shape) == a_free + b_free:
+        return product
+    return reshape(product, a_free + b_free)
+
+
+def _tensordot_matrix(t: EagerTensor, axes: Any, flipped: bool, static: bool) -> tuple:
+    """An operand of tensordot as a matrix (contracted axes first when `flipped`), and its free dimensions;
+    with axes given as lists, transposes and reshapes only where they change something (as TF)."""
+    shape = list(t.shape)
+    axes = [int(i) + len(shape) if i < 0 else int(i) for i in np.asarray(axes).reshape(-1)]
+    free = [i for i in builtins.range(len(shape)) if i not in axes]
+    free_dims = [shape[i] for i in free]
+    prod_free = int(np.prod([shape[i] for i in free]))
+    prod_axes = int(np.prod([shape[i] for i in axes]))
+    perm = axes + free if flipped else free + axes
+    new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+    if not static:
+        return reshape(transpose(t, perm), new_shape), free_dims
+    moved = transpose(t, perm) if perm != list(builtins.range(len(shape))) else t
+    return (reshape(moved, new_shape) if list(moved.shape) != new_shape else moved), free_dims
+
+
+def _block_op(op: str, input: Any, block_size: Any, data_format: str) -> EagerTensor:  # noqa: A002
+    tensor = convert_to_tensor(input)
+    if data_format != "NHWC":
+        raise NotFoundError(f"Could not find device for node: {{{{node {op}}}}} = {op}[T=DT_"
+                            f"{tensor.dtype.kernel_name.upper()}, block_size={block_size}, data_format=\"{data_format}\"]")
+    return execute(op, [tensor], block_size=int(block_size), data_format=data_format)
+
+
+def space_to_depth(input: Any, block_size: Any, data_format: str = "NHWC", name: str | None = None) -> EagerTensor:  # noqa: A002
+    """Moves each block_size x block_size spatial block into the depth (NHWC on CPU, as TF)."""
+    return _block_op("SpaceToDepth", input, block_size, data_format)
+
+
+def depth_to_space(input: Any, block_size: Any, data_format: str = "NHWC", name: str | None = None) -> EagerTensor:  # noqa: A002
+    """Spreads the depth over block_size x block_size spatial blocks (NHWC on CPU, as TF)."""
+    return _block_op("DepthToSpace", input, block_size, data_format)
+
+
+def _flip_image(image: Any, flip_index: int) -> EagerTensor:
+    """TF's image flip: a ReverseV2 of the rows (0) or columns (1) of an image, or of each in a batch."""
+    image = convert_to_tensor(image)
+    if image.ndim < 3:
+        raise ValueError(f"'image' (shape {image.shape}) must be at least three-dimensional.")
+    if any(d == 0 for d in tuple(image.shape)[-3:]):
+        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {image.shape}")
+    if image.ndim > 4:
+        raise ValueError(f"'image' (shape {image.shape})must have either 3 or 4 dimensions.")
+    return reverse(image, [flip_index + image.ndim - 3])
+
+
+def flip_left_right(image: Any) -> EagerTensor:
+    """The image mirrored left to right (ReverseV2 along its width)."""
+    return _flip_image(image, 1)
+
+
+def flip_up_down(image: Any) -> EagerTensor:
+    """The image mirrored top to bottom (ReverseV2 along its height)."""
+    return _flip_image(image, 0)
+
+
+def _mask_bits(mask: int, count: int) -> list[bool]:
+    return [bool(mask >> i & 1) for i in builtins.range(count)]
+
+
+def strided_slice_with_masks(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
+                             end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                             shrink_axis_mask: int = 0, var: Any = None, name: str | None = None) -> EagerTensor:
+    """tf.strided_slice: the slice spec's begin, end and strides with TF's masks, read as the Python subscript
+    they stand for (an ellipsis, a new axis, an index that drops its axis, or a slice with its begin or end
+    open), and taken as `tensor[...]` takes it."""
+    tensor = convert_to_tensor(input_)
+    starts = _index_values(begin, "Index", ("int16",) + _INT32_OR_64).reshape(-1)
+    stops = _index_values(end, "Index", ("int16",) + _INT32_OR_64).reshape(-1)
+    steps = np.ones_like(starts) if strides is None else _index_values(strides, "Index", ("int16",) + _INT32_OR_64).reshape(-1)
+    if not starts.size == stops.size == steps.size:
+        raise InvalidArgumentError(f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+                                   f"[{starts.size}], [{stops.size}], and [{steps.size}] instead. [Op:StridedSlice]")
+    if np.any(steps == 0):
+        raise InvalidArgumentError("strides[i] must be non-zero [Op:StridedSlice]")
+    count = starts.size
+    ellipses, new_axes, shrinks = (_mask_bits(m, count) for m in (ellipsis_mask, new_axis_mask, shrink_axis_mask))
+    opens_begin, opens_end = _mask_bits(begin_mask, count), _mask_bits(end_mask, count)
+    if sum(ellipses) > 1:
+        raise InvalidArgumentError("Multiple ellipses in slice spec not allowed [Op:StridedSlice]")
+    key = []
+    for i in builtins.range(count):
+        if ellipses[i]:
+            key.append(Ellipsis)
+        elif new_axes[i]:
+            key.append(None)
+        elif shrinks[i]:
+            key.append(int(starts[i]))
+        else:
+            key.append(builtins.slice(None if opens_begin[i] else int(starts[i]), None if opens_end[i] else int(stops[i]),
+                                      int(steps[i])))
+    return strided_slice(tensor, tuple(key))

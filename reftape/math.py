@@ -9,4 +9,8 @@ from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, asin, asin
                         sin, sinh, softplus, sqrt, square, squared_difference, subtract, tan, tanh, top_k, truediv,
                         unsorted_segment_sum, xdivy, xlog1py, xlogy, zeta)
 
+# Segments (issue 24)
+from .functions import (segment_max, segment_mean, segment_min, segment_prod, unsorted_segment_max,  # noqa: E402
+                        unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n)
+
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -30,4 +30,7 @@ def _swish(features: _Any, beta: _Any) -> _Any:
 
 swish = silu
 
+# Array ops (issue 24)
+from .functions import depth_to_space, space_to_depth  # noqa: E402
+
 __all__ = [name for name in dir() if not name.startswith("_")]

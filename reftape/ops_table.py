@@ -1219,3 +1219,117 @@ def _tridiagonal_solve_vjp(g, ans, diagonals, rhs, partial_pivoting, perturb_sin
 
 
 defop("TridiagonalSolve", _tridiagonal_solve, _tridiagonal_solve_vjp, dtypes=_DECOMPOSITIONS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Segments (issue 24): the sorted, unsorted and sparse segment reductions (kernels/segments.py), with
+# TF's registered gradients composed op for op: ties share a minimum's or maximum's gradient evenly, a
+# product's gradient treats segments of one zero and of several zeros apart, rows of a negative id get 0.
+
+from .kernels.segments import _sorted_segment, _sparse_segment, _sparse_segment_grad, _unsorted_segment  # noqa: E402
+
+
+def _segment_mean_vjp(g, ans, data, segment_ids, **_):
+    """TF's SegmentMean gradient: the upstream divided by each segment's row count (a segment sum of ones),
+    gathered back to the rows."""
+    ones = F.ones(segment_ids.shape + (1,) * (len(_shape(data)) - 1), g.dtype)
+    counts = F.execute("SegmentSum", [ones], segment_ids=segment_ids)
+    return F.gather(F.divide(g, counts), segment_ids)
+
+
+def _segment_extreme_vjp(g, ans, data, segment_ids, **_):
+    """TF's SegmentMin and SegmentMax gradient: the upstream split evenly among the rows equal to their
+    segment's result."""
+    selected = F.equal(data, F.gather(ans, segment_ids))
+    count = F.execute("SegmentSum", [F.cast(selected, g.dtype)], segment_ids=segment_ids)
+    shared = F.gather(F.divide(g, count), segment_ids)
+    return F.where(selected, shared, F.zeros_like(data))
+
+
+def _segment_prod_vjp(g, ans, data, segment_ids, **_):
+    """TF's SegmentProd gradient: the product over the other rows (the product divided by the row, or the
+    product of the nonzero rows at the one zero), nothing for segments with two zeros or more."""
+    is_zero = F.equal(data, _constant_like(0, data))
+    zeros = F.execute("SegmentSum", [F.cast(is_zero, _dtypes.int32)], segment_ids=segment_ids)
+    g = F.where(F.greater(zeros, _constant_like(1, zeros)), F.zeros_like(g), g)
+    nonzero = F.where(is_zero, F.ones_like(data), data)
+    nonzero_prod = F.execute("SegmentProd", [nonzero], segment_ids=segment_ids)
+    divided = F.divide(F.gather(ans, segment_ids), nonzero)
+    partial = F.where(is_zero, F.gather(nonzero_prod, segment_ids), divided)
+    return F.multiply(F.gather(g, segment_ids), partial)
+
+
+def _kept_rows(indices: np.ndarray, shape: tuple) -> np.ndarray:
+    """Which elements of a gather of `shape` by `indices` come from a non-negative id (TF's
+    _GatherDropNegatives mask, broadcast to the gathered shape)."""
+    kept = (indices >= 0).reshape(indices.shape + (1,) * (len(shape) - indices.ndim))
+    return np.broadcast_to(kept, shape).copy()
+
+
+def _gather_dropping_negatives(params, indices: np.ndarray):
+    """The rows of `params` at the ids (the negative ones clipped to 0), zeros where an id is negative."""
+    gathered = F.gather(params, np.maximum(indices, 0))
+    return F.where(F.constant(_kept_rows(indices, _shape(gathered))), gathered, F.zeros_like(gathered))
+
+
+def _unsorted_segment_extreme_vjp(g, ans, values, indices, num_segments, **_):
+    """TF's UnsortedSegmentMin and UnsortedSegmentMax gradient: as the sorted one's, rows of a negative
+    id neither selected nor counted."""
+    gathered = _gather_dropping_negatives(ans, indices)
+    selected = F.logical_and(F.equal(values, gathered), F.constant(_kept_rows(indices, _shape(gathered))))
+    count = F.execute("UnsortedSegmentSum", [F.cast(selected, g.dtype)], indices=indices, num_segments=num_segments)
+    shared = _gather_dropping_negatives(F.divide(g, count), indices)
+    return F.where(selected, shared, F.zeros_like(shared))
+
+
+def _unsorted_segment_prod_vjp(g, ans, values, indices, num_segments, **_):
+    """TF's UnsortedSegmentProd gradient: as the sorted one's, dividing by the row itself (a NaN or an
+    infinity at a zero row, which the select drops), zeros for rows of a negative id."""
+    is_zero = F.equal(values, _constant_like(0, values))
+    zeros = F.execute("UnsortedSegmentSum", [F.cast(is_zero, _dtypes.int32)], indices=indices,
+                      num_segments=num_segments)
+    g = F.where(F.greater(zeros, _constant_like(1, zeros)), F.zeros_like(g), g)
+    nonzero = F.where(is_zero, F.ones_like(values), values)
+    nonzero_prod = F.execute("UnsortedSegmentProd", [nonzero], indices=indices, num_segments=num_segments)
+    clipped = np.maximum(indices, 0)
+    divided = F.divide(F.gather(ans, clipped), values)
+    partial = F.where(is_zero, F.gather(nonzero_prod, clipped), divided)
+    return F.multiply(_gather_dropping_negatives(g, indices), partial)
+
+
+def _sparse_segment_vjp(kind: str):
+    """TF's SparseSegment{Sum,Mean,SqrtN}[WithNumSegments] gradient: the dense *Grad kernel (none for the
+    indices, segment ids and number of segments)."""
+    def vjp(g, ans, data, indices, segment_ids, num_segments=None, **_):
+        return F.execute(f"SparseSegment{kind}Grad", [g], indices=indices, segment_ids=segment_ids,
+                         output_dim0=_shape(data)[0])
+    return vjp
+
+
+defop("SegmentMean", _sorted_segment("mean"), _segment_mean_vjp, dtypes=NUMERIC)
+defop("SegmentProd", _sorted_segment("prod"), _segment_prod_vjp, dtypes=NUMERIC)
+defop("SegmentMin", _sorted_segment("min"), _segment_extreme_vjp, dtypes=REAL, moves_data=True)
+defop("SegmentMax", _sorted_segment("max"), _segment_extreme_vjp, dtypes=REAL, moves_data=True)
+defop("UnsortedSegmentProd", _unsorted_segment("prod"), _unsorted_segment_prod_vjp, dtypes=NUMERIC)
+defop("UnsortedSegmentMin", _unsorted_segment("min"), _unsorted_segment_extreme_vjp, dtypes=REAL, moves_data=True)
+defop("UnsortedSegmentMax", _unsorted_segment("max"), _unsorted_segment_extreme_vjp, dtypes=REAL, moves_data=True)
+for _kind, _norm, _allowed in (("Sum", "sum", REAL), ("Mean", "mean", FLOAT), ("SqrtN", "sqrtn", FLOAT)):
+    defop(f"SparseSegment{_kind}", _sparse_segment(_norm), _sparse_segment_vjp(_kind), dtypes=_allowed)
+    defop(f"SparseSegment{_kind}WithNumSegments", _sparse_segment(_norm), _sparse_segment_vjp(_kind), dtypes=_allowed)
+    defop(f"SparseSegment{_kind}Grad", _sparse_segment_grad(_norm), _unregistered(f"SparseSegment{_kind}Grad"),
+          dtypes=FLOAT)
+
+
+# ---------------------------------------------------------------------------------------------
+# Array ops (issue 24): Roll, SpaceToDepth, DepthToSpace (kernels/arrays.py); repeat, tensordot, the
+# image flips and strided_slice compose existing ops in functions.py as TF composes them.
+
+from .kernels.arrays import _depth_to_space, _roll, _space_to_depth  # noqa: E402
+
+defop("Roll", _roll, lambda g, ans, x, shift, axis, **_: F.execute("Roll", [g], shift=-shift, axis=axis), moves_data=True)
+defop("SpaceToDepth", _space_to_depth,
+      lambda g, ans, x, block_size, data_format, **_: F.execute("DepthToSpace", [g], block_size=block_size,
+                                                                data_format=data_format), moves_data=True)
+defop("DepthToSpace", _depth_to_space,
+      lambda g, ans, x, block_size, data_format, **_: F.execute("SpaceToDepth", [g], block_size=block_size,
+                                                                data_format=data_format), moves_data=True)

@@ -59,8 +59,8 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
     rank = len(t.shape)
     if spec.shape_rule == "scalars":
         return rank == 0
-    if spec.has(ROW_ATTRIBUTE) and rank and t.shape[0] > MAX_ATTRIBUTE_INTEGERS:
-        return False
+    if spec.has(ROW_ATTRIBUTE) and rank and not 0 < t.shape[0] <= MAX_ATTRIBUTE_INTEGERS:
+        return False  # no empty lists of ids either: TF reads [] as float32 (and segment_sum's rule needs a last id)
     if (spec.has(INDEXED_ROWS) or _last(spec) == "gather_nd") and rank and not 0 < t.shape[0] < MAX_ATTRIBUTE_INTEGERS:
         return False  # no empty index lists: TF reads [] as float32
     if spec.shape_rule == "cross":  # vectors of 3 (issue 24)
@@ -257,8 +257,11 @@ _UNARY_SHAPES = {
 }
 
 
+
 def _unary_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     name = _last(spec)
+    if spec.path in _PATH_SHAPES:
+        return _Plan([x], _PATH_SHAPES[spec.path](b, x.shape, attrs))
     if name in ("unstack", "split"):
         axis = attrs["axis"] % len(x.shape)
         if name == "split":
@@ -510,6 +513,128 @@ _PLANNERS = {"matrix": _linalg_plan, "square": _linalg_plan, "square_rhs": _lina
              "broadcast": _pair_plan, "same": _pair_plan, "concat": _pair_plan, "cross_entropy": _pair_plan, "matmul": _matrix_plan, "matvec": _matrix_plan, "clip": _clip_plan, "cross": _cross_plan,
              "least_squares": _least_squares_plan, "tridiagonal": _tridiagonal_plan,
              "bias": _bias_plan, "scalars": _one_hot_plan, "einsum": _einsum_plan}
+
+
+# Segments and array ops (issue 24): the segment reductions draw ids as the segment sums do; the sparse ones
+# (keyed by path: their last names are the segment sums') pick rows by indices, repeats included; repeat,
+# strided_slice and the image rule's ops (a batch of images) draw what fits their input.
+def _sparse_segment_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """Indices into the rows (repeats at times), sorted segment ids for them (gaps at times), and at times a
+    number of segments beyond the last id."""
+    count = int(b.rng.integers(1, 5))
+    attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[0], count))
+    attrs["segment_ids"] = tuple(int(i) for i in np.sort(b.rng.integers(0, 3, count)))
+    rows = attrs["segment_ids"][-1] + 1
+    attrs["num_segments"] = rows + int(b.rng.integers(0, 2)) if b.chance(0.5) else None
+    return (attrs["num_segments"] or rows,) + shape[1:]
+
+
+_UNARY_SHAPES.update({
+    **{f"segment_{kind}": _segment_sum_shape for kind in ("mean", "min", "max", "prod")},
+    **{f"unsorted_segment_{kind}": _unsorted_segment_sum_shape for kind in ("mean", "min", "max", "prod", "sqrt_n")},
+})
+_PATH_SHAPES = {f"sparse.segment_{kind}": _sparse_segment_shape for kind in ("sum", "mean", "sqrt_n")}
+
+
+
+def _repeat_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """One count (1 or 2) for every slice, or a count per slice (0 to 2) where the axis has at most 8;
+    no axis: the flattened input."""
+    if attrs["axis"] is None:
+        shape = (int(np.prod(shape)),)
+    axis = (attrs["axis"] or 0) % len(shape)
+    if shape[axis] <= MAX_ATTRIBUTE_INTEGERS and b.chance(0.5):
+        counts = [int(r) for r in b.rng.integers(0, 3, shape[axis])]
+        counts[0] = counts[0] or int(not sum(counts))  # never an empty output (no op downstream takes one)
+        attrs["repeats"], total = tuple(counts), sum(counts)
+    else:
+        attrs["repeats"] = int(b.rng.integers(1, 3))
+        total = attrs["repeats"] * shape[axis]
+    return shape[:axis] + (total,) + shape[axis + 1:]
+
+
+def _strided_slice_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """A spec (_strided_slice_spec) whose slice is not empty (the ops downstream take no empty tensors), or
+    the whole tensor."""
+    for _ in range(8):
+        drawn = {}
+        out = _strided_slice_spec(b, shape, drawn)
+        if all(out):
+            attrs.update(drawn)
+            return out
+    attrs.update(begin=(0,) * len(shape), end=(0,) * len(shape), strides=(1,) * len(shape),
+                 begin_mask=(1 << len(shape)) - 1, end_mask=(1 << len(shape)) - 1, ellipsis_mask=0, new_axis_mask=0,
+                 shrink_axis_mask=0)
+    return shape
+
+
+def _strided_slice_spec(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """A spec entry per axis: begin and end anywhere in or beyond the axis (negative ones too), strides of
+    either sign, open begins and ends, an index dropping a nonempty axis, at times a new axis (below the
+    largest rank) or an ellipsis standing for the first axis."""
+    begins, ends, strides, key = [], [], [], []
+    masks = dict.fromkeys(("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"), 0)
+    new_axis = int(b.rng.integers(len(shape))) if len(shape) < MAX_RANK and b.chance(0.2) else -1
+    for i, size in enumerate(shape):
+        if i == new_axis:
+            masks["new_axis_mask"] |= 1 << len(key)
+            key.append(None)
+            begins.append(0), ends.append(0), strides.append(1)
+        begin, end = (int(v) for v in b.rng.integers(-size - 1, size + 2, 2))
+        stride = int(b.pick((1, 1, 2, -1, -2)))
+        bit = 1 << len(key)
+        if i == 0 and b.chance(0.1):
+            masks["ellipsis_mask"] |= bit
+            key.append(Ellipsis)
+        elif size and b.chance(0.2):
+            begin, stride = int(b.rng.integers(-size, size)), 1
+            masks["shrink_axis_mask"] |= bit
+            key.append(begin)
+        else:
+            opens = [b.chance(0.25), b.chance(0.25)]
+            masks["begin_mask"] |= bit * opens[0]
+            masks["end_mask"] |= bit * opens[1]
+            key.append(slice(None if opens[0] else begin, None if opens[1] else end, stride))
+        begins.append(begin), ends.append(end), strides.append(stride)
+    attrs.update(begin=tuple(begins), end=tuple(ends), strides=tuple(strides), **masks)
+    return np.empty(shape)[tuple(key)].shape
+
+
+def _roll_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """An axis of the input counted from the start (see the catalog entry), a shift of either sign."""
+    attrs["axis"] = attrs["axis"] % len(shape)
+    return shape
+
+
+_UNARY_SHAPES["repeat"] = _repeat_shape
+_UNARY_SHAPES["roll"] = _roll_shape
+_UNARY_SHAPES["strided_slice"] = _strided_slice_shape
+
+
+def _image_fits(t: _Tensor, spec: OpSpec) -> bool:
+    shape, name = t.shape, _last(spec)
+    if name.startswith("flip"):
+        return len(shape) in (3, 4) and all(shape[-3:])
+    if len(shape) != 4:
+        return False
+    if name == "space_to_depth":
+        return shape[1] % 2 == 0 and shape[2] % 2 == 0
+    return shape[3] % 4 == 0
+
+
+def _image_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """A batch of images (or one, for a flip) the op takes: the chain's where it fits, else a fresh one."""
+    if not _image_fits(x, spec):
+        x = b.leaf(spec.input_shapes((1, 4))[0])  # (1, 2, 2, 4): every image rule op takes it
+    batch, height, width, depth = (1,) * (4 - len(x.shape)) + x.shape
+    if _last(spec) == "space_to_depth":
+        return _Plan([x], (batch, height // 2, width // 2, depth * 4))
+    if _last(spec) == "depth_to_space":
+        return _Plan([x], (batch, height * 2, width * 2, depth // 4))
+    return _Plan([x], x.shape)
+
+
+_PLANNERS["image"] = _image_plan
 
 
 def _real(dtype: str) -> str:

@@ -615,3 +615,23 @@ def select(pattern: str | None = None) -> list[Mutant]:
         return list(MUTANTS)
     alternatives = [p.strip() for p in pattern.split(",") if p.strip()]
     return [m for m in MUTANTS if any(fnmatchcase(field, p) for p in alternatives for field in (m.id, m.family, m.cls))]
+
+
+# Segments and array ops (issue 24)
+MUTANTS += (
+    _vjp("segment-mean-not-divided", "sign-or-scale", "    return F.gather(F.divide(g, counts), segment_ids)\n",
+         "    return F.gather(g, segment_ids)\n",
+         "segment_mean's gradient gathers the upstream back without dividing it by the segment's row count"),
+    _vjp("segment-extreme-ties-not-shared", "tie-rule",
+         "    shared = F.gather(F.divide(g, count), segment_ids)\n", "    shared = F.gather(g, segment_ids)\n",
+         "segment_min and segment_max give every tied row the whole upstream instead of an even share"),
+    _vjp("roll-gradient-same-way", "sign-or-scale", 'F.execute("Roll", [g], shift=-shift, axis=axis)',
+         'F.execute("Roll", [g], shift=shift, axis=axis)',
+         "roll's gradient rolls the upstream on the same way instead of back"),
+    _vjp("repeat-tiles-the-wrong-axis", "broadcast-reduction",
+         "tiled = tile(expand_dims(data, axis + 1), [count if i == axis + 1 else 1 for i in builtins.range(rank + 1)])",
+         "tiled = tile(expand_dims(data, axis), [count if i == axis else 1 for i in builtins.range(rank + 1)])",
+         "repeat by one count tiles a new axis before the repeated one instead of after it: the copies interleave "
+         "(a b a b, not a a b b) and the gradient sums each slice's upstream from the wrong positions",
+         file="functions.py"),
+)

@@ -987,6 +987,92 @@ GRADIENT_SNIPPETS = {
 }
 
 
+# Segments (issue 24): ties, zeros in products, negative ids, ids of rank 2, empty segments, the sparse ones'
+# repeated indices and number of segments, and second orders (the sparse *Grad kernels have no gradient in TF)
+T = "x = tf.constant([[1.0, 2.0, 0.0], [1.0, 3.0, 0.0], [-1.0, 3.0, 2.0], [4.0, 0.0, 0.0]], tf.float64)"
+X3 = "x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4))"
+GRADIENT_SNIPPETS.update({
+    "segment_max/ties": _first_order(T, "tf.math.segment_max(x, [0, 0, 0, 2])", "[x]"),
+    "segment_min/ties": _first_order(T, "tf.math.segment_min(x, [0, 0, 1, 1])", "[x]"),
+    "segment_max/second_order": _second_order(X, "tf.math.segment_max(x * x, [0, 1, 1])", "[x]"),
+    "segment_mean/second_order": _second_order(X, "tf.math.segment_mean(x * x, [0, 0, 3])", "[x]"),
+    "segment_mean/rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(3, 2, 4))",
+                                        "tf.math.segment_mean(x, [1, 1, 2])", "[x]"),
+    "segment_prod/zeros": _first_order(T, "tf.math.segment_prod(x, [0, 0, 1, 1])", "[x]"),
+    "segment_prod/second_order": _second_order(T, "tf.math.segment_prod(x * x, [0, 0, 1, 1])", "[x]"),
+    "segment_prod/complex": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4) + 0.5j)",
+                                         "tf.math.segment_prod(x, [0, 0, 1])", "[x]"),
+    "unsorted_segment_max/ties_negative_ids": _first_order(T, "tf.math.unsorted_segment_max(x, [1, 1, -1, 1], 3)", "[x]"),
+    "unsorted_segment_min/rank_2_ids": _first_order(T, "tf.math.unsorted_segment_min(x, [[0, 1, 1], [2, -1, 0], [1, 1, 1], "
+                                                       "[0, 0, 2]], 4)", "[x]"),
+    "unsorted_segment_min/second_order": _second_order(T, "tf.math.unsorted_segment_min(x * x, [0, -1, 0, 1], 2)", "[x]"),
+    "unsorted_segment_prod/zeros": _first_order(T, "tf.math.unsorted_segment_prod(x, [0, 0, 1, -1], 3)", "[x]"),
+    "unsorted_segment_prod/second_order": _second_order(T, "tf.math.unsorted_segment_prod(x * x, [0, 0, 1, 1], 2)", "[x]"),
+    "unsorted_segment_mean/rank_2_ids": _first_order(T, "tf.math.unsorted_segment_mean(x, [[0, 1, 1], [2, -1, 0], [1, 1, 1], "
+                                                        "[0, 0, 2]], 4)", "[x]"),
+    "unsorted_segment_sqrt_n/second_order": _second_order(X, "tf.math.unsorted_segment_sqrt_n(x * x, [2, 0, 2], 4)", "[x]"),
+    "unsorted_segment_mean/complex": "r = tf.math.unsorted_segment_mean(tf.constant([1j, 2.0]), [0, 0], 1)",
+    "sparse_segment_sum/repeats": _first_order(X, "tf.sparse.segment_sum(x, [2, 2, 0, 2], [0, 1, 1, 3])", "[x]"),
+    "sparse_segment_mean/num_segments": _first_order(X, "tf.sparse.segment_mean(x, [2, 0, 2], [0, 0, 2], num_segments=5)",
+                                                     "[x]"),
+    "sparse_segment_sqrt_n/rank_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(3, 2, 4))",
+                                                 "tf.sparse.segment_sqrt_n(x, [1, 0, 1], [0, 0, 1])", "[x]"),
+    "sparse_segment_mean/second_order": _second_order(X, "tf.sparse.segment_mean(x * x, [0, 2, 0], [0, 0, 2])", "[x]"),
+    "sparse_segment_sum/second_order_in_x": "x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))\n"
+                                            "with tf.GradientTape() as o:\n    o.watch(x)\n    with tf.GradientTape() as t:\n"
+                                            "        t.watch(x); y = tf.sparse.segment_sum(x * x, [0, 2, 0], [0, 0, 2], "
+                                            "num_segments=4)\n    g = t.gradient(y, x)\nr = [g, o.gradient(g, x)]",
+    "sparse_segment_sum/index_out_of_range": "r = tf.sparse.segment_sum(tf.ones([3, 2]), [0, 3], [0, 0])",
+    "sparse_segment_mean/unsorted_ids": "r = tf.sparse.segment_mean(tf.ones([3, 2]), [0, 1], [1, 0])",
+    "segment_max/unsorted_ids": "r = tf.math.segment_max(tf.ones([3, 2]), [1, 0, 1])",
+    "unsorted_segment_max/id_out_of_range": "r = tf.math.unsorted_segment_max(tf.ones([3, 2]), [1, 0, 3], 3)",
+    "segment_max/int32": "r = tf.math.segment_max(tf.constant([3, 1, 2]), [0, 0, 1])",
+    "unsorted_segment_min/float16_empty": "r = tf.math.unsorted_segment_min(tf.constant([3.0, 1.0], tf.float16), [0, 0], 2)",
+    "unsorted_segment_max/bfloat16_empty": "r = tf.math.unsorted_segment_max(tf.constant([3.0, 1.0], tf.bfloat16), [2, 2], 3)",
+    # array ops: roll's negative axes and repeated axes (gradients only: KNOWN_DIVERGENCES.md for jacobians),
+    # repeat's counts, tensordot's axes forms, strided_slice's masks, blocks and flips at higher orders
+    "roll/negative_axes": _first_order(X3, "tf.roll(x, [1, -3, 2], [-1, 0, -1])", "[x]"),
+    "roll/second_order": _second_order(X3, "tf.roll(x * x, 1, -2)", "[x]"),
+    "roll/shift_tensor_int64": _first_order(X3, "tf.roll(x, tf.constant([5], tf.int64), tf.constant([2], tf.int64))", "[x]"),
+    "roll/errors": "r = [tf.roll(tf.ones([2]), [1, 2], [0])]",
+    "roll/axis_out_of_range": "r = tf.roll(tf.ones([2, 3]), 1, 2)",
+    "repeat/counts_axis_1": _first_order(X3, "tf.repeat(x, [2, 0, 1], axis=1)", "[x]"),
+    "repeat/second_order": _second_order(X3, "tf.repeat(x * x, [1, 3], axis=0)", "[x]"),
+    "repeat/flattened": _first_order(X3, "tf.repeat(x, 2)", "[x]"),
+    "repeat/negative_axis": _first_order(X3, "tf.repeat(x, [1, 2, 0, 1], axis=-1)", "[x]"),
+    "repeat/scalar": _first_order("x = tf.constant(1.5, tf.float64)", "tf.repeat(x, 3)", "[x]"),
+    "repeat/count_mismatch": "r = tf.repeat(tf.ones([2, 3]), [1, 2], axis=1)",
+    "repeat/float_counts": "r = tf.repeat(tf.ones([2, 3]), 2.0, axis=1)",
+    "tensordot/lists": _first_order(X3 + "; w = tf.constant(np.linspace(-1.0, 1.0, 24).reshape(4, 3, 2))",
+                                    "tf.tensordot(x, w, [[1, 2], [1, 0]])", "[x, w]"),
+    "tensordot/outer": _first_order(X + "; w = tf.constant([0.5, -1.0], tf.float64)", "tf.tensordot(x, w, 0)", "[x, w]"),
+    "tensordot/tensor_axes": _first_order(X3 + "; w = tf.constant(np.linspace(-1.0, 1.0, 8).reshape(4, 2))",
+                                          "tf.tensordot(x, w, tf.constant([[2], [0]]))", "[x, w]"),
+    "tensordot/second_order": _second_order(X3 + "; w = tf.constant(np.linspace(-1.0, 1.0, 24).reshape(3, 4, 2))",
+                                            "tf.tensordot(x * x, w, 2)", "[x, w]"),
+    "tensordot/complex": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4) + 1j); "
+                                      "w = tf.constant(np.linspace(-1.0, 1.0, 8).reshape(2, 4) - 0.5j)",
+                                      "tf.tensordot(x, w, [[1], [1]])", "[x, w]"),
+    "tensordot/mismatched_axes": "r = tf.tensordot(tf.ones([2, 3]), tf.ones([3, 2]), [[1, 0], [0]])",
+    "strided_slice/masks": _first_order(X3, "tf.strided_slice(x, [0, 2, 1], [0, 0, 4], [1, -1, 2], begin_mask=1, "
+                                            "end_mask=3, new_axis_mask=0, shrink_axis_mask=0)", "[x]"),
+    "strided_slice/ellipsis_new_axis_shrink": _first_order(X3, "tf.strided_slice(x, [0, 0, 1], [0, 0, 2], [1, 1, 1], "
+                                                               "ellipsis_mask=1, new_axis_mask=2, shrink_axis_mask=4)",
+                                                           "[x]"),
+    "strided_slice/second_order": _second_order(X3, "tf.strided_slice(x * x, [1, -1], [2, -5], [1, -2])", "[x]"),
+    "strided_slice/zero_stride": "r = tf.strided_slice(tf.ones([2, 3]), [0], [1], [0])",
+    "space_to_depth/second_order": _second_order("x = tf.constant(np.linspace(-2.0, 3.0, 48).reshape(2, 2, 4, 3))",
+                                                 "tf.nn.space_to_depth(x * x, 2)", "[x]"),
+    "depth_to_space/block_3": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 36).reshape(1, 2, 2, 9))",
+                                           "tf.nn.depth_to_space(x, 3)", "[x]"),
+    "space_to_depth/nchw": "r = tf.nn.space_to_depth(tf.ones([1, 4, 2, 2]), 2, data_format='NCHW')",
+    "space_to_depth/indivisible": "r = tf.nn.space_to_depth(tf.ones([1, 3, 2, 1]), 2)",
+    "depth_to_space/block_1": "r = tf.nn.depth_to_space(tf.ones([1, 1, 1, 4]), 1)",
+    "flip_left_right/batch": _first_order(X3 + "; x = tf.reshape(x, [1, 2, 3, 4])", "tf.image.flip_left_right(x)", "[x]"),
+    "flip_up_down/second_order": _second_order(X3, "tf.image.flip_up_down(x * x)", "[x]"),
+    "flip_up_down/rank_2": "r = tf.image.flip_up_down(tf.ones([2, 3]))",
+})
+
 @pytest.mark.parametrize("name", snippets(GRADIENT_SNIPPETS))
 def test_gradient_snippet_matches_tensorflow(name, tf, candidate):
     found = compare_values(run_statements(GRADIENT_SNIPPETS[name], tf), run_statements(GRADIENT_SNIPPETS[name], candidate))

@@ -762,6 +762,9 @@ KNOWN_OUTSIDE_PROGRAMS = {
                                           "tf.ones([2, 1]), perturb_singular=True)",
     "svd_singular_vector_signs": "r = tf.linalg.svd(tf.constant([[2.0, 1.0, 0.5], [1.0, -1.0, 0.25], [0.5, 0.25, 3.0]]))[1:]",
 }
+KNOWN_OUTSIDE_PROGRAMS["roll_negative_axis_under_a_vectorized_jacobian"] = (  # issue 24
+    "x = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+    "    y = tf.roll(x, 1, -1)\nr = t.jacobian(y, x)")
 
 
 @pytest.mark.parametrize("name", KNOWN_OUTSIDE_PROGRAMS)
