@@ -381,6 +381,25 @@ _ENTRIES = [
            dtypes=("float32", "float64"), specials=((0.0,), (-1.5,)), analytic=False, traits={AMPLIFYING}),
     _unary("math.zeta", "positive", attrs={"x": (2.0, 3.5)}, call=_constant_first_call("x"), dtypes=("float32", "float64"),
            specials=((0.0,),), analytic=False, traits={AMPLIFYING}),
+    # Special functions of issue 24. erfinv and ndtri: infinite at the ends of their domains, NaN beyond, gradients
+    # from the output (exp(y^2)); Bessel functions of orders 0 and 1, exponentially scaled (bounded) or not, whose
+    # order-1 gradients select at 0; the regularized incomplete gamma functions (TF differentiates a and x);
+    # nextafter (ones and zeros times the upstream); lbeta (lgammas along the last axis); angle's complex kernel
+    _unary("math.erfinv", "unit", dtypes=("float32", "float64"), specials=((0.0,), (1.0,), (-1.0,), (0.999,), (2.0,)),
+           analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.ndtri", "prob", dtypes=("float32", "float64"), specials=((0.5,), (0.0,), (1.0,), (1e-3,), (-0.5,)),
+           analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}),
+    *[_unary(p, dtypes=("float16", "float32", "float64"), specials=((0.0,), (8.0,), (-9.0,)), analytic=False,
+             traits={BOUNDED}) for p in ("math.bessel_i0e", "math.bessel_i1e")],
+    *[_unary(p, dtypes=("float16", "float32", "float64"), specials=((0.0,), (8.0,), (-9.0,)), analytic=False,
+             traits={AMPLIFYING, ILL_CONDITIONED}) for p in ("math.bessel_i0", "math.bessel_i1")],
+    *[_binary(p, ("positive", "positive"), dtypes=("float32", "float64"), specials=((1.0, 0.0), (0.5, 2.0), (-1.0, 1.0)),
+              analytic=False, traits={ILL_CONDITIONED, BOUNDED}) for p in ("math.igamma", "math.igammac")],
+    _binary("math.nextafter", dtypes=("float32", "float64"), specials=((1.0, 1.0), (0.0, 1.0), (NAN, 1.0)),
+            analytic=False),
+    _unary("math.lbeta", "positive", dtypes=("float16", "float32", "float64"), sums_terms=True,
+           specials=(([1.0, 2.0],), ([0.0, 1.0],)), analytic=False, traits={COMPOSITE}),
+    _unary("math.angle", dtypes=COMPLEX, output="real", specials=((0.0,),), analytic=False, traits={BOUNDED}),
     _unary("math.log_sigmoid", specials=((-100.0,), (100.0,)), traits={ILL_CONDITIONED}),
     _unary("math.softplus", specials=((0.0,),), traits={ILL_CONDITIONED}),
     _unary("math.erf", specials=((0.0,),), traits={ILL_CONDITIONED, BOUNDED}),

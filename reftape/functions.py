@@ -2115,3 +2115,43 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     cost, _ = execute("SparseSoftmaxCrossEntropyWithLogits", [precise], labels=label_array)
     cost = reshape(cost, tuple(labels.shape)) if logits.ndim != 2 else cost
     return cast(cost, _dtypes.float16) if logits.dtype == _dtypes.float16 else cost
+
+
+# ---------------------------------------------------------------------------------------------
+# Special functions of issue 24 (kernels where TF has one; lbeta and a real angle composed as TF composes them)
+
+erfinv = _unary_function("Erfinv", "The inverse error function; its gradient is sqrt(pi) / 2 exp(erfinv(x)^2).")
+ndtri = _unary_function("Ndtri", "The inverse of the standard normal CDF.")
+bessel_i0e = _unary_function("BesselI0e", "exp(-|x|) I0(x), the scaled modified Bessel function of order 0.")
+bessel_i1e = _unary_function("BesselI1e", "exp(-|x|) I1(x), the scaled modified Bessel function of order 1.")
+bessel_i0 = _unary_function("BesselI0", "I0(x), the modified Bessel function of order 0.")
+bessel_i1 = _unary_function("BesselI1", "I1(x), the modified Bessel function of order 1.")
+
+
+def igamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The lower regularized incomplete gamma function P(a, x); differentiable in a (IgammaGradA) and x."""
+    return _binary("Igamma", a, x)
+
+
+def igammac(a: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The upper regularized incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _binary("Igammac", a, x)
+
+
+def nextafter(x1: Any, x2: Any, name: str | None = None) -> EagerTensor:
+    """The next representable value after x1 toward x2; its gradient is the upstream for x1, zeros for x2."""
+    return _binary("NextAfter", x1, x2)
+
+
+def lbeta(x: Any, name: str | None = None) -> EagerTensor:
+    """log|Beta(x)| along the last axis, TF's composite: the sum of lgamma(x) less lgamma of the sum."""
+    x = convert_to_tensor(x)
+    return subtract(reduce_sum(lgamma(x), axis=[-1]), lgamma(reduce_sum(x, axis=[-1])))
+
+
+def angle(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """The complex argument (the Angle kernel); for a real input, TF's composite: pi where negative, else 0."""
+    input = convert_to_tensor(input)
+    if input.dtype.is_complex:
+        return execute("Angle", [input])
+    return where(less(input, 0), multiply(ones_like(input), np.pi), zeros_like(input))

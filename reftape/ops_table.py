@@ -40,6 +40,8 @@ from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
+from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _erfinv, _igamma, _igamma_grad_a,
+                              _igammac, _ndtri)
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
                                 _vector_loop)
@@ -1030,3 +1032,85 @@ defop("MatrixSolve", _matrix_solve, _matrix_solve_vjp, dtypes=_LINALG, kernels=_
 defop("Cholesky", _cholesky, _cholesky_vjp, dtypes=_LINALG, kernels=_LINALG - {_dtypes.float16})
 defop("MatrixTriangularSolve", _triangular_solve, _triangular_solve_vjp, dtypes=INEXACT,
       kernels=INEXACT - {_dtypes.float16, _dtypes.bfloat16})
+
+
+# ---------------------------------------------------------------------------------------------
+# Special functions of issue 24: erfinv, ndtri, the modified Bessel functions of orders 0 and 1, the
+# regularized incomplete gamma functions, nextafter and the complex argument, with TF's gradients
+
+
+def _erfinv_vjp(g, ans, x, **_):
+    """TF's Erfinv gradient: the upstream times sqrt(pi) / 2 times exp(erfinv(x)^2), from the output."""
+    return F.multiply(F.multiply(g, _constant_like(np.sqrt(np.pi) / 2, g)), F.exp(F.square(ans)))
+
+
+def _ndtri_vjp(g, ans, x, **_):
+    """TF's Ndtri gradient: the upstream times sqrt(2 pi) times exp(ndtri(x)^2 / 2), from the output."""
+    return F.multiply(F.multiply(g, _constant_like(np.sqrt(2 * np.pi), g)),
+                      F.exp(F.divide(F.square(ans), _constant_like(2, ans))))
+
+
+def _bessel_i0e_vjp(g, ans, x, **_):
+    """TF's BesselI0e gradient: i1e(x) - sign(x) i0e(x)."""
+    return F.multiply(g, F.subtract(F.execute("BesselI1e", [x]), F.multiply(F.sign(x), ans)))
+
+
+def _bessel_i1e_vjp(g, ans, x, **_):
+    """TF's BesselI1e gradient: i0e(x) - i1e(x) (sign(x) + 1 / x), 0.5 at x = 0 (a select: the other branch's
+    NaN stays out of the first order)."""
+    main = F.subtract(F.execute("BesselI0e", [x]), F.multiply(ans, F.add(F.sign(x), F.reciprocal(x))))
+    return F.multiply(g, F.where(F.equal(x, _constant_like(0, x)), _constant_like(0.5, x), main))
+
+
+def _bessel_i1_vjp(g, ans, x, **_):
+    """TF's BesselI1 gradient: i0(x) - i1(x) / x, 1 at x = 0 (a select)."""
+    main = F.subtract(F.execute("BesselI0", [x]), F.divide(ans, x))
+    return F.multiply(g, F.where(F.equal(x, _constant_like(0, x)), _constant_like(1, x), main))
+
+
+def _igamma_partials(g, a, x):
+    """TF's Igamma gradient: IgammaGradA's derivative in a, and x^(a - 1) exp(-x) / Gamma(a) in log space for
+    x, each times the upstream and summed over its operand's broadcast axes."""
+    partial_a = F.execute("IgammaGradA", [a, x])
+    partial_x = F.exp(F.subtract(F.add(F.negative(x), F.multiply(F.subtract(a, _constant_like(1, a)), F.log(x))),
+                                 F.lgamma(a)))
+    return (F.reshape(F.reduce_sum(F.multiply(partial_a, g), _broadcast_axes(_shape(a), _shape(x))), _shape(a)),
+            F.reshape(F.reduce_sum(F.multiply(partial_x, g), _broadcast_axes(_shape(x), _shape(a))), _shape(x)))
+
+
+def _igammac_vjp(g, ans, a, x, **_):
+    """TF's Igammac gradient: Igamma's, negated."""
+    grad_a, grad_x = _igamma_partials(g, a, x)
+    return F.negative(grad_a), F.negative(grad_x)
+
+
+def _next_after_vjp(g, ans, x1, x2, **_):
+    """TF's NextAfter gradient: ones times the upstream for x1, zeros times it for x2 (NaN where it is NaN or
+    infinite), each summed over its operand's broadcast axes."""
+    grad_1 = F.multiply(F.ones(_shape(x1), x1.dtype), g)
+    grad_2 = F.multiply(F.zeros(_shape(x2), x2.dtype), g)
+    return (F.reshape(F.reduce_sum(grad_1, _broadcast_axes(_shape(x1), _shape(x2))), _shape(x1)),
+            F.reshape(F.reduce_sum(grad_2, _broadcast_axes(_shape(x2), _shape(x1))), _shape(x2)))
+
+
+def _angle_vjp(g, ans, x, **_):
+    """TF's Angle gradient: -complex(g, 0) / complex(imag(x), real(x))."""
+    z = F.reciprocal(F.complex(F.imag(x), F.real(x)))
+    return F.multiply(F.negative(F.complex(g, F.zeros_like(g))), z)
+
+
+_F32_F64 = frozenset({_dtypes.float32, _dtypes.float64})
+_BESSEL_KERNELS = FLOAT - {_dtypes.bfloat16}
+defop("Erfinv", _erfinv, _erfinv_vjp, dtypes=FLOAT, kernels=_F32_F64)
+defop("Ndtri", _ndtri, _ndtri_vjp, dtypes=FLOAT, kernels=_F32_F64)
+defop("BesselI0e", _bessel_i0e, _bessel_i0e_vjp, dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselI1e", _bessel_i1e, _bessel_i1e_vjp, dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselI0", _bessel_i0, lambda g, ans, x, **_: F.multiply(g, F.execute("BesselI1", [x])), dtypes=FLOAT,
+      kernels=_BESSEL_KERNELS)
+defop("BesselI1", _bessel_i1, _bessel_i1_vjp, dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("Igamma", _igamma, lambda g, ans, a, x, **_: _igamma_partials(g, a, x), dtypes=_F32_F64,
+      gradient_ops=("IgammaGradA",))
+defop("Igammac", _igammac, _igammac_vjp, dtypes=_F32_F64, gradient_ops=("IgammaGradA",))
+defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F64)
+defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64)
+defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
