@@ -2139,7 +2139,14 @@ def igammac(a: Any, x: Any, name: str | None = None) -> EagerTensor:
 
 
 def nextafter(x1: Any, x2: Any, name: str | None = None) -> EagerTensor:
-    """The next representable value after x1 toward x2; its gradient is the upstream for x1, zeros for x2."""
+    """The next representable value after x1 toward x2; its gradient is the upstream for x1, zeros for x2. With
+    no tensor among the arguments, TF's wrapper converts the first as it would, then, if that is no float32 or
+    float64, toward the op's default dtype float32 (so Python integers become float32)."""
+    if not isinstance(x1, EagerTensor) and not isinstance(x2, EagerTensor):
+        first = convert_to_tensor(x1)
+        if first.dtype not in (_dtypes.float32, _dtypes.float64):
+            first = convert_to_tensor(x1, dtype_hint=_dtypes.float32)
+        return execute("NextAfter", [first, convert_to_tensor(x2, dtype=first.dtype)])
     return _binary("NextAfter", x1, x2)
 
 

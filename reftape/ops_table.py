@@ -1108,9 +1108,9 @@ defop("BesselI1e", _bessel_i1e, _bessel_i1e_vjp, dtypes=FLOAT, kernels=_BESSEL_K
 defop("BesselI0", _bessel_i0, lambda g, ans, x, **_: F.multiply(g, F.execute("BesselI1", [x])), dtypes=FLOAT,
       kernels=_BESSEL_KERNELS)
 defop("BesselI1", _bessel_i1, _bessel_i1_vjp, dtypes=FLOAT, kernels=_BESSEL_KERNELS)
-defop("Igamma", _igamma, lambda g, ans, a, x, **_: _igamma_partials(g, a, x), dtypes=_F32_F64,
+defop("Igamma", _igamma, lambda g, ans, a, x, **_: _igamma_partials(g, a, x), dtypes=FLOAT, kernels=_F32_F64,
       gradient_ops=("IgammaGradA",))
-defop("Igammac", _igammac, _igammac_vjp, dtypes=_F32_F64, gradient_ops=("IgammaGradA",))
+defop("Igammac", _igammac, _igammac_vjp, dtypes=FLOAT, kernels=_F32_F64, gradient_ops=("IgammaGradA",))
 defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F64)
 defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64)
 defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)

@@ -679,6 +679,29 @@ EXPRESSIONS = [
  "tf.math.polygamma(tf.constant(1.0), tf.constant(2.0, tf.float64))", "tf.math.polygamma(1, tf.constant([2.0]))",
  "tf.math.zeta([2.0, 3.5, 1.0, 0.5, 2.0], [1.0, 2.0, 1.0, 1.0, -1.5])", "tf.math.zeta(2.0, [0.0, 1e-3, 50.0])",
  "tf.math.zeta(tf.constant([[2.0], [4.0]], tf.float64), tf.constant([0.5, 3.0], tf.float64))", "tf.math.zeta(2, 3)",
+ # Special functions of issue 24: domains' ends and beyond, NaNs and infinities, dtypes TF refuses (float16 without
+ # a kernel, complex and integers not allowed), mixed dtypes, broadcasting; nextafter into the subnormals TF flushes
+ *[f"tf.math.{name}(tf.constant([0.0, 1.0, -1.0, 0.5, 2.0, -0.5, np.nan, 1e-30], tf.{dtype}))"
+   for name in ("erfinv", "ndtri") for dtype in ("float32", "float64")],
+ *[f"tf.math.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("erfinv", "ndtri", "bessel_i0e", "bessel_i1")
+   for dtype in ("float16", "bfloat16", "complex64", "int32")],
+ *[f"tf.math.{name}(tf.constant([0.0, -0.0, 8.0, -8.0, 30.0, -700.0, 800.0, np.inf, -np.inf, np.nan, 1e-30], tf.{dtype}))"
+   for name in ("bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1") for dtype in ("float16", "float32", "float64")],
+ *[f"tf.math.{name}([0.0, -1.0, 1.0, 0.5, 2.0, np.nan, 100.0, 1e-3, np.inf], [1.0, 1.0, 0.0, 0.0, np.inf, 1.0, 90.0, 5.0, 2.0])"
+   for name in ("igamma", "igammac")],
+ "tf.math.igamma(tf.constant([[0.5], [20.0]], tf.float64), tf.constant([0.1, 19.0, 30.0], tf.float64))",
+ "tf.math.igamma(1, 2)", "tf.math.igamma(tf.constant(1.0), tf.constant(2.0, tf.float64))",
+ "tf.math.igammac(tf.constant(1.0, tf.float16), tf.constant(2.0, tf.float16))",
+ "tf.math.nextafter(tf.constant([0.0, 1.0, -0.0, 1.0, np.nan, np.inf]), tf.constant([1.0, 2.0, -1.0, 1.0, 1.0, 0.0]))",
+ "tf.math.nextafter(tf.constant([0.0, 1.0], tf.float64), tf.constant([-1.0, 0.0], tf.float64))",
+ "tf.math.nextafter(tf.constant(1.0, tf.float16), tf.constant(2.0, tf.float16))", "tf.math.nextafter(1, 2)",
+ "tf.math.nextafter(1, 2.5)", "tf.math.nextafter(1.0, 2)", "tf.math.nextafter([1, 2], tf.constant(0.0))", "tf.math.nextafter(True, 2.0)",
+ "tf.math.igammac(tf.constant(1.0, tf.bfloat16), tf.constant(2.0, tf.bfloat16))",
+ "tf.math.lbeta([[1.0, 2.0], [0.0, 3.0]])", "tf.math.lbeta(tf.zeros([2, 0]))", "tf.math.lbeta(1.0)", "tf.math.lbeta([2, 3])",
+ "tf.math.lbeta(tf.constant([[0.5, -1.5, 2.0]], tf.float64))", "tf.math.lbeta(tf.constant([1.0, 2.0], tf.bfloat16))",
+ "tf.math.angle(tf.constant([1 + 1j, -1 + 0j, -1 - 0j, 0j, -0j, np.nan + 1j], tf.complex64))",
+ "tf.math.angle(tf.constant([-2.0, 0.0, -0.0, np.nan], tf.float64))", "tf.math.angle(tf.constant([-1, 2]))",
+ "tf.math.angle(tf.constant([-1.0, 2.0], tf.float16))",
  # argument checks as TF's Python wrappers and op wrappers make them: einsum's keywords; squeeze's axis (a scalar made a list,
  # items read as int attributes, a tensor or array refused, a 0-d one failing to allocate); concat of one tensor; zeros_like's
  # and ones_like's dtype; unstack's num checked by the op

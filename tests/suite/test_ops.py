@@ -861,6 +861,36 @@ GRADIENT_SNIPPETS = {
                       "with tf.GradientTape() as t:\n    t.watch([x, q])\n    y = tf.math.zeta(x, q)\nr = [y, t.gradient(y, [x, q])]",
     "zeta/second_order": _second_order("q = tf.constant([[0.5, 2.0], [3.5, 7.0]], tf.float64)",
                                        "tf.math.zeta(tf.constant(2.5, tf.float64), q)", "[q]"),
+    # Special functions of issue 24: gradients from the output (erfinv, ndtri) at the ends of the domain, the Bessel
+    # functions' selects at 0 to the second order and in float16, igamma's IgammaGradA for a (no gradient of its
+    # own: a second order through it fails as TF's does), nextafter's zeros times an infinite upstream, lbeta along
+    # an empty last axis, angle of complex and real inputs
+    "erfinv/edges": _first_order("x = tf.constant([-1.0, 1.0, 1.5, 0.0, -0.999, 1e-30])", "tf.math.erfinv(x)", "[x]"),
+    "erfinv/second_order": _second_order("x = tf.constant([[-0.9, -0.2], [0.0, 0.7]], tf.float64)", "tf.math.erfinv(x)", "[x]"),
+    "ndtri/edges": _first_order("x = tf.constant([0.0, 1.0, -0.5, 0.5, 1e-30, 0.9999], tf.float64)", "tf.math.ndtri(x)", "[x]"),
+    "ndtri/second_order": _second_order("x = tf.constant([[0.01, 0.3], [0.5, 0.97]])", "tf.math.ndtri(x)", "[x]"),
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, -0.5, 3.0], [9.0, -20.0, 1e-3]], tf.float64)",
+                                             f"tf.math.{name}(x)", "[x]")
+       for name in ("bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1")},
+    **{f"{name}/float16": _first_order("x = tf.constant([0.0, -0.5, 3.0, 9.0, -12.0], tf.float16)", f"tf.math.{name}(x)", "[x]")
+       for name in ("bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1")},
+    **{f"{name}/broadcast": "a = tf.constant([[0.5], [2.0], [-1.0]]); x = tf.constant([0.0, 0.3, 2.5, 7.0])\n"
+                            f"with tf.GradientTape(persistent=True) as t:\n    t.watch([a, x])\n    y = tf.math.{name}(a, x)\n"
+                            "r = [y, t.gradient(y, [a, x])]"
+       for name in ("igamma", "igammac")},
+    "igamma/second_order_in_x": _second_order("a = tf.constant([[0.5, 2.0], [3.5, 1.0]], tf.float64); "
+                                              "x = tf.constant([[0.2, 1.5], [4.0, 2.0]], tf.float64)",
+                                              "tf.math.igamma(a, x)", "[x]"),
+    "nextafter/broadcast": "x1 = tf.constant([[1.0], [0.0]]); x2 = tf.constant([0.0, 2.0, 1.0])\n"
+                           "with tf.GradientTape(persistent=True) as t:\n    t.watch([x1, x2])\n    y = tf.math.nextafter(x1, x2)\n"
+                           "r = [y, t.gradient(y, [x1, x2]), t.gradient(y, [x1, x2], output_gradients=tf.constant("
+                           "[[1.0, np.inf, 2.0], [np.nan, 1.0, 0.5]]))]",
+    "lbeta/second_order": _second_order("x = tf.constant([[0.5, 2.0, 3.0], [1.0, 4.0, 0.25]], tf.float64)",
+                                        "tf.math.lbeta(x)", "[x]"),
+    "lbeta/empty_last_axis": _first_order("x = tf.zeros([2, 0])", "tf.math.lbeta(x)", "[x]"),
+    "angle/complex_second_order": _second_order("x = tf.constant([[1 + 2j, -3 + 0.5j], [-1 - 1j, 2j]], tf.complex128)",
+                                                "tf.math.angle(x)", "[x]"),
+    "angle/real": _first_order("x = tf.constant([-2.0, 0.0, -0.0, 3.0])", "tf.math.angle(x)", "[x]"),
     # meshgrid: each input's gradient sums the upstream over the grid's other axes (Mul by ones)
     "meshgrid/xy": "x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([4.0, 5.0]); z = tf.constant([0.5, 1.5])\n"
                    "with tf.GradientTape(persistent=True) as t:\n    t.watch([x, y, z])\n    g = tf.meshgrid(x, y, z)\n"
