@@ -400,6 +400,10 @@ _ENTRIES = [
     _unary("math.lbeta", "positive", dtypes=("float16", "float32", "float64"), sums_terms=True,
            specials=(([1.0, 2.0],), ([0.0, 1.0],)), analytic=False, traits={COMPOSITE}),
     _unary("math.angle", dtypes=COMPLEX, output="real", specials=((0.0,),), analytic=False, traits={BOUNDED}),
+    # tf.math.special's K0 and K1 (scaled or not): +inf at 0 and below, their gradients NaN at 0 (order 1)
+    *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (-1.0,), (9.0,)),
+             analytic=False, traits={AMPLIFYING, ILL_CONDITIONED})
+      for p in ("math.special.bessel_k0", "math.special.bessel_k0e", "math.special.bessel_k1", "math.special.bessel_k1e")],
     _unary("math.log_sigmoid", specials=((-100.0,), (100.0,)), traits={ILL_CONDITIONED}),
     _unary("math.softplus", specials=((0.0,),), traits={ILL_CONDITIONED}),
     _unary("math.erf", specials=((0.0,),), traits={ILL_CONDITIONED, BOUNDED}),

@@ -2128,6 +2128,12 @@ bessel_i0 = _unary_function("BesselI0", "I0(x), the modified Bessel function of 
 bessel_i1 = _unary_function("BesselI1", "I1(x), the modified Bessel function of order 1.")
 
 
+bessel_k0 = _unary_function("BesselK0", "K0(x), the modified Bessel function of the second kind of order 0.")
+bessel_k0e = _unary_function("BesselK0e", "exp(x) K0(x).")
+bessel_k1 = _unary_function("BesselK1", "K1(x), the modified Bessel function of the second kind of order 1.")
+bessel_k1e = _unary_function("BesselK1e", "exp(x) K1(x).")
+
+
 def igamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
     """The lower regularized incomplete gamma function P(a, x); differentiable in a (IgammaGradA) and x."""
     return _binary("Igamma", a, x)

@@ -10,5 +10,6 @@ from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, asin, asin
                         unsorted_segment_sum, xdivy, xlog1py, xlogy, zeta)
 from .functions import (angle, bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, erfinv, igamma, igammac,  # issue 24
                         lbeta, ndtri, nextafter)
+from . import math_special as special  # noqa: E402  tf.math.special (issue 24)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -40,8 +40,8 @@ from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
-from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _erfinv, _igamma, _igamma_grad_a,
-                              _igammac, _ndtri)
+from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_k0, _bessel_k0e, _bessel_k1,
+                              _bessel_k1e, _erfinv, _igamma, _igamma_grad_a, _igammac, _ndtri)
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
                                 _vector_loop)
@@ -1114,3 +1114,14 @@ defop("Igammac", _igammac, _igammac_vjp, dtypes=FLOAT, kernels=_F32_F64, gradien
 defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F64)
 defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64)
 defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
+defop("BesselK0", _bessel_k0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselK1", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselK0e", _bessel_k0e, lambda g, ans, x, **_: F.multiply(g, F.subtract(ans, F.execute("BesselK1e", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselK1", _bessel_k1, lambda g, ans, x, **_: F.multiply(g, F.subtract(F.negative(F.execute("BesselK0", [x])),
+                                                                                F.divide(ans, x))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)  # NaN at 0, as TF's (no select)
+defop("BesselK1e", _bessel_k1e,
+      lambda g, ans, x, **_: F.multiply(g, F.subtract(F.multiply(ans, F.subtract(_constant_like(1, x), F.reciprocal(x))),
+                                                      F.execute("BesselK0e", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)

@@ -427,3 +427,77 @@ def _pairwise(scalar):
 _igamma = _pairwise(lambda a, x, t: _igamma_scalar(a, x, t, _VALUE))
 _igammac = _pairwise(_igammac_scalar)
 _igamma_grad_a = _pairwise(lambda a, x, t: _igamma_scalar(a, x, t, _DERIVATIVE))
+
+
+# Cephes' Chebyshev coefficients of the modified Bessel functions of the second kind: K0 and x K1 less their
+# logarithmic parts on [0, 2] (A, in x^2 - 2), sqrt(x) exp(x) K beyond (B, in 8/x - 2); Eigen's float32 kernels
+# keep the last 7 and 10 terms
+_K0_A = (1.37446543561352307156E-16, 4.25981614279661018399E-14, 1.03496952576338420167E-11,
+         1.90451637722020886025E-9, 2.53479107902614945675E-7, 2.28621210311945178607E-5,
+         1.26461541144692592338E-3, 3.59799365153615016266E-2, 3.44289899924628486886E-1,
+         -5.35327393233902768720E-1)
+_K0_B = (5.30043377268626276149E-18, -1.64758043015242134646E-17, 5.21039150503902756861E-17,
+         -1.67823109680541210385E-16, 5.51205597852431940784E-16, -1.84859337734377901440E-15,
+         6.34007647740507060557E-15, -2.22751332699166985548E-14, 8.03289077536357521100E-14,
+         -2.98009692317273043925E-13, 1.14034058820847496303E-12, -4.51459788337394416547E-12,
+         1.85594911495471785253E-11, -7.95748924447710747776E-11, 3.57739728140030116597E-10,
+         -1.69753450938905987466E-9, 8.57403401741422608519E-9, -4.66048989768794782956E-8,
+         2.76681363944501510342E-7, -1.83175552271911948767E-6, 1.39498137188764993662E-5,
+         -1.28495495816278026384E-4, 1.56988388573005337491E-3, -3.14481013119645005427E-2,
+         2.44030308206595545468E0)
+_K1_A = (-7.02386347938628759343E-18, -2.42744985051936593393E-15, -6.66690169419932900609E-13,
+         -1.41148839263352776110E-10, -2.21338763073472585583E-8, -2.43340614156596823496E-6,
+         -1.73028895751305206302E-4, -6.97572385963986435018E-3, -1.22611180822657148235E-1,
+         -3.53155960776544875667E-1, 1.52530022733894777053E0)
+_K1_B = (-5.75674448366501715755E-18, 1.79405087314755922667E-17, -5.68946255844285935196E-17,
+         1.83809354436663880070E-16, -6.05704724837331885336E-16, 2.03870316562433424052E-15,
+         -7.01983709041831346144E-15, 2.47715442448130437068E-14, -8.97670518232499435011E-14,
+         3.34841966607842919884E-13, -1.28917396095102890680E-12, 5.13963967348173025100E-12,
+         -2.12996783842756842877E-11, 9.21831518760500529508E-11, -4.19035475934189648750E-10,
+         2.01504975519703286596E-9, -1.03457624656780970260E-8, 5.74108412545004946722E-8,
+         -3.50196060308781257119E-7, 2.40648494783721712015E-6, -1.93619797416608296024E-5,
+         1.95215518471351631108E-4, -2.85781685962277938680E-3, 1.03923736576817238437E-1,
+         2.72062619048444266945E0)
+
+
+def _bessel_k(x, order, scaled):
+    """Eigen's bessel_k0, k0e, k1 and k1e in the dtype: on (0, 2] the Chebyshev series plus (order 0) -log(x/2)
+    I0(x) or (order 1) log(x/2) I1(x) after dividing the series by x, times exp(x) when scaled; beyond 2 the
+    series over sqrt(x), times exp(-x) unless scaled; +inf for x <= 0, NaN for NaN."""
+    t = x.dtype.type
+    a, b = (_K0_A, _K0_B) if order == 0 else (_K1_A, _K1_B)
+    if x.dtype == np.float32:
+        a, b = a[-7:], b[-10:]
+    with np.errstate(all="ignore"):
+        near = _chbevl(x * x - t(2), a)
+        if order == 0:
+            near = _bessel_i0(x) * -np.log(t(0.5) * x) + near
+        else:
+            near = _bessel_i1(x) * np.log(t(0.5) * x) + near / x
+        if scaled:
+            near = near * np.exp(x)
+        near = np.where(x <= t(0), t(np.inf), near)
+        series = _chbevl(t(8) / x - t(2), b)
+        if scaled:
+            far = series / np.sqrt(x)
+        elif order == 0:
+            far = np.exp(-x) * series / np.sqrt(x)
+        else:
+            far = np.exp(-x) * (series / np.sqrt(x))
+        return np.where(x <= t(2), near, far).astype(x.dtype)
+
+
+def _bessel_k0(x):
+    return _bessel_k(x, 0, scaled=False)
+
+
+def _bessel_k0e(x):
+    return _bessel_k(x, 0, scaled=True)
+
+
+def _bessel_k1(x):
+    return _bessel_k(x, 1, scaled=False)
+
+
+def _bessel_k1e(x):
+    return _bessel_k(x, 1, scaled=True)

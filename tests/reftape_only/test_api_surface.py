@@ -702,6 +702,10 @@ EXPRESSIONS = [
  "tf.math.angle(tf.constant([1 + 1j, -1 + 0j, -1 - 0j, 0j, -0j, np.nan + 1j], tf.complex64))",
  "tf.math.angle(tf.constant([-2.0, 0.0, -0.0, np.nan], tf.float64))", "tf.math.angle(tf.constant([-1, 2]))",
  "tf.math.angle(tf.constant([-1.0, 2.0], tf.float16))",
+ *[f"tf.math.special.{name}(tf.constant([0.0, -0.0, -1.0, 1e-30, 2.0, 8.0, 90.0, 750.0, np.inf, -np.inf, np.nan], tf.{dtype}))"
+   for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e") for dtype in ("float16", "float32", "float64")],
+ *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("bessel_k0", "bessel_k1e") for dtype in ("bfloat16", "complex64")],
+ *[f"tf.math.special.{name}([0.5, 3.0])" for name in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e")],
  # argument checks as TF's Python wrappers and op wrappers make them: einsum's keywords; squeeze's axis (a scalar made a list,
  # items read as int attributes, a tensor or array refused, a 0-d one failing to allocate); concat of one tensor; zeros_like's
  # and ones_like's dtype; unstack's num checked by the op

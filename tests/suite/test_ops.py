@@ -891,6 +891,12 @@ GRADIENT_SNIPPETS = {
     "angle/complex_second_order": _second_order("x = tf.constant([[1 + 2j, -3 + 0.5j], [-1 - 1j, 2j]], tf.complex128)",
                                                 "tf.math.angle(x)", "[x]"),
     "angle/real": _first_order("x = tf.constant([-2.0, 0.0, -0.0, 3.0])", "tf.math.angle(x)", "[x]"),
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 2.0], [2.5, 9.0, 1e-3]], tf.float64)",
+                                             f"tf.math.special.{name}(x)", "[x]")
+       for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e")},
+    **{f"{name}/float16": _first_order("x = tf.constant([0.0, 0.5, 3.0, 9.0, -1.0], tf.float16)", f"tf.math.special.{name}(x)",
+                                       "[x]")
+       for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e")},
     # meshgrid: each input's gradient sums the upstream over the grid's other axes (Mul by ones)
     "meshgrid/xy": "x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([4.0, 5.0]); z = tf.constant([0.5, 1.5])\n"
                    "with tf.GradientTape(persistent=True) as t:\n    t.watch([x, y, z])\n    g = tf.meshgrid(x, y, z)\n"
