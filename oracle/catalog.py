@@ -305,6 +305,12 @@ def _constant_first_call(attr: str) -> Callable:
     return call
 
 
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]} * 0.0 + {attrs['a']!r}, {xs[0]} * 0.0 + {attrs['b']!r}, {xs[0]})")
+def _betainc_call(op: Any, inputs: list, attrs: dict) -> Any:
+    """betainc(a, b, x) with a and b constants of x's shape and dtype (issue 24: TF differentiates x only)."""
+    return op(inputs[0] * 0.0 + attrs["a"], inputs[0] * 0.0 + attrs["b"], inputs[0])
+
+
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
     return OpSpec(path, 1, "unary", (domain,), **options)
 
@@ -400,6 +406,10 @@ _ENTRIES = [
     _unary("math.lbeta", "positive", dtypes=("float16", "float32", "float64"), sums_terms=True,
            specials=(([1.0, 2.0],), ([0.0, 1.0],)), analytic=False, traits={COMPOSITE}),
     _unary("math.angle", dtypes=COMPLEX, output="real", specials=((0.0,),), analytic=False, traits={BOUNDED}),
+    # betainc(a, b, x) of constant a and b (attributes: TF differentiates only x), x in [0, 1] with its ends
+    _unary("math.betainc", "prob", attrs={"a": (2.0, 0.5, 1.0), "b": (3.0, 0.5, 1.0)}, call=_betainc_call,
+           dtypes=("float32", "float64"), specials=((0.0,), (1.0,), (0.5,), (1.5,)), analytic=False,
+           traits={ILL_CONDITIONED, BOUNDED}),
     # tf.math.special's K0 and K1 (scaled or not): +inf at 0 and below, their gradients NaN at 0 (order 1)
     *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (-1.0,), (9.0,)),
              analytic=False, traits={AMPLIFYING, ILL_CONDITIONED})

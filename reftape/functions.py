@@ -2144,6 +2144,17 @@ def igammac(a: Any, x: Any, name: str | None = None) -> EagerTensor:
     return _binary("Igammac", a, x)
 
 
+def betainc(a: Any, b: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The regularized incomplete beta function I_x(a, b); differentiable in x only. a, b and x have one shape
+    or are scalars (TF's kernel checks each pair of non-scalars, InvalidArgumentError)."""
+    a, b, x = _matching([a, b, x], strict=True)
+    for (p, first), (q, second) in ((("a", a), ("b", b)), (("a", a), ("x", x)), (("b", b), ("x", x))):
+        if first.ndim and second.ndim and tuple(first.shape) != tuple(second.shape):
+            raise InvalidArgumentError(f"Shapes of {p} and {q} are inconsistent: {dims_text(tuple(first.shape))} vs. "
+                                       f"{dims_text(tuple(second.shape))} [Op:Betainc]")
+    return execute("Betainc", [a, b, x])
+
+
 def nextafter(x1: Any, x2: Any, name: str | None = None) -> EagerTensor:
     """The next representable value after x1 toward x2; its gradient is the upstream for x1, zeros for x2. With
     no tensor among the arguments, TF's wrapper converts the first as it would, then, if that is no float32 or

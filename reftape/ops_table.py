@@ -41,7 +41,7 @@ from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highes
                                  _scan, _sum)
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
 from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_k0, _bessel_k0e, _bessel_k1,
-                              _bessel_k1e, _erfinv, _igamma, _igamma_grad_a, _igammac, _ndtri)
+                              _bessel_k1e, _betainc, _erfinv, _igamma, _igamma_grad_a, _igammac, _ndtri)
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
                                 _vector_loop)
@@ -1099,6 +1099,16 @@ def _angle_vjp(g, ans, x, **_):
     return F.multiply(F.negative(F.complex(g, F.zeros_like(g))), z)
 
 
+def _betainc_vjp(g, ans, a, b, x, **_):
+    """TF's Betainc gradient: none for a and b; for x, x^(a-1) (1-x)^(b-1) / B(a, b) in log space (xlogy and
+    xlog1py, so a or b of 1 gives a finite end), times the upstream, summed over the axes x broadcasts along
+    against a (TF reads a's shape only: a b larger than both fails in the reshape, as TF's)."""
+    log_beta = F.subtract(F.add(F.lgamma(a), F.lgamma(b)), F.lgamma(F.add(a, b)))
+    partial_x = F.exp(F.subtract(F.add(F.xlog1py(F.subtract(b, _constant_like(1, b)), F.negative(x)),
+                                       F.xlogy(F.subtract(a, _constant_like(1, a)), x)), log_beta))
+    return None, None, F.reshape(F.reduce_sum(F.multiply(partial_x, g), _broadcast_axes(_shape(x), _shape(a))), _shape(x))
+
+
 _F32_F64 = frozenset({_dtypes.float32, _dtypes.float64})
 _BESSEL_KERNELS = FLOAT - {_dtypes.bfloat16}
 defop("Erfinv", _erfinv, _erfinv_vjp, dtypes=FLOAT, kernels=_F32_F64)
@@ -1112,6 +1122,7 @@ defop("Igamma", _igamma, lambda g, ans, a, x, **_: _igamma_partials(g, a, x), dt
       gradient_ops=("IgammaGradA",))
 defop("Igammac", _igammac, _igammac_vjp, dtypes=FLOAT, kernels=_F32_F64, gradient_ops=("IgammaGradA",))
 defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F64)
+defop("Betainc", _betainc, _betainc_vjp, dtypes=_F32_F64)
 defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64)
 defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
 defop("BesselK0", _bessel_k0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselK1", [x]))),

@@ -706,6 +706,16 @@ EXPRESSIONS = [
    for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e") for dtype in ("float16", "float32", "float64")],
  *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("bessel_k0", "bessel_k1e") for dtype in ("bfloat16", "complex64")],
  *[f"tf.math.special.{name}([0.5, 3.0])" for name in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e")],
+ # betainc: Eigen's float32 and float64 Cephes ports (a <= 1 transformed, the series, both continued fractions, a and b
+ # swapped above the mean), domain ends and errors, the kernel's shape checks
+ *[f"tf.math.betainc(tf.constant({a}, tf.{d}), tf.constant({b}, tf.{d}), tf.constant({x}, tf.{d}))" for d in ("float32", "float64")
+   for a, b, x in (("[0.5, 2.0, 20.0, 0.1, 3.0, 50.0, 1.0]", "[0.5, 3.0, 15.0, 0.1, 40.0, 60.0, 1.0]", "[0.3, 0.9, 0.5, 0.99, 0.01, 0.45, 0.25]"),
+                   ("[0.0, -1.0, 2.0, 2.0, 2.0, np.nan, 2.0]", "[1.0, 1.0, 0.0, 2.0, 2.0, 1.0, 2.0]", "[0.5, 0.5, 0.5, 1.5, -0.5, 0.5, np.nan]"),
+                   ("[2.0, 2.0, 0.5]", "[3.0, 3.0, 0.5]", "[0.0, 1.0, 1e-30]"))],
+ "tf.math.betainc([1.0, 2.0], [1.0, 2.0, 3.0], 0.5)", "tf.math.betainc([[1.0], [2.0]], [1.0, 2.0], 0.5)",
+ "tf.math.betainc(1.0, [1.0, 2.0], [0.5, 0.25, 0.1])", "tf.math.betainc(1.0, [1.0, 2.0], 0.5)", "tf.math.betainc(1, 2, 0.5)",
+ "tf.math.betainc(tf.constant(1.0, tf.float16), tf.constant(1.0, tf.float16), tf.constant(0.5, tf.float16))",
+ "tf.math.betainc(tf.constant(1.0), tf.constant(1.0, tf.float64), 0.5)",
  # argument checks as TF's Python wrappers and op wrappers make them: einsum's keywords; squeeze's axis (a scalar made a list,
  # items read as int attributes, a tensor or array refused, a 0-d one failing to allocate); concat of one tensor; zeros_like's
  # and ones_like's dtype; unstack's num checked by the op

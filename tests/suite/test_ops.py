@@ -891,6 +891,21 @@ GRADIENT_SNIPPETS = {
     "angle/complex_second_order": _second_order("x = tf.constant([[1 + 2j, -3 + 0.5j], [-1 - 1j, 2j]], tf.complex128)",
                                                 "tf.math.angle(x)", "[x]"),
     "angle/real": _first_order("x = tf.constant([-2.0, 0.0, -0.0, 3.0])", "tf.math.angle(x)", "[x]"),
+    # betainc: None for a and b, x's gradient summed where x is a scalar beside a tensor a, a reshape failure where
+    # only b is a tensor (TF reads a's shape), xlogy and xlog1py at the ends for a or b of 1
+    "betainc/scalar_x": "a = tf.constant([0.5, 1.0, 2.0, 5.0]); b = tf.constant([2.0, 1.0, 0.5, 3.0]); x = tf.constant(0.3)\n"
+                        "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, b, x])\n    y = tf.math.betainc(a, b, x)\n"
+                        "r = [y, t.gradient(y, [a, b, x])]",
+    "betainc/only_b_a_tensor": "a = tf.constant(2.0); b = tf.constant([1.0, 2.0, 3.0]); x = tf.constant(0.5)\n"
+                               "with tf.GradientTape() as t:\n    t.watch(x)\n    y = tf.math.betainc(a, b, x)\n"
+                               "r = t.gradient(y, x)",
+    "betainc/ends": _first_order("a = tf.constant([1.0, 1.0, 2.0, 0.5, 3.0], tf.float64); "
+                                 "b = tf.constant([1.0, 2.0, 1.0, 0.5, 40.0], tf.float64); "
+                                 "x = tf.constant([0.0, 1.0, 0.0, 1.0, 0.01], tf.float64)", "tf.math.betainc(a, b, x)", "[x]"),
+    "betainc/second_order": _second_order("a = tf.constant([[0.5, 2.0], [3.0, 1.5]], tf.float64); "
+                                          "b = tf.constant([[2.0, 0.5], [4.0, 1.0]], tf.float64); "
+                                          "x = tf.constant([[0.2, 0.7], [0.45, 0.9]], tf.float64)",
+                                          "tf.math.betainc(a, b, x)", "[x]"),
     **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 2.0], [2.5, 9.0, 1e-3]], tf.float64)",
                                              f"tf.math.special.{name}(x)", "[x]")
        for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e")},
