@@ -406,6 +406,14 @@ _ENTRIES = [
     _unary("math.lbeta", "positive", dtypes=("float16", "float32", "float64"), sums_terms=True,
            specials=(([1.0, 2.0],), ([0.0, 1.0],)), analytic=False, traits={COMPOSITE}),
     _unary("math.angle", dtypes=COMPLEX, output="real", specials=((0.0,),), analytic=False, traits={BOUNDED}),
+    # tf.math.special's Dawson, exponential, Fresnel and Spence integrals (TF's own kernels; NaN below 0 for expint and
+    # spence, whose gradients divide by x and by 1 - x, spence's selecting -1 at 1)
+    *[_unary(p, dtypes=("float32", "float64"), specials=((0.0,), (3.25,), (-7.0,)), analytic=False, traits={BOUNDED})
+      for p in ("math.special.dawsn", "math.special.fresnel_cos", "math.special.fresnel_sin")],
+    _unary("math.special.expint", "positive", dtypes=("float32", "float64"), specials=((0.0,), (2.0,), (-1.0,), (40.0,)),
+           analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.special.spence", "positive", dtypes=("float32", "float64"), specials=((0.0,), (1.0,), (0.5,), (-1.0,)),
+           analytic=False),
     # betainc(a, b, x) of constant a and b (attributes: TF differentiates only x), x in [0, 1] with its ends
     _unary("math.betainc", "prob", attrs={"a": (2.0, 0.5, 1.0), "b": (3.0, 0.5, 1.0)}, call=_betainc_call,
            dtypes=("float32", "float64"), specials=((0.0,), (1.0,), (0.5,), (1.5,)), analytic=False,

@@ -2134,6 +2134,13 @@ bessel_k1 = _unary_function("BesselK1", "K1(x), the modified Bessel function of 
 bessel_k1e = _unary_function("BesselK1e", "exp(x) K1(x).")
 
 
+dawsn = _unary_function("Dawsn", "Dawson's integral; its gradient is 1 - 2 x dawsn(x).")
+expint = _unary_function("Expint", "The exponential integral Ei(x) (NaN below 0); its gradient is exp(x) / x.")
+fresnel_cos = _unary_function("FresnelCos", "The Fresnel cosine integral; its gradient is cos(pi x^2 / 2).")
+fresnel_sin = _unary_function("FresnelSin", "The Fresnel sine integral; its gradient is sin(pi x^2 / 2).")
+spence = _unary_function("Spence", "Spence's function (NaN below 0); its gradient is log(x) / (1 - x), -1 at 1.")
+
+
 def igamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
     """The lower regularized incomplete gamma function P(a, x); differentiable in a (IgammaGradA) and x."""
     return _binary("Igamma", a, x)

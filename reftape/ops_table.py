@@ -41,7 +41,8 @@ from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highes
                                  _scan, _sum)
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
 from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_k0, _bessel_k0e, _bessel_k1,
-                              _bessel_k1e, _betainc, _erfinv, _igamma, _igamma_grad_a, _igammac, _ndtri)
+                              _bessel_k1e, _betainc, _dawsn, _erfinv, _expint, _fresnel_cos, _fresnel_sin, _igamma,
+                              _igamma_grad_a, _igammac, _ndtri, _spence)
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
                                 _vector_loop)
@@ -1109,6 +1110,13 @@ def _betainc_vjp(g, ans, a, b, x, **_):
     return None, None, F.reshape(F.reduce_sum(F.multiply(partial_x, g), _broadcast_axes(_shape(x), _shape(a))), _shape(x))
 
 
+def _spence_vjp(g, ans, x, **_):
+    """TF's Spence gradient: log(x) / (1 - x), -1 at x = 1 (a Select over -ones_like(x))."""
+    partial = F.divide(F.log(x), F.subtract(_constant_like(1, x), x))
+    partial = F.execute("Select", [F.negative(F.ones_like(x)), partial], condition=F.equal(x, _constant_like(1, x)))
+    return F.multiply(g, partial)
+
+
 _F32_F64 = frozenset({_dtypes.float32, _dtypes.float64})
 _BESSEL_KERNELS = FLOAT - {_dtypes.bfloat16}
 defop("Erfinv", _erfinv, _erfinv_vjp, dtypes=FLOAT, kernels=_F32_F64)
@@ -1125,6 +1133,16 @@ defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F
 defop("Betainc", _betainc, _betainc_vjp, dtypes=_F32_F64)
 defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64)
 defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
+defop("Dawsn", _dawsn, lambda g, ans, x, **_: F.multiply(g, F.subtract(_constant_like(1, x), F.multiply(
+    F.multiply(_constant_like(2, x), x), ans))), dtypes=FLOAT, kernels=_F32_F64)
+defop("Expint", _expint, lambda g, ans, x, **_: F.divide(F.multiply(g, F.exp(x)), x), dtypes=FLOAT, kernels=_F32_F64)
+defop("FresnelCos", _fresnel_cos,
+      lambda g, ans, x, **_: F.multiply(g, F.cos(F.multiply(_constant_like(np.pi / 2, x), F.square(x)))),
+      dtypes=FLOAT, kernels=_F32_F64)
+defop("FresnelSin", _fresnel_sin,
+      lambda g, ans, x, **_: F.multiply(g, F.sin(F.multiply(_constant_like(np.pi / 2, x), F.square(x)))),
+      dtypes=FLOAT, kernels=_F32_F64)
+defop("Spence", _spence, _spence_vjp, dtypes=FLOAT, kernels=_F32_F64)
 defop("BesselK0", _bessel_k0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselK1", [x]))),
       dtypes=FLOAT, kernels=_BESSEL_KERNELS)
 defop("BesselK0e", _bessel_k0e, lambda g, ans, x, **_: F.multiply(g, F.subtract(ans, F.execute("BesselK1e", [x]))),

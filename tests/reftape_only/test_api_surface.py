@@ -706,6 +706,10 @@ EXPRESSIONS = [
    for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e") for dtype in ("float16", "float32", "float64")],
  *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("bessel_k0", "bessel_k1e") for dtype in ("bfloat16", "complex64")],
  *[f"tf.math.special.{name}([0.5, 3.0])" for name in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e")],
+ *[f"tf.math.special.{name}(tf.constant([0.0, -0.0, 0.5, 1.0, 1.5, 2.0, 3.25, 6.25, -7.0, 70.0, 1e9, 2e9, 36974.0, 40000.0, -1.0, "
+   f"1e-30, 800.0, np.inf, -np.inf, np.nan], tf.{dtype}))"
+   for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence") for dtype in ("float32", "float64")],
+ *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("dawsn", "spence") for dtype in ("float16", "bfloat16", "complex64")],
  # betainc: Eigen's float32 and float64 Cephes ports (a <= 1 transformed, the series, both continued fractions, a and b
  # swapped above the mean), domain ends and errors, the kernel's shape checks
  *[f"tf.math.betainc(tf.constant({a}, tf.{d}), tf.constant({b}, tf.{d}), tf.constant({x}, tf.{d}))" for d in ("float32", "float64")

@@ -891,6 +891,12 @@ GRADIENT_SNIPPETS = {
     "angle/complex_second_order": _second_order("x = tf.constant([[1 + 2j, -3 + 0.5j], [-1 - 1j, 2j]], tf.complex128)",
                                                 "tf.math.angle(x)", "[x]"),
     "angle/real": _first_order("x = tf.constant([-2.0, 0.0, -0.0, 3.0])", "tf.math.angle(x)", "[x]"),
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 1.0], [3.5, 7.0, 1e-3]], tf.float64)",
+                                             f"tf.math.special.{name}(x)", "[x]")
+       for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")},
+    **{f"{name}/float32_edges": _first_order("x = tf.constant([0.0, -0.5, 1.0, 2.0, -3.0, 40000.0])", f"tf.math.special.{name}(x)",
+                                             "[x]")
+       for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")},
     # betainc: None for a and b, x's gradient summed where x is a scalar beside a tensor a, a reshape failure where
     # only b is a tensor (TF reads a's shape), xlogy and xlog1py at the ends for a or b of 1
     "betainc/scalar_x": "a = tf.constant([0.5, 1.0, 2.0, 5.0]); b = tf.constant([2.0, 1.0, 0.5, 3.0]); x = tf.constant(0.3)\n"
