@@ -406,6 +406,11 @@ _ENTRIES = [
     _unary("math.lbeta", "positive", dtypes=("float16", "float32", "float64"), sums_terms=True,
            specials=(([1.0, 2.0],), ([0.0, 1.0],)), analytic=False, traits={COMPOSITE}),
     _unary("math.angle", dtypes=COMPLEX, output="real", specials=((0.0,),), analytic=False, traits={BOUNDED}),
+    # tf.math.special's J0, J1 (J1's gradient selects 1/2 at 0) and Y0, Y1 (-inf at 0, NaN below)
+    *[_unary(p, dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (5.0,), (-5.5,)), analytic=False,
+             traits={BOUNDED}) for p in ("math.special.bessel_j0", "math.special.bessel_j1")],
+    *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (5.0,), (-1.0,)),
+             analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}) for p in ("math.special.bessel_y0", "math.special.bessel_y1")],
     # tf.math.special's Dawson, exponential, Fresnel and Spence integrals (TF's own kernels; NaN below 0 for expint and
     # spence, whose gradients divide by x and by 1 - x, spence's selecting -1 at 1)
     *[_unary(p, dtypes=("float32", "float64"), specials=((0.0,), (3.25,), (-7.0,)), analytic=False, traits={BOUNDED})

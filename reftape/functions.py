@@ -2134,6 +2134,10 @@ bessel_k1 = _unary_function("BesselK1", "K1(x), the modified Bessel function of 
 bessel_k1e = _unary_function("BesselK1e", "exp(x) K1(x).")
 
 
+bessel_j0 = _unary_function("BesselJ0", "J0(x), the Bessel function of the first kind of order 0.")
+bessel_j1 = _unary_function("BesselJ1", "J1(x), the Bessel function of the first kind of order 1.")
+bessel_y0 = _unary_function("BesselY0", "Y0(x), the Bessel function of the second kind of order 0 (-inf at 0).")
+bessel_y1 = _unary_function("BesselY1", "Y1(x), the Bessel function of the second kind of order 1.")
 dawsn = _unary_function("Dawsn", "Dawson's integral; its gradient is 1 - 2 x dawsn(x).")
 expint = _unary_function("Expint", "The exponential integral Ei(x) (NaN below 0); its gradient is exp(x) / x.")
 fresnel_cos = _unary_function("FresnelCos", "The Fresnel cosine integral; its gradient is cos(pi x^2 / 2).")

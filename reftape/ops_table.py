@@ -40,8 +40,8 @@ from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
-from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_k0, _bessel_k0e, _bessel_k1,
-                              _bessel_k1e, _betainc, _dawsn, _erfinv, _expint, _fresnel_cos, _fresnel_sin, _igamma,
+from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_j0, _bessel_j1, _bessel_k0,
+                              _bessel_k0e, _bessel_k1, _bessel_k1e, _bessel_y0, _bessel_y1, _betainc, _dawsn, _erfinv, _expint, _fresnel_cos, _fresnel_sin, _igamma,
                               _igamma_grad_a, _igammac, _ndtri, _spence)
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
@@ -1133,6 +1133,15 @@ defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F
 defop("Betainc", _betainc, _betainc_vjp, dtypes=_F32_F64)
 defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64)
 defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
+defop("BesselJ0", _bessel_j0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselJ1", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselJ1", _bessel_j1, lambda g, ans, x, **_: F.multiply(g, F.where(
+    F.equal(x, _constant_like(0, x)), _constant_like(0.5, x), F.subtract(F.execute("BesselJ0", [x]), F.divide(ans, x)))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)  # 1/2 at 0 (a select, as TF's)
+defop("BesselY0", _bessel_y0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselY1", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselY1", _bessel_y1, lambda g, ans, x, **_: F.multiply(g, F.subtract(F.execute("BesselY0", [x]), F.divide(ans, x))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
 defop("Dawsn", _dawsn, lambda g, ans, x, **_: F.multiply(g, F.subtract(_constant_like(1, x), F.multiply(
     F.multiply(_constant_like(2, x), x), ans))), dtypes=FLOAT, kernels=_F32_F64)
 defop("Expint", _expint, lambda g, ans, x, **_: F.divide(F.multiply(g, F.exp(x)), x), dtypes=FLOAT, kernels=_F32_F64)

@@ -710,6 +710,8 @@ EXPRESSIONS = [
    f"1e-30, 800.0, np.inf, -np.inf, np.nan], tf.{dtype}))"
    for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence") for dtype in ("float32", "float64")],
  *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("dawsn", "spence") for dtype in ("float16", "bfloat16", "complex64")],
+ *[f"tf.math.special.{name}(tf.constant([0.0, -0.0, 1e-4, 2.0, -2.0, 5.0, -5.0, 30.0, 1e5, -1.0, 1e-30, np.inf, -np.inf, np.nan], "
+   f"tf.{dtype}))" for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1") for dtype in ("float16", "float32", "float64")],
  # betainc: Eigen's float32 and float64 Cephes ports (a <= 1 transformed, the series, both continued fractions, a and b
  # swapped above the mean), domain ends and errors, the kernel's shape checks
  *[f"tf.math.betainc(tf.constant({a}, tf.{d}), tf.constant({b}, tf.{d}), tf.constant({x}, tf.{d}))" for d in ("float32", "float64")

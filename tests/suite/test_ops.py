@@ -891,6 +891,12 @@ GRADIENT_SNIPPETS = {
     "angle/complex_second_order": _second_order("x = tf.constant([[1 + 2j, -3 + 0.5j], [-1 - 1j, 2j]], tf.complex128)",
                                                 "tf.math.angle(x)", "[x]"),
     "angle/real": _first_order("x = tf.constant([-2.0, 0.0, -0.0, 3.0])", "tf.math.angle(x)", "[x]"),
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 2.0], [4.5, 7.0, -6.0]], tf.float64)",
+                                             f"tf.math.special.{name}(x)", "[x]")
+       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
+    **{f"{name}/float16": _first_order("x = tf.constant([0.0, 0.5, 3.0, 9.0, -1.0], tf.float16)", f"tf.math.special.{name}(x)",
+                                       "[x]")
+       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
     **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 1.0], [3.5, 7.0, 1e-3]], tf.float64)",
                                              f"tf.math.special.{name}(x)", "[x]")
        for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")},
