@@ -46,6 +46,7 @@ from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, 
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
                                 _vector_loop)
+from .kernels.subnormal import _bessel_y1_of_tiny, _expint_of_tiny, _next_after_of_tiny
 from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
 from .recording import active_recordings
 from .thread_state import this_thread
@@ -1131,7 +1132,7 @@ defop("Igamma", _igamma, lambda g, ans, a, x, **_: _igamma_partials(g, a, x), dt
 defop("Igammac", _igammac, _igammac_vjp, dtypes=FLOAT, kernels=_F32_F64, gradient_ops=("IgammaGradA",))
 defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F64)
 defop("Betainc", _betainc, _betainc_vjp, dtypes=_F32_F64)
-defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64)
+defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64, subnormal_rule=_next_after_of_tiny)
 defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
 defop("BesselJ0", _bessel_j0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselJ1", [x]))),
       dtypes=FLOAT, kernels=_BESSEL_KERNELS)
@@ -1141,10 +1142,11 @@ defop("BesselJ1", _bessel_j1, lambda g, ans, x, **_: F.multiply(g, F.where(
 defop("BesselY0", _bessel_y0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselY1", [x]))),
       dtypes=FLOAT, kernels=_BESSEL_KERNELS)
 defop("BesselY1", _bessel_y1, lambda g, ans, x, **_: F.multiply(g, F.subtract(F.execute("BesselY0", [x]), F.divide(ans, x))),
-      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS, subnormal_rule=_bessel_y1_of_tiny)
 defop("Dawsn", _dawsn, lambda g, ans, x, **_: F.multiply(g, F.subtract(_constant_like(1, x), F.multiply(
     F.multiply(_constant_like(2, x), x), ans))), dtypes=FLOAT, kernels=_F32_F64)
-defop("Expint", _expint, lambda g, ans, x, **_: F.divide(F.multiply(g, F.exp(x)), x), dtypes=FLOAT, kernels=_F32_F64)
+defop("Expint", _expint, lambda g, ans, x, **_: F.divide(F.multiply(g, F.exp(x)), x), dtypes=FLOAT, kernels=_F32_F64,
+      subnormal_rule=_expint_of_tiny)
 defop("FresnelCos", _fresnel_cos,
       lambda g, ans, x, **_: F.multiply(g, F.cos(F.multiply(_constant_like(np.pi / 2, x), F.square(x)))),
       dtypes=FLOAT, kernels=_F32_F64)

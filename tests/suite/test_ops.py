@@ -309,6 +309,8 @@ SUBNORMAL_READING_OPS = {"math.log": (0,), "math.log1p": (0,), "math.expm1": (0,
                          "math.sign": (0,), "math.floormod": (0,), "complex": (0, 1), "pow": (0, 1),
                          "math.xlogy": (1,), "math.atan2": (0, 1), "math.asin": (0,), "math.atanh": (0,),
                          "math.lgamma": (0,), "math.digamma": (0,)}
+# issue 24: expint's logf and bessel_y1's in float32's scalar loop, nextafter's comparison and raw bits
+SUBNORMAL_READING_OPS.update({"math.special.expint": (0,), "math.special.bessel_y1": (0,), "math.nextafter": (0, 1)})
 
 
 def _below_normal(element: Any, tiny: float) -> bool:
