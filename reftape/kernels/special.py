@@ -304,10 +304,36 @@ def _bessel_i1(x):
 _VALUE, _DERIVATIVE = "value", "derivative"
 
 
+def _c_library_lgamma():
+    """The C library's lgammaf and lgamma, which Eigen's igamma and betainc kernels call (None where ctypes finds
+    no C math library: CPython's lgamma then stands in, within a few ulps)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        single, double = libm.lgammaf, libm.lgamma
+    except (OSError, AttributeError):
+        return None
+    single.restype, single.argtypes = ctypes.c_float, [ctypes.c_float]
+    double.restype, double.argtypes = ctypes.c_double, [ctypes.c_double]
+    return {np.float32: single, np.float64: double}
+
+
+_C_LGAMMA = _c_library_lgamma()
+
+
+def _lgamma_in(v, t):
+    """lgamma of the NumPy scalar v in the scalar type t as TF's kernels compute it: C's lgammaf or lgamma."""
+    if _C_LGAMMA is None or np.isnan(v):
+        return t(_lgamma_scalar(float(v)))
+    return t(_C_LGAMMA[t](float(v)))
+
+
 def _igamma_prefactor(a, x, t):
-    """x^a exp(-x) / Gamma(a) through its logarithm (C's lgamma); 0 where that logarithm is NaN or below
+    """x^a exp(-x) / Gamma(a) through its logarithm (C's lgammaf or lgamma); 0 where that logarithm is NaN or below
     -log of the dtype's largest value."""
-    log_ax = a * np.log(x) - x - t(_lgamma_scalar(float(a)))
+    log_ax = a * np.log(x) - x - _lgamma_in(a, t)
     if np.isnan(log_ax) or log_ax < -np.log(t(np.finfo(t).max)):
         return t(0)
     return np.exp(log_ax)
@@ -547,7 +573,7 @@ def _incbeta_cfe(a, b, x, small_branch, t):
 
 
 def _lgamma_t(v, t):
-    return t(_lgamma_scalar(float(v)))
+    return _lgamma_in(v, t)
 
 
 def _incbps_float32(a, b, x):
