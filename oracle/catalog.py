@@ -411,6 +411,11 @@ _ENTRIES = [
              traits={BOUNDED}) for p in ("math.special.bessel_j0", "math.special.bessel_j1")],
     *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (5.0,), (-1.0,)),
              analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}) for p in ("math.special.bessel_y0", "math.special.bessel_y1")],
+    # tf.signal's complex FFTs over the innermost one or two axes: sums of n terms, linear (gradients: the inverse
+    # transform scaled by n or 1/n)
+    *[_unary(p, dtypes=COMPLEX, sums_terms=True, analytic=False) for p in ("signal.fft", "signal.ifft")],
+    *[OpSpec(p, 1, "matrix", ("any",), dtypes=COMPLEX, sums_terms=True, analytic=False)
+      for p in ("signal.fft2d", "signal.ifft2d")],
     # tf.math.special's Dawson, exponential, Fresnel and Spence integrals (TF's own kernels; NaN below 0 for expint and
     # spence, whose gradients divide by x and by 1 - x, spence's selecting -1 at 1)
     *[_unary(p, dtypes=("float32", "float64"), specials=((0.0,), (3.25,), (-7.0,)), analytic=False, traits={BOUNDED})

@@ -33,6 +33,7 @@ from .tensor_spec import TensorSpec
 from .variables import Variable
 
 from . import autodiff, bitwise, linalg, math, nn, random  # noqa: E402  (namespaces, after the names they re-export)
+from . import signal  # noqa: E402  tf.signal (issue 24)
 
 _allocator.keep_freed_memory()
 

@@ -2190,3 +2190,10 @@ def angle(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - T
     if input.dtype.is_complex:
         return execute("Angle", [input])
     return where(less(input, 0), multiply(ones_like(input), np.pi), zeros_like(input))
+
+
+# tf.signal's complex FFTs (issue 24)
+fft = _unary_function("FFT", "The discrete Fourier transform over the innermost axis; its gradient is ifft times n.")
+ifft = _unary_function("IFFT", "The inverse discrete Fourier transform over the innermost axis.")
+fft2d = _unary_function("FFT2D", "The discrete Fourier transform over the innermost two axes.")
+ifft2d = _unary_function("IFFT2D", "The inverse discrete Fourier transform over the innermost two axes.")

@@ -43,6 +43,7 @@ from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
 from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_j0, _bessel_j1, _bessel_k0,
                               _bessel_k0e, _bessel_k1, _bessel_k1e, _bessel_y0, _bessel_y1, _betainc, _dawsn, _erfinv, _expint, _fresnel_cos, _fresnel_sin, _igamma,
                               _igamma_grad_a, _igammac, _ndtri, _spence)
+from .kernels.special import _fft, _fft2d, _ifft, _ifft2d
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
                                 _vector_loop)
@@ -1165,3 +1166,22 @@ defop("BesselK1e", _bessel_k1e,
       lambda g, ans, x, **_: F.multiply(g, F.subtract(F.multiply(ans, F.subtract(_constant_like(1, x), F.reciprocal(x))),
                                                       F.execute("BesselK0e", [x]))),
       dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+
+
+def _fourier_vjp(inverse_op, rank, inverse):
+    """TF's FFT gradients: the inverse transform of the upstream times the transform's size (FFT), or the
+    forward transform times 1 / size cast to the complex dtype (IFFT); size over the innermost `rank` axes."""
+    def vjp(g, ans, x, **_):
+        size = int(np.prod(_shape(g)[len(_shape(g)) - rank:]))
+        if inverse:
+            scale = F.cast(F.constant(1.0 / np.asarray(size, g.dtype.real_dtype._numpy_dtype), g.dtype.real_dtype), g.dtype)
+        else:
+            scale = F.cast(F.constant(size, _dtypes.int32), g.dtype)
+        return F.multiply(F.execute(inverse_op, [g]), scale)
+    return vjp
+
+
+defop("FFT", _fft, _fourier_vjp("IFFT", 1, False), dtypes=COMPLEX)
+defop("IFFT", _ifft, _fourier_vjp("FFT", 1, True), dtypes=COMPLEX)
+defop("FFT2D", _fft2d, _fourier_vjp("IFFT2D", 2, False), dtypes=COMPLEX)
+defop("IFFT2D", _ifft2d, _fourier_vjp("FFT2D", 2, True), dtypes=COMPLEX)

@@ -1019,3 +1019,23 @@ def _bessel_y1(x):
         p, q, phase = _hankel(x, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, -2.35619449019234492885, t)
         p = p * np.sin(phase) + (t(5) / x) * (q * np.cos(phase))
         return np.where(x <= t(5), near, p * (t(_SQ2OPI) * (t(1) / np.sqrt(x)))).astype(x.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# tf.signal's complex FFTs over the innermost one or two axes, in the input's precision (TF's DUCC and NumPy's
+# pocketfft sum in other orders: equal to rounding, a sum of n terms)
+
+
+def _fourier(rank, inverse):
+    def kernel(x):
+        if x.ndim < rank:
+            raise ValueError(f"Input must have rank of at least {rank} but got: [{','.join(map(str, x.shape))}]")
+        if x.size == 0:
+            return x.copy()
+        axes = tuple(range(-rank, 0))
+        out = np.fft.ifftn(x, axes=axes) if inverse else np.fft.fftn(x, axes=axes)
+        return out.astype(x.dtype)
+    return kernel
+
+
+_fft, _ifft, _fft2d, _ifft2d = _fourier(1, False), _fourier(1, True), _fourier(2, False), _fourier(2, True)

@@ -712,6 +712,11 @@ EXPRESSIONS = [
  *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("dawsn", "spence") for dtype in ("float16", "bfloat16", "complex64")],
  *[f"tf.math.special.{name}(tf.constant([0.0, -0.0, 1e-4, 2.0, -2.0, 5.0, -5.0, 30.0, 1e5, -1.0, 1e-30, np.inf, -np.inf, np.nan], "
    f"tf.{dtype}))" for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1") for dtype in ("float16", "float32", "float64")],
+ # tf.signal's FFTs: ranks below the transform's, empty axes, dtypes, lengths of 1 and odd lengths
+ "tf.signal.fft(tf.constant(1+0j))", "tf.signal.fft2d(tf.zeros([3], tf.complex64))", "tf.signal.fft(tf.zeros([2, 0], tf.complex64))",
+ "tf.signal.ifft2d(tf.zeros([0, 2], tf.complex64))", "tf.signal.fft([1+1j, 2j])", "tf.signal.ifft(tf.constant([[1+2j], [3j]], tf.complex64))",
+ "tf.signal.fft2d(tf.constant(np.arange(30.0).reshape(2, 3, 5) + 1j, tf.complex128))", "tf.signal.fft(tf.constant([np.inf + 0j, 1j]))",
+ "tf.signal.fft(tf.constant([1.0, 2.0]))", "tf.signal.ifft2d(tf.constant(np.arange(28.0).reshape(4, 7) - 2j, tf.complex64))",
  # betainc: Eigen's float32 and float64 Cephes ports (a <= 1 transformed, the series, both continued fractions, a and b
  # swapped above the mean), domain ends and errors, the kernel's shape checks
  *[f"tf.math.betainc(tf.constant({a}, tf.{d}), tf.constant({b}, tf.{d}), tf.constant({x}, tf.{d}))" for d in ("float32", "float64")

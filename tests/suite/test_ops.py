@@ -905,6 +905,12 @@ GRADIENT_SNIPPETS = {
     **{f"{name}/float32_edges": _first_order("x = tf.constant([0.0, -0.5, 1.0, 2.0, -3.0, 40000.0])", f"tf.math.special.{name}(x)",
                                              "[x]")
        for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")},
+    # tf.signal's FFTs: batches, the 2d forms, second orders through the inverse transforms
+    **{f"{name}/second_order": _second_order("x = tf.constant(np.arange(12.0).reshape(2, 2, 3) * (1 - 0.5j) + 1j)",
+                                             f"tf.signal.{name}(x * x)", "[x]")
+       for name in ("fft", "ifft", "fft2d", "ifft2d")},
+    "fft/complex64_batch": _first_order("x = tf.constant(np.cos(np.arange(15.0)).reshape(3, 5) + 1j * np.arange(15.0).reshape(3, 5), "
+                                        "tf.complex64)", "tf.signal.ifft(tf.signal.fft(x) * x)", "[x]"),
     # betainc: None for a and b, x's gradient summed where x is a scalar beside a tensor a, a reshape failure where
     # only b is a tensor (TF reads a's shape), xlogy and xlog1py at the ends for a or b of 1
     "betainc/scalar_x": "a = tf.constant([0.5, 1.0, 2.0, 5.0]); b = tf.constant([2.0, 1.0, 0.5, 3.0]); x = tf.constant(0.3)\n"
