@@ -342,6 +342,12 @@ def _constant_first_call(attr: str) -> Callable:
     return call
 
 
+@_adapter(lambda op, xs, attrs: f"{op}({xs[0]} * 0.0 + {attrs['a']!r}, {xs[0]} * 0.0 + {attrs['b']!r}, {xs[0]})")
+def _betainc_call(op: Any, inputs: list, attrs: dict) -> Any:
+    """betainc(a, b, x) with a and b constants of x's shape and dtype (issue 24: TF differentiates x only)."""
+    return op(inputs[0] * 0.0 + attrs["a"], inputs[0] * 0.0 + attrs["b"], inputs[0])
+
+
 def _unary(path: str, domain: str = "any", **options: Any) -> OpSpec:
     return OpSpec(path, 1, "unary", (domain,), **options)
 
@@ -418,6 +424,51 @@ _ENTRIES = [
            dtypes=("float32", "float64"), specials=((0.0,), (-1.5,)), analytic=False, traits={AMPLIFYING}),
     _unary("math.zeta", "positive", attrs={"x": (2.0, 3.5)}, call=_constant_first_call("x"), dtypes=("float32", "float64"),
            specials=((0.0,),), analytic=False, traits={AMPLIFYING}),
+    # Special functions of issue 24. erfinv and ndtri: infinite at the ends of their domains, NaN beyond, gradients
+    # from the output (exp(y^2)); Bessel functions of orders 0 and 1, exponentially scaled (bounded) or not, whose
+    # order-1 gradients select at 0; the regularized incomplete gamma functions (TF differentiates a and x);
+    # nextafter (ones and zeros times the upstream); lbeta (lgammas along the last axis); angle's complex kernel
+    _unary("math.erfinv", "unit", dtypes=("float32", "float64"), specials=((0.0,), (1.0,), (-1.0,), (0.999,), (2.0,)),
+           analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.ndtri", "prob", dtypes=("float32", "float64"), specials=((0.5,), (0.0,), (1.0,), (1e-3,), (-0.5,)),
+           analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}),
+    *[_unary(p, dtypes=("float16", "float32", "float64"), specials=((0.0,), (8.0,), (-9.0,)), analytic=False,
+             traits={BOUNDED}) for p in ("math.bessel_i0e", "math.bessel_i1e")],
+    *[_unary(p, dtypes=("float16", "float32", "float64"), specials=((0.0,), (8.0,), (-9.0,)), analytic=False,
+             traits={AMPLIFYING, ILL_CONDITIONED}) for p in ("math.bessel_i0", "math.bessel_i1")],
+    *[_binary(p, ("positive", "positive"), dtypes=("float32", "float64"), specials=((1.0, 0.0), (0.5, 2.0), (-1.0, 1.0)),
+              analytic=False, traits={ILL_CONDITIONED, BOUNDED}) for p in ("math.igamma", "math.igammac")],
+    _binary("math.nextafter", dtypes=("float32", "float64"), specials=((1.0, 1.0), (0.0, 1.0), (NAN, 1.0)),
+            analytic=False),
+    _unary("math.lbeta", "positive", dtypes=("float16", "float32", "float64"), sums_terms=True,
+           specials=(([1.0, 2.0],), ([0.0, 1.0],)), analytic=False, traits={COMPOSITE}),
+    _unary("math.angle", dtypes=COMPLEX, output="real", specials=((0.0,),), analytic=False, traits={BOUNDED}),
+    # tf.math.special's J0, J1 (J1's gradient selects 1/2 at 0) and Y0, Y1 (-inf at 0, NaN below)
+    *[_unary(p, dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (5.0,), (-5.5,)), analytic=False,
+             traits={BOUNDED}) for p in ("math.special.bessel_j0", "math.special.bessel_j1")],
+    *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (5.0,), (-1.0,)),
+             analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}) for p in ("math.special.bessel_y0", "math.special.bessel_y1")],
+    # tf.signal's complex FFTs over the innermost one or two axes: sums of n terms, linear (gradients: the inverse
+    # transform scaled by n or 1/n)
+    *[_unary(p, dtypes=COMPLEX, sums_terms=True, analytic=False) for p in ("signal.fft", "signal.ifft")],
+    *[OpSpec(p, 1, "matrix", ("any",), dtypes=COMPLEX, sums_terms=True, analytic=False)
+      for p in ("signal.fft2d", "signal.ifft2d")],
+    # tf.math.special's Dawson, exponential, Fresnel and Spence integrals (TF's own kernels; NaN below 0 for expint and
+    # spence, whose gradients divide by x and by 1 - x, spence's selecting -1 at 1)
+    *[_unary(p, dtypes=("float32", "float64"), specials=((0.0,), (3.25,), (-7.0,)), analytic=False, traits={BOUNDED})
+      for p in ("math.special.dawsn", "math.special.fresnel_cos", "math.special.fresnel_sin")],
+    _unary("math.special.expint", "positive", dtypes=("float32", "float64"), specials=((0.0,), (2.0,), (-1.0,), (40.0,)),
+           analytic=False, traits={AMPLIFYING, ILL_CONDITIONED}),
+    _unary("math.special.spence", "positive", dtypes=("float32", "float64"), specials=((0.0,), (1.0,), (0.5,), (-1.0,)),
+           analytic=False),
+    # betainc(a, b, x) of constant a and b (attributes: TF differentiates only x), x in [0, 1] with its ends
+    _unary("math.betainc", "prob", attrs={"a": (2.0, 0.5, 1.0), "b": (3.0, 0.5, 1.0)}, call=_betainc_call,
+           dtypes=("float32", "float64"), specials=((0.0,), (1.0,), (0.5,), (1.5,)), analytic=False,
+           traits={ILL_CONDITIONED, BOUNDED}),
+    # tf.math.special's K0 and K1 (scaled or not): +inf at 0 and below, their gradients NaN at 0 (order 1)
+    *[_unary(p, "positive", dtypes=("float16", "float32", "float64"), specials=((0.0,), (2.0,), (-1.0,), (9.0,)),
+             analytic=False, traits={AMPLIFYING, ILL_CONDITIONED})
+      for p in ("math.special.bessel_k0", "math.special.bessel_k0e", "math.special.bessel_k1", "math.special.bessel_k1e")],
     _unary("math.log_sigmoid", specials=((-100.0,), (100.0,)), traits={ILL_CONDITIONED}),
     _unary("math.softplus", specials=((0.0,),), traits={ILL_CONDITIONED}),
     _unary("math.erf", specials=((0.0,),), traits={ILL_CONDITIONED, BOUNDED}),

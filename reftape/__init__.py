@@ -36,6 +36,7 @@ from . import autodiff, bitwise, linalg, math, nn, random  # noqa: E402  (namesp
 from . import image, sparse  # noqa: E402  (segments and array ops, issue 24)
 from .functions import repeat, roll, tensordot  # noqa: E402
 from .functions import strided_slice_with_masks as strided_slice  # noqa: E402
+from . import signal  # noqa: E402  tf.signal (issue 24)
 
 _allocator.keep_freed_memory()
 

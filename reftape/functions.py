@@ -2618,3 +2618,85 @@ def strided_slice_with_masks(input_: Any, begin: Any, end: Any, strides: Any = N
             key.append(builtins.slice(None if opens_begin[i] else int(starts[i]), None if opens_end[i] else int(stops[i]),
                                       int(steps[i])))
     return strided_slice(tensor, tuple(key))
+
+
+# ---------------------------------------------------------------------------------------------
+# Special functions of issue 24 (kernels where TF has one; lbeta and a real angle composed as TF composes them)
+
+erfinv = _unary_function("Erfinv", "The inverse error function; its gradient is sqrt(pi) / 2 exp(erfinv(x)^2).")
+ndtri = _unary_function("Ndtri", "The inverse of the standard normal CDF.")
+bessel_i0e = _unary_function("BesselI0e", "exp(-|x|) I0(x), the scaled modified Bessel function of order 0.")
+bessel_i1e = _unary_function("BesselI1e", "exp(-|x|) I1(x), the scaled modified Bessel function of order 1.")
+bessel_i0 = _unary_function("BesselI0", "I0(x), the modified Bessel function of order 0.")
+bessel_i1 = _unary_function("BesselI1", "I1(x), the modified Bessel function of order 1.")
+
+
+bessel_k0 = _unary_function("BesselK0", "K0(x), the modified Bessel function of the second kind of order 0.")
+bessel_k0e = _unary_function("BesselK0e", "exp(x) K0(x).")
+bessel_k1 = _unary_function("BesselK1", "K1(x), the modified Bessel function of the second kind of order 1.")
+bessel_k1e = _unary_function("BesselK1e", "exp(x) K1(x).")
+
+
+bessel_j0 = _unary_function("BesselJ0", "J0(x), the Bessel function of the first kind of order 0.")
+bessel_j1 = _unary_function("BesselJ1", "J1(x), the Bessel function of the first kind of order 1.")
+bessel_y0 = _unary_function("BesselY0", "Y0(x), the Bessel function of the second kind of order 0 (-inf at 0).")
+bessel_y1 = _unary_function("BesselY1", "Y1(x), the Bessel function of the second kind of order 1.")
+dawsn = _unary_function("Dawsn", "Dawson's integral; its gradient is 1 - 2 x dawsn(x).")
+expint = _unary_function("Expint", "The exponential integral Ei(x) (NaN below 0); its gradient is exp(x) / x.")
+fresnel_cos = _unary_function("FresnelCos", "The Fresnel cosine integral; its gradient is cos(pi x^2 / 2).")
+fresnel_sin = _unary_function("FresnelSin", "The Fresnel sine integral; its gradient is sin(pi x^2 / 2).")
+spence = _unary_function("Spence", "Spence's function (NaN below 0); its gradient is log(x) / (1 - x), -1 at 1.")
+
+
+def igamma(a: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The lower regularized incomplete gamma function P(a, x); differentiable in a (IgammaGradA) and x."""
+    return _binary("Igamma", a, x)
+
+
+def igammac(a: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The upper regularized incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _binary("Igammac", a, x)
+
+
+def betainc(a: Any, b: Any, x: Any, name: str | None = None) -> EagerTensor:
+    """The regularized incomplete beta function I_x(a, b); differentiable in x only. a, b and x have one shape
+    or are scalars (TF's kernel checks each pair of non-scalars, InvalidArgumentError)."""
+    a, b, x = _matching([a, b, x], strict=True)
+    for (p, first), (q, second) in ((("a", a), ("b", b)), (("a", a), ("x", x)), (("b", b), ("x", x))):
+        if first.ndim and second.ndim and tuple(first.shape) != tuple(second.shape):
+            raise InvalidArgumentError(f"Shapes of {p} and {q} are inconsistent: {dims_text(tuple(first.shape))} vs. "
+                                       f"{dims_text(tuple(second.shape))} [Op:Betainc]")
+    return execute("Betainc", [a, b, x])
+
+
+def nextafter(x1: Any, x2: Any, name: str | None = None) -> EagerTensor:
+    """The next representable value after x1 toward x2; its gradient is the upstream for x1, zeros for x2. With
+    no tensor among the arguments, TF's wrapper converts the first as it would, then, if that is no float32 or
+    float64, toward the op's default dtype float32 (so Python integers become float32)."""
+    if not isinstance(x1, EagerTensor) and not isinstance(x2, EagerTensor):
+        first = convert_to_tensor(x1)
+        if first.dtype not in (_dtypes.float32, _dtypes.float64):
+            first = convert_to_tensor(x1, dtype_hint=_dtypes.float32)
+        return execute("NextAfter", [first, convert_to_tensor(x2, dtype=first.dtype)])
+    return _binary("NextAfter", x1, x2)
+
+
+def lbeta(x: Any, name: str | None = None) -> EagerTensor:
+    """log|Beta(x)| along the last axis, TF's composite: the sum of lgamma(x) less lgamma of the sum."""
+    x = convert_to_tensor(x)
+    return subtract(reduce_sum(lgamma(x), axis=[-1]), lgamma(reduce_sum(x, axis=[-1])))
+
+
+def angle(input: Any, name: str | None = None) -> EagerTensor:  # noqa: A002 - TF's name
+    """The complex argument (the Angle kernel); for a real input, TF's composite: pi where negative, else 0."""
+    input = convert_to_tensor(input)
+    if input.dtype.is_complex:
+        return execute("Angle", [input])
+    return where(less(input, 0), multiply(ones_like(input), np.pi), zeros_like(input))
+
+
+# tf.signal's complex FFTs (issue 24)
+fft = _unary_function("FFT", "The discrete Fourier transform over the innermost axis; its gradient is ifft times n.")
+ifft = _unary_function("IFFT", "The inverse discrete Fourier transform over the innermost axis.")
+fft2d = _unary_function("FFT2D", "The discrete Fourier transform over the innermost two axes.")
+ifft2d = _unary_function("IFFT2D", "The inverse discrete Fourier transform over the innermost two axes.")

@@ -8,6 +8,9 @@ from .functions import (abs, acos, acosh, add, add_n, argmax, argmin, asin, asin
                         reduce_euclidean_norm, reduce_std, reduce_sum, reduce_variance, rint, round, rsqrt, segment_sum, sigmoid, sign,
                         sin, sinh, softplus, sqrt, square, squared_difference, subtract, tan, tanh, top_k, truediv,
                         unsorted_segment_sum, xdivy, xlog1py, xlogy, zeta)
+from .functions import (angle, bessel_i0, bessel_i0e, betainc, bessel_i1, bessel_i1e, erfinv, igamma, igammac,  # issue 24
+                        lbeta, ndtri, nextafter)
+from . import math_special as special  # noqa: E402  tf.math.special (issue 24)
 
 # Segments (issue 24)
 from .functions import (segment_max, segment_mean, segment_min, segment_prod, unsorted_segment_max,  # noqa: E402

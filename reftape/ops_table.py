@@ -42,9 +42,14 @@ from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _scan, _sum)
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
+from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_j0, _bessel_j1, _bessel_k0,
+                              _bessel_k0e, _bessel_k1, _bessel_k1e, _bessel_y0, _bessel_y1, _betainc, _dawsn, _erfinv, _expint, _fresnel_cos, _fresnel_sin, _igamma,
+                              _igamma_grad_a, _igammac, _ndtri, _spence)
+from .kernels.special import _fft, _fft2d, _ifft, _ifft2d
 from .kernels.subnormal import (_atan2_of_subnormals, _everywhere, _fmod_of_tiny, _glibc_logf, _glibc_pow, _glibc_xlogy,
                                 _lgamma_of_tiny, _scalar_loop, _scalar_remainder, _sign_in_vector_loop, _tiny_unchanged,
                                 _vector_loop)
+from .kernels.subnormal import _bessel_y1_of_tiny, _expint_of_tiny, _next_after_of_tiny
 from .primitives import COMPLEX, FLOAT, INEXACT, INTEGER, NUMERIC, REAL, defop
 from .recording import active_recordings
 from .thread_state import this_thread
@@ -1333,3 +1338,153 @@ defop("SpaceToDepth", _space_to_depth,
 defop("DepthToSpace", _depth_to_space,
       lambda g, ans, x, block_size, data_format, **_: F.execute("SpaceToDepth", [g], block_size=block_size,
                                                                 data_format=data_format), moves_data=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Special functions of issue 24: erfinv, ndtri, the modified Bessel functions of orders 0 and 1, the
+# regularized incomplete gamma functions, nextafter and the complex argument, with TF's gradients
+
+
+def _erfinv_vjp(g, ans, x, **_):
+    """TF's Erfinv gradient: the upstream times sqrt(pi) / 2 times exp(erfinv(x)^2), from the output."""
+    return F.multiply(F.multiply(g, _constant_like(np.sqrt(np.pi) / 2, g)), F.exp(F.square(ans)))
+
+
+def _ndtri_vjp(g, ans, x, **_):
+    """TF's Ndtri gradient: the upstream times sqrt(2 pi) times exp(ndtri(x)^2 / 2), from the output."""
+    return F.multiply(F.multiply(g, _constant_like(np.sqrt(2 * np.pi), g)),
+                      F.exp(F.divide(F.square(ans), _constant_like(2, ans))))
+
+
+def _bessel_i0e_vjp(g, ans, x, **_):
+    """TF's BesselI0e gradient: i1e(x) - sign(x) i0e(x)."""
+    return F.multiply(g, F.subtract(F.execute("BesselI1e", [x]), F.multiply(F.sign(x), ans)))
+
+
+def _bessel_i1e_vjp(g, ans, x, **_):
+    """TF's BesselI1e gradient: i0e(x) - i1e(x) (sign(x) + 1 / x), 0.5 at x = 0 (a select: the other branch's
+    NaN stays out of the first order)."""
+    main = F.subtract(F.execute("BesselI0e", [x]), F.multiply(ans, F.add(F.sign(x), F.reciprocal(x))))
+    return F.multiply(g, F.where(F.equal(x, _constant_like(0, x)), _constant_like(0.5, x), main))
+
+
+def _bessel_i1_vjp(g, ans, x, **_):
+    """TF's BesselI1 gradient: i0(x) - i1(x) / x, 1 at x = 0 (a select)."""
+    main = F.subtract(F.execute("BesselI0", [x]), F.divide(ans, x))
+    return F.multiply(g, F.where(F.equal(x, _constant_like(0, x)), _constant_like(1, x), main))
+
+
+def _igamma_partials(g, a, x):
+    """TF's Igamma gradient: IgammaGradA's derivative in a, and x^(a - 1) exp(-x) / Gamma(a) in log space for
+    x, each times the upstream and summed over its operand's broadcast axes."""
+    partial_a = F.execute("IgammaGradA", [a, x])
+    partial_x = F.exp(F.subtract(F.add(F.negative(x), F.multiply(F.subtract(a, _constant_like(1, a)), F.log(x))),
+                                 F.lgamma(a)))
+    return (F.reshape(F.reduce_sum(F.multiply(partial_a, g), _broadcast_axes(_shape(a), _shape(x))), _shape(a)),
+            F.reshape(F.reduce_sum(F.multiply(partial_x, g), _broadcast_axes(_shape(x), _shape(a))), _shape(x)))
+
+
+def _igammac_vjp(g, ans, a, x, **_):
+    """TF's Igammac gradient: Igamma's, negated."""
+    grad_a, grad_x = _igamma_partials(g, a, x)
+    return F.negative(grad_a), F.negative(grad_x)
+
+
+def _next_after_vjp(g, ans, x1, x2, **_):
+    """TF's NextAfter gradient: ones times the upstream for x1, zeros times it for x2 (NaN where it is NaN or
+    infinite), each summed over its operand's broadcast axes."""
+    grad_1 = F.multiply(F.ones(_shape(x1), x1.dtype), g)
+    grad_2 = F.multiply(F.zeros(_shape(x2), x2.dtype), g)
+    return (F.reshape(F.reduce_sum(grad_1, _broadcast_axes(_shape(x1), _shape(x2))), _shape(x1)),
+            F.reshape(F.reduce_sum(grad_2, _broadcast_axes(_shape(x2), _shape(x1))), _shape(x2)))
+
+
+def _angle_vjp(g, ans, x, **_):
+    """TF's Angle gradient: -complex(g, 0) / complex(imag(x), real(x))."""
+    z = F.reciprocal(F.complex(F.imag(x), F.real(x)))
+    return F.multiply(F.negative(F.complex(g, F.zeros_like(g))), z)
+
+
+def _betainc_vjp(g, ans, a, b, x, **_):
+    """TF's Betainc gradient: none for a and b; for x, x^(a-1) (1-x)^(b-1) / B(a, b) in log space (xlogy and
+    xlog1py, so a or b of 1 gives a finite end), times the upstream, summed over the axes x broadcasts along
+    against a (TF reads a's shape only: a b larger than both fails in the reshape, as TF's)."""
+    log_beta = F.subtract(F.add(F.lgamma(a), F.lgamma(b)), F.lgamma(F.add(a, b)))
+    partial_x = F.exp(F.subtract(F.add(F.xlog1py(F.subtract(b, _constant_like(1, b)), F.negative(x)),
+                                       F.xlogy(F.subtract(a, _constant_like(1, a)), x)), log_beta))
+    return None, None, F.reshape(F.reduce_sum(F.multiply(partial_x, g), _broadcast_axes(_shape(x), _shape(a))), _shape(x))
+
+
+def _spence_vjp(g, ans, x, **_):
+    """TF's Spence gradient: log(x) / (1 - x), -1 at x = 1 (a Select over -ones_like(x))."""
+    partial = F.divide(F.log(x), F.subtract(_constant_like(1, x), x))
+    partial = F.execute("Select", [F.negative(F.ones_like(x)), partial], condition=F.equal(x, _constant_like(1, x)))
+    return F.multiply(g, partial)
+
+
+_F32_F64 = frozenset({_dtypes.float32, _dtypes.float64})
+_BESSEL_KERNELS = FLOAT - {_dtypes.bfloat16}
+defop("Erfinv", _erfinv, _erfinv_vjp, dtypes=FLOAT, kernels=_F32_F64)
+defop("Ndtri", _ndtri, _ndtri_vjp, dtypes=FLOAT, kernels=_F32_F64)
+defop("BesselI0e", _bessel_i0e, _bessel_i0e_vjp, dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselI1e", _bessel_i1e, _bessel_i1e_vjp, dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselI0", _bessel_i0, lambda g, ans, x, **_: F.multiply(g, F.execute("BesselI1", [x])), dtypes=FLOAT,
+      kernels=_BESSEL_KERNELS)
+defop("BesselI1", _bessel_i1, _bessel_i1_vjp, dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("Igamma", _igamma, lambda g, ans, a, x, **_: _igamma_partials(g, a, x), dtypes=FLOAT, kernels=_F32_F64,
+      gradient_ops=("IgammaGradA",))
+defop("Igammac", _igammac, _igammac_vjp, dtypes=FLOAT, kernels=_F32_F64, gradient_ops=("IgammaGradA",))
+defop("IgammaGradA", _igamma_grad_a, _unregistered("IgammaGradA"), dtypes=_F32_F64)
+defop("Betainc", _betainc, _betainc_vjp, dtypes=_F32_F64)
+defop("NextAfter", np.nextafter, _next_after_vjp, dtypes=_F32_F64, subnormal_rule=_next_after_of_tiny)
+defop("Angle", np.angle, _angle_vjp, dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
+defop("BesselJ0", _bessel_j0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselJ1", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselJ1", _bessel_j1, lambda g, ans, x, **_: F.multiply(g, F.where(
+    F.equal(x, _constant_like(0, x)), _constant_like(0.5, x), F.subtract(F.execute("BesselJ0", [x]), F.divide(ans, x)))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)  # 1/2 at 0 (a select, as TF's)
+defop("BesselY0", _bessel_y0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselY1", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselY1", _bessel_y1, lambda g, ans, x, **_: F.multiply(g, F.subtract(F.execute("BesselY0", [x]), F.divide(ans, x))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS, subnormal_rule=_bessel_y1_of_tiny)
+defop("Dawsn", _dawsn, lambda g, ans, x, **_: F.multiply(g, F.subtract(_constant_like(1, x), F.multiply(
+    F.multiply(_constant_like(2, x), x), ans))), dtypes=FLOAT, kernels=_F32_F64)
+defop("Expint", _expint, lambda g, ans, x, **_: F.divide(F.multiply(g, F.exp(x)), x), dtypes=FLOAT, kernels=_F32_F64,
+      subnormal_rule=_expint_of_tiny)
+defop("FresnelCos", _fresnel_cos,
+      lambda g, ans, x, **_: F.multiply(g, F.cos(F.multiply(_constant_like(np.pi / 2, x), F.square(x)))),
+      dtypes=FLOAT, kernels=_F32_F64)
+defop("FresnelSin", _fresnel_sin,
+      lambda g, ans, x, **_: F.multiply(g, F.sin(F.multiply(_constant_like(np.pi / 2, x), F.square(x)))),
+      dtypes=FLOAT, kernels=_F32_F64)
+defop("Spence", _spence, _spence_vjp, dtypes=FLOAT, kernels=_F32_F64)
+defop("BesselK0", _bessel_k0, lambda g, ans, x, **_: F.multiply(g, F.negative(F.execute("BesselK1", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselK0e", _bessel_k0e, lambda g, ans, x, **_: F.multiply(g, F.subtract(ans, F.execute("BesselK1e", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+defop("BesselK1", _bessel_k1, lambda g, ans, x, **_: F.multiply(g, F.subtract(F.negative(F.execute("BesselK0", [x])),
+                                                                                F.divide(ans, x))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)  # NaN at 0, as TF's (no select)
+defop("BesselK1e", _bessel_k1e,
+      lambda g, ans, x, **_: F.multiply(g, F.subtract(F.multiply(ans, F.subtract(_constant_like(1, x), F.reciprocal(x))),
+                                                      F.execute("BesselK0e", [x]))),
+      dtypes=FLOAT, kernels=_BESSEL_KERNELS)
+
+
+def _fourier_vjp(inverse_op, rank, inverse):
+    """TF's FFT gradients: the inverse transform of the upstream times the transform's size (FFT), or the
+    forward transform times 1 / size cast to the complex dtype (IFFT); size over the innermost `rank` axes."""
+    def vjp(g, ans, x, **_):
+        size = int(np.prod(_shape(g)[len(_shape(g)) - rank:]))
+        if inverse:
+            scale = F.cast(F.constant(1.0 / np.asarray(size, g.dtype.real_dtype._numpy_dtype), g.dtype.real_dtype), g.dtype)
+        else:
+            scale = F.cast(F.constant(size, _dtypes.int32), g.dtype)
+        return F.multiply(F.execute(inverse_op, [g]), scale)
+    return vjp
+
+
+defop("FFT", _fft, _fourier_vjp("IFFT", 1, False), dtypes=COMPLEX)
+defop("IFFT", _ifft, _fourier_vjp("FFT", 1, True), dtypes=COMPLEX)
+defop("FFT2D", _fft2d, _fourier_vjp("IFFT2D", 2, False), dtypes=COMPLEX)
+defop("IFFT2D", _ifft2d, _fourier_vjp("FFT2D", 2, True), dtypes=COMPLEX)

@@ -417,5 +417,19 @@ KNOWN.append(KnownDivergence(
 ))
 
 
+def _next_after_into_subnormals_program() -> Program:
+    """nextafter from normal inputs into the subnormals: TF's result is C's bits, never flushed."""
+    return Program([Leaf("x1", "constant", np.array([0.0, np.finfo(np.float32).tiny, -0.0], np.float32), "float32"),
+                    Leaf("x2", "constant", np.array([1.0, 0.0, -1.0], np.float32), "float32"),
+                    Op("y", "math.nextafter", ["x1", "x2"])], ["y"])
+
+
+KNOWN.append(KnownDivergence(
+    13, "nextafter into the subnormals from normal inputs: TF keeps the subnormal result, reftape flushes it",
+    _next_after_into_subnormals_program(),
+    _never,  # a subnormal against a zero, below every tolerance; every later kernel reads both as zero
+))
+
+
 def explained_by(discrepancy: Discrepancy, evidence: Evidence | None = None) -> KnownDivergence | None:
     return next((k for k in KNOWN if not k.resolved and k.explains(discrepancy, evidence)), None)

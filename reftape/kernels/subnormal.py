@@ -176,3 +176,32 @@ def _by_loop(vector, scalar, *arrays):
         if split < size:
             flat[split:] = scalar(*[a[split:] for a in arrays])
     return out
+
+
+# Special functions of issue 24: glibc's logf reading a float32 subnormal argument inside tf.math.special's kernels
+_EULER_FLOAT32 = np.float32(0.5772156649015329)
+
+
+def _expint_of_tiny(result, x):
+    """Expint (TF's scalar kernel, logf in every element): a float32 subnormal is zero to the arithmetic and
+    +-2^-150 to logf, so Ei is Euler's constant plus log(2^-150), NaN for a negative one (-0 < 0 is false)."""
+    if x.dtype != np.float32:
+        return result
+    tiny = _subnormal(x)
+    return np.where(tiny & (x > 0), _EULER_FLOAT32 + _LOGF_OF_SUBNORMAL, np.where(tiny & (x < 0), np.float32(np.nan), result))
+
+
+def _bessel_y1_of_tiny(result, x):
+    """BesselY1 in float32's scalar loop (logf there, Eigen's plog in packets): a positive subnormal gives
+    J1 log x = 0 and -1/x = -inf, so -inf where the flushed zero gives 0 * log 0 = NaN."""
+    if x.dtype != np.float32:
+        return result
+    return np.where(_subnormal(x) & (x > 0) & _scalar_remainder(x), np.float32(-np.inf), result)
+
+
+def _next_after_of_tiny(result, x1, x2):
+    """NextAfter where an input holds subnormals: C's nextafter compares x1 and x2 as floats (denormals-are-zero
+    reads a subnormal as zero there: equal ones return x2's bits as they are), else steps x1's raw bits toward
+    x2; its result is bits, never flushed (a subnormal stays)."""
+    x1, x2 = np.broadcast_arrays(x1, x2)
+    return np.where(flush_subnormals(x1) == flush_subnormals(x2), x2, np.nextafter(x1, x2))

@@ -685,6 +685,54 @@ EXPRESSIONS = [
  "tf.math.polygamma(tf.constant(1.0), tf.constant(2.0, tf.float64))", "tf.math.polygamma(1, tf.constant([2.0]))",
  "tf.math.zeta([2.0, 3.5, 1.0, 0.5, 2.0], [1.0, 2.0, 1.0, 1.0, -1.5])", "tf.math.zeta(2.0, [0.0, 1e-3, 50.0])",
  "tf.math.zeta(tf.constant([[2.0], [4.0]], tf.float64), tf.constant([0.5, 3.0], tf.float64))", "tf.math.zeta(2, 3)",
+ # Special functions of issue 24: domains' ends and beyond, NaNs and infinities, dtypes TF refuses (float16 without
+ # a kernel, complex and integers not allowed), mixed dtypes, broadcasting; nextafter into the subnormals TF flushes
+ *[f"tf.math.{name}(tf.constant([0.0, 1.0, -1.0, 0.5, 2.0, -0.5, np.nan, 1e-30], tf.{dtype}))"
+   for name in ("erfinv", "ndtri") for dtype in ("float32", "float64")],
+ *[f"tf.math.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("erfinv", "ndtri", "bessel_i0e", "bessel_i1")
+   for dtype in ("float16", "bfloat16", "complex64", "int32")],
+ *[f"tf.math.{name}(tf.constant([0.0, -0.0, 8.0, -8.0, 30.0, -700.0, 800.0, np.inf, -np.inf, np.nan, 1e-30], tf.{dtype}))"
+   for name in ("bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1") for dtype in ("float16", "float32", "float64")],
+ *[f"tf.math.{name}([0.0, -1.0, 1.0, 0.5, 2.0, np.nan, 100.0, 1e-3, np.inf], [1.0, 1.0, 0.0, 0.0, np.inf, 1.0, 90.0, 5.0, 2.0])"
+   for name in ("igamma", "igammac")],
+ "tf.math.igamma(tf.constant([[0.5], [20.0]], tf.float64), tf.constant([0.1, 19.0, 30.0], tf.float64))",
+ "tf.math.igamma(1, 2)", "tf.math.igamma(tf.constant(1.0), tf.constant(2.0, tf.float64))",
+ "tf.math.igammac(tf.constant(1.0, tf.float16), tf.constant(2.0, tf.float16))",
+ "tf.math.nextafter(tf.constant([0.0, 1.0, -0.0, 1.0, np.nan, np.inf]), tf.constant([1.0, 2.0, -1.0, 1.0, 1.0, 0.0]))",
+ "tf.math.nextafter(tf.constant([0.0, 1.0], tf.float64), tf.constant([-1.0, 0.0], tf.float64))",
+ "tf.math.nextafter(tf.constant(1.0, tf.float16), tf.constant(2.0, tf.float16))", "tf.math.nextafter(1, 2)",
+ "tf.math.nextafter(1, 2.5)", "tf.math.nextafter(1.0, 2)", "tf.math.nextafter([1, 2], tf.constant(0.0))", "tf.math.nextafter(True, 2.0)",
+ "tf.math.igammac(tf.constant(1.0, tf.bfloat16), tf.constant(2.0, tf.bfloat16))",
+ "tf.math.lbeta([[1.0, 2.0], [0.0, 3.0]])", "tf.math.lbeta(tf.zeros([2, 0]))", "tf.math.lbeta(1.0)", "tf.math.lbeta([2, 3])",
+ "tf.math.lbeta(tf.constant([[0.5, -1.5, 2.0]], tf.float64))", "tf.math.lbeta(tf.constant([1.0, 2.0], tf.bfloat16))",
+ "tf.math.angle(tf.constant([1 + 1j, -1 + 0j, -1 - 0j, 0j, -0j, np.nan + 1j], tf.complex64))",
+ "tf.math.angle(tf.constant([-2.0, 0.0, -0.0, np.nan], tf.float64))", "tf.math.angle(tf.constant([-1, 2]))",
+ "tf.math.angle(tf.constant([-1.0, 2.0], tf.float16))",
+ *[f"tf.math.special.{name}(tf.constant([0.0, -0.0, -1.0, 1e-30, 2.0, 8.0, 90.0, 750.0, np.inf, -np.inf, np.nan], tf.{dtype}))"
+   for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e") for dtype in ("float16", "float32", "float64")],
+ *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("bessel_k0", "bessel_k1e") for dtype in ("bfloat16", "complex64")],
+ *[f"tf.math.special.{name}([0.5, 3.0])" for name in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e")],
+ *[f"tf.math.special.{name}(tf.constant([0.0, -0.0, 0.5, 1.0, 1.5, 2.0, 3.25, 6.25, -7.0, 70.0, 1e9, 2e9, 36974.0, 40000.0, -1.0, "
+   f"1e-30, 800.0, np.inf, -np.inf, np.nan], tf.{dtype}))"
+   for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence") for dtype in ("float32", "float64")],
+ *[f"tf.math.special.{name}(tf.constant([0.5], tf.{dtype}))" for name in ("dawsn", "spence") for dtype in ("float16", "bfloat16", "complex64")],
+ *[f"tf.math.special.{name}(tf.constant([0.0, -0.0, 1e-4, 2.0, -2.0, 5.0, -5.0, 30.0, 1e5, -1.0, 1e-30, np.inf, -np.inf, np.nan], "
+   f"tf.{dtype}))" for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1") for dtype in ("float16", "float32", "float64")],
+ # tf.signal's FFTs: ranks below the transform's, empty axes, dtypes, lengths of 1 and odd lengths
+ "tf.signal.fft(tf.constant(1+0j))", "tf.signal.fft2d(tf.zeros([3], tf.complex64))", "tf.signal.fft(tf.zeros([2, 0], tf.complex64))",
+ "tf.signal.ifft2d(tf.zeros([0, 2], tf.complex64))", "tf.signal.fft([1+1j, 2j])", "tf.signal.ifft(tf.constant([[1+2j], [3j]], tf.complex64))",
+ "tf.signal.fft2d(tf.constant(np.arange(30.0).reshape(2, 3, 5) + 1j, tf.complex128))", "tf.signal.fft(tf.constant([np.inf + 0j, 1j]))",
+ "tf.signal.fft(tf.constant([1.0, 2.0]))", "tf.signal.ifft2d(tf.constant(np.arange(28.0).reshape(4, 7) - 2j, tf.complex64))",
+ # betainc: Eigen's float32 and float64 Cephes ports (a <= 1 transformed, the series, both continued fractions, a and b
+ # swapped above the mean), domain ends and errors, the kernel's shape checks
+ *[f"tf.math.betainc(tf.constant({a}, tf.{d}), tf.constant({b}, tf.{d}), tf.constant({x}, tf.{d}))" for d in ("float32", "float64")
+   for a, b, x in (("[0.5, 2.0, 20.0, 0.1, 3.0, 50.0, 1.0]", "[0.5, 3.0, 15.0, 0.1, 40.0, 60.0, 1.0]", "[0.3, 0.9, 0.5, 0.99, 0.01, 0.45, 0.25]"),
+                   ("[0.0, -1.0, 2.0, 2.0, 2.0, np.nan, 2.0]", "[1.0, 1.0, 0.0, 2.0, 2.0, 1.0, 2.0]", "[0.5, 0.5, 0.5, 1.5, -0.5, 0.5, np.nan]"),
+                   ("[2.0, 2.0, 0.5]", "[3.0, 3.0, 0.5]", "[0.0, 1.0, 1e-30]"))],
+ "tf.math.betainc([1.0, 2.0], [1.0, 2.0, 3.0], 0.5)", "tf.math.betainc([[1.0], [2.0]], [1.0, 2.0], 0.5)",
+ "tf.math.betainc(1.0, [1.0, 2.0], [0.5, 0.25, 0.1])", "tf.math.betainc(1.0, [1.0, 2.0], 0.5)", "tf.math.betainc(1, 2, 0.5)",
+ "tf.math.betainc(tf.constant(1.0, tf.float16), tf.constant(1.0, tf.float16), tf.constant(0.5, tf.float16))",
+ "tf.math.betainc(tf.constant(1.0), tf.constant(1.0, tf.float64), 0.5)",
  # argument checks as TF's Python wrappers and op wrappers make them: einsum's keywords; squeeze's axis (a scalar made a list,
  # items read as int attributes, a tensor or array refused, a 0-d one failing to allocate); concat of one tensor; zeros_like's
  # and ones_like's dtype; unstack's num checked by the op

@@ -310,6 +310,8 @@ SUBNORMAL_READING_OPS = {"math.log": (0,), "math.log1p": (0,), "math.expm1": (0,
                          "math.sign": (0,), "math.floormod": (0,), "complex": (0, 1), "pow": (0, 1),
                          "math.xlogy": (1,), "math.atan2": (0, 1), "math.asin": (0,), "math.atanh": (0,),
                          "math.lgamma": (0,), "math.digamma": (0,)}
+# issue 24: expint's logf and bessel_y1's in float32's scalar loop, nextafter's comparison and raw bits
+SUBNORMAL_READING_OPS.update({"math.special.expint": (0,), "math.special.bessel_y1": (0,), "math.nextafter": (0, 1)})
 
 
 def _below_normal(element: Any, tiny: float) -> bool:
@@ -977,6 +979,75 @@ GRADIENT_SNIPPETS = {
                       "with tf.GradientTape() as t:\n    t.watch([x, q])\n    y = tf.math.zeta(x, q)\nr = [y, t.gradient(y, [x, q])]",
     "zeta/second_order": _second_order("q = tf.constant([[0.5, 2.0], [3.5, 7.0]], tf.float64)",
                                        "tf.math.zeta(tf.constant(2.5, tf.float64), q)", "[q]"),
+    # Special functions of issue 24: gradients from the output (erfinv, ndtri) at the ends of the domain, the Bessel
+    # functions' selects at 0 to the second order and in float16, igamma's IgammaGradA for a (no gradient of its
+    # own: a second order through it fails as TF's does), nextafter's zeros times an infinite upstream, lbeta along
+    # an empty last axis, angle of complex and real inputs
+    "erfinv/edges": _first_order("x = tf.constant([-1.0, 1.0, 1.5, 0.0, -0.999, 1e-30])", "tf.math.erfinv(x)", "[x]"),
+    "erfinv/second_order": _second_order("x = tf.constant([[-0.9, -0.2], [0.0, 0.7]], tf.float64)", "tf.math.erfinv(x)", "[x]"),
+    "ndtri/edges": _first_order("x = tf.constant([0.0, 1.0, -0.5, 0.5, 1e-30, 0.9999], tf.float64)", "tf.math.ndtri(x)", "[x]"),
+    "ndtri/second_order": _second_order("x = tf.constant([[0.01, 0.3], [0.5, 0.97]])", "tf.math.ndtri(x)", "[x]"),
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, -0.5, 3.0], [9.0, -20.0, 1e-3]], tf.float64)",
+                                             f"tf.math.{name}(x)", "[x]")
+       for name in ("bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1")},
+    **{f"{name}/float16": _first_order("x = tf.constant([0.0, -0.5, 3.0, 9.0, -12.0], tf.float16)", f"tf.math.{name}(x)", "[x]")
+       for name in ("bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1")},
+    **{f"{name}/broadcast": "a = tf.constant([[0.5], [2.0], [-1.0]]); x = tf.constant([0.0, 0.3, 2.5, 7.0])\n"
+                            f"with tf.GradientTape(persistent=True) as t:\n    t.watch([a, x])\n    y = tf.math.{name}(a, x)\n"
+                            "r = [y, t.gradient(y, [a, x])]"
+       for name in ("igamma", "igammac")},
+    "igamma/second_order_in_x": _second_order("a = tf.constant([[0.5, 2.0], [3.5, 1.0]], tf.float64); "
+                                              "x = tf.constant([[0.2, 1.5], [4.0, 2.0]], tf.float64)",
+                                              "tf.math.igamma(a, x)", "[x]"),
+    "nextafter/broadcast": "x1 = tf.constant([[1.0], [0.0]]); x2 = tf.constant([0.0, 2.0, 1.0])\n"
+                           "with tf.GradientTape(persistent=True) as t:\n    t.watch([x1, x2])\n    y = tf.math.nextafter(x1, x2)\n"
+                           "r = [y, t.gradient(y, [x1, x2]), t.gradient(y, [x1, x2], output_gradients=tf.constant("
+                           "[[1.0, np.inf, 2.0], [np.nan, 1.0, 0.5]]))]",
+    "lbeta/second_order": _second_order("x = tf.constant([[0.5, 2.0, 3.0], [1.0, 4.0, 0.25]], tf.float64)",
+                                        "tf.math.lbeta(x)", "[x]"),
+    "lbeta/empty_last_axis": _first_order("x = tf.zeros([2, 0])", "tf.math.lbeta(x)", "[x]"),
+    "angle/complex_second_order": _second_order("x = tf.constant([[1 + 2j, -3 + 0.5j], [-1 - 1j, 2j]], tf.complex128)",
+                                                "tf.math.angle(x)", "[x]"),
+    "angle/real": _first_order("x = tf.constant([-2.0, 0.0, -0.0, 3.0])", "tf.math.angle(x)", "[x]"),
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 2.0], [4.5, 7.0, -6.0]], tf.float64)",
+                                             f"tf.math.special.{name}(x)", "[x]")
+       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
+    **{f"{name}/float16": _first_order("x = tf.constant([0.0, 0.5, 3.0, 9.0, -1.0], tf.float16)", f"tf.math.special.{name}(x)",
+                                       "[x]")
+       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 1.0], [3.5, 7.0, 1e-3]], tf.float64)",
+                                             f"tf.math.special.{name}(x)", "[x]")
+       for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")},
+    **{f"{name}/float32_edges": _first_order("x = tf.constant([0.0, -0.5, 1.0, 2.0, -3.0, 40000.0])", f"tf.math.special.{name}(x)",
+                                             "[x]")
+       for name in ("dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")},
+    # tf.signal's FFTs: batches, the 2d forms, second orders through the inverse transforms
+    **{f"{name}/second_order": _second_order("x = tf.constant(np.arange(12.0).reshape(2, 2, 3) * (1 - 0.5j) + 1j)",
+                                             f"tf.signal.{name}(x * x)", "[x]")
+       for name in ("fft", "ifft", "fft2d", "ifft2d")},
+    "fft/complex64_batch": _first_order("x = tf.constant(np.cos(np.arange(15.0)).reshape(3, 5) + 1j * np.arange(15.0).reshape(3, 5), "
+                                        "tf.complex64)", "tf.signal.ifft(tf.signal.fft(x) * x)", "[x]"),
+    # betainc: None for a and b, x's gradient summed where x is a scalar beside a tensor a, a reshape failure where
+    # only b is a tensor (TF reads a's shape), xlogy and xlog1py at the ends for a or b of 1
+    "betainc/scalar_x": "a = tf.constant([0.5, 1.0, 2.0, 5.0]); b = tf.constant([2.0, 1.0, 0.5, 3.0]); x = tf.constant(0.3)\n"
+                        "with tf.GradientTape(persistent=True) as t:\n    t.watch([a, b, x])\n    y = tf.math.betainc(a, b, x)\n"
+                        "r = [y, t.gradient(y, [a, b, x])]",
+    "betainc/only_b_a_tensor": "a = tf.constant(2.0); b = tf.constant([1.0, 2.0, 3.0]); x = tf.constant(0.5)\n"
+                               "with tf.GradientTape() as t:\n    t.watch(x)\n    y = tf.math.betainc(a, b, x)\n"
+                               "r = t.gradient(y, x)",
+    "betainc/ends": _first_order("a = tf.constant([1.0, 1.0, 2.0, 0.5, 3.0], tf.float64); "
+                                 "b = tf.constant([1.0, 2.0, 1.0, 0.5, 40.0], tf.float64); "
+                                 "x = tf.constant([0.0, 1.0, 0.0, 1.0, 0.01], tf.float64)", "tf.math.betainc(a, b, x)", "[x]"),
+    "betainc/second_order": _second_order("a = tf.constant([[0.5, 2.0], [3.0, 1.5]], tf.float64); "
+                                          "b = tf.constant([[2.0, 0.5], [4.0, 1.0]], tf.float64); "
+                                          "x = tf.constant([[0.2, 0.7], [0.45, 0.9]], tf.float64)",
+                                          "tf.math.betainc(a, b, x)", "[x]"),
+    **{f"{name}/second_order": _second_order("x = tf.constant([[0.0, 0.5, 2.0], [2.5, 9.0, 1e-3]], tf.float64)",
+                                             f"tf.math.special.{name}(x)", "[x]")
+       for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e")},
+    **{f"{name}/float16": _first_order("x = tf.constant([0.0, 0.5, 3.0, 9.0, -1.0], tf.float16)", f"tf.math.special.{name}(x)",
+                                       "[x]")
+       for name in ("bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e")},
     # meshgrid: each input's gradient sums the upstream over the grid's other axes (Mul by ones)
     "meshgrid/xy": "x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([4.0, 5.0]); z = tf.constant([0.5, 1.5])\n"
                    "with tf.GradientTape(persistent=True) as t:\n    t.watch([x, y, z])\n    g = tf.meshgrid(x, y, z)\n"

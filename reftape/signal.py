@@ -1,0 +1,5 @@
+"""`tf.signal` (its complex FFTs)."""
+
+from .functions import fft, fft2d, ifft, ifft2d  # noqa: F401
+
+__all__ = [name for name in dir() if not name.startswith("_")]
