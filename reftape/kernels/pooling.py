@@ -264,6 +264,8 @@ def max_pool_with_argmax(x: np.ndarray, ksize, strides, padding: str, include_ba
     * C + c with the batch, (y * W + x) * C + c without."""
     op = "MaxPoolWithArgmax"
     check_window(op, x.ndim, ksize, strides, padding, "NHWC")
+    if x.size == 0:
+        raise InvalidArgumentError(f"tensor_in must not be empty [Op:{op}]")
     out_shape, index = _windows(op, x.shape, ksize, strides, padding)
     values, chosen = _argmax_helper(x, index)
     n, c = x.shape[0], x.shape[-1]
