@@ -2235,10 +2235,12 @@ def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: 
                    data_format=data_format, T=input.dtype)
 
 
-def _pool_3d(op: str, input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None) -> EagerTensor:
+def _pool_3d(op: str, input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None,
+             keep_none: bool = False) -> EagerTensor:
+    """A 3-d pool; `keep_none`: a data_format of None reaches the op as it is (max_pool and avg_pool pass it)."""
     input = convert_to_tensor(input)
-    data_format = data_format or "NDHWC"
-    channel_index = 1 if data_format.startswith("NC") else 4
+    data_format = data_format if keep_none else data_format or "NDHWC"
+    channel_index = 1 if (data_format or "").startswith("NC") else 4
     ksize = _pool_sequence(ksize, 3, channel_index, "ksize")
     strides = _pool_sequence(strides, 3, channel_index, "strides")
     padding, _ = _pool_padding(op, padding, False)
@@ -2279,7 +2281,7 @@ def max_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: st
         return max_pool1d(input, ksize, strides, padding, data_format=data_format)
     if n == 2:
         return max_pool2d(input, ksize, strides, padding, data_format=data_format)
-    return max_pool3d(input, ksize, strides, padding, data_format=data_format)
+    return _pool_3d("MaxPool3D", input, ksize, strides, padding, data_format, keep_none=True)
 
 
 def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
@@ -2294,7 +2296,7 @@ def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: st
         return avg_pool1d(input, ksize, strides, padding, data_format=data_format)
     if n == 2:
         return avg_pool2d(input, ksize, strides, padding, data_format=data_format or "NHWC")
-    return avg_pool3d(input, ksize, strides, padding, data_format=data_format or "NDHWC")
+    return _pool_3d("AvgPool3D", input, ksize, strides, padding, data_format, keep_none=True)
 
 
 MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])

@@ -1047,8 +1047,16 @@ def _pool_attrs(attrs: dict, *names: str) -> dict:
     return {k: v for k, v in attrs.items() if k in ("ksize", "strides", "padding", "data_format", "explicit_paddings") + names}
 
 
+def _refuse_default_format(attrs: dict) -> None:
+    """TF's MaxPool3D and AvgPool3D gradients decode the recorded data_format: one passed as None (max_pool and
+    avg_pool of rank 5 without a data_format) fails there."""
+    if "data_format" in attrs and attrs["data_format"] is None:
+        raise AttributeError("'NoneType' object has no attribute 'decode'")
+
+
 def _max_pool_vjp(grad_op):
     def vjp(g, ans, x, **attrs):
+        _refuse_default_format(attrs)
         return F.execute(grad_op, [x, ans, F.convert_to_tensor(g)], T=x.dtype, **_pool_attrs(attrs))
     return vjp
 
@@ -1068,6 +1076,7 @@ def _max_pool_grad_vjp(grad_op, grad_grad_op):
 
 def _avg_pool_vjp(grad_op):
     def vjp(g, ans, x, **attrs):
+        _refuse_default_format(attrs)
         return F.execute(grad_op, [F.convert_to_tensor(g)], input_shape=_shape(x), **_pool_attrs(attrs, "T"))
     return vjp
 

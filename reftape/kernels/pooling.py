@@ -26,7 +26,7 @@ def _c_quotient(a: int, b: int) -> int:
 
 def check_window(op: str, rank: int, ksize, strides, padding: str, data_format: str) -> None:
     """TF's kernel construction checks for a pool of `rank` dimensions (4 or 5), in TF's order."""
-    channels_last = data_format in ("NHWC", "NDHWC")
+    channels_last = data_format in ("NHWC", "NDHWC", None)  # None: the op's default (max_pool of rank 5 passes it)
     if len(ksize) != rank or len(strides) != rank:
         raise InvalidArgumentError(f"Sliding window ksize field must specify {rank} dimensions [Op:{op}]")
     if not channels_last:
@@ -152,11 +152,7 @@ def max_pool(x: np.ndarray, ksize, strides, padding: str, data_format: str, expl
 def max_pool_grad(x: np.ndarray, y: np.ndarray, dy: np.ndarray, ksize, strides, padding: str, data_format: str,
                   explicit_paddings=(), T=None, op: str = "MaxPoolGrad"):
     """The upstream of each output added, in the dtype T and in the outputs' order, to the input element TF's
-    argmax helper picks in its window (TF's MaxPoolGrad takes no explicit padding: the gradient of an explicitly
-    padded MaxPool fails)."""
-    if padding == "EXPLICIT":
-        raise InvalidArgumentError(f'Value for attr \'padding\' of "EXPLICIT" is not in the list of allowed values: '
-                                   f'"SAME", "VALID" [Op:{op}]')
+    argmax helper picks in its window."""
     check_window(op, x.ndim, ksize, strides, padding, data_format)
     out_shape, index = _windows(op, x.shape, ksize, strides, padding, explicit_paddings)
     if tuple(dy.shape) != tuple(out_shape):
@@ -195,7 +191,11 @@ def max_pool3d_grad(x: np.ndarray, y: np.ndarray, dy: np.ndarray, ksize, strides
 def max_pool_grad_grad(x: np.ndarray, y: np.ndarray, ddx: np.ndarray, ksize, strides, padding: str, data_format: str,
                        explicit_paddings=(), op: str = "MaxPoolGradGrad"):
     """For each output, the input-shaped upstream at the first input of its window equal to the pooled output
-    (TF's MaxPoolGradGrad reads the output it is given; 0 where none equals it)."""
+    (TF's MaxPoolGradGrad reads the output it is given; 0 where none equals it). TF's MaxPoolGradGrad takes no
+    explicit padding: the second order of an explicitly padded MaxPool fails."""
+    if padding == "EXPLICIT":
+        raise InvalidArgumentError(f'Value for attr \'padding\' of "EXPLICIT" is not in the list of allowed values: '
+                                   f'"SAME", "VALID" [Op:{op}]')
     check_window(op, x.ndim, ksize, strides, padding, data_format)
     out_shape, index = _windows(op, x.shape, ksize, strides, padding, explicit_paddings)
     n, c = x.shape[0], x.shape[-1]
