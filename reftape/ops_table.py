@@ -1099,6 +1099,12 @@ def _lrn_vjp(g, ans, x, depth_radius, bias, alpha, beta, **_):
                      beta=beta)
 
 
+def _unvectorized(vjp):
+    """An unregistered gradient of an op TF's pfor has no converter for (it loops over it): see tape.py."""
+    vjp.unvectorized = True
+    return vjp
+
+
 _POOLED = FLOAT  # half, bfloat16, float, double (TF's MaxPool also takes integers, which no gradient reaches)
 _POOLED_3D = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32})
 _LRN = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32})
@@ -1119,6 +1125,7 @@ defop("AvgPool3DGrad", lambda g, **a: _pooling.avg_pool_grad(g, op="AvgPool3DGra
       _avg_pool_grad_vjp("AvgPool3D"), dtypes=_POOLED, kernels=frozenset({_dtypes.bfloat16, _dtypes.float32}))
 defop("MaxPoolWithArgmax", _pooling.max_pool_with_argmax, _max_pool_with_argmax_vjp, dtypes=REAL, moves_data=True,
       num_outputs=lambda attrs: 2, out_dtype=lambda dt, a: (dt, _dtypes.as_dtype(a["Targmax"])))
-defop("MaxPoolGradWithArgmax", _pooling.max_pool_grad_with_argmax, _unregistered("MaxPoolGradWithArgmax"), dtypes=REAL)
+defop("MaxPoolGradWithArgmax", _pooling.max_pool_grad_with_argmax, _unvectorized(_unregistered("MaxPoolGradWithArgmax")),
+      dtypes=REAL)
 defop("LRN", _normalization.lrn, _lrn_vjp, dtypes=_LRN, kernels=_LRN - {_dtypes.bfloat16})
-defop("LRNGrad", _normalization.lrn_grad, _unregistered("LRNGrad"), dtypes=_LRN, kernels=_LRN - {_dtypes.bfloat16})
+defop("LRNGrad", _normalization.lrn_grad, _unvectorized(_unregistered("LRNGrad")), dtypes=_LRN, kernels=_LRN - {_dtypes.bfloat16})
