@@ -2377,8 +2377,7 @@ def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: An
     inv = rsqrt(variance + variance_epsilon)
     if scale is not None:
         inv *= scale
-    return x * cast(inv, convert_to_tensor(x).dtype) + cast(offset - mean * inv if offset is not None else -mean * inv,
-                                                            convert_to_tensor(x).dtype)
+    return x * cast(inv, x.dtype) + cast(offset - mean * inv if offset is not None else -mean * inv, x.dtype)
 
 
 def local_response_normalization(input: Any, depth_radius: int = 5, bias: float = 1, alpha: float = 1,  # noqa: A002
@@ -2386,7 +2385,7 @@ def local_response_normalization(input: Any, depth_radius: int = 5, bias: float 
     """The LRN kernel over the last axis of a 4-D input (its float attributes held as float32, as TF holds them)."""
     input = convert_to_tensor(input)
     return execute("LRN", [input], depth_radius=int(depth_radius), bias=float(np.float32(bias)),
-                   alpha=float(np.float32(alpha)), beta=float(np.float32(beta)))
+                   alpha=float(np.float32(alpha)), beta=float(np.float32(beta)), T=input.dtype)
 
 
 lrn = local_response_normalization

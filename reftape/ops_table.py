@@ -1096,7 +1096,7 @@ def _max_pool_with_argmax_vjp(g, ans, x, ksize, strides, padding, include_batch_
 
 def _lrn_vjp(g, ans, x, depth_radius, bias, alpha, beta, **_):
     return F.execute("LRNGrad", [F.convert_to_tensor(g), x, ans], depth_radius=depth_radius, bias=bias, alpha=alpha,
-                     beta=beta)
+                     beta=beta, T=x.dtype)
 
 
 def _unvectorized(vjp):

@@ -592,8 +592,8 @@ MUTANTS: tuple[Mutant, ...] = (
           "a vectorized jacobian with no more parallel_iterations than rows returns None for an unconnected source "
           "where TF's loop fails converting that None to a tensor"),
     # --- Pooling and normalisation (issue 24)
-    _vjp("max-pool-ties-to-last", "tie-rule", "replace = inside & (~taken | (value < candidate))",
-         "replace = inside & (~taken | (value <= candidate))",
+    _vjp("max-pool-ties-to-last", "tie-rule", "replace = inside & (~taken | (key < candidate_key))",
+         "replace = inside & (~taken | (key <= candidate_key))",
          "max pooling's gradient (and max_pool_with_argmax's index) routes a tied window to its last maximum "
          "instead of the first", file="kernels/pooling.py"),
     _vjp("avg-pool-grad-full-window", "special-point",

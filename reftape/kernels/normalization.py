@@ -2,8 +2,8 @@
 of a 4-D input.
 
 With N_j = bias + alpha * (the sum of x_k squared over k within depth_radius of j), LRN is x_j * N_j^-beta
-(TF's float kernel takes N_j's reciprocal for beta = 1, its rsqrt for beta = 0.5 and exp(-beta log N_j)
-otherwise: the same value within rounding). LRNGrad adds, for each j and each k in j's window,
+(TF's kernel takes N_j's reciprocal for beta = 1, its rsqrt for beta = 0.5 and exp(-beta log N_j) otherwise,
+and sums the squares as a product with a 0/1 band matrix of the depth). LRNGrad adds, for each j and each k in j's window,
 dy_j * (-2 alpha beta x_k y_j / N_j), plus dy_j * N_j^-beta where k = j, as TF's loop does.
 """
 
@@ -30,25 +30,45 @@ def _check(op: str, x: np.ndarray, depth_radius: int) -> None:
         raise InvalidArgumentError(f"depth_radius = {depth_radius} is negative [Op:{op}]")
 
 
-def _norms(x: np.ndarray, depth_radius: int, bias: float, alpha: float) -> np.ndarray:
-    return x.dtype.type(bias) + x.dtype.type(alpha) * _window_sums(x * x, depth_radius)
+def _rounding(T):
+    """Rounds float32 arrays to T where T is a half type (TF's kernels compute in T), else nothing."""
+    if T is None or np.dtype(T.as_numpy_dtype).itemsize > 2:
+        return lambda a: a
+    half = np.dtype(T.as_numpy_dtype)
+    return lambda a: a.astype(half).astype(np.float32)
 
 
-def lrn(x: np.ndarray, depth_radius: int, bias: float, alpha: float, beta: float) -> np.ndarray:
+def lrn(x: np.ndarray, depth_radius: int, bias: float, alpha: float, beta: float, T=None) -> np.ndarray:
+    """TF's kernel: the squares (in T) times a 0/1 band matrix of the depth (so an infinite or NaN square
+    outside a position's window still makes it NaN: inf * 0), times alpha, plus bias, to the power -beta."""
     _check("LRN", x, depth_radius)
     if x.size == 0:
         return x.copy()
-    return x * np.power(_norms(x, depth_radius, bias, alpha), x.dtype.type(-beta))
+    rounded = _rounding(T)
+    depth = x.shape[-1]
+    band = (np.abs(np.arange(depth)[:, None] - np.arange(depth)[None, :]) <= depth_radius).astype(x.dtype)
+    squares = rounded(x * x)
+    norms = rounded(rounded(rounded(squares @ band) * x.dtype.type(alpha)) + x.dtype.type(bias))
+    if beta == 1.0:
+        scale = rounded(x.dtype.type(1) / norms)
+    elif beta == 0.5:
+        scale = rounded(x.dtype.type(1) / np.sqrt(norms))
+    else:
+        scale = rounded(np.exp(rounded(rounded(np.log(norms)) * x.dtype.type(-beta))))
+    return rounded(x * scale)
 
 
 def lrn_grad(dy: np.ndarray, x: np.ndarray, y: np.ndarray, depth_radius: int, bias: float, alpha: float,
-             beta: float) -> np.ndarray:
+             beta: float, T=None) -> np.ndarray:
+    """TF's loop: each position's norm over its window (in T), then for each k of the window
+    -2 alpha beta x_k y_j / N_j, plus N_j^-beta where k = j, times the upstream, added to k."""
     _check("LRNGrad", x, depth_radius)
     if not dy.shape == x.shape == y.shape:
         raise InvalidArgumentError("input_grads, input_image, and out_image should have the same shape [Op:LRNGrad]")
     if x.size == 0:
         return np.zeros_like(x)
-    norms = _norms(x, depth_radius, bias, alpha)
+    rounded = _rounding(T)
+    norms = rounded(rounded(_window_sums(rounded(x * x), depth_radius) * x.dtype.type(alpha)) + x.dtype.type(bias))
     # For each j: dy_j * y_j / N_j, summed over the windows that hold k, times -2 alpha beta x_k
     per_j = dy * y / norms
     spread = _window_sums(per_j, depth_radius)  # the window is symmetric: k in window(j) iff j in window(k)

@@ -95,12 +95,24 @@ def _lowest(dtype: np.dtype):
     return np.iinfo(dtype).min if dtype.kind in "iu" else ml_dtypes.finfo(dtype).min
 
 
+def _compared(x: np.ndarray) -> np.ndarray:
+    """x as TF's CPU compares it: float32, float64 and bfloat16 (float32's range) under denormals-are-zero,
+    subnormals as signed zeros; float16 (converted in software) and integers as they are."""
+    if x.dtype.kind in "iu" or x.dtype == np.float16:
+        return x
+    wide = x.astype(np.float32) if x.dtype.itemsize == 2 else x
+    tiny = np.finfo(wide.dtype).tiny
+    return np.where(np.abs(wide) < tiny, np.copysign(np.zeros_like(wide), wide), wide)
+
+
 def _argmax_helper(x: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """TF's argmax helper over each window: the first input inside the input is taken, then one strictly
     above the running value replaces it (a NaN never does; a NaN taken first stays). Returns the values
     taken and their flat spatial indices, each [N, outputs, C]."""
     n, c = x.shape[0], x.shape[-1]
     outputs = index.shape[0]
+    keys = _flat(_compared(x))
+    key = np.zeros((n, outputs, c), keys.dtype)
     value = np.zeros((n, outputs, c), x.dtype)
     chosen = np.zeros((n, outputs, c), np.int64)
     taken = np.zeros((n, outputs, c), bool)
@@ -111,8 +123,10 @@ def _argmax_helper(x: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.nda
         if not flat.shape[1]:
             break
         candidate = flat[:, np.maximum(at, 0), :]
-        replace = inside & (~taken | (value < candidate))
+        candidate_key = keys[:, np.maximum(at, 0), :]
+        replace = inside & (~taken | (key < candidate_key))
         value = np.where(replace, candidate, value)
+        key = np.where(replace, candidate_key, key)
         chosen = np.where(replace, np.maximum(at, 0)[None, :, None], chosen)
         taken |= inside
     return value, chosen
