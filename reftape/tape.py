@@ -430,8 +430,9 @@ def _check_vectorized_loop_is_differentiable(first_op: int, gradients: list) -> 
                         raise TypeError(built.traced_refusal.format(dtype=dtype.name))
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
                 name = op.primitive.name
-                # An op pfor cannot vectorize runs in a while loop, whose gradient under two or more recording
-                # tapes is looked up inside AutoGraph's staging
+                # An op pfor cannot vectorize runs in a while loop; where TF needs higher-order gradients of the
+                # traced loop (a persistent recording tape, or two or more), its gradient is looked up inside
+                # AutoGraph's staging
                 unvectorized = getattr(op.primitive.vjp, "unvectorized", False)
                 message = (f"No gradient defined for operation'gradient_tape/{name}/pfor/{'while/' * unvectorized}"
                            f"{name}' (op type: {name}). In general every operation must have an associated "
@@ -441,7 +442,8 @@ def _check_vectorized_loop_is_differentiable(first_op: int, gradients: list) -> 
                                 "`tf.stop_gradient`. This can be useful to silence the error in cases where you know "
                                 "gradients are not needed, e.g. the forward pass of tf.custom_gradient. Please see more "
                                 "details in https://www.tensorflow.org/api_docs/python/tf/custom_gradient.")
-                if unvectorized and len(active_recordings()) > 1:
+                recordings = active_recordings()
+                if unvectorized and (len(recordings) > 1 or any(r.persistent for r in recordings)):
                     raise StagingError(f"in user code:\n\n\n    LookupError: {message}\n")
                 raise LookupError(message)
 

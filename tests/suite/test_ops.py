@@ -1363,15 +1363,18 @@ POOLING_SNIPPETS = {
     "lrn/second_order_unregistered": _second_order(
         "x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(1, 2, 2, 6), tf.float32)",
         "tf.nn.local_response_normalization(x, depth_radius=1)", "[x]"),
-    # pfor has no converter for LRNGrad or MaxPoolGradWithArgmax: it loops, and under two recording tapes the
-    # missing gradient is found inside AutoGraph's staging (StagingError; under one, LookupError)
-    **{f"{name}/jacobian_under_{count}_tapes": "x = tf.constant(np.linspace(-1.0, 2.0, 4).reshape(1, 2, 2, 1))\n"
-       + "".join(f"{'    ' * n}with tf.GradientTape() as o{n}:\n{'    ' * (n + 1)}o{n}.watch(x)\n" for n in range(count))
+    # pfor has no converter for LRNGrad or MaxPoolGradWithArgmax: it loops, and under a persistent recording tape
+    # or two recording tapes the missing gradient is found inside AutoGraph's staging (StagingError; under one
+    # non-persistent tape, LookupError)
+    **{f"{name}/jacobian_under_{count}_tapes{'_persistent' * persistent}":
+       "x = tf.constant(np.linspace(-1.0, 2.0, 4).reshape(1, 2, 2, 1))\n"
+       + "".join(f"{'    ' * n}with tf.GradientTape(persistent={persistent}) as o{n}:\n{'    ' * (n + 1)}o{n}.watch(x)\n"
+                 for n in range(count))
        + f"{'    ' * count}with tf.GradientTape(persistent=True) as t:\n{'    ' * (count + 1)}t.watch(x)\n"
        + f"{'    ' * (count + 1)}y = {call}\n{'    ' * count}r = t.jacobian(y, x)"
        for name, call in (("lrn", "tf.nn.lrn(tf.cast(x, tf.float32), 1)"),
                           ("max_pool_with_argmax", "tf.nn.max_pool_with_argmax(x, 2, 1, 'SAME').output"))
-       for count in (1, 2)},
+       for count, persistent in ((1, False), (2, False), (1, True))},
     "batch_normalization/second_order": _second_order(
         "x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(4, 3)); m = tf.constant([0.5, -1.0, 2.0], tf.float64); "
         "v = tf.constant([1.5, 0.25, 3.0], tf.float64); o = tf.constant([0.0, 1.0, -1.0], tf.float64); "
