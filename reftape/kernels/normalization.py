@@ -68,8 +68,20 @@ def lrn_grad(dy: np.ndarray, x: np.ndarray, y: np.ndarray, depth_radius: int, bi
     if x.size == 0:
         return np.zeros_like(x)
     rounded = _rounding(T)
-    norms = rounded(rounded(_window_sums(rounded(x * x), depth_radius) * x.dtype.type(alpha)) + x.dtype.type(bias))
-    # For each j: dy_j * y_j / N_j, summed over the windows that hold k, times -2 alpha beta x_k
-    per_j = dy * y / norms
-    spread = _window_sums(per_j, depth_radius)  # the window is symmetric: k in window(j) iff j in window(k)
-    return x.dtype.type(-2.0 * alpha * beta) * x * spread + dy * np.power(norms, x.dtype.type(-beta))
+    depth = x.shape[-1]
+    coefficient = x.dtype.type(-2.0 * alpha * beta)
+    grads = np.zeros_like(x)
+    for j in range(depth):  # TF's loop, its order of operations kept (x_k * y_j before the division by N_j)
+        window = range(max(j - depth_radius, 0), min(j + depth_radius + 1, depth))
+        norm = x.dtype.type(0)
+        for k in window:
+            norm = rounded(norm + rounded(x[..., k] * x[..., k]))
+        norm = rounded(rounded(norm * x.dtype.type(alpha)) + x.dtype.type(bias))
+        upstream = dy[..., j]
+        live = upstream != 0  # a zero upstream element contributes nothing, NaN or infinite factors included
+        for k in window:
+            share = rounded(coefficient * x[..., k] * y[..., j] / norm)  # in float32 for half types: their attrs are float
+            if k == j:
+                share = rounded(share + np.power(norm, x.dtype.type(-beta)))
+            grads[..., k] = np.where(live, rounded(grads[..., k] + rounded(share * upstream)), grads[..., k])
+    return grads

@@ -1360,6 +1360,15 @@ POOLING_SNIPPETS = {
                                 "tf.nn.pool(x, [2, 2, 2], 'MAX', padding='SAME')", "[x]"),
     "lrn/float16": _first_order("x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(1, 2, 2, 6), tf.float16)",
                                 "tf.nn.lrn(x, 2, 0.5, 0.25, 0.75)", "[x]"),
+    # TF's LRN sums the squares through a 0/1 band matrix (an infinite square outside a window still gives NaN:
+    # inf * 0); LRNGrad loops over the window, skips a zero upstream element and multiplies x_k by y_j first
+    **{f"lrn/overflow_{dtype}": "x = tf.constant(np.array([65504.0, 6e4, -2.75, -65504.0, 0.0, -1.1, 6e4, 2.35, 300.0, -0.2, "
+       f"np.nan, 1.07, 2.93, -2.53, -0.28, 0.65]).reshape(2, 2, 1, 4) * {scale}, tf.{dtype})\n"
+       "u = tf.constant(np.array([0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1.0]).reshape(2, 2, 1, 4), x.dtype)\n"
+       "with tf.GradientTape(persistent=True) as t:\n    t.watch(x)\n    y = tf.nn.lrn(x, 0, 1.0, 1.0, 1.0)\n"
+       "    z = tf.nn.lrn(x, 1, 2.0, 0.5, 0.75)\n"
+       "r = [y, z, t.gradient(y, x, output_gradients=u), t.gradient(z, x, output_gradients=u), t.gradient(z, x)]"
+       for dtype, scale in (("float16", 1.0), ("float32", 1e16))},
     "lrn/second_order_unregistered": _second_order(
         "x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(1, 2, 2, 6), tf.float32)",
         "tf.nn.local_response_normalization(x, depth_radius=1)", "[x]"),
