@@ -758,6 +758,67 @@ _ENTRIES += [
     *[OpSpec(p, 1, "image", dtypes=FLOATS_AND_COMPLEX) for p in ("image.flip_left_right", "image.flip_up_down")],
 ]
 
+# Pooling and normalisation. Inputs channels last (TF's CPU kernels refuse NCHW): a base shape (h, ..., w) as a
+# batch of h rows of w + 2 positions and 2 channels (1-d), one image h + 2 by w + 2 with 2 channels (2-d), or one
+# volume h + 2 by w + 2 by 3 with 1 channel (3-d); an empty side stays empty. Sides of at least 3 hold every
+# window the entries draw: a VALID window larger than the input pools to an empty output, whose MaxPoolGrad
+# TF leaves uninitialised (docs/fidelity.md). Windows tie at the special points (max pooling routes to the
+# first maximum; 3-d max pooling's gradient to every tied one); batch_normalization's statistics and
+# parameters are per channel.
+def _side(n: int) -> int:
+    return n + 2 if n else 0
+
+
+SHAPE_RULES.update({
+    "pool1d": lambda s: ((s[0], _side(s[-1]), 2),),
+    "pool2d": lambda s: ((1, _side(s[0]), _side(s[-1]), 2),),
+    "pool3d": lambda s: ((1, _side(s[0]), _side(s[-1]), 3, 1),),
+    "batch_norm": lambda s: (s, s[-1:], s[-1:], s[-1:], s[-1:]),
+})
+POOL_RULES = ("pool1d", "pool2d", "pool3d")
+POOLING_3D_DTYPES = ("bfloat16", "float32")  # TF has MaxPool3D and AvgPool3D CPU kernels for these only
+_POOL_ATTRS = {"padding": ("VALID", "SAME"), "strides": (1, 2)}
+_TIES = {1: [[[3.0], [3.0], [1.0], [3.0]]], 2: [[[[3.0], [3.0], [1.0]], [[1.0], [3.0], [2.0]], [[3.0], [0.0], [3.0]]]],
+         3: [[[[[3.0], [3.0]], [[1.0], [3.0]]], [[[3.0], [2.0]], [[3.0], [3.0]]]]]}  # windows up to 3 wide fit
+
+
+@_adapter(lambda op, xs, attrs: f"list({op}({xs[0]}{_attr_source(attrs)}))")
+def _argmax_pool_call(op: Any, inputs: list, attrs: dict) -> Any:
+    """max_pool_with_argmax's (output, argmax) as a list."""
+    return list(op(inputs[0], **attrs))
+
+
+def _pooling(path: str, rule: str, ksizes: tuple, **options: Any) -> OpSpec:
+    n = int(rule[-2])
+    maximum = "max" in path
+    return OpSpec(path, 1, rule, attrs={"ksize": ksizes, **_POOL_ATTRS}, analytic=not maximum,
+                  sums_terms=not maximum, specials=((_TIES[n],),) if maximum else (), **options)
+
+
+_ENTRIES += [
+    _pooling("nn.max_pool1d", "pool1d", (2, 3, (1, 2, 1))),
+    _pooling("nn.max_pool2d", "pool2d", (2, (2, 3), (1, 3, 2, 1))),
+    _pooling("nn.max_pool3d", "pool3d", (2, (1, 2, 2)), dtypes=POOLING_3D_DTYPES),
+    _pooling("nn.max_pool", "pool2d", (2, (3, 2))),
+    _pooling("nn.avg_pool1d", "pool1d", (2, 3)),
+    _pooling("nn.avg_pool2d", "pool2d", (2, (2, 3), (1, 3, 2, 1))),
+    _pooling("nn.avg_pool3d", "pool3d", (2, (1, 2, 2)), dtypes=POOLING_3D_DTYPES),
+    _pooling("nn.avg_pool", "pool2d", (2, (3, 2))),
+    OpSpec("nn.max_pool_with_argmax", 1, "pool2d", attrs={"ksize": (2, (2, 3)), **_POOL_ATTRS,
+                                                          "include_batch_in_index": (False, True)},
+           call=_argmax_pool_call, analytic=False, specials=((_TIES[2],),)),
+    OpSpec("nn.pool", 1, "pool2d", attrs={"window_shape": ((2, 2), (3, 2)), "pooling_type": ("MAX", "AVG"),
+                                          "strides": ((1, 1), (2, 2)), "padding": ("VALID", "SAME")},
+           analytic=False, sums_terms=True, specials=((_TIES[2],),)),
+    # Over the depth axis of a 4-D input; TF has no gradient of LRNGrad (no second order) and no bfloat16 kernel
+    OpSpec("nn.local_response_normalization", 1, "pool2d",
+           attrs={"depth_radius": (5, 1, 0), "bias": (1.0, 2.0), "alpha": (1.0, 0.5), "beta": (0.5, 0.75, 1.0)},
+           dtypes=("float16", "float32"), sums_terms=True, analytic=False, traits={COMPOSITE}),
+    OpSpec("nn.batch_normalization", 5, "batch_norm", ("any", "any", "positive", "any", "any"),
+           attrs={"variance_epsilon": (1e-3, 0.0, 0.5)}, dtypes=FLOATS_AND_COMPLEX, analytic=False,
+           traits={COMPOSITE}),
+]
+
 CATALOG: dict[str, OpSpec] = {}
 for _spec in _ENTRIES:
     if _spec.path in CATALOG:
@@ -777,6 +838,7 @@ NOT_OPS = frozenset({
     "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "is_tensor", "ones", "zeros",
     "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
+    "nn.lrn",  # an alias of nn.local_response_normalization
     "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/reftape_only/test_api_surface.py pins them)
     "nn.top_k",  # math.top_k (pinned there too)
     # integer lengths in, a mask out, and variadic grids: tests/reftape_only/test_api_surface.py and test_ops' snippets pin them

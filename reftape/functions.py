@@ -2700,3 +2700,277 @@ fft = _unary_function("FFT", "The discrete Fourier transform over the innermost 
 ifft = _unary_function("IFFT", "The inverse discrete Fourier transform over the innermost axis.")
 fft2d = _unary_function("FFT2D", "The discrete Fourier transform over the innermost two axes.")
 ifft2d = _unary_function("IFFT2D", "The inverse discrete Fourier transform over the innermost two axes.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling and normalisation: the public functions over the MaxPool, AvgPool, MaxPool3D, AvgPool3D,
+# MaxPoolWithArgmax and LRN kernels, wrapped as TF wraps them (1-d pools as 2-d ones over an inserted axis,
+# ksize and strides expanded to one value per axis); batch_normalization composed as TF composes it.
+
+_PADDINGS = ("SAME", "VALID", "EXPLICIT")
+
+
+def _pool_sequence(value: Any, n: int, channel_index: int, name: str) -> list:
+    """An int or a list of 1, n or n + 2 values as one value per axis (1 on the batch and channel axes)."""
+    if value is None:
+        return [1] * (n + 2)
+    if isinstance(value, (list, tuple)):
+        value = list(value)
+    elif isinstance(value, (int, np.integer)) or not hasattr(value, "__len__"):
+        value = [value]
+    else:
+        value = list(value)
+    value = [int(v) for v in value]
+    if len(value) == n + 2:
+        return value
+    if len(value) == 1:
+        value = value * n
+    elif len(value) != n:
+        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: {name}={value} of length {len(value)}")
+    return [1, 1] + value if channel_index == 1 else [1] + value + [1]
+
+
+def _pool_padding(op: str, padding: Any, explicit: bool, expected: int = 4) -> tuple[str, list]:
+    """(padding, explicit_paddings) as the op's wrapper passes them; lists only where the op takes them."""
+    if isinstance(padding, (list, tuple)):
+        if not explicit:
+            raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+        flat = []
+        for i, pair in enumerate(padding):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise ValueError(f"When `padding` is a list, each element of `padding` must be a list/tuple of size 2. "
+                                 f"Received: padding={padding} with element at index {i}")
+            flat.extend(int(p) for p in pair)
+        if len(padding) != expected:
+            raise ValueError(f"When padding is a list, it must be of size {expected}. Received: padding={padding} of "
+                             f"size {len(padding)}")
+        return "EXPLICIT", flat
+    if explicit and padding == "EXPLICIT":
+        raise ValueError("'EXPLICIT' is not a valid value for `padding`. To use explicit padding, `padding` must be a list.")
+    if not isinstance(padding, str):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    if padding not in (_PADDINGS if explicit else _PADDINGS[:2]):
+        allowed = ", ".join(f'"{p}"' for p in (_PADDINGS if explicit else _PADDINGS[:2]))
+        raise InvalidArgumentError(f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+                                   f"{allowed} [Op:{op}]")
+    return padding, []
+
+
+def _max_pool_2d_op(input: Any, ksize: list, strides: list, padding: Any, data_format: str) -> EagerTensor:
+    padding, explicit = _pool_padding("MaxPool", padding, True)
+    return execute("MaxPool", [input], ksize=tuple(ksize), strides=tuple(strides), padding=padding,
+                   explicit_paddings=tuple(explicit), data_format=data_format)
+
+
+def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
+               name: str | None = None) -> EagerTensor:
+    """The MaxPool kernel; `padding` "SAME", "VALID" or a list of [before, after] pairs per axis."""
+    input = convert_to_tensor(input)
+    data_format = data_format or "NHWC"
+    channel_index = 1 if data_format.startswith("NC") else 3
+    ksize = _pool_sequence(ksize, 2, channel_index, "ksize")
+    strides = _pool_sequence(strides, 2, channel_index, "strides")
+    return _max_pool_2d_op(input, ksize, strides, padding, data_format)
+
+
+def _pool_1d(op: str, input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None) -> EagerTensor:
+    """A 1-d pool: the 2-d kernel over an axis of size 1 inserted before the spatial one, squeezed after."""
+    input = convert_to_tensor(input)
+    data_format = data_format or "NWC"
+    channel_index = 1 if data_format.startswith("NC") else 2
+    ksize = [1] + _pool_sequence(ksize, 1, channel_index, "ksize")
+    strides = [1] + _pool_sequence(strides, 1, channel_index, "strides")
+    if op == "MaxPool":
+        padding, explicit = _pool_padding(op, padding, True, 3)
+        if padding == "EXPLICIT":
+            explicit = [0, 0] + explicit
+    else:
+        padding, explicit = _pool_padding(op, padding, False)
+    axis = 1 if data_format == "NWC" else 2
+    expanded = expand_dims(input, axis)
+    attrs = dict(ksize=tuple(ksize), strides=tuple(strides), padding=padding,
+                 data_format="NHWC" if data_format == "NWC" else "NCHW")
+    if op == "MaxPool":
+        attrs["explicit_paddings"] = tuple(explicit)
+    else:
+        attrs["T"] = input.dtype
+    return squeeze(execute(op, [expanded], **attrs), axis)
+
+
+def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> EagerTensor:
+    return _pool_1d("MaxPool", input, ksize, strides, padding, data_format)
+
+
+def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: str | None = None) -> EagerTensor:
+    return _pool_1d("AvgPool", input, ksize, strides, padding, data_format)
+
+
+def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
+               name: str | None = None) -> EagerTensor:
+    """The AvgPool kernel: each window's mean over its positions inside the input."""
+    input = convert_to_tensor(input)
+    data_format = data_format or "NHWC"
+    channel_index = 1 if data_format.startswith("NC") else 3
+    ksize = _pool_sequence(ksize, 2, channel_index, "ksize")
+    strides = _pool_sequence(strides, 2, channel_index, "strides")
+    padding, _ = _pool_padding("AvgPool", padding, False)
+    return execute("AvgPool", [input], ksize=tuple(ksize), strides=tuple(strides), padding=padding,
+                   data_format=data_format, T=input.dtype)
+
+
+def _pool_3d(op: str, input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None,
+             keep_none: bool = False) -> EagerTensor:
+    """A 3-d pool; `keep_none`: a data_format of None reaches the op as it is (max_pool and avg_pool pass it)."""
+    input = convert_to_tensor(input)
+    data_format = data_format if keep_none else data_format or "NDHWC"
+    channel_index = 1 if (data_format or "").startswith("NC") else 4
+    ksize = _pool_sequence(ksize, 3, channel_index, "ksize")
+    strides = _pool_sequence(strides, 3, channel_index, "strides")
+    padding, _ = _pool_padding(op, padding, False)
+    return execute(op, [input], ksize=tuple(ksize), strides=tuple(strides), padding=padding, data_format=data_format,
+                   **({"T": input.dtype} if op == "AvgPool3D" else {}))
+
+
+def max_pool3d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NDHWC",  # noqa: A002
+               name: str | None = None) -> EagerTensor:
+    return _pool_3d("MaxPool3D", input, ksize, strides, padding, data_format)
+
+
+def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NDHWC",  # noqa: A002
+               name: str | None = None) -> EagerTensor:
+    return _pool_3d("AvgPool3D", input, ksize, strides, padding, data_format)
+
+
+def _spatial_dims(input: EagerTensor, data_format: str | None) -> int:
+    n = input.ndim - 2
+    if not 1 <= n <= 3:
+        raise ValueError(f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={input.shape} of rank {n + 2}.")
+    return n
+
+
+def max_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
+             name: str | None = None) -> EagerTensor:
+    """max_pool1d, max_pool2d or max_pool3d by the input's rank."""
+    input = convert_to_tensor(input)
+    n = _spatial_dims(input, data_format)
+    channel_index = n + 1 if data_format is None else 1 if data_format.startswith("NC") else n + 1
+    if isinstance(padding, (list, tuple)) and data_format == "NCHW_VECT_C":
+        raise ValueError(f"`data_format='NCHW_VECT_C'` is not supported with explicit padding. Received: padding={padding}")
+    ksize = _pool_sequence(ksize, n, channel_index, "ksize")
+    strides = _pool_sequence(strides, n, channel_index, "strides")
+    if isinstance(padding, (list, tuple)) and n == 3:
+        raise ValueError(f"Explicit padding is not supported with an input tensor of rank 5. Received: padding={padding}")
+    if n == 1:
+        return max_pool1d(input, ksize, strides, padding, data_format=data_format)
+    if n == 2:
+        return max_pool2d(input, ksize, strides, padding, data_format=data_format)
+    return _pool_3d("MaxPool3D", input, ksize, strides, padding, data_format, keep_none=True)
+
+
+def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
+             name: str | None = None) -> EagerTensor:
+    """avg_pool1d, the AvgPool kernel or the AvgPool3D kernel by the input's rank."""
+    input = convert_to_tensor(input)
+    n = _spatial_dims(input, data_format)
+    channel_index = n + 1 if data_format is None else 1 if data_format.startswith("NC") else n + 1
+    ksize = _pool_sequence(ksize, n, channel_index, "ksize")
+    strides = _pool_sequence(strides, n, channel_index, "strides")
+    if n == 1:
+        return avg_pool1d(input, ksize, strides, padding, data_format=data_format)
+    if n == 2:
+        return avg_pool2d(input, ksize, strides, padding, data_format=data_format or "NHWC")
+    return _pool_3d("AvgPool3D", input, ksize, strides, padding, data_format, keep_none=True)
+
+
+MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+def max_pool_with_argmax(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
+                         output_dtype: Any = _dtypes.int64, include_batch_in_index: bool = False,
+                         name: str | None = None) -> MaxPoolWithArgmax:
+    """The maxima and the flat index of each one's input element (the batch counted in the index or not)."""
+    if data_format != "NHWC":
+        raise ValueError(f"`data_format` values other  than 'NHWC' are not supported. Received: data_format={data_format}")
+    input = convert_to_tensor(input)
+    ksize = _pool_sequence(ksize, 2, 3, "ksize")
+    strides = _pool_sequence(strides, 2, 3, "strides")
+    padding, _ = _pool_padding("MaxPoolWithArgmax", padding, False)
+    output_dtype = _dtypes.as_dtype(output_dtype)
+    output, argmax = execute("MaxPoolWithArgmax", [input], ksize=tuple(ksize), strides=tuple(strides), padding=padding,
+                             include_batch_in_index=bool(include_batch_in_index), Targmax=output_dtype.as_numpy_dtype)
+    return MaxPoolWithArgmax(output, argmax)
+
+
+def pool(input: Any, window_shape: Any, pooling_type: str, strides: Any = None, padding: str = "VALID",  # noqa: A002
+         data_format: str | None = None, dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """The generic pool: max_pool or avg_pool of the window (1-d through an inserted axis); dilations of 1 only."""
+    input = convert_to_tensor(input)
+    n = len(window_shape)
+    if not 1 <= n <= 3:
+        raise ValueError(f"`len(window_shape)` must be 1, 2, or 3. Received: window_shape={window_shape} of length {n}")
+    if input.ndim != n + 2:
+        raise ValueError(f"Shape {input.shape} must have rank {n + 2}")
+    strides = np.ones(n, int) if strides is None else np.array(strides, int).reshape(-1)
+    dilations = np.ones(n, int) if dilations is None else np.array(dilations, int).reshape(-1)
+    if len(strides) != n:
+        raise ValueError(f"len(strides)={len(strides)} but should be {n}")
+    if len(dilations) != n:
+        raise ValueError(f"len(dilation_rate)={len(dilations)} but should be {n}")
+    if np.any(strides < 1):
+        raise ValueError(f"all values of strides must be positive. Received strides={strides}")
+    if np.any(dilations < 1):
+        raise ValueError(f"all values of dilation_rate must be positive. Received dilation_rate={dilations}")
+    if np.any(strides > 1) and np.any(dilations > 1):
+        raise ValueError(f"strides > 1 not supported in conjunction with dilation_rate > 1. Received: strides={strides} "
+                         f"and dilation_rate={dilations}")
+    if padding == "SAME" and np.any(dilations > 1):
+        raise ValueError(f"pooling with 'SAME' padding is not implemented for `dilation_rate` > 1. Received: "
+                         f"padding={padding} and dilation_rate={dilations}")
+    if np.any(strides > np.array(window_shape)):
+        raise ValueError(f"`strides` > `window_shape` not supported due to inconsistency between CPU and GPU "
+                         f"implementations. Received: strides={strides} and window_shape={window_shape}")
+    if (pooling_type, n) not in {(t, d) for t in ("MAX", "AVG") for d in (1, 2, 3)}:
+        raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")
+    if np.any(dilations > 1):
+        raise NotImplementedError("reftape's pool takes dilations of 1 only (TF dilates through SpaceToBatchND)")
+    channels_first = data_format is not None and data_format.startswith("NC")
+    window = ([1, 1] if channels_first else [1]) + [int(w) for w in window_shape] + ([] if channels_first else [1])
+    steps = ([1, 1] if channels_first else [1]) + [int(s) for s in strides] + ([] if channels_first else [1])
+    if n == 1:
+        if data_format not in (None, "NWC", "NCW"):
+            raise ValueError(f"data_format must be either 'NWC' or 'NCW'. Received: data_format={data_format}")
+        axis = 2 if channels_first else 1
+        result = execute("MaxPool" if pooling_type == "MAX" else "AvgPool", [expand_dims(input, axis)],
+                         ksize=tuple([1] + window), strides=tuple([1] + steps),
+                         padding=_pool_padding("MaxPool" if pooling_type == "MAX" else "AvgPool", padding, False)[0],
+                         data_format="NCHW" if channels_first else "NHWC",
+                         **({"explicit_paddings": ()} if pooling_type == "MAX" else {"T": input.dtype}))
+        return squeeze(result, [axis])
+    if n == 2:
+        pooled = max_pool if pooling_type == "MAX" else avg_pool
+        return pooled(input, window, steps, padding, data_format=data_format)
+    pooled3d = max_pool3d if pooling_type == "MAX" else avg_pool3d
+    return pooled3d(input, window, steps, padding, data_format=data_format or "NDHWC")
+
+
+def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: Any,
+                        name: str | None = None) -> EagerTensor:
+    """(x - mean) / sqrt(variance + epsilon) * scale + offset, composed as TF composes it: the scale joins the
+    inverse root first, the mean's share is folded into the offset, both cast to x's dtype."""
+    inv = rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv *= scale
+    return x * cast(inv, x.dtype) + cast(offset - mean * inv if offset is not None else -mean * inv, x.dtype)
+
+
+def local_response_normalization(input: Any, depth_radius: int = 5, bias: float = 1, alpha: float = 1,  # noqa: A002
+                                 beta: float = 0.5, name: str | None = None) -> EagerTensor:
+    """The LRN kernel over the last axis of a 4-D input (its float attributes held as float32, as TF holds them)."""
+    input = convert_to_tensor(input)
+    return execute("LRN", [input], depth_radius=int(depth_radius), bias=float(np.float32(bias)),
+                   alpha=float(np.float32(alpha)), beta=float(np.float32(beta)), T=input.dtype)
+
+
+lrn = local_response_normalization

@@ -32,5 +32,9 @@ swish = silu
 
 # Array ops (issue 24)
 from .functions import depth_to_space, space_to_depth  # noqa: E402
+# Pooling and normalisation
+from .functions import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, batch_normalization,  # noqa: E402
+                        local_response_normalization, lrn, max_pool, max_pool1d, max_pool2d, max_pool3d,
+                        max_pool_with_argmax, pool)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

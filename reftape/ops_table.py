@@ -1488,3 +1488,102 @@ defop("FFT", _fft, _fourier_vjp("IFFT", 1, False), dtypes=COMPLEX)
 defop("IFFT", _ifft, _fourier_vjp("FFT", 1, True), dtypes=COMPLEX)
 defop("FFT2D", _fft2d, _fourier_vjp("IFFT2D", 2, False), dtypes=COMPLEX)
 defop("IFFT2D", _ifft2d, _fourier_vjp("FFT2D", 2, True), dtypes=COMPLEX)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling and normalisation (kernels in kernels/pooling.py and kernels/normalization.py). Attributes as TF's
+# ops hold them: ksize and strides per axis of the channels-last input. The max-pool gradients route each
+# window's upstream to its first maximum (TF's argmax helper); TF's gradients of the gradient kernels are
+# zeros for the pooled tensors and the other gradient kernel for the upstream.
+
+from .kernels import normalization as _normalization  # noqa: E402 - the family's block
+from .kernels import pooling as _pooling  # noqa: E402
+
+
+def _pool_attrs(attrs: dict, *names: str) -> dict:
+    """The window attributes a pool's gradient kernel takes (and `names`)."""
+    return {k: v for k, v in attrs.items() if k in ("ksize", "strides", "padding", "data_format", "explicit_paddings") + names}
+
+
+def _refuse_default_format(attrs: dict) -> None:
+    """TF's MaxPool3D and AvgPool3D gradients decode the recorded data_format: one passed as None (max_pool and
+    avg_pool of rank 5 without a data_format) fails there."""
+    if "data_format" in attrs and attrs["data_format"] is None:
+        raise AttributeError("'NoneType' object has no attribute 'decode'")
+
+
+def _max_pool_vjp(grad_op):
+    def vjp(g, ans, x, **attrs):
+        _refuse_default_format(attrs)
+        return F.execute(grad_op, [x, ans, F.convert_to_tensor(g)], T=x.dtype, **_pool_attrs(attrs))
+    return vjp
+
+
+def _max_pool_grad_vjp(grad_op, grad_grad_op):
+    """MaxPoolGrad's and MaxPoolGradGrad's gradients: zeros for the pooled input and output, and for the upstream
+    the other gradient kernel (`grad_op` MaxPoolGrad, `grad_grad_op` MaxPoolGradGrad, one of them this op's own)."""
+    def vjp(g, ans, x, y, upstream, **attrs):
+        g = F.convert_to_tensor(g)
+        if attrs.get("T") is not None:  # this op is MaxPoolGrad: its upstream's gradient is MaxPoolGradGrad
+            other = F.execute(grad_grad_op, [x, y, g], **_pool_attrs(attrs))
+        else:
+            other = F.execute(grad_op, [x, y, g], T=x.dtype, **_pool_attrs(attrs))
+        return F.zeros_like(x), F.zeros_like(y), other
+    return vjp
+
+
+def _avg_pool_vjp(grad_op):
+    def vjp(g, ans, x, **attrs):
+        _refuse_default_format(attrs)
+        return F.execute(grad_op, [F.convert_to_tensor(g)], input_shape=_shape(x), **_pool_attrs(attrs, "T"))
+    return vjp
+
+
+def _avg_pool_grad_vjp(pool_op):
+    def vjp(g, ans, upstream, input_shape, **attrs):
+        return F.execute(pool_op, [F.convert_to_tensor(g)], **_pool_attrs(attrs, "T"))
+    return vjp
+
+
+def _max_pool_with_argmax_vjp(g, ans, x, ksize, strides, padding, include_batch_in_index, **_):
+    """TF's gradient: MaxPoolGradWithArgmax of the values' upstream at the argmax output; none for the argmax."""
+    upstream = F.zeros(_shape(ans[0]), ans[0].dtype) if g[0] is None else F.convert_to_tensor(g[0])
+    return F.execute("MaxPoolGradWithArgmax", [x, upstream], argmax=ans[1]._value, ksize=ksize, strides=strides,
+                     padding=padding, include_batch_in_index=include_batch_in_index)
+
+
+def _lrn_vjp(g, ans, x, depth_radius, bias, alpha, beta, **_):
+    return F.execute("LRNGrad", [F.convert_to_tensor(g), x, ans], depth_radius=depth_radius, bias=bias, alpha=alpha,
+                     beta=beta, T=x.dtype)
+
+
+def _unvectorized(vjp):
+    """An unregistered gradient of an op TF's pfor has no converter for (it loops over it): see tape.py."""
+    vjp.unvectorized = True
+    return vjp
+
+
+_POOLED = FLOAT  # half, bfloat16, float, double (TF's MaxPool also takes integers, which no gradient reaches)
+_POOLED_3D = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32})
+_LRN = frozenset({_dtypes.float16, _dtypes.bfloat16, _dtypes.float32})
+defop("MaxPool", _pooling.max_pool, _max_pool_vjp("MaxPoolGrad"), dtypes=REAL, moves_data=True)
+defop("MaxPoolGrad", _pooling.max_pool_grad, _max_pool_grad_vjp("MaxPoolGrad", "MaxPoolGradGrad"), dtypes=REAL)
+defop("MaxPoolGradGrad", _pooling.max_pool_grad_grad, _max_pool_grad_vjp("MaxPoolGrad", "MaxPoolGradGrad"), dtypes=REAL, moves_data=True)
+defop("MaxPool3D", lambda x, **a: _pooling.max_pool(x, op="MaxPool3D", **a), _max_pool_vjp("MaxPool3DGrad"),
+      dtypes=_POOLED_3D, kernels=_POOLED_3D - {_dtypes.float16}, moves_data=True)
+defop("MaxPool3DGrad", _pooling.max_pool3d_grad,
+      _max_pool_grad_vjp("MaxPool3DGrad", "MaxPool3DGradGrad"), dtypes=_POOLED_3D, kernels=_POOLED_3D - {_dtypes.float16})
+defop("MaxPool3DGradGrad", lambda *xs, **a: _pooling.max_pool_grad_grad(*xs, op="MaxPool3DGradGrad", **a),
+      _max_pool_grad_vjp("MaxPool3DGrad", "MaxPool3DGradGrad"), dtypes=_POOLED_3D, kernels=_POOLED_3D - {_dtypes.float16}, moves_data=True)
+defop("AvgPool", _pooling.avg_pool, _avg_pool_vjp("AvgPoolGrad"), dtypes=_POOLED)
+defop("AvgPoolGrad", _pooling.avg_pool_grad, _avg_pool_grad_vjp("AvgPool"), dtypes=_POOLED)
+defop("AvgPool3D", lambda x, **a: _pooling.avg_pool(x, op="AvgPool3D", **a), _avg_pool_vjp("AvgPool3DGrad"),
+      dtypes=_POOLED, kernels=frozenset({_dtypes.bfloat16, _dtypes.float32}))
+defop("AvgPool3DGrad", lambda g, **a: _pooling.avg_pool_grad(g, op="AvgPool3DGrad", **a),
+      _avg_pool_grad_vjp("AvgPool3D"), dtypes=_POOLED, kernels=frozenset({_dtypes.bfloat16, _dtypes.float32}))
+defop("MaxPoolWithArgmax", _pooling.max_pool_with_argmax, _max_pool_with_argmax_vjp, dtypes=REAL, moves_data=True,
+      num_outputs=lambda attrs: 2, out_dtype=lambda dt, a: (dt, _dtypes.as_dtype(a["Targmax"])))
+defop("MaxPoolGradWithArgmax", _pooling.max_pool_grad_with_argmax, _unvectorized(_unregistered("MaxPoolGradWithArgmax")),
+      dtypes=REAL)
+defop("LRN", _normalization.lrn, _lrn_vjp, dtypes=_LRN, kernels=_LRN - {_dtypes.bfloat16})
+defop("LRNGrad", _normalization.lrn_grad, _unvectorized(_unregistered("LRNGrad")), dtypes=_LRN, kernels=_LRN - {_dtypes.bfloat16})

@@ -430,9 +430,22 @@ def _check_vectorized_loop_is_differentiable(first_op: int, gradients: list) -> 
                         raise TypeError(built.traced_refusal.format(dtype=dtype.name))
             if op_id > first_op and getattr(op.primitive.vjp, "unregistered", False):
                 name = op.primitive.name
-                raise LookupError(f"No gradient defined for operation'gradient_tape/{name}/pfor/{name}' (op type: "
-                                  f"{name}). In general every operation must have an associated "
-                                  "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
+                # An op pfor cannot vectorize runs in a while loop; where TF needs higher-order gradients of the
+                # traced loop (a persistent recording tape, or two or more), its gradient is looked up inside
+                # AutoGraph's staging
+                unvectorized = getattr(op.primitive.vjp, "unvectorized", False)
+                message = (f"No gradient defined for operation'gradient_tape/{name}/pfor/{'while/' * unvectorized}"
+                           f"{name}' (op type: {name}). In general every operation must have an associated "
+                           "`@tf.RegisterGradient` for correct autodiff, which this op is lacking.")
+                if unvectorized:  # raised where TF's gradient function lookup explains itself in full
+                    message += (" If you want to pretend this operation is a constant in your program, you may insert "
+                                "`tf.stop_gradient`. This can be useful to silence the error in cases where you know "
+                                "gradients are not needed, e.g. the forward pass of tf.custom_gradient. Please see more "
+                                "details in https://www.tensorflow.org/api_docs/python/tf/custom_gradient.")
+                recordings = active_recordings()
+                if unvectorized and (len(recordings) > 1 or any(r.persistent for r in recordings)):
+                    raise StagingError(f"in user code:\n\n\n    LookupError: {message}\n")
+                raise LookupError(message)
 
 
 def _stacked(rows: list, axis: int, shape: tuple, dtype: Any) -> EagerTensor:

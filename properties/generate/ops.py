@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from reftape_oracle.catalog import (COMPOSITE, ELLIPSIS, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED,
-                                    REDUCTION, ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec, einsum_shapes,
-                                    einsum_subscripts, flipped)
+                                    POOL_RULES, REDUCTION, ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec,
+                                    einsum_shapes, einsum_subscripts, flipped)
 from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
 from reftape_oracle.surface import keyword_name
 
@@ -61,6 +61,8 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
         return rank == 0
     if spec.has(ROW_ATTRIBUTE) and rank and not 0 < t.shape[0] <= MAX_ATTRIBUTE_INTEGERS:
         return False  # no empty lists of ids either: TF reads [] as float32 (and segment_sum's rule needs a last id)
+    if spec.shape_rule in POOL_RULES:
+        return _pool_fits(t, spec)
     if (spec.has(INDEXED_ROWS) or _last(spec) == "gather_nd") and rank and not 0 < t.shape[0] < MAX_ATTRIBUTE_INTEGERS:
         return False  # no empty index lists: TF reads [] as float32
     if spec.shape_rule == "cross":  # vectors of 3 (issue 24)
@@ -97,7 +99,8 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
     if shape is None:
         shape = _leaf_shape(b, spec)
     scalars = spec.specials_for(position)
-    patterns = tuple(tuple(p[position]) for p in spec.specials if position < len(p) and isinstance(p[position], list))
+    patterns = tuple(tuple(np.ravel(p[position]).tolist()) for p in spec.specials
+                     if position < len(p) and isinstance(p[position], list))  # nested (a pool's window): flat
     if overflows:  # one near-overflow value squares past the largest
         scalars = scalars + LARGEST[b.dtype]
     if overflows and b.dtype == "float16":  # two also sum past it (TF adds bfloat16 in float32)
@@ -107,6 +110,8 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
 
 
 def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
+    if spec.shape_rule in POOL_RULES:
+        return _pool_leaf_shape(b, spec)
     if spec.shape_rule == "scalars":
         return ()
     if spec.shape_rule in MATRIX_RULES:
@@ -635,6 +640,60 @@ def _image_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
 
 
 _PLANNERS["image"] = _image_plan
+
+
+# Pooling and normalisation: channels-last inputs of the rule's rank (a batch, the spatial sides, the channels),
+# attributes kept valid for them (VALID windows no larger than the input: SAME instead), and the pooled shape.
+def _pool_rank(spec: OpSpec) -> int:
+    return int(spec.shape_rule[-2]) + 2
+
+
+def _pool_fits(t: _Tensor, spec: OpSpec) -> bool:
+    return len(t.shape) == _pool_rank(spec) and 0 < t.size <= MAX_ELEMENTS
+
+
+def _pool_leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
+    """A batch of 1 or 2, spatial sides of 1 to 4 (1 to 3 in 3-d), 1 or 2 channels: at most MAX_ELEMENTS elements."""
+    spatial = _pool_rank(spec) - 2
+    side = 4 if spatial < 3 else 3
+    shape = (int(b.rng.integers(1, 3)), *(int(b.rng.integers(1, side + 1)) for _ in range(spatial)),
+             int(b.rng.integers(1, 3)))
+    return shape if math.prod(shape) <= MAX_ELEMENTS else (1,) + shape[1:-1] + (1,)
+
+
+def _per_spatial_axis(value, spatial: int) -> list:
+    """ksize, strides or window_shape in any form TF takes, one value per spatial axis."""
+    values = list(value) if isinstance(value, (tuple, list)) else [value]
+    if len(values) == spatial + 2:
+        return values[1:-1]
+    return values * spatial if len(values) == 1 else values
+
+
+def _pool_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    name = _last(spec)
+    if name == "local_response_normalization":
+        return _Plan([x], x.shape)
+    spatial = len(x.shape) - 2
+    window = _per_spatial_axis(attrs.get("ksize", attrs.get("window_shape")), spatial)
+    steps = _per_spatial_axis(attrs["strides"], spatial)
+    sides = x.shape[1:-1]
+    if attrs["padding"] == "VALID" and any(d < k for d, k in zip(sides, window)):
+        attrs["padding"] = "SAME"
+    if attrs["padding"] == "SAME":
+        pooled = tuple(-(-d // s) for d, s in zip(sides, steps))
+    else:
+        pooled = tuple((d - k) // s + 1 for d, k, s in zip(sides, window, steps))
+    shape = x.shape[:1] + pooled + x.shape[-1:]
+    return _Plan([x], shape, element=0 if name == "max_pool_with_argmax" else None)
+
+
+def _batch_norm_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """Per-channel statistics and parameters (the last axis), the variance from its positive domain."""
+    channels = x.shape[-1:]
+    return _Plan([x] + [_input(b, spec, n, shape=channels) for n in range(1, 5)], x.shape)
+
+
+_PLANNERS.update({"pool1d": _pool_plan, "pool2d": _pool_plan, "pool3d": _pool_plan, "batch_norm": _batch_norm_plan})
 
 
 def _real(dtype: str) -> str:

@@ -615,6 +615,21 @@ MUTANTS: tuple[Mutant, ...] = (
           "if False and not all(connected):",
           "a vectorized jacobian with no more parallel_iterations than rows returns None for an unconnected source "
           "where TF's loop fails converting that None to a tensor"),
+    # --- Pooling and normalisation (issue 24)
+    _vjp("max-pool-ties-to-last", "tie-rule", "replace = inside & (~taken | (key < candidate_key))",
+         "replace = inside & (~taken | (key <= candidate_key))",
+         "max pooling's gradient (and max_pool_with_argmax's index) routes a tied window to its last maximum "
+         "instead of the first", file="kernels/pooling.py"),
+    _vjp("avg-pool-grad-full-window", "special-point",
+         "    counts = np.maximum((index >= 0).sum(axis=1), 1)\n    coefficients",
+         "    counts = np.full(index.shape[0], index.shape[1])\n    coefficients",
+         "AvgPoolGrad divides by the whole window, padding included, instead of the positions inside the input "
+         "(SAME windows at the edges)", file="kernels/pooling.py"),
+    _vjp("batch-norm-variance-without-mean-term", "wrong-tensor",
+         "cast(offset - mean * inv if offset is not None",
+         "cast(offset - mean * stop_gradient(inv) if offset is not None",
+         "batch_normalization's variance (and scale) gradient misses the term through the mean: only x's share "
+         "of the inverse root is differentiated", file="functions.py"),
 )
 
 
