@@ -2188,12 +2188,15 @@ def _conv2d_op(x: EagerTensor, filters: EagerTensor, strides: Any, padding: str,
                    data_format=data_format)
 
 
+_NO_FORMAT = object()  # tf.nn.convolution's data format of None, which Conv2D records as it is
+
+
 def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
            dilations: Any = None, name: str | None = None) -> EagerTensor:
     """Conv2D over the last three dimensions (those before them are batch dimensions)."""
     padding, explicit = _conv_padding(padding)
-    data_format = data_format or "NHWC"
-    channel_index = 1 if data_format.startswith("NC") else 3
+    data_format = None if data_format is _NO_FORMAT else data_format or "NHWC"
+    channel_index = 1 if data_format is not None and data_format.startswith("NC") else 3
     strides = _conv_sequence(strides, 2, channel_index, "strides")
     dilations = _conv_sequence(dilations, 2, channel_index, "dilations")
     input, filters = _matching([input, filters], strict=True)
@@ -2292,9 +2295,13 @@ def _with_space_to_batch(x: EagerTensor, filter_shape: tuple, rate: list, paddin
     the extra padding cropped. The space-to-batch steps are pads, reshapes and transposes here (TF's
     SpaceToBatchND and BatchToSpaceND move the same elements)."""
     rate = [int(r) for r in rate]
+    n = len(rate)
+    least = n if data_format is not None and data_format.startswith("NC") else n + 1
+    if x.ndim < least:
+        raise ValueError(f"`input.shape.rank` must be at least {least}. Received: input.shape={tuple(x.shape)} with "
+                         f"rank {x.ndim}")
     if any(r < 1 for r in rate):
         raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
-    n = len(rate)
     if all(r == 1 for r in rate):
         return op(x, padding)
     padding, explicit = _conv_padding(padding, n + 2)
@@ -2374,10 +2381,12 @@ def convolution(input: Any, filters: Any, strides: Any = None, padding: Any = "V
                          f"strides={strides[spatial]} and dilation_rate={dilations[spatial]}")
     if any(int(d) != 1 for d in dilations[spatial]):  # TF's Convolution: undilated, through space-to-batch
         rate, strides, dilations = [int(d) for d in dilations[spatial]], [1] * (n + 2), None
+        inner_format = data_format or ("NWC", "NHWC", "NDHWC")[n - 1]  # TF's undilated convolution names it
         return _with_space_to_batch(input, tuple(filters.shape), rate, padding, data_format,
-                                    lambda x, p: convolution(x, filters, strides, p, data_format))
-    if n == 2:
-        return conv2d(input, filters, strides, padding, data_format=data_format or "NHWC", dilations=dilations)
-    if n == 3:
-        return conv3d(input, filters, strides, padding, data_format=data_format or "NDHWC", dilations=dilations)
+                                    lambda x, p: convolution(x, filters, strides, p, inner_format))
+    if n == 2:  # TF passes no default data format on to Conv2D either (recorded so, for its gradients)
+        return conv2d(input, filters, strides, padding, data_format=_NO_FORMAT if data_format is None else data_format,
+                      dilations=dilations)
+    if n == 3:  # TF passes no default data format on to Conv3D
+        return conv3d(input, filters, strides, padding, data_format=data_format, dilations=dilations)
     return conv1d(input, filters, strides, padding, data_format=data_format, dilations=dilations)

@@ -1044,41 +1044,44 @@ _CONV_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_for
 _CONV3D_ATTRS = ("strides", "padding", "dilations", "data_format")
 
 
-def _conv_ops(forward: str, backprop_input: str, backprop_filter: str, names: tuple) -> tuple:
+def _conv_ops(forward: str, backprop_input: str, backprop_filter: str, names: tuple, decodes: tuple) -> tuple:
     """The VJPs of a convolution and of its two backprops (TF's _Conv2DGrad, _Conv2DBackpropInputGrad and
-    _Conv2DBackpropFilterGrad, and their Conv3D and depthwise twins)."""
+    _Conv2DBackpropFilterGrad, and their Conv3D and depthwise twins). Those of `decodes` read the recorded data
+    format as bytes: one recorded as None (tf.nn.convolution's default) is TF's AttributeError there."""
 
-    def attrs_of(attrs: dict) -> dict:
+    def attrs_of(attrs: dict, decodes: bool) -> dict:
+        if decodes and attrs["data_format"] is None:
+            raise AttributeError("'NoneType' object has no attribute 'decode'")
         return {name: attrs[name] for name in names}
 
     def forward_vjp(g, ans, x, w, **attrs):
-        kept = attrs_of(attrs)
+        kept = attrs_of(attrs, decodes[0])
         return (F.execute(backprop_input, [w, g], input_sizes=_shape(x), **kept),
                 F.execute(backprop_filter, [x, g], filter_sizes=_shape(w), **kept))
 
     def input_vjp(g, ans, w, dy, input_sizes, **attrs):
-        kept = attrs_of(attrs)
+        kept = attrs_of(attrs, decodes[1])
         return (F.execute(backprop_filter, [g, dy], filter_sizes=_shape(w), **kept),
                 F.execute(forward, [g, w], **kept))
 
     def filter_vjp(g, ans, x, dy, filter_sizes, **attrs):
-        kept = attrs_of(attrs)
+        kept = attrs_of(attrs, decodes[2])
         return (F.execute(backprop_input, [g, dy], input_sizes=_shape(x), **kept),
                 F.execute(forward, [x, g], **kept))
 
     return forward_vjp, input_vjp, filter_vjp
 
 
-_vjps = _conv_ops("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", _CONV_ATTRS)
+_vjps = _conv_ops("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", _CONV_ATTRS, (False, True, True))
 defop("Conv2D", _conv2d, _vjps[0], dtypes=FLOAT | {_dtypes.int32})
 defop("Conv2DBackpropInput", _conv2d_backprop_input, _vjps[1], dtypes=FLOAT | {_dtypes.int32})
 defop("Conv2DBackpropFilter", _conv2d_backprop_filter, _vjps[2], dtypes=FLOAT)
-_vjps = _conv_ops("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", _CONV3D_ATTRS)
+_vjps = _conv_ops("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", _CONV3D_ATTRS, (True, True, True))
 defop("Conv3D", _conv3d, _vjps[0], dtypes=FLOAT)
 defop("Conv3DBackpropInputV2", _conv3d_backprop_input, _vjps[1], dtypes=FLOAT)
 defop("Conv3DBackpropFilterV2", _conv3d_backprop_filter, _vjps[2], dtypes=FLOAT)
 _vjps = _conv_ops("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
-                  _CONV_ATTRS)
+                  _CONV_ATTRS, (False, False, False))
 defop("DepthwiseConv2dNative", _depthwise, _vjps[0], dtypes=FLOAT)
 defop("DepthwiseConv2dNativeBackpropInput", _depthwise_backprop_input, _vjps[1], dtypes=FLOAT)
 defop("DepthwiseConv2dNativeBackpropFilter", _depthwise_backprop_filter, _vjps[2], dtypes=FLOAT)

@@ -33,6 +33,8 @@ def _spatial(values, rank: int, name: str) -> tuple:
 
 def _check_attrs(op: str, rank: int, strides, dilations, data_format: str) -> tuple[tuple, tuple]:
     """The spatial strides and dilations, or TF's CPU error for what its kernel does not do."""
+    if data_format is None:  # TF's wrappers take None for the default (their gradients then fail)
+        data_format = "NHWC"
     if not data_format.endswith("C"):
         if op == "Conv3D":
             raise ValueError("CPU implementation of Conv3D currently only supports the NHWC tensor format.")
@@ -55,6 +57,9 @@ def _check_attrs(op: str, rank: int, strides, dilations, data_format: str) -> tu
         raise ValueError("Sliding window strides and dilations must be positive")
     if rank == 3 and any(d != 1 for d in dilations):
         raise ValueError("CPU implementation of Conv3D currently only supports dilated rates of 1.")
+    if op.startswith("Depthwise") and strides[1] != strides[2]:
+        raise ValueError("Current implementation only supports equal length strides in the row and column "
+                         "dimensions.")
     if op.startswith("Depthwise") and any(d != 1 for d in dilations):
         raise UnimplementedError(f"Current kernel implementation does not support dilations, received "
                                  f"[{' '.join(str(d) for d in dilations)}]")
@@ -205,6 +210,7 @@ def _input_backprop(op, input_sizes, w, g, strides, padding, explicit_paddings, 
     geometry = _Geometry(op, input_sizes, w.shape, strides, padding, explicit_paddings, dilations, data_format,
                          depthwise)
     _check_upstream(op, g.shape, geometry)
+    _check_ungrouped(geometry)
     work = _working(g.dtype)
     grouped = g.astype(work).reshape(g.shape[:-1] + geometry.output_grouping())
     windows = np.einsum("...go,kgco->...kgc", grouped, _grouped_filter(w.astype(work), geometry))
@@ -223,6 +229,7 @@ def _filter_backprop(op, x, filter_sizes, g, strides, padding, explicit_paddings
     geometry = _Geometry(op, x.shape, filter_sizes, strides, padding, explicit_paddings, dilations, data_format,
                          depthwise)
     _check_upstream(op, g.shape, geometry)
+    _check_ungrouped(geometry)
     work = _working(x.dtype)
     patches = _patches(x.astype(work), geometry)
     patches = patches.reshape(patches.shape[:-1] + geometry.grouping())
@@ -234,6 +241,13 @@ def _filter_backprop(op, x, filter_sizes, g, strides, padding, explicit_paddings
         return grads.reshape(filter_sizes).astype(x.dtype)
     return grads.transpose(0, 2, 1, 3).reshape(k, filter_sizes[-2], filter_sizes[-1]).reshape(filter_sizes).astype(
         x.dtype)
+
+
+def _check_ungrouped(geometry: _Geometry) -> None:
+    if geometry.groups > 1 and not geometry.depthwise:
+        raise ValueError(f"Gradients for grouped convolutions are not supported on CPU. Please file a feature request "
+                         f"if you run into this issue. Computed input depth {geometry.input_shape[-1]} doesn't match "
+                         f"filter input depth {geometry.filter_shape[-2]}")
 
 
 def _check_upstream(op: str, shape: tuple, geometry: _Geometry) -> None:
@@ -257,6 +271,8 @@ def _conv2d_backprop_filter(x, g, filter_sizes, strides, padding, explicit_paddi
 
 
 def _conv3d(x, w, strides, padding, dilations, data_format):
+    if w.size == 0:
+        raise ValueError("filter must not have zero elements (i.e. all dimensions must be non-zero)")
     return _forward("Conv3D", x, w, strides, padding, (), dilations, data_format)
 
 
