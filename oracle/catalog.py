@@ -665,8 +665,8 @@ def _transposed_source(op: str, xs: list, attrs: dict) -> str:
     strides = attrs["strides"]
     rank = 3 if op.endswith("conv1d_transpose") else 4 if op.endswith("conv2d_transpose") else 5
     per = (strides,) * (rank - 2) if isinstance(strides, int) else tuple(strides)
-    sizes = [f"{x}.shape[{i + 1}] * {s}" if attrs["padding"] == "SAME" else f"({x}.shape[{i + 1}] - 1) * {s} + {w}.shape[{i}]"
-             for i, s in enumerate(per)]
+    sizes = [f"{x}.shape[{i + 1}] * {s}" if attrs["padding"] == "SAME"
+             else f"({x}.shape[{i + 1}] - 1) * {s} + {w}.shape[{i}]" for i, s in enumerate(per)]
     return f"{op}({x}, {w}, [{x}.shape[0], {', '.join(sizes)}, {w}.shape[-2]]{_conv_keywords(attrs)})"
 
 

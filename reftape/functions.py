@@ -2183,7 +2183,7 @@ def _squeezed_batch(x: EagerTensor, inner_rank: int, op: Any) -> EagerTensor:
 
 def _conv2d_op(x: EagerTensor, filters: EagerTensor, strides: Any, padding: str, explicit: Any, dilations: Any,
                data_format: str) -> EagerTensor:
-    return execute("Conv2D", [x, filters], strides=_conv_ints(strides, "strides"), padding=padding,
+    return execute("Conv2D", [x, filters], T=x.dtype, strides=_conv_ints(strides, "strides"), padding=padding,
                    explicit_paddings=tuple(explicit), dilations=_conv_ints(dilations, "dilations"),
                    data_format=data_format)
 
@@ -2194,6 +2194,8 @@ _NO_FORMAT = object()  # tf.nn.convolution's data format of None, which Conv2D r
 def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
            dilations: Any = None, name: str | None = None) -> EagerTensor:
     """Conv2D over the last three dimensions (those before them are batch dimensions)."""
+    if not hasattr(input, "shape"):  # TF reads the input's rank before converting it
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'shape'")
     padding, explicit = _conv_padding(padding)
     data_format = None if data_format is _NO_FORMAT else data_format or "NHWC"
     channel_index = 1 if data_format is not None and data_format.startswith("NC") else 3
@@ -2215,7 +2217,7 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: Any, data_format: str
         raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
     strides = [1] + _conv_sequence(stride, 1, channel_index, "stride")
     dilations = [1] + _conv_sequence(dilations, 1, channel_index, "dilations")
-    input, filters = _matching([input, filters], strict=True)
+    input, filters = convert_to_tensor(input), convert_to_tensor(filters)  # each by itself (expand_dims converts)
     _conv_string(padding)
     value, filters = expand_dims(input, spatial_start), expand_dims(filters, 0)
     result = _squeezed_batch(value, 3, lambda x: _conv2d_op(x, filters, strides, padding, (), dilations, data_format))
@@ -2229,8 +2231,8 @@ def conv3d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
     _conv_string(padding)
     input, filters = _matching([input, filters], strict=True)
     strides, dilations = _conv_ints(strides, "strides"), _conv_ints(dilations, "dilations")
-    return _squeezed_batch(input, 4, lambda x: execute("Conv3D", [x, filters], strides=strides, padding=padding,
-                                                       dilations=dilations, data_format=data_format))
+    return _squeezed_batch(input, 4, lambda x: execute("Conv3D", [x, filters], T=x.dtype, strides=strides,
+                                                       padding=padding, dilations=dilations, data_format=data_format))
 
 
 def _output_sizes(output_shape: Any) -> tuple:
@@ -2247,7 +2249,7 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
     dilations = _conv_sequence(dilations, 2, channel_index, "dilations")
     padding, explicit = _conv_padding(padding)
     filters, input = _matching([filters, input], strict=True)
-    return execute("Conv2DBackpropInput", [filters, input], input_sizes=_output_sizes(output_shape),
+    return execute("Conv2DBackpropInput", [filters, input], T=filters.dtype, input_sizes=_output_sizes(output_shape),
                    strides=_conv_ints(strides, "strides"), padding=padding, explicit_paddings=tuple(explicit),
                    dilations=_conv_ints(dilations, "dilations"), data_format=data_format)
 
@@ -2264,12 +2266,13 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
     strides = [1] + _conv_sequence(strides, 1, channel_index, "stride")
     dilations = [1] + _conv_sequence(dilations, 1, channel_index, "dilations")
     _conv_string(padding)
-    filters, input = _matching([filters, input], strict=True)
+    filters, input = convert_to_tensor(filters), convert_to_tensor(input)  # each by itself (expand_dims converts)
     value, filters = expand_dims(input, spatial_start), expand_dims(filters, 0)
     sizes = _output_sizes(output_shape)
     sizes = sizes[:spatial_start] + (1,) + sizes[spatial_start:]
-    result = execute("Conv2DBackpropInput", [filters, value], input_sizes=sizes, strides=_conv_ints(strides, "strides"),
-                     padding=padding, explicit_paddings=(), dilations=_conv_ints(dilations, "dilations"),
+    result = execute("Conv2DBackpropInput", [filters, value], T=filters.dtype, input_sizes=sizes,
+                     strides=_conv_ints(strides, "strides"), padding=padding, explicit_paddings=(),
+                     dilations=_conv_ints(dilations, "dilations"),
                      data_format=data_format)
     return squeeze(result, [spatial_start])
 
@@ -2283,7 +2286,7 @@ def conv3d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
     dilations = _conv_sequence(dilations, 3, channel_index, "dilations")
     _conv_string(padding)
     filters, input = _matching([filters, input], strict=True)
-    return execute("Conv3DBackpropInputV2", [filters, input], input_sizes=_output_sizes(output_shape),
+    return execute("Conv3DBackpropInputV2", [filters, input], T=filters.dtype, input_sizes=_output_sizes(output_shape),
                    strides=_conv_ints(strides, "strides"), padding=padding,
                    dilations=_conv_ints(dilations, "dilations"), data_format=data_format)
 
@@ -2336,7 +2339,7 @@ def _depthwise_native(x: EagerTensor, filters: EagerTensor, strides: Any, paddin
 
     def op(value: EagerTensor, padding: Any) -> EagerTensor:
         padding, explicit = _conv_padding(padding)
-        return execute("DepthwiseConv2dNative", [value, filters], strides=_conv_ints(strides, "strides"),
+        return execute("DepthwiseConv2dNative", [value, filters], T=value.dtype, strides=_conv_ints(strides, "strides"),
                        padding=padding, explicit_paddings=tuple(explicit), dilations=(1, 1, 1, 1),
                        data_format=data_format)
 

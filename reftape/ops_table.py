@@ -1040,8 +1040,8 @@ from .kernels.convolution import (_conv2d, _conv2d_backprop_filter, _conv2d_back
                                   _conv3d, _conv3d_backprop_filter, _conv3d_backprop_input, _depthwise,
                                   _depthwise_backprop_filter, _depthwise_backprop_input)
 
-_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_format")
-_CONV3D_ATTRS = ("strides", "padding", "dilations", "data_format")
+_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_format", "T")  # T: half types reach
+_CONV3D_ATTRS = ("strides", "padding", "dilations", "data_format", "T")  # the kernels as float32
 
 
 def _conv_ops(forward: str, backprop_input: str, backprop_filter: str, names: tuple, decodes: tuple) -> tuple:

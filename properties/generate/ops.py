@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reftape_oracle.catalog import (CONV_RULES, EXPLICIT_PADDING, COMPOSITE, ELLIPSIS, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED,
+from reftape_oracle.catalog import (COMPOSITE, ELLIPSIS, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED,
                                     REDUCTION, ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec, einsum_shapes,
-                                    einsum_subscripts, flipped, transposed_sizes)
+                                    einsum_subscripts, flipped)
+from reftape_oracle.catalog import CONV_RULES, EXPLICIT_PADDING, transposed_sizes
 from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
 from reftape_oracle.surface import keyword_name
 
@@ -541,6 +542,10 @@ def _conv_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     dilations = _per_dimension(attrs.get("dilations"), n)
     if _last(spec) == "convolution" and max(strides) > 1 and max(dilations) > 1:
         attrs["dilations"], dilations = None, (1,) * n  # TF refuses both at once
+    if _last(spec) == "conv2d" and not isinstance(attrs["padding"], str):
+        # TF's vectorized jacobian rebuilds Conv2DBackpropFilter without its explicit paddings (an error where
+        # the filter's gradient is needed; the per-op tests cover explicit padding)
+        attrs["padding"] = "VALID"
     padding = attrs["padding"]
     pads = [(0, 0)] * n if isinstance(padding, str) else [EXPLICIT_PADDING[2 + 2 * i:4 + 2 * i] for i in range(n)]
     phased = max(dilations) > 1 and _last(spec) != "conv2d"  # space-to-batch (conv2d dilates natively)
@@ -611,7 +616,8 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
         x = b.leaf((2, 3))
     _vary_axis(b, spec, x, attrs)
     plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
-    if spec.arity >= 2 and not (b.dtype == "bfloat16" and spec.shape_rule in ("matmul", "matvec")) and b.chance(
+    if spec.arity >= 2 and not (b.dtype == "bfloat16" and spec.shape_rule in ("matmul", "matvec")) and not (
+            spec.shape_rule.endswith("transpose")) and b.chance(  # (a convolution transpose reads its operands' shapes)
             LITERAL_OPERAND_CHANCE):  # a NumPy float32 operand of a bfloat16 matmul: TF's SparseMatMul path
         _literal_operand(b, spec, plan, first_fresh)
     name = b.fresh("y")

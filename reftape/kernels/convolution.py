@@ -168,10 +168,42 @@ class _Geometry:
             slice(None),)
 
 
-def _working(dtype: np.dtype) -> np.dtype:
-    """The dtype the products are summed in: float32 for half types, int64 for integers."""
+# Where TF's CPU kernels sum half types in the half type itself (each product and each partial sum rounded to it:
+# a product or a partial sum beyond float16's range is an infinity there), probed on float16 near overflow;
+# the others (Conv2D, DepthwiseConv2dNative and its filter backprop) sum in float32 and round once
+HALF_SUMS = frozenset({"Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3D", "DepthwiseConv2dNativeBackpropInput"})
+
+
+def _working(dtype: np.dtype, op: str, T) -> np.dtype:
+    """The dtype the products are summed in: the half type `T` itself where TF's kernel sums in it (half types
+    reach the kernel as float32), else float32 for half types, int64 for integers."""
     dtype = np.dtype(dtype)
-    return np.dtype(np.float32) if dtype in _HALF else np.dtype(np.int64) if dtype.kind in "iu" else dtype
+    half = np.dtype(T.as_numpy_dtype) if T is not None else dtype
+    if half in _HALF:
+        return half if op in HALF_SUMS else np.dtype(np.float32)
+    return np.dtype(np.int64) if dtype.kind in "iu" else dtype
+
+
+def _contract(equation: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.einsum of two operands; for half types, each product rounded to the type (exact in float32 first) and
+    the products added one by one in it."""
+    if a.dtype not in _HALF:
+        return np.einsum(equation, a, b)
+    inputs, output = equation.split("->")
+    labels = "".join(dict.fromkeys(inputs.replace(",", "").replace(".", "")))
+    ellipsis = "..." if "..." in inputs else ""
+    summed = "".join(label for label in labels if label not in output)
+    kept = "".join(label for label in labels if label in output)
+    products = np.einsum(f"{inputs}->{ellipsis}{kept}{summed}", a.astype(np.float32), b.astype(np.float32)).astype(
+        a.dtype)
+    lead = products.shape[:products.ndim - len(summed)]
+    terms = products.reshape(lead + (math.prod(products.shape[len(lead):]),))
+    total = np.zeros(terms.shape[:-1], a.dtype)
+    for i in range(terms.shape[-1]):
+        total = total + terms[..., i]
+    batch = total.ndim - len(kept)
+    order = [kept.index(label) + batch for label in output.replace(".", "")]
+    return np.transpose(total, list(range(batch)) + order)
 
 
 def _patches(x: np.ndarray, geometry: _Geometry) -> np.ndarray:
@@ -193,16 +225,16 @@ def _grouped_filter(w: np.ndarray, geometry: _Geometry) -> np.ndarray:
     return w.reshape(k, depth, geometry.groups, per_group).transpose(0, 2, 1, 3)
 
 
-def _forward(op, x, w, strides, padding, explicit_paddings, dilations, data_format, depthwise=False):
+def _forward(op, x, w, strides, padding, explicit_paddings, dilations, data_format, T, depthwise=False):
     geometry = _Geometry(op, x.shape, w.shape, strides, padding, explicit_paddings, dilations, data_format, depthwise)
-    work = _working(x.dtype)
+    work = _working(x.dtype, op, T)
     patches = _patches(x.astype(work), geometry)
     patches = patches.reshape(patches.shape[:-1] + geometry.grouping())  # (..., k, groups, per group)
-    product = np.einsum("...kgc,kgco->...go", patches, _grouped_filter(w.astype(work), geometry))
+    product = _contract("...kgc,kgco->...go", patches, _grouped_filter(w.astype(work), geometry))
     return product.reshape(geometry.output_shape).astype(x.dtype)
 
 
-def _input_backprop(op, input_sizes, w, g, strides, padding, explicit_paddings, dilations, data_format,
+def _input_backprop(op, input_sizes, w, g, strides, padding, explicit_paddings, dilations, data_format, T,
                     depthwise=False):
     """The gradient of a convolution's input: each window's upstream times the filter, added back where the
     window read."""
@@ -211,9 +243,9 @@ def _input_backprop(op, input_sizes, w, g, strides, padding, explicit_paddings, 
                          depthwise)
     _check_upstream(op, g.shape, geometry)
     _check_ungrouped(geometry)
-    work = _working(g.dtype)
+    work = _working(g.dtype, op, T)
     grouped = g.astype(work).reshape(g.shape[:-1] + geometry.output_grouping())
-    windows = np.einsum("...go,kgco->...kgc", grouped, _grouped_filter(w.astype(work), geometry))
+    windows = _contract("...go,kgco->...kgc", grouped, _grouped_filter(w.astype(work), geometry))
     windows = windows.reshape(windows.shape[:-2] + (input_sizes[-1],))
     padded = np.zeros(geometry.padded_shape(), work)
     for n, (_, where) in enumerate(geometry.slices()):
@@ -221,7 +253,7 @@ def _input_backprop(op, input_sizes, w, g, strides, padding, explicit_paddings, 
     return padded[geometry.crop()].astype(g.dtype)
 
 
-def _filter_backprop(op, x, filter_sizes, g, strides, padding, explicit_paddings, dilations, data_format,
+def _filter_backprop(op, x, filter_sizes, g, strides, padding, explicit_paddings, dilations, data_format, T,
                      depthwise=False):
     """The gradient of a convolution's filter: each window's input times its upstream, summed over the batch
     and the output's positions."""
@@ -230,12 +262,12 @@ def _filter_backprop(op, x, filter_sizes, g, strides, padding, explicit_paddings
                          depthwise)
     _check_upstream(op, g.shape, geometry)
     _check_ungrouped(geometry)
-    work = _working(x.dtype)
+    work = _working(x.dtype, op, T)
     patches = _patches(x.astype(work), geometry)
     patches = patches.reshape(patches.shape[:-1] + geometry.grouping())
     grouped = g.astype(work).reshape(g.shape[:-1] + geometry.output_grouping())
     spatial = "".join(chr(ord("A") + i) for i in range(len(geometry.out) + 1))  # batch and output positions
-    grads = np.einsum(f"{spatial}kgc,{spatial}go->kgco", patches, grouped)
+    grads = _contract(f"{spatial}kgc,{spatial}go->kgco", patches, grouped)
     k = math.prod(geometry.window)
     if depthwise:
         return grads.reshape(filter_sizes).astype(x.dtype)
@@ -256,43 +288,45 @@ def _check_upstream(op: str, shape: tuple, geometry: _Geometry) -> None:
                          f"computed = {dims_text(geometry.output_shape)}")
 
 
-def _conv2d(x, w, strides, padding, explicit_paddings, dilations, data_format):
-    return _forward("Conv2D", x, w, strides, padding, explicit_paddings, dilations, data_format)
+def _conv2d(x, w, strides, padding, explicit_paddings, dilations, data_format, T=None):
+    return _forward("Conv2D", x, w, strides, padding, explicit_paddings, dilations, data_format, T)
 
 
-def _conv2d_backprop_input(w, g, input_sizes, strides, padding, explicit_paddings, dilations, data_format):
+def _conv2d_backprop_input(w, g, input_sizes, strides, padding, explicit_paddings, dilations, data_format, T=None):
     return _input_backprop("Conv2DBackpropInput", input_sizes, w, g, strides, padding, explicit_paddings, dilations,
-                           data_format)
+                           data_format, T)
 
 
-def _conv2d_backprop_filter(x, g, filter_sizes, strides, padding, explicit_paddings, dilations, data_format):
+def _conv2d_backprop_filter(x, g, filter_sizes, strides, padding, explicit_paddings, dilations, data_format, T=None):
     return _filter_backprop("Conv2DBackpropFilter", x, filter_sizes, g, strides, padding, explicit_paddings,
-                            dilations, data_format)
+                            dilations, data_format, T)
 
 
-def _conv3d(x, w, strides, padding, dilations, data_format):
+def _conv3d(x, w, strides, padding, dilations, data_format, T=None):
     if w.size == 0:
         raise ValueError("filter must not have zero elements (i.e. all dimensions must be non-zero)")
-    return _forward("Conv3D", x, w, strides, padding, (), dilations, data_format)
+    return _forward("Conv3D", x, w, strides, padding, (), dilations, data_format, T)
 
 
-def _conv3d_backprop_input(w, g, input_sizes, strides, padding, dilations, data_format):
-    return _input_backprop("Conv3D", input_sizes, w, g, strides, padding, (), dilations, data_format)
+def _conv3d_backprop_input(w, g, input_sizes, strides, padding, dilations, data_format, T=None):
+    return _input_backprop("Conv3D", input_sizes, w, g, strides, padding, (), dilations, data_format, T)
 
 
-def _conv3d_backprop_filter(x, g, filter_sizes, strides, padding, dilations, data_format):
-    return _filter_backprop("Conv3D", x, filter_sizes, g, strides, padding, (), dilations, data_format)
+def _conv3d_backprop_filter(x, g, filter_sizes, strides, padding, dilations, data_format, T=None):
+    return _filter_backprop("Conv3D", x, filter_sizes, g, strides, padding, (), dilations, data_format, T)
 
 
-def _depthwise(x, w, strides, padding, explicit_paddings, dilations, data_format):
-    return _forward("DepthwiseConv2dNative", x, w, strides, padding, explicit_paddings, dilations, data_format, True)
+def _depthwise(x, w, strides, padding, explicit_paddings, dilations, data_format, T=None):
+    return _forward("DepthwiseConv2dNative", x, w, strides, padding, explicit_paddings, dilations, data_format, T, True)
 
 
-def _depthwise_backprop_input(w, g, input_sizes, strides, padding, explicit_paddings, dilations, data_format):
+def _depthwise_backprop_input(w, g, input_sizes, strides, padding, explicit_paddings, dilations, data_format,
+                              T=None):
     return _input_backprop("DepthwiseConv2dNativeBackpropInput", input_sizes, w, g, strides, padding,
-                           explicit_paddings, dilations, data_format, True)
+                           explicit_paddings, dilations, data_format, T, True)
 
 
-def _depthwise_backprop_filter(x, g, filter_sizes, strides, padding, explicit_paddings, dilations, data_format):
+def _depthwise_backprop_filter(x, g, filter_sizes, strides, padding, explicit_paddings, dilations, data_format,
+                               T=None):
     return _filter_backprop("DepthwiseConv2dNativeBackpropFilter", x, filter_sizes, g, strides, padding,
-                            explicit_paddings, dilations, data_format, True)
+                            explicit_paddings, dilations, data_format, T, True)
