@@ -2381,7 +2381,7 @@ def convolution(input: Any, filters: Any, strides: Any = None, padding: Any = "V
     spatial = builtins.slice(2, None) if channel_index == 1 else builtins.slice(1, -1)
     if any(int(d) != 1 for d in dilations[spatial]) and any(int(s) != 1 for s in strides[spatial]):
         raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
-                         f"strides={strides[spatial]} and dilation_rate={dilations[spatial]}")
+                         f"strides={np.array(strides[spatial])} and dilation_rate={np.array(dilations[spatial])}")
     if any(int(d) != 1 for d in dilations[spatial]):  # TF's Convolution: undilated, through space-to-batch
         rate, strides, dilations = [int(d) for d in dilations[spatial]], [1] * (n + 2), None
         inner_format = data_format or ("NWC", "NHWC", "NDHWC")[n - 1]  # TF's undilated convolution names it
