@@ -1050,7 +1050,8 @@ def _conv_ops(forward: str, backprop_input: str, backprop_filter: str, names: tu
     format as bytes: one recorded as None (tf.nn.convolution's default) is TF's AttributeError there."""
 
     def attrs_of(attrs: dict, decodes: bool) -> dict:
-        if decodes and attrs["data_format"] is None:
+        from .forwardprop import _computing  # a tangent computation is TF's traced function: defaults filled in
+        if decodes and attrs["data_format"] is None and not _computing.depth:
             raise AttributeError("'NoneType' object has no attribute 'decode'")
         return {name: attrs[name] for name in names}
 
