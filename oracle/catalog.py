@@ -819,6 +819,113 @@ _ENTRIES += [
            traits={COMPOSITE}),
 ]
 
+# ---------------------------------------------------------------------------------------------
+# Convolutions: an input of rank 3, 4 or 5 (channels last) and a filter whose input channels are the input's.
+# The base shape decides the batch (empty for an empty first dimension) and the output channels (half the
+# last dimension); the spatial sizes are fixed and small, so that every sum (the forward's over a window and
+# the input channels, the filter gradient's over the batch and the output's positions) has at most 12 terms.
+# Not drawn: conv2d's and conv1d's dilations (TF's CPU backprops refuse them: tests/reftape_only/
+# test_api_surface.py pins it) and an empty spatial dimension (TF's filter backprop of one returns
+# uninitialised memory).
+
+
+def _conv_batch(s: tuple) -> int:
+    return min(s[0], 1)
+
+
+def _conv_channels(s: tuple) -> int:
+    return s[-1] // 2 if len(s) > 1 else 2
+
+
+def _depthwise_channels(s: tuple) -> int:
+    return 2 if all(s) else 0
+
+
+SHAPE_RULES.update({
+    "conv1d": lambda s: ((_conv_batch(s), 6, 2), (2, 2, _conv_channels(s))),
+    "conv2d": lambda s: ((_conv_batch(s), 3, 4, 2), (2, 2, 2, _conv_channels(s))),
+    "conv3d": lambda s: ((_conv_batch(s), 2, 2, 3, 2), (2, 1, 2, 2, _conv_channels(s))),
+    # empty input channels only: TF's depthwise backprops leave uninitialised memory for an empty batch (the
+    # filter's) or channel multiplier (the input's)
+    "depthwise": lambda s: ((1, 3, 4, _depthwise_channels(s)), (2, 2, _depthwise_channels(s), 2)),
+    "separable": lambda s: ((1, 3, 4, _depthwise_channels(s)), (2, 2, _depthwise_channels(s), 2),
+                            (1, 1, 2 * _depthwise_channels(s), 2)),
+    # a transpose's input is a convolution's output: its filter is (window, output channels, input channels)
+    "conv1d_transpose": lambda s: ((_conv_batch(s), 3, 2), (2, _conv_channels(s), 2)),
+    "conv2d_transpose": lambda s: ((_conv_batch(s), 2, 3, 2), (2, 2, _conv_channels(s), 2)),
+    "conv3d_transpose": lambda s: ((_conv_batch(s), 2, 2, 3, 2), (2, 1, 2, _conv_channels(s), 2)),
+})
+CONV_RULES = ("conv1d", "conv2d", "conv3d", "depthwise", "separable", "conv1d_transpose", "conv2d_transpose",
+              "conv3d_transpose")
+EXPLICIT_PADDING = (0, 0, 1, 0, 0, 2, 0, 0)  # [before, after] per dimension of NHWC, held flat
+
+
+def conv_padding(padding: Any) -> Any:
+    """A padding attribute as TF takes it: "SAME" or "VALID", or flat explicit paddings as pairs."""
+    return padding if isinstance(padding, str) else [list(padding[i:i + 2]) for i in range(0, len(padding), 2)]
+
+
+def _conv_keywords(attrs: dict) -> str:
+    return "".join(f", {k}={conv_padding(v)!r}" if k == "padding" else f", {k}={v!r}" for k, v in attrs.items())
+
+
+@_adapter(lambda op, xs, attrs: f"{op}({', '.join(xs)}{_conv_keywords(attrs)})")
+def _conv_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(*inputs, **{k: conv_padding(v) if k == "padding" else v for k, v in attrs.items()})
+
+
+def transposed_sizes(spatial: tuple, window: tuple, strides: Any, padding: str) -> tuple:
+    """The spatial sizes a convolution transpose of `spatial` returns, the largest for VALID padding."""
+    strides = (strides,) * len(spatial) if isinstance(strides, int) else tuple(strides)
+    if padding == "SAME":
+        return tuple(n * s for n, s in zip(spatial, strides))
+    return tuple((n - 1) * s + k for n, s, k in zip(spatial, strides, window))
+
+
+def _transposed_source(op: str, xs: list, attrs: dict) -> str:
+    x, w = xs
+    strides = attrs["strides"]
+    rank = 3 if op.endswith("conv1d_transpose") else 4 if op.endswith("conv2d_transpose") else 5
+    per = (strides,) * (rank - 2) if isinstance(strides, int) else tuple(strides)
+    sizes = [f"{x}.shape[{i + 1}] * {s}" if attrs["padding"] == "SAME"
+             else f"({x}.shape[{i + 1}] - 1) * {s} + {w}.shape[{i}]" for i, s in enumerate(per)]
+    return f"{op}({x}, {w}, [{x}.shape[0], {', '.join(sizes)}, {w}.shape[-2]]{_conv_keywords(attrs)})"
+
+
+@_adapter(_transposed_source)
+def _transposed_call(op: Any, inputs: list, attrs: dict) -> Any:
+    x, w = inputs
+    shape, window = tuple(x.shape), tuple(w.shape)
+    sizes = transposed_sizes(shape[1:-1], window[:-2], attrs["strides"], attrs["padding"])
+    return op(x, w, [shape[0], *sizes, window[-2]], **attrs)
+
+
+def _conv(path: str, rule: str, attrs: dict, arity: int = 2, call: Callable = _conv_call) -> OpSpec:
+    return OpSpec(path, arity, rule, ("any",) * arity, attrs=attrs, call=call, sums_terms=True,
+                  traits={AMPLIFYING})
+
+
+_ENTRIES += [
+    _conv("nn.conv2d", "conv2d", {"strides": (1, 2, (1, 2)), "padding": ("SAME", "VALID", EXPLICIT_PADDING)}),
+    _conv("nn.conv1d", "conv1d", {"stride": (1, 2), "padding": ("SAME", "VALID")}),
+    _conv("nn.conv3d", "conv3d", {"strides": ((1, 1, 1, 1, 1), (1, 1, 2, 1, 1)), "padding": ("SAME", "VALID")}),
+    # a dilated convolution through space-to-batch (strides of 1 only: ValueError otherwise)
+    _conv("nn.convolution", "conv2d", {"strides": (None, 2), "padding": ("VALID", "SAME"), "dilations": (None, 2)}),
+    # dilations with strides: strides over the space-to-batch phases, as TF has it
+    _conv("nn.depthwise_conv2d", "depthwise", {"strides": ((1, 1, 1, 1), (1, 2, 2, 1)),
+                                               "padding": ("SAME", "VALID", EXPLICIT_PADDING),
+                                               "dilations": (None, (2, 2))}),
+    _conv("nn.separable_conv2d", "separable", {"strides": ((1, 1, 1, 1), (1, 2, 2, 1)), "padding": ("SAME", "VALID"),
+                                               "dilations": (None, (2, 2))}, arity=3),
+    _conv("nn.conv2d_transpose", "conv2d_transpose", {"strides": (1, 2), "padding": ("SAME", "VALID")},
+          call=_transposed_call),
+    _conv("nn.conv1d_transpose", "conv1d_transpose", {"strides": (1, 2), "padding": ("SAME", "VALID")},
+          call=_transposed_call),
+    _conv("nn.conv3d_transpose", "conv3d_transpose", {"strides": (1, (1, 2, 1)), "padding": ("SAME", "VALID")},
+          call=_transposed_call),
+]
+
+
 CATALOG: dict[str, OpSpec] = {}
 for _spec in _ENTRIES:
     if _spec.path in CATALOG:

@@ -2974,3 +2974,281 @@ def local_response_normalization(input: Any, depth_radius: int = 5, bias: float 
 
 
 lrn = local_response_normalization
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolutions (`tf.nn.conv*`, depthwise, separable): as TF's nn_ops and nn_impl compose them from Conv2D,
+# Conv3D, DepthwiseConv2dNative and their input backprops (the transposes)
+
+
+def _conv_sequence(value: Any, n: int, channel_index: int, name: str) -> list:
+    """TF's _get_sequence: strides or dilations for every dimension, from one value, n or n + 2 of them."""
+    if value is None:
+        return [1] * (n + 2)
+    value = [value] if isinstance(value, int) or not hasattr(value, "__len__") else list(value)
+    if len(value) == n + 2:
+        return value
+    if len(value) == 1:
+        value = value * n
+    elif len(value) != n:
+        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: {name}={value} of length "
+                         f"{len(value)}")
+    return [1, 1] + value if channel_index == 1 else [1] + value + [1]
+
+
+def _conv_padding(padding: Any, expected_length: int = 4) -> tuple[str, list]:
+    """TF's convert_padding: "SAME" or "VALID", or a list of [before, after] pairs (EXPLICIT)."""
+    explicit: list = []
+    if padding == "EXPLICIT":
+        raise ValueError("'EXPLICIT' is not a valid value for `padding`. To use explicit padding, `padding` must be "
+                         "a list.")
+    if isinstance(padding, (list, tuple)):
+        for i, pair in enumerate(padding):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise ValueError(f"When `padding` is a list, each element of `padding` must be a list/tuple of size 2. "
+                                 f"Received: padding={padding} with element at index {i}")
+            explicit.extend(int(p) for p in pair)
+        if len(padding) != expected_length:
+            raise ValueError(f"When padding is a list, it must be of size {expected_length}. Received: "
+                             f"padding={padding} of size {len(padding)}")
+        padding = "EXPLICIT"
+    _conv_string(padding)
+    return padding, explicit
+
+
+def _conv_string(padding: Any) -> None:
+    """A padding where TF's op wrapper takes a string only (conv1d, conv3d)."""
+    if not isinstance(padding, str):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    if padding not in ("SAME", "VALID", "EXPLICIT"):
+        raise InvalidArgumentError(f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
+                                   f"\"SAME\", \"VALID\", \"EXPLICIT\"")
+
+
+def _conv_ints(values: Any, name: str) -> tuple:
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"Expected list for '{name}' argument to op, not {values!r}.")
+    return tuple(int(v) for v in values)
+
+
+def _squeezed_batch(x: EagerTensor, inner_rank: int, op: Any) -> EagerTensor:
+    """TF's squeeze_batch_dims: the batch dimensions before the inner ones made one, and restored after."""
+    if x.ndim <= inner_rank + 1:
+        return op(x)
+    batch = tuple(x.shape)[:-inner_rank]
+    out = op(reshape(x, (-1,) + tuple(x.shape)[-inner_rank:]))
+    return reshape(out, batch + tuple(out.shape)[-inner_rank:])
+
+
+def _conv2d_op(x: EagerTensor, filters: EagerTensor, strides: Any, padding: str, explicit: Any, dilations: Any,
+               data_format: str) -> EagerTensor:
+    return execute("Conv2D", [x, filters], T=x.dtype, strides=_conv_ints(strides, "strides"), padding=padding,
+                   explicit_paddings=tuple(explicit), dilations=_conv_ints(dilations, "dilations"),
+                   data_format=data_format)
+
+
+_NO_FORMAT = object()  # tf.nn.convolution's data format of None, which Conv2D records as it is
+
+
+def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
+           dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """Conv2D over the last three dimensions (those before them are batch dimensions)."""
+    if not hasattr(input, "shape"):  # TF reads the input's rank before converting it
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'shape'")
+    padding, explicit = _conv_padding(padding)
+    data_format = None if data_format is _NO_FORMAT else data_format or "NHWC"
+    channel_index = 1 if data_format is not None and data_format.startswith("NC") else 3
+    strides = _conv_sequence(strides, 2, channel_index, "strides")
+    dilations = _conv_sequence(dilations, 2, channel_index, "dilations")
+    input, filters = _matching([input, filters], strict=True)
+    return _squeezed_batch(input, 3, lambda x: _conv2d_op(x, filters, strides, padding, explicit, dilations,
+                                                           data_format))
+
+
+def conv1d(input: Any, filters: Any, stride: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+           dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """Conv2D of the input and filter with a spatial dimension of 1 inserted, squeezed out after."""
+    if data_format is None or data_format in ("NHWC", "NWC"):
+        data_format, spatial_start, channel_index = "NHWC", -3, 2
+    elif data_format in ("NCHW", "NCW"):
+        data_format, spatial_start, channel_index = "NCHW", -2, 1
+    else:
+        raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+    strides = [1] + _conv_sequence(stride, 1, channel_index, "stride")
+    dilations = [1] + _conv_sequence(dilations, 1, channel_index, "dilations")
+    input, filters = convert_to_tensor(input), convert_to_tensor(filters)  # each by itself (expand_dims converts)
+    _conv_string(padding)
+    value, filters = expand_dims(input, spatial_start), expand_dims(filters, 0)
+    result = _squeezed_batch(value, 3, lambda x: _conv2d_op(x, filters, strides, padding, (), dilations, data_format))
+    return squeeze(result, [spatial_start])
+
+
+def conv3d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NDHWC",  # noqa: A002
+           dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """Conv3D over the last four dimensions (those before them are batch dimensions)."""
+    dilations = [1, 1, 1, 1, 1] if dilations is None else dilations
+    _conv_string(padding)
+    input, filters = _matching([input, filters], strict=True)
+    strides, dilations = _conv_ints(strides, "strides"), _conv_ints(dilations, "dilations")
+    return _squeezed_batch(input, 4, lambda x: execute("Conv3D", [x, filters], T=x.dtype, strides=strides,
+                                                       padding=padding, dilations=dilations, data_format=data_format))
+
+
+def _output_sizes(output_shape: Any) -> tuple:
+    return tuple(int(n) for n in np.asarray(output_shape._value if isinstance(output_shape, EagerTensor)
+                                            else output_shape).reshape(-1))
+
+
+def conv2d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: Any = "SAME",  # noqa: A002
+                     data_format: str = "NHWC", dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """Conv2DBackpropInput: the gradient of conv2d with respect to its input, of `output_shape`."""
+    data_format = data_format or "NHWC"
+    channel_index = 1 if data_format.startswith("NC") else 3
+    strides = _conv_sequence(strides, 2, channel_index, "strides")
+    dilations = _conv_sequence(dilations, 2, channel_index, "dilations")
+    padding, explicit = _conv_padding(padding)
+    filters, input = _matching([filters, input], strict=True)
+    return execute("Conv2DBackpropInput", [filters, input], T=filters.dtype, input_sizes=_output_sizes(output_shape),
+                   strides=_conv_ints(strides, "strides"), padding=padding, explicit_paddings=tuple(explicit),
+                   dilations=_conv_ints(dilations, "dilations"), data_format=data_format)
+
+
+def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: Any = "SAME",  # noqa: A002
+                     data_format: str = "NWC", dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """conv2d_transpose of the input and filter with a spatial dimension of 1 inserted, squeezed out after."""
+    if data_format is None or data_format == "NWC":
+        data_format, spatial_start, channel_index = "NHWC", 1, 2
+    elif data_format == "NCW":
+        data_format, spatial_start, channel_index = "NCHW", 2, 1
+    else:
+        raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+    strides = [1] + _conv_sequence(strides, 1, channel_index, "stride")
+    dilations = [1] + _conv_sequence(dilations, 1, channel_index, "dilations")
+    _conv_string(padding)
+    filters, input = convert_to_tensor(filters), convert_to_tensor(input)  # each by itself (expand_dims converts)
+    value, filters = expand_dims(input, spatial_start), expand_dims(filters, 0)
+    sizes = _output_sizes(output_shape)
+    sizes = sizes[:spatial_start] + (1,) + sizes[spatial_start:]
+    result = execute("Conv2DBackpropInput", [filters, value], T=filters.dtype, input_sizes=sizes,
+                     strides=_conv_ints(strides, "strides"), padding=padding, explicit_paddings=(),
+                     dilations=_conv_ints(dilations, "dilations"),
+                     data_format=data_format)
+    return squeeze(result, [spatial_start])
+
+
+def conv3d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: Any = "SAME",  # noqa: A002
+                     data_format: str = "NDHWC", dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """Conv3DBackpropInputV2: the gradient of conv3d with respect to its input, of `output_shape`."""
+    data_format = data_format or "NDHWC"
+    channel_index = 1 if data_format.startswith("NC") else 4
+    strides = _conv_sequence(strides, 3, channel_index, "strides")
+    dilations = _conv_sequence(dilations, 3, channel_index, "dilations")
+    _conv_string(padding)
+    filters, input = _matching([filters, input], strict=True)
+    return execute("Conv3DBackpropInputV2", [filters, input], T=filters.dtype, input_sizes=_output_sizes(output_shape),
+                   strides=_conv_ints(strides, "strides"), padding=padding,
+                   dilations=_conv_ints(dilations, "dilations"), data_format=data_format)
+
+
+def _with_space_to_batch(x: EagerTensor, filter_shape: tuple, rate: list, padding: Any, data_format: str | None,
+                         op: Any) -> EagerTensor:
+    """TF's with_space_to_batch: a dilated convolution as `op` (padding VALID, its own strides) on the padded
+    input's every rate-th element per phase (each phase a batch of its own), the phases interleaved back and
+    the extra padding cropped. The space-to-batch steps are pads, reshapes and transposes here (TF's
+    SpaceToBatchND and BatchToSpaceND move the same elements)."""
+    rate = [int(r) for r in rate]
+    n = len(rate)
+    least = n if data_format is not None and data_format.startswith("NC") else n + 1
+    if x.ndim < least:
+        raise ValueError(f"`input.shape.rank` must be at least {least}. Received: input.shape={tuple(x.shape)} with "
+                         f"rank {x.ndim}")
+    if any(r < 1 for r in rate):
+        raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rate}")
+    if all(r == 1 for r in rate):
+        return op(x, padding)
+    padding, explicit = _conv_padding(padding, n + 2)
+    if data_format is not None and data_format.startswith("NC"):
+        return op(x, "VALID")  # TF's CPU kernels refuse channels-first data (the op raises it)
+    if padding == "SAME":
+        extra = [(k - 1) * r for k, r in zip(filter_shape[:n], rate)]
+        base = [(e // 2, e - e // 2) for e in extra]
+    elif padding == "VALID":
+        base = [(0, 0)] * n
+    else:
+        base = [(explicit[2 + 2 * i], explicit[3 + 2 * i]) for i in range(n)]
+    spatial = tuple(x.shape)[1:1 + n]
+    ends = [(r - (size + b + a) % r) % r for size, (b, a), r in zip(spatial, base, rate)]
+    padded = pad(x, [[0, 0]] + [[b, a + e] for (b, a), e in zip(base, ends)] + [[0, 0]])
+    batch, channels = tuple(padded.shape)[0], tuple(padded.shape)[-1]
+    blocks = [size // r for size, r in zip(tuple(padded.shape)[1:1 + n], rate)]
+    split = reshape(padded, (batch,) + tuple(d for pair in zip(blocks, rate) for d in pair) + (channels,))
+    phases = transpose(split, [2 + 2 * i for i in range(n)] + [0] + [1 + 2 * i for i in range(n)] + [2 * n + 1])
+    result = op(reshape(phases, (math.prod(rate) * batch,) + tuple(blocks) + (channels,)), "VALID")
+    out = tuple(result.shape)
+    merged = reshape(result, tuple(rate) + (batch,) + out[1:])
+    order = [n] + [p for i in range(n) for p in (n + 1 + i, i)] + [2 * n + 1]
+    joined = reshape(transpose(merged, order), (batch,) + tuple(d * r for d, r in zip(out[1:1 + n], rate)) + out[-1:])
+    return slice(joined, [0] * (n + 2), [-1] + [d * r - e for d, r, e in zip(out[1:1 + n], rate, ends)] + [-1])
+
+
+def _depthwise_native(x: EagerTensor, filters: EagerTensor, strides: Any, padding: Any, data_format: str | None,
+                      rate: Any) -> EagerTensor:
+    """DepthwiseConv2dNative, dilated by `rate` through space-to-batch (strides apply to the phases)."""
+    data_format = data_format or "NHWC"
+
+    def op(value: EagerTensor, padding: Any) -> EagerTensor:
+        padding, explicit = _conv_padding(padding)
+        return execute("DepthwiseConv2dNative", [value, filters], T=value.dtype, strides=_conv_ints(strides, "strides"),
+                       padding=padding, explicit_paddings=tuple(explicit), dilations=(1, 1, 1, 1),
+                       data_format=data_format)
+
+    return _with_space_to_batch(x, tuple(filters.shape), [1, 1] if rate is None else list(rate), padding,
+                                data_format, op)
+
+
+def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any, data_format: str | None = None,  # noqa: A002
+                     dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """DepthwiseConv2dNative: each input channel convolved with its own filters (channel_multiplier of them)."""
+    input, filter = convert_to_tensor(input), convert_to_tensor(filter)
+    return _depthwise_native(input, filter, strides, padding, data_format, dilations)
+
+
+def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, strides: Any,  # noqa: A002
+                     padding: Any, data_format: str | None = None, dilations: Any = None,
+                     name: str | None = None) -> EagerTensor:
+    """A depthwise convolution, then a 1x1 Conv2D mixing its channels."""
+    input = convert_to_tensor(input)
+    depthwise_filter, pointwise_filter = convert_to_tensor(depthwise_filter), convert_to_tensor(pointwise_filter)
+    if pointwise_filter.ndim != 4:
+        raise ValueError(f"Shape {tuple(pointwise_filter.shape)} must have rank 4")
+    if tuple(pointwise_filter.shape)[:2] != (1, 1):
+        raise ValueError(f"Dimension {tuple(pointwise_filter.shape)[0]} and 1 are not compatible")
+    depthwise = _depthwise_native(input, depthwise_filter, strides, padding, data_format, dilations)
+    return _conv2d_op(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", (), [1, 1, 1, 1], data_format or "NHWC")
+
+
+def convolution(input: Any, filters: Any, strides: Any = None, padding: Any = "VALID",  # noqa: A002
+                data_format: str | None = None, dilations: Any = None, name: str | None = None) -> EagerTensor:
+    """conv1d, conv2d or conv3d by the filter's rank (TF's convolution_internal)."""
+    input, filters = convert_to_tensor(input), convert_to_tensor(filters)
+    n = filters.ndim - 2
+    if n not in (1, 2, 3):
+        raise ValueError(f"`num_spatial_dims` must be 1, 2, or 3. Received: num_spatial_dims={n}.")
+    channel_index = 1 if data_format is not None and data_format.startswith("NC") else n + 1
+    dilations = _conv_sequence(dilations, n, channel_index, "dilations")
+    strides = _conv_sequence(strides, n, channel_index, "strides")
+    spatial = builtins.slice(2, None) if channel_index == 1 else builtins.slice(1, -1)
+    if any(int(d) != 1 for d in dilations[spatial]) and any(int(s) != 1 for s in strides[spatial]):
+        raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                         f"strides={np.array(strides[spatial])} and dilation_rate={np.array(dilations[spatial])}")
+    if any(int(d) != 1 for d in dilations[spatial]):  # TF's Convolution: undilated, through space-to-batch
+        rate, strides, dilations = [int(d) for d in dilations[spatial]], [1] * (n + 2), None
+        inner_format = data_format or ("NWC", "NHWC", "NDHWC")[n - 1]  # TF's undilated convolution names it
+        return _with_space_to_batch(input, tuple(filters.shape), rate, padding, data_format,
+                                    lambda x, p: convolution(x, filters, strides, p, inner_format))
+    if n == 2:  # TF passes no default data format on to Conv2D either (recorded so, for its gradients)
+        return conv2d(input, filters, strides, padding, data_format=_NO_FORMAT if data_format is None else data_format,
+                      dilations=dilations)
+    if n == 3:  # TF passes no default data format on to Conv3D
+        return conv3d(input, filters, strides, padding, data_format=data_format, dilations=dilations)
+    return conv1d(input, filters, strides, padding, data_format=data_format, dilations=dilations)

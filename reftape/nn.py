@@ -7,6 +7,9 @@ from .functions import (bias_add, elu, embedding_lookup, gelu, l2_loss, l2_norma
                         relu6, selu, sigmoid, sigmoid_cross_entropy_with_logits, softmax,
                         softmax_cross_entropy_with_logits, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
                         tanh, top_k)
+# Convolutions
+from .functions import (conv1d, conv1d_transpose, conv2d, conv2d_transpose, conv3d, conv3d_transpose, convolution,
+                        depthwise_conv2d, separable_conv2d)
 from .custom_gradient import custom_gradient as _custom_gradient
 
 

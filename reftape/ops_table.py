@@ -1587,3 +1587,60 @@ defop("MaxPoolGradWithArgmax", _pooling.max_pool_grad_with_argmax, _unvectorized
       dtypes=REAL)
 defop("LRN", _normalization.lrn, _lrn_vjp, dtypes=_LRN, kernels=_LRN - {_dtypes.bfloat16})
 defop("LRNGrad", _normalization.lrn_grad, _unvectorized(_unregistered("LRNGrad")), dtypes=_LRN, kernels=_LRN - {_dtypes.bfloat16})
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolutions (kernels/convolution.py): each op's gradient is a pair of the others, as TF registers them;
+# the input and filter sizes TF passes as shape tensors are attributes here (no gradient, as in TF)
+
+from .kernels.convolution import (_conv2d, _conv2d_backprop_filter, _conv2d_backprop_input,  # noqa: E402
+                                  _conv3d, _conv3d_backprop_filter, _conv3d_backprop_input, _depthwise,
+                                  _depthwise_backprop_filter, _depthwise_backprop_input)
+
+_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_format", "T")  # T: half types reach
+_CONV3D_ATTRS = ("strides", "padding", "dilations", "data_format", "T")  # the kernels as float32
+
+
+def _conv_ops(forward: str, backprop_input: str, backprop_filter: str, names: tuple, decodes: tuple) -> tuple:
+    """The VJPs of a convolution and of its two backprops (TF's _Conv2DGrad, _Conv2DBackpropInputGrad and
+    _Conv2DBackpropFilterGrad, and their Conv3D and depthwise twins). Those of `decodes` read the recorded data
+    format as bytes: one recorded as None (tf.nn.convolution's default) is TF's AttributeError there."""
+
+    def attrs_of(attrs: dict, decodes: bool) -> dict:
+        from .forwardprop import _computing  # a tangent computation is TF's traced function: defaults filled in
+        if decodes and attrs["data_format"] is None and not _computing.depth:
+            raise AttributeError("'NoneType' object has no attribute 'decode'")
+        return {name: attrs[name] for name in names}
+
+    def forward_vjp(g, ans, x, w, **attrs):
+        kept = attrs_of(attrs, decodes[0])
+        return (F.execute(backprop_input, [w, g], input_sizes=_shape(x), **kept),
+                F.execute(backprop_filter, [x, g], filter_sizes=_shape(w), **kept))
+
+    def input_vjp(g, ans, w, dy, input_sizes, **attrs):
+        kept = attrs_of(attrs, decodes[1])
+        return (F.execute(backprop_filter, [g, dy], filter_sizes=_shape(w), **kept),
+                F.execute(forward, [g, w], **kept))
+
+    def filter_vjp(g, ans, x, dy, filter_sizes, **attrs):
+        kept = attrs_of(attrs, decodes[2])
+        return (F.execute(backprop_input, [g, dy], input_sizes=_shape(x), **kept),
+                F.execute(forward, [x, g], **kept))
+
+    return forward_vjp, input_vjp, filter_vjp
+
+
+_vjps = _conv_ops("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", _CONV_ATTRS, (False, True, True))
+defop("Conv2D", _conv2d, _vjps[0], dtypes=FLOAT | {_dtypes.int32})
+defop("Conv2DBackpropInput", _conv2d_backprop_input, _vjps[1], dtypes=FLOAT | {_dtypes.int32})
+defop("Conv2DBackpropFilter", _conv2d_backprop_filter, _vjps[2], dtypes=FLOAT)
+_vjps = _conv_ops("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", _CONV3D_ATTRS, (True, True, True))
+defop("Conv3D", _conv3d, _vjps[0], dtypes=FLOAT)
+defop("Conv3DBackpropInputV2", _conv3d_backprop_input, _vjps[1], dtypes=FLOAT)
+defop("Conv3DBackpropFilterV2", _conv3d_backprop_filter, _vjps[2], dtypes=FLOAT)
+_vjps = _conv_ops("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
+                  _CONV_ATTRS, (False, False, False))
+defop("DepthwiseConv2dNative", _depthwise, _vjps[0], dtypes=FLOAT)
+defop("DepthwiseConv2dNativeBackpropInput", _depthwise_backprop_input, _vjps[1], dtypes=FLOAT)
+defop("DepthwiseConv2dNativeBackpropFilter", _depthwise_backprop_filter, _vjps[2], dtypes=FLOAT)
+del _vjps

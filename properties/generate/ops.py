@@ -12,6 +12,7 @@ import numpy as np
 from reftape_oracle.catalog import (COMPOSITE, ELLIPSIS, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED,
                                     POOL_RULES, REDUCTION, ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec,
                                     einsum_shapes, einsum_subscripts, flipped)
+from reftape_oracle.catalog import CONV_RULES, EXPLICIT_PADDING, transposed_sizes
 from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
 from reftape_oracle.surface import keyword_name
 
@@ -77,6 +78,8 @@ def _fits(t: _Tensor, spec: OpSpec) -> bool:
         return 1 <= rank < MAX_RANK and t.size * (t.shape[-1] + 1) ** 2 <= MAX_ELEMENTS * max(t.shape[-1], 1)
     if spec.shape_rule == "einsum":  # a matrix, or a stack of them for an ellipsis (_einsum_plan)
         return 2 <= rank <= 3 and t.size <= MAX_ELEMENTS
+    if spec.shape_rule in CONV_RULES:
+        return _conv_fits(t, spec)
     if _min_rank(spec) == 2:
         return rank == 2
     if rank < _min_rank(spec):
@@ -114,6 +117,8 @@ def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
         return _pool_leaf_shape(b, spec)
     if spec.shape_rule == "scalars":
         return ()
+    if spec.shape_rule in CONV_RULES:
+        return _conv_leaf_shape(b, spec)
     if spec.shape_rule in MATRIX_RULES:
         rows = int(b.rng.integers(1, 4))
         matrix = (rows, rows if spec.shape_rule != "matrix" else int(b.rng.integers(1, 4)))
@@ -696,6 +701,104 @@ def _batch_norm_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Pla
 _PLANNERS.update({"pool1d": _pool_plan, "pool2d": _pool_plan, "pool3d": _pool_plan, "batch_norm": _batch_norm_plan})
 
 
+# ---------------------------------------------------------------------------------------------
+# Convolutions: the input (the chain's where its rank fits, at least one of everything) and filters drawn for it,
+# windows that fit VALID padding, and the output's shape as TF's windowed sizes give it (through space-to-batch
+# for dilations, where strides apply to the phases)
+
+_CONV_RANKS = {"conv1d": 3, "conv2d": 4, "conv3d": 5, "depthwise": 4, "separable": 4, "conv1d_transpose": 3,
+               "conv2d_transpose": 4, "conv3d_transpose": 5}
+
+
+def _conv_fits(t: _Tensor, spec: OpSpec) -> bool:
+    grows = 4 if spec.shape_rule.endswith("transpose") else 2  # a stride of 2 doubles each spatial side
+    return len(t.shape) == _CONV_RANKS[spec.shape_rule] and all(t.shape) and grows * t.size <= MAX_ELEMENTS
+
+
+def _conv_leaf_shape(b: _Builder, spec: OpSpec) -> tuple:
+    rank = _CONV_RANKS[spec.shape_rule]
+    spatial = tuple(int(b.rng.integers(1, 4 if rank < 5 else 3)) for _ in range(rank - 2))
+    return (int(b.rng.integers(1, 3)),) + spatial + (int(b.rng.integers(1, 3)),)
+
+
+def _per_dimension(value, n: int) -> tuple:
+    """Strides or dilations of the spatial dimensions, from one value, n of them or n + 2."""
+    if value is None:
+        return (1,) * n
+    value = (value,) if isinstance(value, int) else tuple(value)
+    return value[1:-1] if len(value) == n + 2 else value * n if len(value) == 1 else value
+
+
+def _windowed(size: int, window: int, stride: int, dilation: int, padding, before: int = 0, after: int = 0) -> int:
+    """TF's windowed output size (for a window that fits)."""
+    effective = (window - 1) * dilation + 1
+    if padding == "SAME":
+        return -(-size // stride)
+    return (size + before + after - effective) // stride + 1
+
+
+def _phased(size: int, window: int, stride: int, rate: int, padding, before: int = 0, after: int = 0) -> int:
+    """The output size of a convolution dilated by `rate` through space-to-batch."""
+    base = (window - 1) * rate if padding == "SAME" else before + after
+    extra = (rate - (size + base) % rate) % rate
+    phase = (size + base + extra) // rate
+    return ((phase - window) // stride + 1) * rate - extra
+
+
+def _conv_window(b: _Builder, size: int, dilation: int, room: int) -> int:
+    """A window of 1 or 2 (3 at times) that fits in `room` padded positions at `dilation`."""
+    largest = max(1, min(3, (room - 1) // dilation + 1))
+    return int(b.rng.integers(1, largest + 1))
+
+
+def _conv_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    rule = spec.shape_rule
+    if not _conv_fits(x, spec):
+        x = b.leaf(_conv_leaf_shape(b, spec))
+    batch, spatial, channels = x.shape[0], x.shape[1:-1], x.shape[-1]
+    n = len(spatial)
+    if rule.endswith("transpose"):
+        outputs = int(b.rng.integers(1, 3))
+        window = tuple(int(b.rng.integers(1, 3)) for _ in spatial)
+        w = _input(b, spec, 1, shape=window + (outputs, channels))
+        sizes = transposed_sizes(spatial, window, attrs["strides"], attrs["padding"])
+        return _Plan([x, w], (batch,) + sizes + (outputs,))
+    strides_name = "stride" if "stride" in attrs else "strides"
+    strides = _per_dimension(attrs[strides_name], n)
+    dilations = _per_dimension(attrs.get("dilations"), n)
+    if _last(spec) == "convolution" and max(strides) > 1 and max(dilations) > 1:
+        attrs["dilations"], dilations = None, (1,) * n  # TF refuses both at once
+    if _last(spec) == "conv2d" and not isinstance(attrs["padding"], str):
+        # TF's vectorized jacobian rebuilds Conv2DBackpropFilter without its explicit paddings (an error where
+        # the filter's gradient is needed; the per-op tests cover explicit padding)
+        attrs["padding"] = "VALID"
+    padding = attrs["padding"]
+    pads = [(0, 0)] * n if isinstance(padding, str) else [EXPLICIT_PADDING[2 + 2 * i:4 + 2 * i] for i in range(n)]
+    phased = max(dilations) > 1 and _last(spec) != "conv2d"  # space-to-batch (conv2d dilates natively)
+    window = tuple(_conv_window(b, size, 1 if phased else d, -(-(size + sum(p)) // d) if phased else size + sum(p))
+                   for size, d, p in zip(spatial, dilations, pads))
+    if phased:
+        out = tuple(_phased(size, k, s, d, padding, *p)
+                    for size, k, s, d, p in zip(spatial, window, strides, dilations, pads))
+    else:
+        out = tuple(_windowed(size, k, s, d, padding, *p)
+                    for size, k, s, d, p in zip(spatial, window, strides, dilations, pads))
+    outputs = int(b.rng.integers(1, 3))
+    if rule == "depthwise":
+        w = _input(b, spec, 1, shape=window + (channels, outputs))
+        return _Plan([x, w], (batch,) + out + (channels * outputs,))
+    if rule == "separable":
+        multiplier = int(b.rng.integers(1, 3))
+        depthwise = _input(b, spec, 1, shape=window + (channels, multiplier))
+        pointwise = _input(b, spec, 2, shape=(1, 1, channels * multiplier, outputs))
+        return _Plan([x, depthwise, pointwise], (batch,) + out + (outputs,))
+    w = _input(b, spec, 1, shape=window + (channels, outputs))
+    return _Plan([x, w], (batch,) + out + (outputs,))
+
+
+_PLANNERS.update(dict.fromkeys(CONV_RULES, _conv_plan))
+
+
 def _real(dtype: str) -> str:
     return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
 
@@ -739,7 +842,8 @@ def _add_op(b: _Builder, spec: OpSpec) -> None:
         x = b.leaf((2, 3))
     _vary_axis(b, spec, x, attrs)
     plan = _PLANNERS[spec.shape_rule](b, spec, x, attrs)
-    if spec.arity >= 2 and not (b.dtype == "bfloat16" and spec.shape_rule in ("matmul", "matvec")) and b.chance(
+    if spec.arity >= 2 and not (b.dtype == "bfloat16" and spec.shape_rule in ("matmul", "matvec")) and not (
+            spec.shape_rule.endswith("transpose")) and b.chance(  # (a convolution transpose reads its operands' shapes)
             LITERAL_OPERAND_CHANCE):  # a NumPy float32 operand of a bfloat16 matmul: TF's SparseMatMul path
         _literal_operand(b, spec, plan, first_fresh)
     name = b.fresh("y")

@@ -11,6 +11,10 @@ Reasoning, in one place:
   sqrt(n) for random-signed terms but can reach n in the worst case; the summation order differs
   between TF and NumPy. Their tolerance is widened by `log2(n) + 1`, the growth of pairwise
   summation error, which is what both libraries implement for long sums.
+- A convolution sums over a window: each forward output kh*kw*c_in products, each input-gradient element
+  kh*kw*c_out, each filter-gradient element batch*out_h*out_w; every such length is at most the size of a leaf
+  it reads (the input or the filter), so a program's `summed_terms` (its largest leaf) bounds it, and the per-op
+  tests draw shapes whose sums have at most 12 terms (oracle/catalog.py's convolution rules).
 - An absolute floor of `eps * scale` handles values that cancel to (almost) zero. Rounding errors
   are relative to the magnitudes an op computes with, not to its result: `floormod(x, 1.0)` or
   `x - y` keeps the absolute error of an `x` of 8.3 in a result of 0.7. So scale is the largest

@@ -630,6 +630,18 @@ MUTANTS: tuple[Mutant, ...] = (
          "cast(offset - mean * stop_gradient(inv) if offset is not None",
          "batch_normalization's variance (and scale) gradient misses the term through the mean: only x's share "
          "of the inverse root is differentiated", file="functions.py"),
+    # Convolutions (kernels/convolution.py)
+    _vjp("conv-input-gradient-flipped-filter", "wrong-tensor",
+         "        padded[where] += windows[..., n, :]",
+         "        padded[where] += windows[..., -1 - n, :]",
+         "a convolution's input gradient (and a transpose's forward) adds each window's products back through the "
+         "filter rotated by 180 degrees: right for a filter of one element or a symmetric one",
+         file="kernels/convolution.py"),
+    _vjp("conv-same-padding-extra-on-the-left", "attribute",
+         "before, after = needed // 2, needed - needed // 2",
+         "before, after = needed - needed // 2, needed // 2",
+         "SAME padding puts an odd total's extra zero before the input instead of after it (windows off by one at "
+         "the right edge): right for VALID, explicit padding and even totals", file="kernels/convolution.py"),
 )
 
 

@@ -1007,6 +1007,42 @@ EXPRESSIONS = [
  'tf.TensorShape(None).is_compatible_with([2])', 'tf.TensorShape([None, 3])[0]', 'tf.TensorShape([None, 3])[1:]',
  'len(tf.TensorShape(None))', 'tf.TensorShape(None).as_list()', 'tf.TensorShape([None, 3]).as_list()',
  'tf.TensorShape([None]) == tf.TensorShape([None])',
+ # Convolutions: what TF's CPU kernels refuse (channels first, Conv3D's dilations, strides over the batch,
+ # complex types), their checks, and the Python wrappers' own errors and conversions
+ "tf.nn.conv2d(tf.ones([1, 2, 3, 4]), tf.ones([2, 2, 2, 3]), 1, 'SAME', data_format='NCHW')",
+ "tf.nn.conv3d(tf.ones([1, 2, 3, 4, 2]), tf.ones([1, 1, 1, 2, 2]), [1] * 5, 'SAME', data_format='NCDHW')",
+ "tf.nn.depthwise_conv2d(tf.ones([1, 2, 3, 4]), tf.ones([2, 2, 2, 1]), [1] * 4, 'SAME', data_format='NCHW')",
+ "tf.nn.conv3d(tf.ones([1, 2, 3, 4, 2]), tf.ones([1, 2, 2, 2, 3]), [1] * 5, 'SAME', dilations=[1, 2, 1, 1, 1])",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 2, 3]), [2, 1, 1, 1], 'SAME')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2], tf.int32), tf.ones([2, 2, 2, 3], tf.int32), 1, 'SAME')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2], tf.complex64), tf.ones([2, 2, 2, 3], tf.complex64), 1, 'SAME')",
+ "tf.nn.conv3d(tf.ones([1, 2, 2, 2, 2], tf.int32), tf.ones([1, 1, 1, 2, 2], tf.int32), [1] * 5, 'SAME')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2]), tf.ones([4, 2, 2, 3]), 1, 'VALID')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 4]), tf.ones([2, 2, 2, 4]), 1, 'SAME')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 2, 3]), 1, 'FULL')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 2, 3]), 1, 'EXPLICIT')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 2, 3]), 1, [[0, 0], [1, 0], [0, 0]])",
+ "tf.nn.conv2d(tf.ones([2, 1, 3, 4, 2]), tf.ones([2, 2, 2, 3]), 1, 'SAME')",
+ "tf.nn.conv2d(tf.ones([3, 4, 2]), tf.ones([2, 2, 2, 3]), 1, 'SAME')",
+ "tf.nn.conv2d([[[[1.0, 2.0]]]], tf.ones([1, 1, 2, 3]), 1, 'SAME')",
+ "tf.nn.conv2d(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 2, 3]), [1, 2, 3], 'SAME')",
+ "tf.nn.conv1d(tf.ones([3, 4, 2]), tf.ones([2, 2, 3]), 1, [[0, 0], [1, 0], [0, 0]])",
+ "tf.nn.conv1d(tf.ones([3, 4, 2], tf.float16), np.ones([2, 2, 3], np.float32), 1, 'SAME')",
+ "tf.nn.conv1d(tf.ones([2, 3, 4, 2]), tf.ones([2, 2, 3]), 2, 'SAME')",
+ "tf.nn.convolution(tf.ones([1, 5, 6, 2]), tf.ones([2, 2, 2, 3]), strides=2, dilations=2)",
+ "tf.nn.convolution(tf.ones([1, 5, 6, 2]), tf.ones([2, 2, 2, 3]), padding='SAME', dilations=[2, 1])",
+ "tf.nn.convolution(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 3]), padding='SAME')",
+ "tf.nn.convolution(tf.ones([1, 3, 4, 5, 2]), tf.ones([2, 2, 3, 2, 1]), padding='SAME', dilations=[1, 2, 2])",
+ "tf.nn.depthwise_conv2d(tf.ones([1, 5, 6, 2]), tf.ones([2, 2, 2, 1]), [1, 2, 1, 1], 'SAME')",
+ "tf.nn.depthwise_conv2d(tf.ones([1, 5, 6, 2]), tf.ones([2, 2, 3, 1]), [1, 1, 1, 1], 'SAME')",
+ "tf.nn.depthwise_conv2d(tf.ones([1, 5, 6, 2]), tf.ones([2, 2, 2, 2]), [1, 2, 2, 1], 'SAME', dilations=[2, 2])",
+ "tf.nn.depthwise_conv2d(tf.ones([6, 2]), tf.ones([2, 2, 2, 1]), [1, 1, 1, 1], 'SAME')",
+ "tf.nn.conv2d_transpose(tf.ones([1, 3, 4, 3]), tf.ones([2, 2, 2, 3]), [1, 5, 8, 2], 2, 'SAME')",
+ "tf.nn.conv2d_transpose(tf.ones([1, 3, 4, 3]), tf.ones([2, 2, 2, 3]), [1, 6, 8, 2], 2, 'SAME')",
+ "tf.nn.conv3d_transpose(tf.ones([1, 2, 2, 2, 3]), tf.ones([1, 2, 2, 2, 3]), [1, 2, 4, 4, 2], [1, 2, 2], 'SAME')",
+ "tf.nn.conv1d_transpose(tf.ones([2, 3, 3]), tf.ones([2, 2, 3]), [2, 6, 2], 2, 'VALID')",
+ "tf.nn.separable_conv2d(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 2, 2]), tf.ones([2, 1, 4, 3]), [1] * 4, 'SAME')",
+ "tf.nn.separable_conv2d(tf.ones([1, 3, 4, 2]), tf.ones([2, 2, 2, 2]), tf.ones([1, 1, 4, 3]), [1] * 4, 'VALID')",
 ]
 
 
@@ -1037,6 +1073,19 @@ STATEMENTS = [
     "attempt(y, 3.0), attempt(y, 1.0), attempt((1.0,), x), attempt([3.0], x), attempt(1.0, 3.0), attempt(3.0, 1.0)]",
     "a = tf.Variable([1.0, -2.0]); b = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n"
     "    y = tf.linspace(a, b, 4, axis=-1) * tf.constant([[1.0, 2.0, 3.0, 4.0]])\nr = t.gradient(y, [a, b])",
+    # Convolutions' gradients where TF's CPU backprops refuse (dilations, groups) and where its gradient functions
+    # decode a data format tf.nn.convolution records as None (Conv3D's first order, Conv2D's second)
+    "x = tf.ones([1, 5, 6, 2])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+    "    y = tf.nn.conv2d(x, tf.ones([2, 2, 2, 3]), 1, 'SAME', dilations=2)\nr = t.gradient(y, x)",
+    "x = tf.ones([1, 5, 6, 4])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+    "    y = tf.nn.conv2d(x, tf.ones([2, 2, 2, 4]), 1, 'SAME')\nr = t.gradient(y, x)",
+    "x = tf.ones([1, 2, 3, 4, 2])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+    "    y = tf.nn.convolution(x, tf.ones([1, 2, 2, 2, 3]), padding='SAME')\nr = t.gradient(y, x)",
+    "x = tf.ones([1, 3, 4, 2])\nwith tf.GradientTape() as t2:\n    t2.watch(x)\n    with tf.GradientTape() as t:\n"
+    "        t.watch(x)\n        y = tf.nn.convolution(x, tf.ones([2, 2, 2, 3]), padding='SAME')\n"
+    "    g = t.gradient(y, x)\nr = (g, t2.gradient(g, x))",
+    "x = tf.ones([1, 5, 6, 2])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+    "    y = tf.nn.convolution(x, tf.ones([2, 2, 2, 3]), padding='SAME', dilations=2)\nr = t.gradient(y, x)",
 ]
 
 

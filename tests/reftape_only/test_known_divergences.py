@@ -272,3 +272,33 @@ def test_default_kernel_entry_is_checked_by_rerunning_tensorflow_without_determi
     wrong = type(actual)("reftape", values=planted["values"], calls=planted["calls"], error=planted["error"])
     (found,) = compare(expected, wrong, program)
     assert explained_by(found, Evidence(program, expected, wrong, "reftape")) is None
+
+
+def test_vectorized_jacobian_of_an_explicitly_padded_conv2d_filter_still_fails_in_tensorflow():
+    """KNOWN_DIVERGENCES.md ("Outside the program language"): TF's pfor rebuilds Conv2DBackpropFilter without its
+    explicit paddings, so a vectorized jacobian that needs a conv2d filter's gradient fails; reftape computes it
+    (the generator draws no explicit conv2d padding). Once TF computes it, the entry and that restriction go."""
+    import reftape
+    import tensorflow as tf
+
+    outcomes = []
+    for ns in (tf, reftape):
+        x = ns.reshape(ns.sin(ns.range(12.0)), [1, 3, 2, 2])
+        w = ns.reshape(ns.cos(ns.range(8.0)), [2, 1, 2, 2])
+        with ns.GradientTape() as t:
+            t.watch(w)
+            y = ns.nn.conv2d(x, w, 1, [[0, 0], [1, 0], [0, 1], [0, 0]])
+        try:
+            outcomes.append(t.jacobian(y, w).numpy())
+        except Exception as error:  # noqa: BLE001 - TF's failure is the divergence
+            outcomes.append(type(error).__name__)
+    assert outcomes[0] == "InvalidArgumentError", "TF computes it now: retire the entry and the generator's restriction"
+    assert outcomes[1].shape == (1, 3, 3, 2, 2, 1, 2, 2)
+    with tf.GradientTape(persistent=True) as t:  # the same jacobian unvectorized: TF's values, which reftape's vectorized one matches
+        w = tf.reshape(tf.cos(tf.range(8.0)), [2, 1, 2, 2])
+        t.watch(w)
+        y = tf.nn.conv2d(tf.reshape(tf.sin(tf.range(12.0)), [1, 3, 2, 2]), w, 1, [[0, 0], [1, 0], [0, 1], [0, 0]])
+    from reftape_properties.judge.tolerance import Tolerance, compare_arrays
+
+    unvectorized = t.jacobian(y, w, experimental_use_pfor=False).numpy()
+    assert compare_arrays(unvectorized, outcomes[1], Tolerance.for_dtype(np.float32, gradient=True)) is None

@@ -1055,6 +1055,43 @@ GRADIENT_SNIPPETS = {
                    "r = [g, t.gradient(s, [x, y, z]), t.jacobian(g[1], y)]",
     "meshgrid/ij_second_order": _second_order("x = tf.constant([1.0, 2.0, 3.0], tf.float64); y = tf.constant([4.0, 5.0], tf.float64)",
                                               "tf.add_n([a * a for a in tf.meshgrid(x, y * x[:2], indexing='ij')])", "[x, y]"),
+    # Convolutions in forms the catalog draws one at a time or not at all: strides and explicit padding together,
+    # grouped channels forward, several batch dimensions, a dilated depthwise convolution with strides (over the
+    # space-to-batch phases), 3-D through tf.nn.convolution's space-to-batch, half types near overflow (the sums
+    # TF's kernels add in the half type), and the second orders through every backprop
+    "conv2d/strided_explicit_second_order": _second_order(
+        "x = tf.reshape(tf.sin(tf.range(40.0, dtype=tf.float64)), [1, 4, 5, 2]); "
+        "w = tf.reshape(tf.cos(tf.range(24.0, dtype=tf.float64)), [2, 2, 2, 3])",
+        "tf.nn.conv2d(x, w, [2, 1], [[0, 0], [1, 2], [0, 1], [0, 0]])", "[x, w]"),
+    "conv2d/batch_dimensions": _second_order(
+        "x = tf.reshape(tf.sin(tf.range(48.0, dtype=tf.float64)), [2, 2, 2, 3, 2]); "
+        "w = tf.reshape(tf.cos(tf.range(16.0, dtype=tf.float64)), [2, 2, 2, 2])",
+        "tf.nn.conv2d(x, w, 1, 'SAME')", "[x, w]"),
+    "conv1d/strided_second_order": _second_order(
+        "x = tf.reshape(tf.sin(tf.range(14.0, dtype=tf.float64)), [1, 7, 2]); "
+        "w = tf.reshape(tf.cos(tf.range(12.0, dtype=tf.float64)), [3, 2, 2])",
+        "tf.nn.conv1d(x, w, 2, 'SAME')", "[x, w]"),
+    "depthwise_conv2d/dilated_strided_second_order": _second_order(
+        "x = tf.reshape(tf.sin(tf.range(60.0, dtype=tf.float64)), [1, 5, 6, 2]); "
+        "w = tf.reshape(tf.cos(tf.range(16.0, dtype=tf.float64)), [2, 2, 2, 2])",
+        "tf.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], 'SAME', dilations=[2, 2])", "[x, w]"),
+    "convolution/dilated_3d_second_order": _second_order(
+        "x = tf.reshape(tf.sin(tf.range(48.0, dtype=tf.float64)), [1, 3, 4, 2, 2]); "
+        "w = tf.reshape(tf.cos(tf.range(16.0, dtype=tf.float64)), [2, 2, 1, 2, 2])",
+        "tf.nn.convolution(x, w, padding='SAME', dilations=[2, 1, 1])", "[x, w]"),
+    "conv3d_transpose/strided_second_order": _second_order(
+        "x = tf.reshape(tf.sin(tf.range(24.0, dtype=tf.float64)), [1, 2, 3, 2, 2]); "
+        "w = tf.reshape(tf.cos(tf.range(24.0, dtype=tf.float64)), [2, 1, 2, 3, 2])",
+        "tf.nn.conv3d_transpose(x, w, [1, 4, 3, 4, 3], [2, 1, 2], 'SAME')", "[x, w]"),
+    "conv/half_sums_near_overflow": "\n".join([
+        "x = tf.constant([[[[2.0, 2.0, -2.0]]]], tf.float16); w = tf.fill([1, 1, 3, 1], tf.constant(40000.0, tf.float16))",
+        "with tf.GradientTape(persistent=True) as t:",
+        "    t.watch([x, w])",
+        "    y2 = tf.nn.conv2d(x, w, 1, 'VALID')",
+        "    y3 = tf.nn.conv3d(x[None], w[None], [1] * 5, 'VALID')",
+        "    yd = tf.nn.depthwise_conv2d(tf.reshape(x, [1, 3, 1, 1]), tf.reshape(w, [3, 1, 1, 1]), [1] * 4, 'VALID')",
+        "r = [y2, y3, yd, t.gradient(y2, [x, w], output_gradients=tf.constant([[[[30000.0]]]], tf.float16)),",
+        "     t.gradient(yd, [x, w], output_gradients=tf.constant([[[[30000.0]]]], tf.float16))]"]),
 }
 
 
