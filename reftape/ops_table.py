@@ -317,7 +317,7 @@ def _prod_vjp(g, ans, x, axis, keep_dims, **_):
     shape = _shape(x)
     rank = len(shape)
     g = F.broadcast_to(F.reshape(g, _kept_shape(shape, axis, keep_dims, _shape(ans))), shape)
-    reduced = sorted({a % rank for a in axis}) if axis is not None else list(range(rank))
+    reduced = [a % rank for a in axis] if axis is not None else list(range(rank))  # TF's order: the products' too
     other = [d for d in range(rank) if d not in reduced]
     perm = reduced + other
     permuted = F.transpose(x, perm)

@@ -599,6 +599,12 @@ X = "x = tf.constant(np.linspace(-2.0, 3.0, 12).reshape(3, 4))"
 # Gradients of the ops whose index, padding or label arguments the catalog cannot draw freely: first and
 # second order, IndexedSlices, None gradients for what TF does not differentiate, half and complex types.
 GRADIENT_SNIPPETS = {
+    # reduce_prod's gradient multiplies in the order of the axes as given (transposed to them): with a factor that
+    # overflows next to a zero, the order decides 0 or NaN
+    **{f"reduce_prod/axes_{'_'.join(map(str, axes))}": _first_order(
+        "x = tf.constant(np.array([2.9, 2.36, 0.46, 0.81, 2.28, 3.38e38, 1.19, 2.28, -2.22, -1.0, -2.58, -0.0], np.float32)"
+        ".reshape([2, 2, 3]), tf.bfloat16)", f"tf.reduce_prod(x, axis={list(axes)})", "[x]")
+       for axes in ((1, -1, 0), (0, 1, 2), (2, 0), (-1, 1))},
     # embedding_lookup: a gather along axis 0, so IndexedSlices for a Variable and a watched tensor
     "embedding_lookup/variable": "v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])\nwith tf.GradientTape() as t:\n"
                                  "    y = tf.nn.embedding_lookup(v, [[2, 0], [2, 2]]) * 3.0\nr = t.gradient(y, v)",
