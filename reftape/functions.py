@@ -3153,9 +3153,8 @@ def conv3d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
 def _with_space_to_batch(x: EagerTensor, filter_shape: tuple, rate: list, padding: Any, data_format: str | None,
                          op: Any) -> EagerTensor:
     """TF's with_space_to_batch: a dilated convolution as `op` (padding VALID, its own strides) on the padded
-    input's every rate-th element per phase (each phase a batch of its own), the phases interleaved back and
-    the extra padding cropped. The space-to-batch steps are pads, reshapes and transposes here (TF's
-    SpaceToBatchND and BatchToSpaceND move the same elements)."""
+    input's every rate-th element per phase (each phase a batch of its own: SpaceToBatchND), the phases
+    interleaved back and the extra padding cropped (BatchToSpaceND)."""
     rate = [int(r) for r in rate]
     n = len(rate)
     least = n if data_format is not None and data_format.startswith("NC") else n + 1
@@ -3178,17 +3177,10 @@ def _with_space_to_batch(x: EagerTensor, filter_shape: tuple, rate: list, paddin
         base = [(explicit[2 + 2 * i], explicit[3 + 2 * i]) for i in range(n)]
     spatial = tuple(x.shape)[1:1 + n]
     ends = [(r - (size + b + a) % r) % r for size, (b, a), r in zip(spatial, base, rate)]
-    padded = pad(x, [[0, 0]] + [[b, a + e] for (b, a), e in zip(base, ends)] + [[0, 0]])
-    batch, channels = tuple(padded.shape)[0], tuple(padded.shape)[-1]
-    blocks = [size // r for size, r in zip(tuple(padded.shape)[1:1 + n], rate)]
-    split = reshape(padded, (batch,) + tuple(d for pair in zip(blocks, rate) for d in pair) + (channels,))
-    phases = transpose(split, [2 + 2 * i for i in range(n)] + [0] + [1 + 2 * i for i in range(n)] + [2 * n + 1])
-    result = op(reshape(phases, (math.prod(rate) * batch,) + tuple(blocks) + (channels,)), "VALID")
-    out = tuple(result.shape)
-    merged = reshape(result, tuple(rate) + (batch,) + out[1:])
-    order = [n] + [p for i in range(n) for p in (n + 1 + i, i)] + [2 * n + 1]
-    joined = reshape(transpose(merged, order), (batch,) + tuple(d * r for d, r in zip(out[1:1 + n], rate)) + out[-1:])
-    return slice(joined, [0] * (n + 2), [-1] + [d * r - e for d, r, e in zip(out[1:1 + n], rate, ends)] + [-1])
+    paddings = tuple((b, a + e) for (b, a), e in zip(base, ends))
+    phases = execute("SpaceToBatchND", [x], block_shape=tuple(rate), paddings=paddings)
+    return execute("BatchToSpaceND", [op(phases, "VALID")], block_shape=tuple(rate),
+                   crops=tuple((0, e) for e in ends))
 
 
 def _depthwise_native(x: EagerTensor, filters: EagerTensor, strides: Any, padding: Any, data_format: str | None,

@@ -1329,7 +1329,7 @@ for _kind, _norm, _allowed in (("Sum", "sum", REAL), ("Mean", "mean", FLOAT), ("
 # Array ops (issue 24): Roll, SpaceToDepth, DepthToSpace (kernels/arrays.py); repeat, tensordot, the
 # image flips and strided_slice compose existing ops in functions.py as TF composes them.
 
-from .kernels.arrays import _depth_to_space, _roll, _space_to_depth  # noqa: E402
+from .kernels.arrays import _batch_to_space, _depth_to_space, _roll, _space_to_batch, _space_to_depth  # noqa: E402
 
 defop("Roll", _roll, lambda g, ans, x, shift, axis, **_: F.execute("Roll", [g], shift=-shift, axis=axis), moves_data=True)
 defop("SpaceToDepth", _space_to_depth,
@@ -1644,3 +1644,9 @@ defop("DepthwiseConv2dNative", _depthwise, _vjps[0], dtypes=FLOAT)
 defop("DepthwiseConv2dNativeBackpropInput", _depthwise_backprop_input, _vjps[1], dtypes=FLOAT)
 defop("DepthwiseConv2dNativeBackpropFilter", _depthwise_backprop_filter, _vjps[2], dtypes=FLOAT)
 del _vjps
+# Dilated convolutions run undilated between these (TF's with_space_to_batch); each one's gradient is the other,
+# which reads no Shape of its input (as reshapes' gradients do: a tape recording them reaches further)
+defop("SpaceToBatchND", _space_to_batch, lambda g, ans, x, block_shape, paddings, **_: F.execute(
+    "BatchToSpaceND", [g], block_shape=block_shape, crops=paddings), moves_data=True)
+defop("BatchToSpaceND", _batch_to_space, lambda g, ans, x, block_shape, crops, **_: F.execute(
+    "SpaceToBatchND", [g], block_shape=block_shape, paddings=crops), moves_data=True)

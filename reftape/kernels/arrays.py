@@ -59,3 +59,26 @@ def _depth_to_space(x, block_size, data_format):
     blocks = x.reshape(batch, height, width, block_size, block_size, depth // (block_size * block_size))
     return blocks.transpose(0, 1, 3, 2, 4, 5).reshape(batch, height * block_size, width * block_size,
                                                       depth // (block_size * block_size)).copy()
+
+
+def _space_to_batch(x, block_shape, paddings):
+    """SpaceToBatchND: the spatial dimensions (after the batch) padded, then each block_shape-th element per
+    phase moved into a batch of its own, the phases outermost."""
+    n = len(block_shape)
+    padded = np.pad(x, [(0, 0)] + [tuple(p) for p in paddings] + [(0, 0)] * (x.ndim - 1 - n))
+    batch, rest = padded.shape[0], padded.shape[1 + n:]
+    blocks = tuple(padded.shape[1 + i] // b for i, b in enumerate(block_shape))
+    split = padded.reshape((batch,) + tuple(d for pair in zip(blocks, block_shape) for d in pair) + rest)
+    order = [2 + 2 * i for i in range(n)] + [0] + [1 + 2 * i for i in range(n)] + list(range(1 + 2 * n, split.ndim))
+    return split.transpose(order).reshape((int(np.prod(block_shape)) * batch,) + blocks + rest)
+
+
+def _batch_to_space(x, block_shape, crops):
+    """BatchToSpaceND: SpaceToBatchND's inverse, the phases interleaved back and `crops` cut off."""
+    n = len(block_shape)
+    batch, inner, rest = x.shape[0] // int(np.prod(block_shape)), x.shape[1:1 + n], x.shape[1 + n:]
+    merged = x.reshape(tuple(block_shape) + (batch,) + inner + rest)
+    order = [n] + [p for i in range(n) for p in (n + 1 + i, i)] + list(range(2 * n + 1, merged.ndim))
+    joined = merged.transpose(order).reshape((batch,) + tuple(d * b for d, b in zip(inner, block_shape)) + rest)
+    kept = tuple(slice(before, joined.shape[1 + i] - after) for i, (before, after) in enumerate(crops))
+    return joined[(slice(None),) + kept].copy()

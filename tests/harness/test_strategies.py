@@ -223,8 +223,10 @@ def test_softmax_cross_entropy_labels_are_never_sources_of_a_recorded_gradient()
     assert not offending, f"{len(offending)} of {len(sample)} programs, e.g. {offending[:3]}"
 
 
-def test_most_programs_return_a_gradient(sample):
-    share = np.mean([any(_some_gradient(c) for c in run(p, "reftape").calls.values()) for p in sample])
+def test_most_programs_return_a_gradient(independent):
+    """Counted over the independent sample (600 programs; 88% of them with the catalog of 2026-11-28): the
+    Hypothesis sample's 150 swing by several points with each catalog addition."""
+    share = np.mean([any(_some_gradient(c) for c in run(p, "reftape").calls.values()) for p in independent])
     print(f"programs with a non-None gradient: {share:.0%}")
     assert share >= 0.85
 
