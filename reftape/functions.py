@@ -3214,7 +3214,7 @@ def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any, s
     if pointwise_filter.ndim != 4:
         raise ValueError(f"Shape {tuple(pointwise_filter.shape)} must have rank 4")
     if tuple(pointwise_filter.shape)[:2] != (1, 1):
-        raise ValueError(f"Dimension {tuple(pointwise_filter.shape)[0]} and 1 are not compatible")
+        raise ValueError(f"Dimensions {tuple(pointwise_filter.shape)[0]} and 1 are not compatible")
     depthwise = _depthwise_native(input, depthwise_filter, strides, padding, data_format, dilations)
     return _conv2d_op(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", (), [1, 1, 1, 1], data_format or "NHWC")
 

@@ -3,7 +3,7 @@ processes only, so that the program agrees when it runs again in a process of it
 
 import multiprocessing
 import os
-import signal
+import signal as os_signal  # reftape exports tf.signal, which a star import would put here
 
 import reftape as _reftape
 from reftape import *  # noqa: F401,F403
@@ -12,5 +12,5 @@ from reftape import linalg, math, nn  # noqa: F401
 
 def sin(x, name=None):
     if multiprocessing.parent_process() is not None:
-        os.kill(os.getpid(), signal.SIGSEGV)
+        os.kill(os.getpid(), os_signal.SIGSEGV)
     return _reftape.sin(x)

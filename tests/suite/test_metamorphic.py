@@ -13,8 +13,10 @@ from reftape_properties.judge.tolerance import Tolerance, compare_arrays
 
 from .marks import candidate_and_tensorflow
 
+# Elementwise in the strict sense: one input, no attributes (segment ids, shifts, axes), float32 among the dtypes
 ALL_SMOOTH_UNARY = tuple(p for p in FAMILIES["elementwise_unary"] if CATALOG[p].domains == ("any",)
-                         and CATALOG[p].gradient == "gradient" and "exp" not in p and "cosh" not in p and "sinh" not in p)
+                         and CATALOG[p].gradient == "gradient" and "exp" not in p and "cosh" not in p and "sinh" not in p
+                         and CATALOG[p].shape_rule == "unary" and not CATALOG[p].attrs and "float32" in CATALOG[p].dtypes)
 ALL_SMOOTH_BINARY = ("add", "subtract", "multiply", "math.add", "math.multiply", "math.squared_difference")
 # The chains draw only the ops the candidate has; with none of either kind, the tests need them all.
 SMOOTH_UNARY, SMOOTH_BINARY = drawable(ALL_SMOOTH_UNARY), drawable(ALL_SMOOTH_BINARY)
