@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import UnimplementedError, _dims_text as dims_text
 from ..primitives import flush_subnormals
+from .segments import _check_sorted
 
 
 def _squeeze(x, axis):
@@ -237,19 +238,7 @@ def _one_hot(on_value, off_value, indices, depth, axis):
 
 def _sorted_segment_sum(data, segment_ids):
     """SegmentSum: ids sorted and non-negative, as many segments as the last id + 1."""
-    if data.ndim == 0:
-        raise ValueError("input must be at least rank 1")
-    if segment_ids.ndim != 1:
-        raise ValueError("segment_ids should be a vector.")
-    if segment_ids.shape[0] != data.shape[0]:
-        raise ValueError("segment_ids should be the same size as dimension 0 of input.")
-    count = int(segment_ids[-1]) + 1 if segment_ids.size else 0
-    if np.any(np.diff(segment_ids) < 0):
-        raise ValueError("segment ids are not increasing")
-    if segment_ids.size and segment_ids[0] < 0:
-        raise ValueError(f"Segment id {segment_ids[0]} out of range [0, {count}), possibly because 'segment_ids' "
-                         "input is not sorted.")
-    return _segment_sum(data, segment_ids, count)
+    return _segment_sum(data, segment_ids, _check_sorted(data, segment_ids))
 
 
 def _reverse(x, axis):
