@@ -1,5 +1,5 @@
-"""Programs as data: leaves, single-assignment ops, nested tapes, custom gradients, variable
-updates, and gradient/jacobian calls.
+"""Programs as data: leaves, single-assignment ops, nested tapes, forward accumulators, custom
+gradients, variable updates, and gradient/jacobian/jvp calls.
 
 A program is a list of statements. It round-trips losslessly through JSON (leaf values are stored
 as exact tensor descriptions: NaN, inf and -0.0 survive) and prints as a standalone Python script
@@ -20,8 +20,8 @@ import numpy as np
 
 from .outcome import describe
 from .script import body_source, check_module_name, script_source
-from .statements import (STATEMENTS, Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, ReadValue,  # noqa: F401
-                         Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
+from .statements import (BLOCKS, STATEMENTS, Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,  # noqa: F401
+                         ReadValue, Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
                          map_references, namedtuple_types, pack_references, structure_children,
                          structure_references, walk)
 from .validation import check_schema, decode_value, loads, validate

@@ -13,8 +13,8 @@ import numpy as np
 
 from .catalog import call_source
 from .outcome import describe, describe_error
-from .statements import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, ReadValue, Reset, StopRecording,
-                         Structure, Tape, Watch, WatchedVariables, namedtuple_types)
+from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op, ReadValue, Reset,
+                         StopRecording, Structure, Tape, Watch, WatchedVariables, namedtuple_types)
 
 # Names the generated script itself uses inside or around `_program()` (builtins included): a program
 # may not define them. Emitting a new name in the source means adding it here (a test checks).
@@ -139,6 +139,11 @@ def _call_source(call: Call) -> str:
     return f"{call.tape}.{call.method}({', '.join(args)})"
 
 
+def _jvp_source(jvp: Jvp) -> str:
+    unconnected = ", unconnected_gradients=tf.UnconnectedGradients.ZERO" if jvp.unconnected == "zero" else ""
+    return f"{jvp.accumulator}.jvp({structure_source(jvp.target)}{unconnected})"
+
+
 def _statements_source(statements: list, indent: int, reported: bool = True) -> list[str]:
     """Source lines of `statements`; `reported`: each call's result (or exception) recorded in `_outcome`."""
     pad = "    " * indent
@@ -161,6 +166,12 @@ def _statements_source(statements: list, indent: int, reported: bool = True) -> 
         elif isinstance(s, StopRecording):
             lines.append(pad + f"with {s.tape}.stop_recording():")
             lines += _statements_source(s.body, indent + 1, reported) or [pad + "    pass"]
+        elif isinstance(s, Accumulator):
+            lines.append(pad + f"with tf.autodiff.ForwardAccumulator(primals=[{', '.join(s.primals)}], "
+                               f"tangents=[{', '.join(s.tangents)}]) as {s.name}:")
+            lines += _statements_source(s.body, indent + 1, reported) or [pad + "    pass"]
+        elif isinstance(s, Jvp):
+            lines += _call_lines(s.name, _jvp_source(s), pad, reported)
         elif isinstance(s, Call):
             lines += _call_lines(s.name, _call_source(s), pad, reported)
         elif isinstance(s, WatchedVariables):

@@ -1,6 +1,6 @@
-"""The statements a program is made of: leaves, single-assignment ops, nested tapes, custom
-gradients, variable updates, and gradient/jacobian calls, and the structures (targets, sources,
-output_gradients) that name them.
+"""The statements a program is made of: leaves, single-assignment ops, nested tapes, forward
+accumulators, custom gradients, variable updates, and gradient/jacobian/jvp calls, and the structures
+(targets, sources, output_gradients) that name them.
 
 Structures are a leaf name, or {"list": [...]}, {"tuple": [...]}, {"dict": [[key, structure], ...]}
 (dict order kept), {"namedtuple": [typename, [[field, structure], ...]]} (a `collections.namedtuple`
@@ -174,15 +174,45 @@ class ReadValue:
     variable: str
 
 
+# ---------------------------------------------------------------------------------------------
+# Forward mode.
+
+
+@dataclass
+class Accumulator:
+    """`with tf.autodiff.ForwardAccumulator(primals=[...], tangents=[...]) as name:` around `body`: every
+    op run inside the block with an input that carries a tangent computes its output's tangent (the
+    primals carry the tangents given, one per primal, of its shape and dtype). Tapes and their calls
+    inside the block run as usual; the ops of their backward passes carry tangents too."""
+
+    name: str
+    primals: list
+    tangents: list
+    body: list
+
+
+@dataclass
+class Jvp:
+    """`name = accumulator.jvp(target, unconnected_gradients=...)`: the tangents of a structure of
+    tensors (None for a tensor without one, zeros with unconnected "zero"); inside the accumulator's
+    block or after it. Reported with the calls."""
+
+    name: str
+    accumulator: str
+    target: Structure
+    unconnected: str = "none"            # "none" | "zero"
+
+
 STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call, WatchedVariables,
-                                            CustomGradient, Apply, Assign, ReadValue)}
+                                            CustomGradient, Apply, Assign, ReadValue, Accumulator, Jvp)}
+BLOCKS = (Tape, StopRecording, Accumulator)   # statements around a body of statements (`with` blocks)
 
 
 def walk(statements: list):
-    """Every statement, depth first, including those inside tapes and stop_recording spans."""
+    """Every statement, depth first, including those inside tapes, stop_recording spans and accumulators."""
     for s in statements:
         yield s
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, BLOCKS):
             yield from walk(s.body)
         elif isinstance(s, CustomGradient):
             yield from walk(s.forward)
@@ -268,4 +298,6 @@ def namedtuple_types(statements: list) -> dict[str, tuple]:
         if isinstance(s, Call):
             for part in (s.target, s.sources, s.output_gradients):
                 collect(part)
+        elif isinstance(s, Jvp):
+            collect(s.target)
     return types

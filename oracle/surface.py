@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .catalog import CATALOG, resolve
-from .statements import (Apply, Assign, Call, CustomGradient, Leaf, Op, ReadValue, Reset, StopRecording,
-                         WatchedVariables, walk)
+from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, Op, ReadValue, Reset,
+                         StopRecording, WatchedVariables, walk)
 
 # The keywords of a tape's calls that programs pass (TF's jacobians take no output_gradients, gradient no pfor).
 CALL_KEYWORDS = (("gradient", "output_gradients"), ("gradient", "unconnected_gradients"),
@@ -59,6 +59,7 @@ FEATURES: dict[str, Callable[[Any], bool]] = {
     **{f"GradientTape.{m}": _method("GradientTape", m)
        for m in ("jacobian", "batch_jacobian", "watched_variables", "stop_recording", "reset")},
     **{f"GradientTape.{m}({k}=)": _keyword("GradientTape", m, k) for m, k in CALL_KEYWORDS},
+    "autodiff.ForwardAccumulator": lambda module: hasattr(getattr(module, "autodiff", None), "ForwardAccumulator"),
 }
 
 
@@ -173,7 +174,8 @@ def _declared_names(name: str) -> set[str]:
 # The feature a statement of each type uses (ops, calls, leaves and assigns name theirs: `needs`).
 FEATURE_OF_STATEMENT = {StopRecording: "GradientTape.stop_recording", Reset: "GradientTape.reset",
                         WatchedVariables: "GradientTape.watched_variables", CustomGradient: "custom_gradient",
-                        Apply: "custom_gradient", ReadValue: "Variable.read_value"}
+                        Apply: "custom_gradient", ReadValue: "Variable.read_value",
+                        Accumulator: "autodiff.ForwardAccumulator", Jvp: "autodiff.ForwardAccumulator"}
 
 
 def needs(statements: list) -> set[str]:

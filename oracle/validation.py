@@ -9,7 +9,8 @@ from `FIELDS` below) and the op catalog:
   tape's body is visible after it, as in Python; a tensor name may be rebound, a tape's name not;
   `y[0]` refers to an element of a list result;
 - tapes named by Watch, StopRecording, Reset and Call are tapes defined before; StopRecording and
-  Reset sit inside their tape's with-block (outside its stop_recording spans), as TF requires;
+  Reset sit inside their tape's with-block (outside its stop_recording spans), as TF requires; a Jvp
+  names an accumulator defined before, whose tangents are one per primal;
 - every op path is in the catalog, with the catalog's arity; every attribute is one the catalog
   declares, with the type of its declared values (strings: one of the declared values);
 - every option has a value TensorFlow accepts; booleans are booleans;
@@ -44,7 +45,7 @@ from .outcome import parse_float
 from .script import SCRIPT_NAMES
 from .statements import STATEMENTS
 
-MAX_NESTING = 16              # tapes and stop_recording spans inside each other (Python allows 20 blocks)
+MAX_NESTING = 16              # tapes, stop_recording spans and accumulators inside each other (Python allows 20 blocks)
 MAX_STRUCTURE_DEPTH = 16      # lists, tuples and dicts inside each other in targets and sources
 MAX_STATEMENTS = 10_000
 MAX_ELEMENTS = 100_000        # leaf elements in the whole program (each is a literal in the script)
@@ -99,8 +100,8 @@ class _Context:
 
     def define(self, name: str, kind: str, at: str) -> None:
         previous = self.defined.get(name)
-        if previous is not None and "tape" in (previous, kind):  # a tensor may be rebound, as in Python
-            raise ProgramError(at, f"{name!r} is already defined as a {previous} (a tape's name is its own)")
+        if previous is not None and {previous, kind} & set(BLOCK_NAMES):  # a tensor may be rebound, as in Python
+            raise ProgramError(at, f"{name!r} is already defined as a {previous} (a {kind}'s name is its own)")
         self.defined[name] = kind
         self.every_name.add(name)
 
@@ -149,9 +150,12 @@ def check_name(value: Any, at: str) -> str:
     return name
 
 
+BLOCK_NAMES = ("tape", "accumulator")   # what a `with` block's name is: never rebound
+
+
 class Definition(Kind):
-    """A name the statement defines: a tensor (defined once its other fields are checked) or a tape
-    (defined at once, so that its body can name it)."""
+    """A name the statement defines: a tensor (defined once its other fields are checked) or a tape or
+    an accumulator (defined at once, so that its body can name it)."""
 
     def __init__(self, defines: str) -> None:
         self.defines = defines
@@ -159,8 +163,8 @@ class Definition(Kind):
 
     def check(self, value, at, statement, context):
         name = check_name(value, at)
-        if self.defines == "tape":
-            context.define(name, "tape", at)
+        if self.defines in BLOCK_NAMES:
+            context.define(name, self.defines, at)
         else:
             context.pending.append((name, self.defines, at))
 
@@ -220,6 +224,24 @@ class TapeReference(Kind):
         if self.recording and name not in context.recording:
             raise ProgramError(at, f"tape {name!r} is not recording here: {type(statement).__name__} belongs inside "
                                    "its with-block (and outside its stop_recording spans)")
+
+
+class AccumulatorReference(Kind):
+    """A forward accumulator defined before (its `with` block, or after it)."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        context.require(check_name(value, at), "accumulator", at)
+
+
+class Tangents(References):
+    """An accumulator's tangents: one per primal."""
+
+    def check(self, value, at, statement, context):
+        super().check(value, at, statement, context)
+        if len(value) != len(statement.primals):
+            raise ProgramError(at, f"expected one tangent per primal ({len(statement.primals)}), got {len(value)}")
 
 
 class Structure(Kind):
@@ -407,8 +429,8 @@ class Body(Kind):
             raise ProgramError(at, f"expected a list of statements, got {_show(value)}")
         context.nesting += 1
         if context.nesting > MAX_NESTING:
-            raise ProgramError(at, f"tapes and stop_recording spans nested more than {MAX_NESTING} deep")
-        tape = statement.tape if self.pauses else statement.name
+            raise ProgramError(at, f"tapes, stop_recording spans and accumulators nested more than {MAX_NESTING} deep")
+        tape = statement.tape if self.pauses else statement.name   # an accumulator's name is no tape's: harmless
         recording = context.recording
         context.recording = recording - {tape} if self.pauses else recording | {tape}
         _check_statements(value, at, context)
@@ -528,6 +550,10 @@ FIELDS: dict[str, dict[str, Kind]] = {
     "Assign": {"variable": Reference(), "value": Reference(), "method": Option("assign", "assign_add", "assign_sub")},
     "ReadValue": {"name": Definition("tensor"), "variable": Reference()},
     "WatchedVariables": {"name": Definition("tuple of watched variables"), "tape": TapeReference()},
+    "Accumulator": {"primals": References(non_empty=True), "tangents": Tangents(), "name": Definition("accumulator"),
+                    "body": Body()},
+    "Jvp": {"name": Definition("tensor"), "accumulator": AccumulatorReference(), "target": Structure(),
+            "unconnected": Option("none", "zero")},
 }
 
 
@@ -644,7 +670,7 @@ def _check_enclosing_structure(data: Any, parts: list) -> None:
     """For a schema violation at `parts` inside a call's structure, the grammar's own error there
     (one that names the alternative meant: a namedtuple's field, a dict's pair)."""
     for depth, part in enumerate(parts):
-        if part in STRUCTURE_FIELDS and isinstance(data, dict) and data.get("statement") == "Call":
+        if part in STRUCTURE_FIELDS and isinstance(data, dict) and data.get("statement") in ("Call", "Jvp"):
             _check_structure(data[part], format_path(parts[:depth + 1]), _GrammarOnly(), 1)
             return
         try:

@@ -13,6 +13,7 @@ from reftape_oracle.program import Program
 
 from reftape_properties.findings.record import Finding
 from reftape_properties.judge.compare import PROGRAM_HARNESS_EXCEPTIONS, compare
+from reftape_properties.judge.forward import FORWARD, forward_outcome
 from reftape_properties.judge.known import Evidence, explained_by
 from reftape_properties.judge.numeric import NUMERIC, numeric_outcome, result_location, wrong_verdict
 from reftape_properties.judge.referee import flat_decimals, referee
@@ -21,13 +22,15 @@ from reftape_properties.judge.referee import flat_decimals, referee
 CHECKS = {
     "differential": ("tensorflow", "the candidate against TensorFlow"),
     NUMERIC: (NUMERIC, "the candidate's gradients against a float64 numerical derivative"),
+    FORWARD: (FORWARD, "the candidate's forward mode (jvp) against its reverse mode, a numerical derivative deciding"),
 }
+SELF_CHECKS = (NUMERIC, FORWARD)   # references that judge the candidate by itself: it alone runs the program
 
 
 def judged(finding: Finding) -> Finding:
     """Fills in the referee's verdict on each value discrepancy of `finding`; returns it. A numeric check's
-    finding has its verdicts already: its reference is the numerical derivative."""
-    if finding.reference == NUMERIC:
+    finding has its verdicts already: its reference is the numerical derivative (a forward check's too)."""
+    if finding.reference in SELF_CHECKS:
         return finding
     referee(finding.program, finding.discrepancies, finding.expected, finding.actual)
     return finding
@@ -46,12 +49,12 @@ def _harness_failure(outcome: Outcome, reference: bool = False) -> str | None:
     return None
 
 
-def _unjudged(outcome: Outcome) -> str | None:
-    """Why a numeric check has nothing to judge, when that is no property of the program: the candidate, its
-    only side, lacks a name the program uses (a silent agreement otherwise)."""
+def _unjudged(outcome: Outcome, check: str) -> str | None:
+    """Why a numeric or forward check has nothing to judge, when that is no property of the program: the
+    candidate, its only side, lacks a name the program uses (a silent agreement otherwise)."""
     error = outcome.error or {}
     if error.get("kind") == "missing":
-        return f"{outcome.backend} lacks {', '.join(error['names'])}: the numeric check has nothing to judge"
+        return f"{outcome.backend} lacks {', '.join(error['names'])}: the {check} check has nothing to judge"
     return None
 
 
@@ -70,19 +73,23 @@ def run_sides(program: Program, candidate: Any, reference: Any, time_limit: floa
     """(expected, actual): the reference's outcome and the candidate's. With `reference` NUMERIC (the numeric
     check) the candidate alone runs, and the expected outcome is its own with an exact derivative's gradients
     where its are wrong (judge/numeric.py). Never raises for what a side did."""
-    expected, actual, _ = _sides(program, candidate, reference, time_limit, isolated)
+    expected, actual, _, _ = _sides(program, candidate, reference, time_limit, isolated)
     return expected, actual
 
 
 def _sides(program: Program, candidate: Any, reference: Any, time_limit: float | None,
-           isolated: bool) -> tuple[Outcome, Outcome, dict]:
-    """`run_sides`' outcomes, and a numeric check's estimates of the results it changed (empty otherwise)."""
-    if reference == NUMERIC:
+           isolated: bool) -> tuple[Outcome, Outcome, dict, Program | None]:
+    """`run_sides`' outcomes, a numeric or forward check's estimates of the results it changed (empty
+    otherwise), and the reverse twin a forward check found the reverse mode wrong in (else None)."""
+    if reference in SELF_CHECKS:
         (actual,) = _outcomes(program, [candidate], time_limit, isolated)
-        expected, estimates = numeric_outcome(program, actual)
-        return expected, actual, estimates
+        if reference == NUMERIC:
+            expected, estimates = numeric_outcome(program, actual)
+            return expected, actual, estimates, None
+        judgement = forward_outcome(program, actual, candidate, time_limit)
+        return judgement.expected, actual, judgement.estimates, judgement.reverse_wrong
     expected, actual = _outcomes(program, [reference, candidate], time_limit, isolated)
-    return expected, actual, {}
+    return expected, actual, {}, None
 
 
 def _outcomes(program: Program, sides: list, time_limit: float | None, isolated: bool) -> list[Outcome]:
@@ -96,8 +103,9 @@ def _outcomes(program: Program, sides: list, time_limit: float | None, isolated:
 
 
 def forward_judge(candidate: Any, reference: Any) -> Any:
-    """The backend whose forward values the reference side stands for: the candidate's own in a numeric check."""
-    return candidate if reference == NUMERIC else reference
+    """The backend whose forward values the reference side stands for: the candidate's own in a numeric or
+    forward check."""
+    return candidate if reference in SELF_CHECKS else reference
 
 
 def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "tensorflow", *,
@@ -109,17 +117,20 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
     agreement. `judge=False` skips the referee (for the many evaluations minimisation makes).
     `isolated` runs each side in a process of its own (backends named by module), where dying or
     hanging in native code becomes the side's outcome. A numeric check's discrepancies carry their
-    verdict (the candidate is wrong) and the estimate."""
-    numeric = reference == NUMERIC
-    expected, actual, estimates = _sides(program, candidate, reference, time_limit, isolated)
-    failures = [f for f in (_unjudged(actual) if numeric else _harness_failure(expected, reference=True),
+    verdict (the candidate is wrong) and the estimate; a forward check that finds the reverse mode wrong
+    returns the numeric check's finding on the program's reverse twin (judge/forward.py)."""
+    self_check = reference in SELF_CHECKS
+    expected, actual, estimates, reverse_wrong = _sides(program, candidate, reference, time_limit, isolated)
+    failures = [f for f in (_unjudged(actual, reference) if self_check else _harness_failure(expected, reference=True),
                             _harness_failure(actual)) if f]
     if failures:
         raise HarnessError("; ".join(failures))
+    if reverse_wrong is not None:
+        return evaluate(reverse_wrong, candidate, NUMERIC, time_limit=time_limit, judge=judge, isolated=isolated)
     found = compare(expected, actual, program)
     if not found:
         return None
-    if numeric:
+    if self_check:
         _blame_candidate(found, candidate, estimates)
     else:
         evidence = Evidence(program, expected, actual, candidate)
@@ -127,11 +138,12 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
             known = explained_by(d, evidence)
             d.known = known.number if known else None
     finding = Finding(program, expected, actual, found, candidate=_name(candidate), reference=_name(reference))
-    return judged(finding) if judge and not numeric and not finding.crashed else finding
+    return judged(finding) if judge and not self_check and not finding.crashed else finding
 
 
 def _blame_candidate(found: list, candidate: Any, estimates: dict) -> None:
-    """A numeric check's verdicts: the candidate's gradient is wrong; with the estimate it differs from."""
+    """A numeric or forward check's verdicts: the candidate's gradient (or jvp) is wrong; with the estimate it
+    differs from."""
     for d in found:
         d.verdict = wrong_verdict(_name(candidate))
         estimate = estimates.get(result_location(d.where))

@@ -24,6 +24,7 @@ from reftape_oracle.script import ORACLE_CONFIGURATION, readable_source
 from reftape_properties.explain.clusters import Cluster, cluster, explained_forms
 from reftape_properties.findings.record import Finding
 from reftape_properties.findings.store import coverage_summary, read_findings
+from reftape_properties.judge.forward import FORWARD
 from reftape_properties.judge.numeric import NUMERIC
 
 from reftape_reports import readable
@@ -31,6 +32,7 @@ from reftape_reports.graph import layout
 from reftape_reports.side_by_side import side_by_side, value_at
 
 MAX_DISCREPANCIES_SHOWN = 8
+JUDGES = {NUMERIC: "exact (numerical derivative)", FORWARD: "exact (numerical derivative along the tangents)"}
 
 
 def _environment() -> Environment:
@@ -92,7 +94,7 @@ def _cluster_view(number: int, entry: Cluster) -> dict:
     finding = entry.smallest
     shown = range(min(len(finding.discrepancies), MAX_DISCREPANCIES_SHOWN))
     return {"number": number, "cluster": entry, "finding": finding,
-            "judge": "exact (numerical derivative)" if finding.reference == NUMERIC else "TensorFlow",
+            "judge": JUDGES.get(finding.reference, "TensorFlow"),
             "source": finding.program.to_source("tensorflow"),
             "listing": readable_source(finding.program.validate().statements),
             "graph": layout(finding.program, _divergent_node(finding)), "divergent": _divergent_node(finding),

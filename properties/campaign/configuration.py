@@ -100,7 +100,6 @@ _NOT_RECORDED = object()
 SCHEDULES = ("swarm", "uniform")
 # Checks the issue tracker names that the program language cannot express yet: refused, never run as something else.
 UNAVAILABLE_CHECKS = {
-    "forward": "not available: programs have no forward accumulators yet (reverse against forward mode needs them)",
     "function": "not available: programs cannot run their body in tf.function yet",
 }
 

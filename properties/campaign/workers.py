@@ -21,6 +21,7 @@ from reftape_oracle.interpreter import FlightRecorder
 from reftape_properties.campaign.configuration import BATCH, Campaign
 from reftape_properties.campaign.database import example_database
 from reftape_properties.cli import STOP_SIGNALS, StopSignals, import_backend
+from reftape_properties.judge.forward import FORWARD
 from reftape_properties.findings.store import read_findings, record_coverage, record_finding
 
 
@@ -167,7 +168,8 @@ class _Worker:
                   verbosity=Verbosity.quiet)
         @seed(_batch_seed(self.campaign, self.index, batch, self.restart))
         @given(programs(ops=self.campaign.ops, dtypes=self.campaign.dtypes, lacking=frozenset(self.campaign.lacking),
-                        swarm=self.campaign.schedule == "swarm"))
+                        swarm=self.campaign.schedule == "swarm",
+                        accumulators=1.0 if FORWARD in self.campaign.checks else 0.0))
         def campaign_test(program: Any) -> None:
             self.check(program, batch)
 

@@ -33,8 +33,8 @@ from typing import Any, Iterator
 
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, Program, ReadValue,
-                                    StopRecording, Tape, Watch, WatchedVariables, walk)
+from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,
+                                    Program, ReadValue, Tape, Watch, WatchedVariables, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
 from reftape_properties.judge.compare import compare
@@ -67,16 +67,16 @@ def first_divergence(finding: Finding) -> Finding:
 
 # -- the program as a graph ---------------------------------------------------------------
 
-DEFINITIONS = (Leaf, Op, ListLiteral, Call, Apply, ReadValue, CustomGradient, WatchedVariables)   # statements that define a name
+DEFINITIONS = (Leaf, Op, ListLiteral, Call, Apply, ReadValue, CustomGradient, WatchedVariables, Jvp)   # statements that define a name
 VALUES = (Op, Apply, ReadValue)                                       # ... a value the program computes
 
 
 def scope(statements: list) -> Iterator[Any]:
-    """The statements of the program's own scope in order: into tape and stop_recording bodies, not
-    into a custom gradient's functions (whose names are local to them)."""
+    """The statements of the program's own scope in order: into tape, stop_recording and accumulator
+    bodies, not into a custom gradient's functions (whose names are local to them)."""
     for s in statements:
         yield s
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, BLOCKS):
             yield from scope(s.body)
 
 
@@ -93,6 +93,10 @@ def inputs_of(statement: Any) -> list[str]:
     elif isinstance(statement, Call):
         parts = (statement.target, statement.sources, statement.output_gradients)
         names = [name for part in parts if part is not None for name in structure_names(part)]
+    elif isinstance(statement, Jvp):
+        names = structure_names(statement.target)
+    elif isinstance(statement, Accumulator):
+        names = [*statement.primals, *statement.tangents]
     elif isinstance(statement, Apply):
         names = [statement.function, *statement.inputs]
     elif isinstance(statement, ReadValue):
@@ -141,7 +145,7 @@ def prefix(statements: list, count: int) -> tuple[list, int]:
         if count == 0:
             break
         count -= 1
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, BLOCKS):
             body, count = prefix(s.body, count)
             kept.append(replace(s, body=body))
         else:
@@ -155,7 +159,7 @@ def substitute(statements: list, old: Any, new: list) -> list:
     for s in statements:
         if s is old:
             result += new
-        elif isinstance(s, (Tape, StopRecording)):
+        elif isinstance(s, BLOCKS):
             result.append(replace(s, body=substitute(s.body, old, new)))
         else:
             result.append(s)

@@ -8,7 +8,7 @@ referee can judge: custom gradients, for one, are beyond it). The steps, tried g
 spent:
 - keep only what the first divergence needs (the ancestors of its node, or of its call);
 - remove a statement nothing uses (a watch is no use: a leaf only watched goes, its watches with it); unwrap a tape nothing names (or that is nested: its calls go to
-  the enclosing tape), unwrap or drop a stop_recording span, drop a reset or a watch;
+  the enclosing tape), or an accumulator no jvp names, unwrap or drop a stop_recording span, drop a reset or a watch;
 - bypass an op or a custom gradient's application (its uses read one of its inputs instead, never a
   Python list or value);
 - replace an op by a leaf holding its value computed on the reference side: a constant, or a
@@ -36,8 +36,9 @@ from typing import Any, Callable, Iterator, Literal
 
 from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
-from reftape_oracle.program import (Apply, Assign, Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Structure,
-                                    Tape, Watch, WatchedVariables, flat_references, map_references, walk)
+from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, Jvp, Leaf, ListLiteral, Op, Program, Reset,
+                                    StopRecording, Structure, Tape, Watch, WatchedVariables, flat_references,
+                                    map_references, walk)
 
 from reftape_properties.explain.divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope, structure_names, substitute)
 from reftape_properties.findings.record import Finding
@@ -157,6 +158,11 @@ def _needed_only(program: Program, divergence: dict) -> Program:
     else:
         needed = set(ancestors(program, [divergence["node"]]))
         outputs = [divergence["node"]] if divergence["node"] in needed else []
+    for accumulator in scope(program.statements):   # a needed jvp needs its accumulator's primals and tangents
+        if isinstance(accumulator, Accumulator) and any(isinstance(s, Jvp) and s.accumulator == accumulator.name
+                                                        and s.name in needed for s in scope(program.statements)):
+            needed |= set(ancestors(program, inputs_of(accumulator)))
+
     def keep(s: Any) -> bool:
         if isinstance(s, Assign):
             return s.variable in needed
@@ -166,7 +172,7 @@ def _needed_only(program: Program, divergence: dict) -> Program:
 
 
 def _filter(statements: list, keep: Callable[[Any], bool]) -> list:
-    return [replace(s, body=_filter(s.body, keep)) if isinstance(s, (Tape, StopRecording)) else s
+    return [replace(s, body=_filter(s.body, keep)) if isinstance(s, BLOCKS) else s
             for s in statements if keep(s)]
 
 
@@ -179,7 +185,7 @@ def _uses(program: Program, name: str, exclude: Any = None) -> bool:
             continue
         if name in inputs_of(s):
             return True
-        if isinstance(s, TAPE_USES) and s.tape == name:
+        if isinstance(s, TAPE_USES) and s.tape == name or isinstance(s, Jvp) and s.accumulator == name:
             return True
     return name in map(base, program.outputs)
 
@@ -189,7 +195,7 @@ def _removals(program: Program) -> Iterator[Program]:
     for s in reversed(list(scope(program.statements))):
         if isinstance(s, DEFINITIONS) and _uses(program, s.name, exclude=s):
             continue
-        if isinstance(s, Tape):
+        if isinstance(s, (Tape, Accumulator)):
             continue
         if isinstance(s, StopRecording) and any(_uses(program, b.name) for b in scope(s.body)
                                                 if isinstance(b, DEFINITIONS)):
@@ -198,9 +204,10 @@ def _removals(program: Program) -> Iterator[Program]:
 
 
 def _unwraps(program: Program) -> Iterator[Program]:
-    """A tape or stop_recording span replaced by its body; a nested tape's uses go to the enclosing tape."""
+    """A tape, stop_recording span or accumulator no jvp names replaced by its body; a nested tape's uses go to
+    the enclosing tape."""
     for s, enclosing in _with_enclosing_tape(program.statements, None):
-        if isinstance(s, StopRecording):
+        if isinstance(s, StopRecording) or isinstance(s, Accumulator) and not _uses(program, s.name):
             yield Program(substitute(program.statements, s, s.body), program.outputs)
         elif isinstance(s, Tape) and not _uses(program, s.name):
             yield Program(substitute(program.statements, s, s.body), program.outputs)
@@ -212,14 +219,14 @@ def _unwraps(program: Program) -> Iterator[Program]:
 def _with_enclosing_tape(statements: list, enclosing: Tape | None) -> Iterator[tuple]:
     for s in statements:
         yield s, enclosing
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, BLOCKS):
             yield from _with_enclosing_tape(s.body, s if isinstance(s, Tape) else enclosing)
 
 
 def _rename_tape(statements: list, old: str, new: str) -> list:
     result = []
     for s in statements:
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, BLOCKS):
             s = replace(s, body=_rename_tape(s.body, old, new))
         if isinstance(s, TAPE_USES) and s.tape == old:
             s = replace(s, tape=new)
@@ -249,7 +256,10 @@ def _rename_value(statements: list, old: str, new: str) -> list:
 
     result = []
     for s in statements:
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, Accumulator):
+            s = replace(s, primals=[renamed(name) for name in s.primals], tangents=[renamed(name) for name in s.tangents],
+                        body=_rename_value(s.body, old, new))
+        elif isinstance(s, (Tape, StopRecording)):
             s = replace(s, body=_rename_value(s.body, old, new))
         elif isinstance(s, (Op, Apply)):
             s = replace(s, inputs=[renamed(name) for name in s.inputs])
@@ -259,6 +269,8 @@ def _rename_value(statements: list, old: str, new: str) -> list:
             s = replace(s, names=[renamed(name) for name in s.names])
         elif isinstance(s, Assign):
             s = replace(s, value=renamed(s.value))
+        elif isinstance(s, Jvp):
+            s = replace(s, target=map_references(s.target, renamed))
         elif isinstance(s, Call):
             s = replace(s, target=map_references(s.target, renamed), sources=map_references(s.sources, renamed),
                         output_gradients=None if s.output_gradients is None else
@@ -290,7 +302,7 @@ def _cuts(program: Program, reference: str) -> Iterator[Program]:
 def _map_calls(statements: list, change: Callable[[Call], Call]) -> list:
     result = []
     for s in statements:
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, BLOCKS):
             s = replace(s, body=_map_calls(s.body, change))
         elif isinstance(s, Call):
             s = change(s)
@@ -374,7 +386,7 @@ def _tidy(program: Program) -> Program:
                 s = replace(s, names=[n for n in s.names if base(n) in defined])
                 if not s.names:
                     continue
-            elif isinstance(s, (Tape, StopRecording)):
+            elif isinstance(s, BLOCKS):
                 s = replace(s, body=tidy(s.body))
                 if isinstance(s, StopRecording) and not s.body:
                     continue

@@ -22,6 +22,7 @@ from reftape_oracle.outcome import Outcome
 from reftape_oracle.program import Call, Program, WatchedVariables, walk
 
 from reftape_properties.judge.compare import Discrepancy
+from reftape_properties.judge.forward import FORWARD
 from reftape_properties.judge.numeric import NUMERIC
 
 SCHEMA_VERSION = 2
@@ -152,7 +153,7 @@ class Finding:
             return {"suspect": self.suspect}
         verdict = self.primary.verdict if self.primary.verdict in OTHER_CAUSES else "-"
         parts = {"kind": self.kind, "suspect": self.suspect or "?", "stage": stage, "verdict": verdict}
-        return parts if self.reference != NUMERIC else {**parts, "check": NUMERIC}
+        return parts if self.reference not in (NUMERIC, FORWARD) else {**parts, "check": self.reference}
 
     def signature(self) -> str:
         return "|".join(self.signature_parts().values())

@@ -12,10 +12,11 @@ import numpy as np
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import CATALOG, COMPOSITE, DTYPES, FIRST_ORDER, OpSpec
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Op, Program, ReadValue, Reset, StopRecording,
+from reftape_oracle.program import (BLOCKS, Apply, Assign, Call, CustomGradient, Op, Program, ReadValue, Reset, StopRecording,
                                     Tape, Watch, WatchedVariables)
 from reftape_oracle.surface import Surface
 
+from .accumulators import with_accumulator
 from .builder import _Builder, _last, _Tensor, _variables
 from .calls import _call_options, _gradient_call, _jacobian_call, _jacobians, _pfor, _root_leaf
 from .ops import _UNARY_SHAPES, _add_op, _vary_axis
@@ -345,14 +346,21 @@ def _swarms(candidates: list, dtypes: tuple) -> st.SearchStrategy:
 
 @st.composite
 def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max_ops: int = 12,
-             max_depth: int = 3, lacking: frozenset = frozenset(), swarm: bool = False) -> Program:
+             max_depth: int = 3, lacking: frozenset = frozenset(), swarm: bool = False,
+             accumulators: float = 0.0) -> Program:
     """Programs over catalog ops `ops` (default: all) in one of `dtypes`, with between max_ops/2 and
     `max_ops` ops in all and up to `max_depth` nested tapes (differentiation up to that order), using
     none of the names `lacking` (what a backend lacks, as oracle/surface.py spells them). With `swarm`,
     each program draws from a random part of the ops (`_swarms`) and has at most 3, 6 or 12 ops (what a
-    campaign draws first to find bugs early). Shrinks toward float32, fewer ops, first order and seed 0."""
+    campaign draws first to find bugs early). A share `accumulators` of the programs run inside a forward
+    accumulator with jvp calls (`accumulators.py`). Shrinks toward float32, fewer ops, first order, seed 0
+    and no accumulator."""
     _check_bound("max_ops", max_ops, 1, 40)
     _check_bound("max_depth", max_depth, 1, 3)
+    if not 0.0 <= accumulators <= 1.0:
+        raise ValueError(f"accumulators={accumulators!r} must be a share between 0 and 1")
+    if accumulators and "autodiff.ForwardAccumulator" in lacking:
+        raise ValueError("accumulators need tf.autodiff.ForwardAccumulator, which the backend lacks")
     unknown = [p for p in (ops or ()) if p not in CATALOG]
     if unknown:
         raise ValueError(f"ops={unknown!r} are not in the catalog")
@@ -370,14 +378,15 @@ def programs(draw: Any, *, ops: tuple | None = None, dtypes: tuple = DTYPES, max
     count = draw(st.integers(max(1, max_ops // 2), max_ops))
     order = draw(_orders(max_depth))
     seed = draw(st.integers(0, 2**32 - 1))
+    accumulated = accumulators == 1.0 or bool(accumulators) and draw(st.floats(0, 1)) > 1 - accumulators
     return build_program(seed, dtype, tuple(p for p in candidates if dtype in CATALOG[p].dtypes), count, order,
-                         max_depth, frozenset(lacking))
+                         max_depth, frozenset(lacking), accumulated)
 
 
 def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max_depth: int = 3,
-                  lacking: frozenset = frozenset()) -> Program:
+                  lacking: frozenset = frozenset(), accumulated: bool = False) -> Program:
     """The program of `count` ops over `ops` in `dtype`, differentiated to `order`, that `seed` names,
-    using none of the names `lacking`."""
+    using none of the names `lacking`; `accumulated`: inside a forward accumulator with jvp calls."""
     rng = np.random.default_rng((seed, 1000))
     if order > 1:  # a second derivative through an op of FIRST_ORDER is TF's LookupError: every later call fails
         ops = tuple(p for p in ops if not CATALOG[p].has(FIRST_ORDER)) or ops
@@ -399,7 +408,8 @@ def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max
         counts = [0] + counts
     _level(b, seed, 0, counts)
     outputs = [s.name for s in _walk_ops(b.statements)]
-    return Program(b.statements, outputs)
+    statements = with_accumulator(b.statements, np.random.default_rng((seed, 2000))) if accumulated else b.statements
+    return Program(statements, outputs)
 
 
 def _walk_ops(statements: list):
@@ -407,5 +417,5 @@ def _walk_ops(statements: list):
     for s in statements:
         if isinstance(s, (Op, Apply, ReadValue)):
             yield s
-        elif isinstance(s, (Tape, StopRecording)):
+        elif isinstance(s, BLOCKS):
             yield from _walk_ops(s.body)

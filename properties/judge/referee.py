@@ -51,8 +51,8 @@ import numpy as np
 
 from reftape_oracle.catalog import CATALOG, NEVER_RECORDED, has_trait
 from reftape_oracle.outcome import Outcome, decode_array
-from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
-                                    flat_references, structure_children, structure_references, walk)
+from reftape_oracle.program import (Accumulator, Call, Jvp, Leaf, ListLiteral, Op, Program, Reset, StopRecording,
+                                    Tape, Watch, WatchedVariables, flat_references, structure_children, structure_references, walk)
 from reftape_properties.judge.compare import Discrepancy
 from reftape_properties.judge.tolerance import Tolerance, is_floating
 
@@ -63,7 +63,9 @@ COMPLEX_STEP = 1e-20
 CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
 CONJUGATING_ATTRIBUTES = ("adjoint", "adjoint_a", "adjoint_b", "conjugate")   # True: the op conjugates an input
 TENSOR_KINDS = ("tensor", "variable", "ndarray")   # descriptions that hold tensor data
-MODELLED = (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call)   # custom gradients and variable updates are not
+# custom gradients and variable updates are not modelled; an accumulator changes nothing a tape records, nor
+# does listing the watched variables
+MODELLED = (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call, Accumulator, Jvp, WatchedVariables)
 
 
 class Unjudgeable(Exception):
@@ -142,6 +144,8 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
                 return True
             if isinstance(s, StopRecording) and visit(s.body, recording and s.tape != call.tape, entered):
                 return True
+            if isinstance(s, Accumulator) and visit(s.body, recording, entered):
+                return True
             if isinstance(s, Reset) and s.tape == call.tape:
                 watched.clear()
                 recorded.clear()
@@ -194,7 +198,9 @@ def _pruned(statements: list, keep: set[str], leaf_value) -> list:
     leaf from `leaf_value` and every op widened to 64 bits."""
     kept = []
     for s in statements:
-        if isinstance(s, (Tape, StopRecording)):
+        if isinstance(s, Accumulator):   # tangents change no value
+            kept += _pruned(s.body, keep, leaf_value)
+        elif isinstance(s, (Tape, StopRecording)):
             kept.append(replace(s, body=_pruned(s.body, keep, leaf_value)))
         elif isinstance(s, Leaf):
             kept.append(leaf_value(s))

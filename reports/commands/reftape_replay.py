@@ -26,8 +26,7 @@ from reftape_oracle.validation import ProgramError
 from reftape_properties.cli import (EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, positive_seconds, run_command)
 from reftape_properties.judge.compare import NOT_RUN, Discrepancy
 from reftape_properties.findings.record import Finding
-from reftape_properties.judge.numeric import NUMERIC
-from reftape_properties.pipeline import evaluate
+from reftape_properties.pipeline import SELF_CHECKS, evaluate
 from reftape_properties.judge.known import KNOWN
 
 PROG = "reftape-replay"
@@ -44,7 +43,8 @@ def _arguments(argv: list[str] | None) -> Any:
     p.add_argument("--backend", help="candidate module, importable from the current directory (default: the "
                                      "finding's candidate, else reftape)")
     p.add_argument("--against", help="reference module, or 'numeric' (the numeric check: the candidate's gradients "
-                                     "against a numerical derivative; default: the finding's reference, else tensorflow)")
+                                     "against a numerical derivative) or 'forward' (the forward check: its jvps against "
+                                     "its reverse mode); default: the finding's reference, else tensorflow")
     p.add_argument("--source", action="store_true", help="print the standalone script for --backend "
                                                          "(default: tensorflow) and exit")
     p.add_argument("--time-limit", type=positive_seconds, default=60.0, help="seconds per program and backend")
@@ -64,7 +64,7 @@ def _replay(argv: list[str] | None) -> int:
         return EXIT_OK
     candidate = args.backend or (recorded.candidate if recorded else "reftape")
     reference = args.against or (recorded.reference if recorded else "tensorflow")
-    modules = import_backend(candidate), reference if reference == NUMERIC else import_backend(reference)
+    modules = import_backend(candidate), reference if reference in SELF_CHECKS else import_backend(reference)
     if recorded:
         print(f"== replaying finding {recorded.id} ({recorded.kind}, recorded {recorded.timestamp}: "
               f"{len(recorded.discrepancies)} discrepancies) on {candidate} against {reference} ==")

@@ -72,9 +72,36 @@ def custom_program_data() -> dict:
             {"statement": "ListLiteral", "name": "packed", "items": ["x", "py"]},
             {"statement": "Op", "name": "q", "path": "multiply", "inputs": ["packed", "npv"]}]},
         {"statement": "Call", "name": "k", "tape": "t3", "method": "gradient", "target": "q", "sources": "x"},
+        {"statement": "Accumulator", "name": "a4", "primals": ["x"], "tangents": ["npv"], "body": [
+            {"statement": "Op", "name": "s", "path": "math.sin", "inputs": ["x"]},
+            {"statement": "Jvp", "name": "inner", "accumulator": "a4", "target": "s"}]},
+        {"statement": "Jvp", "name": "j", "accumulator": "a4", "target": {"list": ["s", "q"]}, "unconnected": "zero"},
     ]
     data["outputs"].append("z")
     return data
+
+
+ACCUMULATOR = lambda d: d["statements"][-2]  # noqa: E731
+JVP = lambda d: d["statements"][-1]  # noqa: E731
+
+
+def custom_mutated(change) -> dict:
+    data = copy.deepcopy(custom_program_data())
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize("change, where, message", [
+    (lambda d: ACCUMULATOR(d).__setitem__("tangents", []), "tangents", "one tangent per primal"),
+    (lambda d: ACCUMULATOR(d).__setitem__("primals", ["j"]), "primals[0]", "not defined before"),
+    (lambda d: JVP(d).__setitem__("accumulator", "t3"), "accumulator", "is a tape, not a accumulator"),
+    (lambda d: JVP(d).__setitem__("target", "nowhere"), "target", "not defined before"),
+    (lambda d: ACCUMULATOR(d).__setitem__("name", "t2"), "name", "already defined as a tape"),
+    (lambda d: JVP(d).__setitem__("unconnected", "zeros"), "unconnected", "zeros"),
+])
+def test_an_accumulator_and_its_jvps_are_checked(change, where, message):
+    error = rejected(custom_mutated(change))
+    assert where in str(error) and message in str(error)
 
 
 def rejected(data: dict) -> ProgramError:

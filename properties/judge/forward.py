@@ -1,0 +1,275 @@
+"""The forward check: one backend's forward mode against its own reverse mode, a numerical derivative
+deciding which of the two is wrong.
+
+For each `jvp` call of a program (the tangents J v of targets T under a ForwardAccumulator with primals
+x and tangents v) the backend also runs the program's *reverse twin* (`reverse_program`): the same
+statements with the accumulator as a persistent tape watching the primals, and the jvp as a gradient call
+of T with random output gradients u. Both modes differentiate the same function, so
+Re<u, J v> = Re<g, v> with g the gradient (<a, b> = sum(conj(a) b): TF's complex convention, see
+referee.py, makes this hold for complex tensors too). When the two sides of that identity differ by
+more than the dtype's tolerance of the magnitudes summed, one mode is wrong, and the referee's
+numerical directional derivative of T along v (float64, on reftape's forward ops, `referee.Targets` of
+the twin's call: what the accumulator tracks is what a tape watching the primals records) decides:
+- the jvp differs from it (beyond the tolerance, where the estimate is well-conditioned, beyond what
+  a rounding of every leaf moves it, steady under a step sweep: the numeric check's rules): a finding on
+  the program itself, its expected outcome the backend's own with the estimate in the wrong elements;
+- the jvp agrees with it: the reverse mode is wrong, and the numeric check judges the reverse twin.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array, describe
+from reftape_oracle.program import (Accumulator, Call, Jvp, Leaf, Program, Tape, Watch, flat_references,
+                                    structure_references, walk)
+
+from reftape_properties.judge import numeric, referee
+from reftape_properties.judge.compare import least_precise_leaf, summed_terms
+from reftape_properties.judge.tolerance import Tolerance, is_floating
+
+FORWARD = "forward"   # the reference a forward check's findings name
+COTANGENT_SEED = 0    # the seed of the reverse twin's output gradients
+
+
+@dataclass
+class ForwardJudgement:
+    """What the forward check made of a program's outcome: the outcome exact jvps give (the backend's own
+    where its jvps are right), the estimate of each jvp result it changed, and the reverse twin the numeric
+    check is to judge when the reverse mode was found wrong instead (else None)."""
+
+    expected: Outcome
+    estimates: dict
+    reverse_wrong: Program | None = None
+
+
+@dataclass
+class Twin:
+    """A jvp's reverse twin: the program, its gradient call, the tangent of each primal and the output gradients."""
+
+    program: Program
+    call: Call
+    tangents: dict
+    cotangents: list
+
+
+class _NotJudged(Exception):
+    """A jvp the check does not judge: targets other than a name or a list of names, or without floating values."""
+
+
+def forward_outcome(program: Program, outcome: Outcome, candidate: Any, time_limit: float | None) -> ForwardJudgement:
+    """Judges each jvp of `program` from the candidate's `outcome` (see the module docstring)."""
+    from reftape_oracle.interpreter import run
+    exact = copy.deepcopy(outcome)
+    exact.backend = FORWARD
+    judgement = ForwardJudgement(exact, {})
+    if outcome.error is not None and outcome.error.get("kind") in UNFINISHED + ("missing", "harness"):
+        return judgement
+    for jvp in (s for s in walk(program.statements) if isinstance(s, Jvp)):
+        described = exact.calls.get(jvp.name)
+        if described is None or described.get("kind") == "exception":
+            continue
+        try:
+            twin = reverse_program(program, jvp, outcome)
+        except _NotJudged:
+            continue
+        reverse = run(twin.program, candidate, time_limit)
+        if reverse.error is not None or reverse.calls[jvp.name].get("kind") == "exception" or \
+                _identity_holds(twin, _items(described, len(twin.cotangents)), reverse.calls[jvp.name], outcome, jvp):
+            continue
+        verdict = _judge_jvp(twin, jvp, described, outcome, judgement.estimates)
+        if verdict == "right":
+            judgement.reverse_wrong = twin.program
+            return judgement
+    return judgement
+
+
+def reverse_program(program: Program, jvp: Jvp, outcome: Outcome) -> Twin:
+    """The reverse twin of `jvp` (see the module docstring): its accumulator a persistent tape watching the
+    primals (nothing else: watch_accessed_variables False), `jvp` a gradient call of its targets by the
+    primals with output gradients drawn for the targets' values in `outcome`, other jvps of that
+    accumulator left out."""
+    if not (isinstance(jvp.target, str) or set(jvp.target) == {"list"} and all(isinstance(t, str) for t in jvp.target["list"])):
+        raise _NotJudged("a jvp of a structure other than a list of names")
+    accumulator = next(s for s in walk(program.statements) if isinstance(s, Accumulator) and s.name == jvp.accumulator)
+    generator = np.random.default_rng(COTANGENT_SEED)
+    cotangents = []
+    for position, target in enumerate(flat_references(jvp.target)):
+        described = outcome.values.get(target)
+        if described is None or described.get("kind") != "tensor" or not is_floating(referee.numpy_dtype(described["dtype"])):
+            raise _NotJudged(f"no floating value of {target}")
+        value = _random_like(decode_array(described), generator)
+        cotangents.append(Leaf(f"_cotangent{position}", "constant", value, described["dtype"]))
+    call = Call(jvp.name, accumulator.name, "gradient", {"list": flat_references(jvp.target)},
+                {"list": list(accumulator.primals)}, output_gradients={"list": [c.name for c in cotangents]},
+                unconnected="zero", unconnected_form="enum")
+
+    def converted(statements: list) -> list:
+        result = []
+        for s in statements:
+            if s is accumulator:
+                s = Tape(s.name, [Watch(s.name, list(s.primals))] + converted(s.body), persistent=True,
+                         watch_accessed_variables=False)
+            elif s is jvp:
+                s = call
+            elif isinstance(s, Jvp) and s.accumulator == accumulator.name:
+                continue
+            elif hasattr(s, "body"):
+                s = replace(s, body=converted(s.body))
+            result.append(s)
+        return result
+
+    twin = Program(cotangents + converted(program.statements), [])
+    leaves = twin.leaves()
+    tangents = {primal: np.asarray(leaves[tangent].value) for primal, tangent in zip(accumulator.primals, accumulator.tangents)
+                if tangent in leaves}
+    if len(tangents) != len(set(accumulator.primals)):
+        raise _NotJudged("a tangent that is not a leaf")
+    return Twin(twin, call, tangents, [np.asarray(c.value) for c in cotangents])
+
+
+def _random_like(value: np.ndarray, generator: np.random.Generator) -> np.ndarray:
+    drawn = generator.uniform(-1.0, 1.0, value.shape)
+    if value.dtype.kind == "c":
+        drawn = drawn + 1j * generator.uniform(-1.0, 1.0, value.shape)
+    return drawn.astype(value.dtype)
+
+
+def _dense(described: dict | None, shape: tuple) -> np.ndarray:
+    """A jvp or gradient result as a dense complex128 array (zeros for None: an unconnected result)."""
+    if described is None or described.get("kind") == "none":
+        return np.zeros(shape, np.complex128)
+    return numeric._dense_value(described)[0].astype(np.complex128)
+
+
+def _items(described: dict, count: int) -> list:
+    """The `count` results of a call of a list of that many targets (or sources), one alone included."""
+    return described["items"] if described.get("kind") in ("list", "tuple") else [described] * (count == 1)
+
+
+def _identity_holds(twin: Twin, jvps: list, gradients: dict, outcome: Outcome, jvp: Jvp) -> bool:
+    """Re<u, J v> = Re<g, v> within the gradient tolerance of the jvp's dtype, relative to the magnitudes summed."""
+    tangents = [twin.tangents[p] for p in structure_references(twin.call.sources)]
+    try:
+        forward_terms = [(u.astype(np.complex128), _dense(j, u.shape)) for u, j in zip(twin.cotangents, jvps, strict=True)]
+        backward_terms = [(_dense(g, v.shape), v.astype(np.complex128))
+                          for g, v in zip(_items(gradients, len(tangents)), tangents, strict=True)]
+    except (ValueError, KeyError):
+        return False   # a structure or shape that differs: never an agreement
+    if any(a.shape != b.shape for a, b in forward_terms + backward_terms):
+        return False
+    forward = sum(float(np.vdot(a, b).real) for a, b in forward_terms)
+    backward = sum(float(np.vdot(a, b).real) for a, b in backward_terms)
+    if not (np.isfinite(forward) and np.isfinite(backward)):
+        return forward == backward or bool(np.isnan(forward) and np.isnan(backward))
+    magnitude = sum(float(np.abs(a).ravel() @ np.abs(b).ravel()) for a, b in forward_terms + backward_terms)
+    tolerance = _tolerance(twin.program, outcome, jvp)
+    return abs(forward - backward) <= max(tolerance.relative, tolerance.absolute_scale) * magnitude
+
+
+def _tolerance(program: Program, outcome: Outcome, jvp: Jvp) -> Tolerance:
+    dtype = outcome.values[flat_references(jvp.target)[0]]["dtype"]
+    return Tolerance.for_dtype(referee.numpy_dtype(dtype), gradient=True, summed_terms=summed_terms(program),
+                               computed_through=least_precise_leaf(program))
+
+
+def _directional(program: Program, call: Call, tangents: dict, step_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray] | None:
+    """The numerical derivative of the call's flat targets along the tangents of its sources (summed over the
+    primals), and where it is ill-conditioned; None when the referee cannot evaluate it."""
+    total, ill = None, None
+    for primal, tangent in tangents.items():
+        try:
+            targets = referee.Targets(program, call, primal)
+        except Exception:  # noqa: BLE001 - what the referee cannot evaluate is not judged (as referee.referee)
+            return None
+        size = targets.t0.size
+        along = tangent.astype(targets.x0.dtype if targets.x0.dtype.kind == "c" or tangent.dtype.kind != "c" else np.complex128)
+        largest = float(np.max(np.abs(along), initial=0.0))
+        if largest == 0.0:
+            continue
+        scale = step_scale * max(1.0, float(np.max(np.abs(targets.x0), initial=0.0)))
+        real, real_ill = referee.slopes_along(targets, np.eye(size), along / largest, scale)
+        imaginary, imaginary_ill = referee.slopes_along(targets, 1j * np.eye(size), along / largest, scale)
+        slopes = largest * (real + 1j * imaginary)
+        total = slopes if total is None else total + slopes
+        ill = real_ill | imaginary_ill if ill is None else ill | real_ill | imaginary_ill
+    return (total, ill) if total is not None else None
+
+
+def _judge_jvp(twin: Twin, jvp: Jvp, described: dict, outcome: Outcome, estimates: dict) -> str:
+    """"wrong" (and the estimate written into the expected outcome's jvp where it is wrong), "right", or
+    "unjudged" (the referee cannot evaluate the targets, or the estimate is ill-conditioned where they differ)."""
+    made = _directional(twin.program, twin.call, twin.tangents)
+    if made is None:
+        return "unjudged"
+    estimate, ill = made
+    items = _items(described, len(twin.cotangents))
+    shapes = [u.shape for u in twin.cotangents]
+    values = np.concatenate([_dense(item, shape).ravel() for item, shape in zip(items, shapes)] + [np.zeros(0)])
+    tolerance = _tolerance(twin.program, outcome, jvp)
+    if not any(u.dtype.kind == "c" for u in twin.cotangents):
+        estimate, values = estimate.real, values.real
+    wrong = numeric._beyond(values, estimate, tolerance) & ~ill & np.isfinite(estimate)
+    if wrong.any():
+        wrong &= np.abs(values - estimate) > numeric._allowed(estimate, tolerance) + _rounding_reach(twin, estimate)
+    if wrong.any():
+        wrong &= _steady_under_a_step_sweep(twin, estimate)
+    if not wrong.any():
+        return "right" if not (ill & numeric._beyond(values, estimate, tolerance)).any() else "unjudged"
+    _write(jvp, described, items, shapes, estimate, wrong, outcome, estimates)
+    return "wrong"
+
+
+def _steady_under_a_step_sweep(twin: Twin, estimate: np.ndarray) -> np.ndarray:
+    """Where the directional estimate holds with steps STEP_SWEEP times larger (numeric.py's rule)."""
+    swept = _directional(twin.program, twin.call, twin.tangents, numeric.STEP_SWEEP)
+    if swept is None or swept[0].shape != estimate.shape:
+        return np.zeros(estimate.shape, bool)
+    swept_estimate = swept[0] if estimate.dtype.kind == "c" else swept[0].real
+    with np.errstate(invalid="ignore"):
+        return (np.abs(swept_estimate - estimate) <= numeric._allowed(estimate, numeric.EXACT)) & ~swept[1]
+
+
+def _rounding_reach(twin: Twin, estimate: np.ndarray) -> np.ndarray:
+    """How far the directional estimate moves when every floating leaf moves by a rounding of its dtype
+    (numeric.py's rule: the largest move over its probes, times ROUNDING_PROBE_FACTOR)."""
+    generator = np.random.default_rng(0)
+    reach = np.zeros(estimate.shape)
+    for _ in range(numeric.ROUNDING_PROBES):
+        moved = _directional(numeric._rounded_leaves(twin.program, generator), twin.call, twin.tangents)
+        if moved is None or moved[0].shape != estimate.shape:
+            return np.full(estimate.shape, np.inf)
+        with np.errstate(invalid="ignore"):
+            moved_estimate = moved[0] if estimate.dtype.kind == "c" else moved[0].real
+            reach = np.maximum(reach, np.where(moved[1], np.inf, np.abs(moved_estimate - estimate)))
+    return numeric.ROUNDING_PROBE_FACTOR * np.nan_to_num(reach, nan=np.inf)
+
+
+def _write(jvp: Jvp, described: dict, items: list, shapes: list, estimate: np.ndarray, wrong: np.ndarray,
+           outcome: Outcome, estimates: dict) -> None:
+    """The estimate written into the jvp's wrong elements (an unconnected None becomes the estimate's tensor)."""
+    listed = described.get("kind") in ("list", "tuple")
+    offset = 0
+    for position, (item, shape, target) in enumerate(zip(items, shapes, flat_references(jvp.target))):
+        size = int(np.prod(shape)) if shape else 1
+        part, part_wrong = estimate[offset:offset + size].reshape(shape), wrong[offset:offset + size].reshape(shape)
+        offset += size
+        if not part_wrong.any():
+            continue
+        where = f"calls/{jvp.name}" + (f"[{position}]" if listed else "")
+        estimates[where] = part
+        dtype = outcome.values[target]["dtype"]
+        if item.get("kind") == "none":
+            replacement = describe(part.astype(referee.numpy_dtype(dtype)), None)
+            if listed:
+                described["items"][position] = replacement
+            else:
+                described.clear()
+                described.update(replacement)
+            continue
+        value, _ = numeric._dense_value(item)
+        numeric._write(item, np.where(part_wrong, part, value), part_wrong)
