@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from reftape_oracle import run
 from reftape_oracle.catalog import CATALOG, ELLIPSIS, einsum_subscripts
-from reftape_oracle.program import (Apply, Assign, Call, CustomGradient, Leaf, ListLiteral, Op, ReadValue,
-                                    StopRecording, Tape, Watch, WatchedVariables, flat_references,
+from reftape_oracle.program import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,
+                                    Program, ReadValue, StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk)
 from reftape_properties.findings.store import coverage_summary, features
 from reftape_properties.generate import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes, programs, shapes, values)
@@ -828,3 +828,39 @@ def test_swarm_programs_are_small_and_each_draws_from_a_part_of_the_ops():
     assert sum(distinct(p) == 1 for p in swarm) >= 30   # an op met alone, over its attributes and dtypes
     many = {op.path for p in _sample(programs(swarm=True), 1500, seed=5) for op in p.ops()}
     assert len(many) >= 0.95 * len(CATALOG), sorted(set(CATALOG) - many)
+
+
+def test_accumulated_programs_run_inside_a_forward_accumulator_with_jvps_of_what_depends_on_its_primals():
+    """`programs(accumulators=1.0)` (the forward check's): every program's leaves come first, then one
+    accumulator around the rest whose primals are leaves the ops read; most programs take a jvp of an op
+    output computed from a primal (measured: 96 of 100 on this sample); `programs()` draws none. Each
+    round-trips through JSON and prints."""
+    from reftape_oracle.program import Accumulator, Jvp, Leaf
+
+    drawn = _sample(programs(accumulators=1.0, swarm=True), 100, seed=6)
+    with_jvps = 0
+    for program in drawn:
+        blocks = [s for s in walk(program.statements) if isinstance(s, Accumulator)]
+        assert len(blocks) <= 1
+        if not blocks:   # no leaf an op reads could be a primal
+            continue
+        accumulator = blocks[0]
+        top = program.statements
+        assert all(isinstance(s, Leaf) for s in top[:top.index(accumulator)])
+        assert not any(isinstance(s, Leaf) for s in walk(accumulator.body))
+        jvps = [s for s in walk(program.statements) if isinstance(s, Jvp)]
+        with_jvps += bool(jvps)
+        assert Program.from_json(program.to_json()).to_json() == program.to_json()
+        compile(program.to_source("tensorflow"), "<program>", "exec")
+    print("with jvps:", with_jvps)
+    assert with_jvps >= 0.75 * len(drawn)
+    assert not any(isinstance(s, Accumulator) for p in _sample(programs(), 50, seed=6) for s in walk(p.statements))
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"accumulators": 1.5}, "must be a share between 0 and 1"),
+    ({"accumulators": 0.5, "lacking": frozenset({"autodiff.ForwardAccumulator"})}, "which the backend lacks"),
+])
+def test_accumulator_options_are_validated(options, message):
+    with pytest.raises(ValueError, match=message):
+        _sample(programs(**options), 1)
