@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reftape_oracle.program import Call, Leaf, ListLiteral, Op, Program, structure_references, walk
+from reftape_oracle.program import Call, Jvp, Leaf, ListLiteral, Op, Program, structure_references, walk
 
 NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP, MARGIN = 150, 38, 60, 16, 10
 
@@ -51,6 +51,9 @@ def _node(statement: Any) -> Node | None:
         reads = _names(structure_references(statement.target) + structure_references(statement.sources)
                        + structure_references(statement.output_gradients))
         return Node(statement.name, f"{statement.name} = {statement.tape}.{statement.method}", "call", reads)
+    if isinstance(statement, Jvp):
+        return Node(statement.name, f"{statement.name} = {statement.accumulator}.jvp",
+                    "call", _names(structure_references(statement.target)))
     return None
 
 

@@ -6,6 +6,10 @@ Both sides run instrumented copies of the program (programs as data, through the
    computed a wrong value itself (stage "forward"). When one side stops
    with an exception the other does not raise, the shortest program prefix where the two sides' errors
    part ends at the statement to blame.
+   A forward check's finding (one backend on both sides, its values agree) parts in its tangents instead:
+   a jvp of every op computed from the accumulator's primals is judged (the check's own rules), and the
+   first op whose tangent is wrong while the tangents of its inputs are right computed a wrong JVP
+   (stage "tangent").
 2. adjoint: each gradient/jacobian call is replaced by one gradient of its target with respect to every
    node on its path. Walking back from the target, the first node whose adjoint differs while the
    adjoints of all its consumers agree received a wrong contribution from a consumer's VJP: that
@@ -39,6 +43,7 @@ from reftape_oracle.program import structure_references as structure_names  # in
 
 from reftape_properties.judge.compare import compare
 from reftape_properties.findings.record import Finding
+from reftape_properties.judge.forward import FORWARD
 from reftape_properties.pipeline import forward_judge, run_sides
 
 ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
@@ -54,7 +59,10 @@ def first_divergence(finding: Finding) -> Finding:
     if finding.stopped_by(UNFINISHED) or finding.missing_name is not None:
         finding.first_divergence = None
         return finding
-    divergence = _forward_divergence(finding) or _adjoint_divergence(finding)
+    if finding.reference == FORWARD:   # one backend on both sides: its values agree; its tangents part
+        divergence = _tangent_divergence(finding)
+    else:
+        divergence = _forward_divergence(finding) or _adjoint_divergence(finding)
     finding.first_divergence = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]
@@ -224,6 +232,41 @@ def _failing_statement(finding: Finding, expected: Outcome, actual: Outcome) -> 
     return {"stage": "forward", "node": getattr(statement, "name", type(statement).__name__),
             "op": statement.path if isinstance(statement, Op) else None,
             "expected": expected.error, "actual": actual.error}
+
+
+# -- stage 1, forward mode: tangents ---------------------------------------------------------
+
+TANGENTS = "_tangents"   # the name of the instrumented jvp call
+
+
+def _tangent_divergence(finding: Finding) -> dict | None:
+    """The first op (program order) whose tangent the forward check finds wrong while its inputs' are right,
+    under the accumulator of the first jvp that differs."""
+    differing = {m.group(2) for d in finding.discrepancies if (m := _LOCATION.match(d.where)) and m.group(1) == "calls"}
+    program = finding.program
+    jvp = next((s for s in scope(program.statements) if isinstance(s, Jvp) and s.name in differing), None)
+    if jvp is None:
+        return None
+    accumulator = next(s for s in scope(program.statements) if isinstance(s, Accumulator) and s.name == jvp.accumulator)
+    reached = set(accumulator.primals)
+    nodes = []
+    for s in scope(accumulator.body):
+        if isinstance(s, Op) and any(base(n) in reached for n in s.inputs):
+            reached.add(s.name)
+            nodes.append(s)
+    if not nodes:
+        return None
+    names = [node.name for node in nodes]
+    instrumented = Program(program.statements + [Jvp(TANGENTS, accumulator.name, {"list": names})], names)
+    expected, actual = _both(finding, instrumented)
+    wrong = _divergent(expected, actual, instrumented, "calls").get(TANGENTS, set())
+    for position, node in enumerate(nodes):
+        if position in wrong and not any(names.index(n) in wrong for n in inputs_of(node) if n in names):
+            tangents = (expected.calls.get(TANGENTS) or {}).get("items") or [None] * len(names)
+            found = (actual.calls.get(TANGENTS) or {}).get("items") or [None] * len(names)
+            return {"stage": "tangent", "node": node.name, "op": node.path,
+                    "expected": tangents[position], "actual": found[position]}
+    return None
 
 
 # -- stage 2: adjoints ---------------------------------------------------------------------

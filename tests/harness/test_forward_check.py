@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, seed, settings
 
 from reftape_oracle.program import Accumulator, Call, Jvp, Leaf, Op, Program, Tape, Watch, walk
 from reftape_properties.explain.clusters import cluster
+from reftape_properties.explain.divergence import first_divergence
 from reftape_properties.explain.minimize import minimize
 from reftape_properties.findings.store import read_findings
 from reftape_properties.generate import programs
@@ -126,3 +127,13 @@ def test_a_forward_campaign_finds_the_planted_jvp_and_reports_it(tmp_path):
     clusters = cluster(read_findings(report / "discrepancies.jsonl"))
     assert clusters and all(c.smallest.reference == FORWARD for c in clusters), [c.signature for c in clusters]
     assert (report / "index.html").exists()
+
+
+def test_a_forward_finding_blames_the_op_whose_tangent_is_wrong_first():
+    """exp(sin(x)) * 3: the sine's tangent is the first wrong one (the planted Sin), exp and multiply only carry it."""
+    program = sine_program()
+    program.statements[3].body[0].body[1:] = [Op("s", "math.sin", ["x"]), Op("e", "math.exp", ["s"]),
+                                             Op("y", "multiply", ["e", "k"])]
+    finding = first_divergence(evaluate(program, "wrong_jvp_backend", FORWARD))
+    assert finding.first_divergence["stage"] == "tangent" and finding.suspect == "math.sin"
+    assert finding.first_divergence["node"] == "s"
