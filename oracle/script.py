@@ -14,7 +14,7 @@ import numpy as np
 from .catalog import call_source
 from .outcome import describe, describe_error
 from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op, ReadValue, Reset,
-                         StopRecording, Structure, Tape, Watch, WatchedVariables, namedtuple_types)
+                         StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop, namedtuple_types)
 
 # Names the generated script itself uses inside or around `_program()` (builtins included): a program
 # may not define them. Emitting a new name in the source means adding it here (a test checks).
@@ -172,6 +172,12 @@ def _statements_source(statements: list, indent: int, reported: bool = True) -> 
             lines += _statements_source(s.body, indent + 1, reported) or [pad + "    pass"]
         elif isinstance(s, Jvp):
             lines += _call_lines(s.name, _jvp_source(s), pad, reported)
+        elif isinstance(s, WhileLoop):
+            lines.append(pad + f"def {s.name}({s.param}):")
+            lines += _statements_source(s.body, indent + 1, reported)
+            lines.append(pad + f"    return [{s.result}]")
+            lines.append(pad + f"{s.name}, = tf.while_loop(lambda {s.param}: True, {s.name}, [{s.loop_var}], "
+                               f"maximum_iterations={s.trips})")
         elif isinstance(s, Call):
             lines += _call_lines(s.name, _call_source(s), pad, reported)
         elif isinstance(s, WatchedVariables):

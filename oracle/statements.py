@@ -175,6 +175,30 @@ class ReadValue:
 
 
 # ---------------------------------------------------------------------------------------------
+# Control flow.
+
+
+@dataclass
+class WhileLoop:
+    """`name, = tf.while_loop(lambda param: True, name, [loop_var], maximum_iterations=trips)` with `name`
+    first defined as the body: `def name(param):` running ops `body` (reading `param`, their own names and
+    names defined before the loop) and returning `[result]`, the loop variable's next value, of its shape
+    and dtype. The body runs `trips` times (0 included), eagerly, so the tapes record each iteration's ops.
+    Names inside the body are local to it."""
+
+    name: str
+    loop_var: str
+    param: str
+    body: list                     # Op statements
+    result: str
+    trips: int = 1
+
+    @property
+    def inputs(self) -> list:
+        return [self.loop_var]
+
+
+# ---------------------------------------------------------------------------------------------
 # Forward mode.
 
 
@@ -204,12 +228,13 @@ class Jvp:
 
 
 STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call, WatchedVariables,
-                                            CustomGradient, Apply, Assign, ReadValue, Accumulator, Jvp)}
+                                            CustomGradient, Apply, Assign, ReadValue, Accumulator, Jvp, WhileLoop)}
 BLOCKS = (Tape, StopRecording, Accumulator)   # statements around a body of statements (`with` blocks)
 
 
 def walk(statements: list):
-    """Every statement, depth first, including those inside tapes, stop_recording spans and accumulators."""
+    """Every statement, depth first, including those inside tapes, stop_recording spans, accumulators,
+    custom gradients and loop bodies."""
     for s in statements:
         yield s
         if isinstance(s, BLOCKS):
@@ -217,6 +242,8 @@ def walk(statements: list):
         elif isinstance(s, CustomGradient):
             yield from walk(s.forward)
             yield from walk(s.backward)
+        elif isinstance(s, WhileLoop):
+            yield from walk(s.body)
 
 
 def structure_children(structure: dict) -> list:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 
 from .catalog import CATALOG, resolve
 from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, Op, ReadValue, Reset,
-                         StopRecording, WatchedVariables, walk)
+                         StopRecording, WatchedVariables, WhileLoop, walk)
 
 # The keywords of a tape's calls that programs pass (TF's jacobians take no output_gradients, gradient no pfor).
 CALL_KEYWORDS = (("gradient", "output_gradients"), ("gradient", "unconnected_gradients"),
@@ -60,6 +60,7 @@ FEATURES: dict[str, Callable[[Any], bool]] = {
        for m in ("jacobian", "batch_jacobian", "watched_variables", "stop_recording", "reset")},
     **{f"GradientTape.{m}({k}=)": _keyword("GradientTape", m, k) for m, k in CALL_KEYWORDS},
     "autodiff.ForwardAccumulator": lambda module: hasattr(getattr(module, "autodiff", None), "ForwardAccumulator"),
+    "while_loop": lambda module: hasattr(module, "while_loop"),
 }
 
 
@@ -175,7 +176,8 @@ def _declared_names(name: str) -> set[str]:
 FEATURE_OF_STATEMENT = {StopRecording: "GradientTape.stop_recording", Reset: "GradientTape.reset",
                         WatchedVariables: "GradientTape.watched_variables", CustomGradient: "custom_gradient",
                         Apply: "custom_gradient", ReadValue: "Variable.read_value",
-                        Accumulator: "autodiff.ForwardAccumulator", Jvp: "autodiff.ForwardAccumulator"}
+                        Accumulator: "autodiff.ForwardAccumulator", Jvp: "autodiff.ForwardAccumulator",
+                        WhileLoop: "while_loop"}
 
 
 def needs(statements: list) -> set[str]:

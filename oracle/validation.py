@@ -10,7 +10,7 @@ from `FIELDS` below) and the op catalog:
   `y[0]` refers to an element of a list result;
 - tapes named by Watch, StopRecording, Reset and Call are tapes defined before; StopRecording and
   Reset sit inside their tape's with-block (outside its stop_recording spans), as TF requires; a Jvp
-  names an accumulator defined before, whose tangents are one per primal;
+  names an accumulator defined before, whose tangents are one per primal; a loop body's names are its own;
 - every op path is in the catalog, with the catalog's arity; every attribute is one the catalog
   declares, with the type of its declared values (strings: one of the declared values);
 - every option has a value TensorFlow accepts; booleans are booleans;
@@ -224,6 +224,52 @@ class TapeReference(Kind):
         if self.recording and name not in context.recording:
             raise ProgramError(at, f"tape {name!r} is not recording here: {type(statement).__name__} belongs inside "
                                    "its with-block (and outside its stop_recording spans)")
+
+
+MAX_TRIPS = 8   # iterations of a generated while_loop (each is a script's loop iteration: small)
+
+
+class LoopParameter(Kind):
+    """A loop body's parameter: opens the body's local scope, which `LoopName` closes."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        context.scopes.append(dict(context.defined))
+        context.define(check_name(value, at), "tensor", at)
+
+
+class LoopBody(Kind):
+    """A loop body: Op statements."""
+
+    schema = {"type": "array", "items": {"$ref": "#/$defs/statement"}}
+
+    def check(self, value, at, statement, context):
+        if not isinstance(value, (list, tuple)):
+            raise ProgramError(at, f"expected a list of statements, got {_show(value)}")
+        for i, item in enumerate(value):
+            if type(item).__name__ != "Op":
+                raise ProgramError(f"{at}[{i}]", f"a loop body's statements are Op statements, got {_show(item)}")
+        _check_statements(value, at, context)
+
+
+class LoopName(Kind):
+    """The loop's result name: closes the body's scope, then names the loop's output."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        name = check_name(value, at)
+        context.defined = context.scopes.pop()
+        context.pending.append((name, "tensor", at))
+
+
+class Trips(Kind):
+    schema = {"type": "integer", "minimum": 0, "maximum": MAX_TRIPS}
+
+    def check(self, value, at, statement, context):
+        if type(value) is not int or not 0 <= value <= MAX_TRIPS:
+            raise ProgramError(at, f"expected a number of iterations from 0 to {MAX_TRIPS}, got {_show(value)}")
 
 
 class AccumulatorReference(Kind):
@@ -554,6 +600,8 @@ FIELDS: dict[str, dict[str, Kind]] = {
                     "body": Body()},
     "Jvp": {"name": Definition("tensor"), "accumulator": AccumulatorReference(), "target": Structure(),
             "unconnected": Option("none", "zero")},
+    "WhileLoop": {"loop_var": Reference(), "param": LoopParameter(), "body": LoopBody(), "result": Reference(),
+                  "name": LoopName(), "trips": Trips()},
 }
 
 

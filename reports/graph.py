@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reftape_oracle.program import Call, Jvp, Leaf, ListLiteral, Op, Program, structure_references, walk
+from reftape_oracle.program import Call, Jvp, Leaf, ListLiteral, Op, Program, WhileLoop, structure_references, walk
 
 NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP, MARGIN = 150, 38, 60, 16, 10
 
@@ -51,15 +51,25 @@ def _node(statement: Any) -> Node | None:
         reads = _names(structure_references(statement.target) + structure_references(statement.sources)
                        + structure_references(statement.output_gradients))
         return Node(statement.name, f"{statement.name} = {statement.tape}.{statement.method}", "call", reads)
+    if isinstance(statement, WhileLoop):
+        local = {statement.param, *(s.name for s in statement.body)}
+        reads = [statement.loop_var] + [n for s in statement.body for n in s.inputs if _names([n])[0] not in local]
+        return Node(statement.name, f"{statement.name} = while_loop x{statement.trips}", "op", _names(reads))
     if isinstance(statement, Jvp):
         return Node(statement.name, f"{statement.name} = {statement.accumulator}.jvp",
                     "call", _names(structure_references(statement.target)))
     return None
 
 
+def _outer(statements: list) -> list:
+    """The program's statements but a loop body's, whose ops are drawn as the loop's node."""
+    inner = {id(s) for loop in walk(statements) if isinstance(loop, WhileLoop) for s in loop.body}
+    return [s for s in walk(statements) if id(s) not in inner]
+
+
 def layout(program: Program, divergent: str | None = None) -> Graph:
     """The program's nodes placed in layers, edges between them, and the divergent node marked."""
-    nodes = [n for n in (_node(s) for s in walk(program.statements)) if n is not None]
+    nodes = [n for n in (_node(s) for s in _outer(program.statements)) if n is not None]
     by_name = {n.name: n for n in nodes}
     graph = Graph(nodes)
     for node in nodes:

@@ -38,7 +38,7 @@ from typing import Any, Iterator
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
 from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,
-                                    Program, ReadValue, Tape, Watch, WatchedVariables, walk)
+                                    Program, ReadValue, Tape, Watch, WatchedVariables, WhileLoop, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
 from reftape_properties.judge.compare import compare
@@ -75,8 +75,9 @@ def first_divergence(finding: Finding) -> Finding:
 
 # -- the program as a graph ---------------------------------------------------------------
 
-DEFINITIONS = (Leaf, Op, ListLiteral, Call, Apply, ReadValue, CustomGradient, WatchedVariables, Jvp)   # statements that define a name
-VALUES = (Op, Apply, ReadValue)                                       # ... a value the program computes
+DEFINITIONS = (Leaf, Op, ListLiteral, Call, Apply, ReadValue, CustomGradient, WatchedVariables, Jvp,
+               WhileLoop)                                                # statements that define a name
+VALUES = (Op, Apply, ReadValue, WhileLoop)                              # ... a value the program computes
 
 
 def scope(statements: list) -> Iterator[Any]:
@@ -111,6 +112,9 @@ def inputs_of(statement: Any) -> list[str]:
         names = [statement.variable]
     elif isinstance(statement, Assign):
         names = [statement.variable, statement.value]
+    elif isinstance(statement, WhileLoop):
+        local = {statement.param, *(s.name for s in statement.body)}
+        names = [statement.loop_var] + [n for s in statement.body for n in s.inputs if base(n) not in local]
     elif isinstance(statement, CustomGradient):
         body = list(walk(statement.forward + statement.backward))
         local = {*statement.params, statement.upstream, *(getattr(s, "name", None) for s in body)}

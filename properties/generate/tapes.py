@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from reftape_oracle.catalog import CATALOG, COMPOSITE, DTYPES, FIRST_ORDER, OpSpec
+from reftape_oracle.catalog import BOUNDED, CATALOG, COMPOSITE, DTYPES, FIRST_ORDER, OpSpec
 from reftape_oracle.program import (BLOCKS, Apply, Assign, Call, CustomGradient, Op, Program, ReadValue, Reset, StopRecording,
-                                    Tape, Watch, WatchedVariables)
+                                    Tape, Watch, WatchedVariables, WhileLoop)
 from reftape_oracle.surface import Surface
 
 from .accumulators import with_accumulator
@@ -23,6 +23,8 @@ from .ops import _UNARY_SHAPES, _add_op, _vary_axis
 from .values import LARGEST, _check_bound
 
 ENCLOSING_WATCHED_VARIABLES = 0.3  # watched_variables() of an enclosing tape after a level's calls
+WHILE_LOOP_SHARE = 1 / 40  # of the ops drawn, a while loop instead (of one or two bounded elementwise ops)
+MAX_LOOP_TRIPS = 3
 HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
 
 
@@ -57,6 +59,8 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
             _custom_gradient(b)
         elif 1 / 24 <= special < 1 / 12:
             _variable_update(b)
+        elif special < 1 / 12 + WHILE_LOOP_SHARE and b.allows("while_loop") and _while_loop(b):
+            pass
         elif b.chance(1 / 15) and b.allows("GradientTape.stop_recording"):
             span: list = []
             b.emit(StopRecording(b.pick(b.tapes).name, span))
@@ -72,6 +76,40 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
                 b.emit(Watch(b.pick(b.tapes).name, [b.frontier[-1].name]))
         if index and b.chance(1 / 40) and b.allows("GradientTape.reset"):
             b.emit(Reset(b.tapes[-1].name))
+
+
+def _loopable(spec: OpSpec) -> bool:
+    """An op a loop body may apply to its variable over and over: elementwise, any input, bounded output."""
+    return (spec.arity == 1 and spec.shape_rule == "unary" and not spec.attrs and spec.domains[0] == "any"
+            and spec.output == "same" and spec.gradient == "gradient" and spec.has(BOUNDED))
+
+
+def _while_loop(b: _Builder) -> bool:
+    """`w, = tf.while_loop(...)` over a tensor of the frontier: one or two bounded elementwise ops of the loop
+    variable, now and then times a constant read from outside the loop (a closure the tapes may watch), run
+    0 to MAX_LOOP_TRIPS times. False (nothing emitted) when no op fits."""
+    bodies = [p for p in b.ops if _loopable(CATALOG[p])]
+    chained = [t for t in b.frontier + b.tensors if t.dtype == b.dtype and not t.large and t.kind != "list"]
+    if not bodies or not chained:
+        return False
+    x = chained[0]
+    closure = b.leaf(x.shape, domain="unit", kind="constant") if b.chance(0.5) and "multiply" in CATALOG else None
+    param = b.fresh("p")
+    body, last = [], param
+    for _ in range(1 + int(b.chance(0.4))):
+        name = b.fresh("y")
+        body.append(Op(name, b.pick(bodies), [last]))
+        last = name
+    if closure is not None:
+        name = b.fresh("y")
+        body.append(Op(name, "multiply", [last, closure.name]))
+        last = name
+    loop = WhileLoop(b.fresh("w"), x.name, param, body, last, int(b.rng.integers(0, MAX_LOOP_TRIPS + 1)))
+    b.emit(loop)
+    out = b.output(loop.name, x.shape, x.dtype, [x] + ([closure] if closure else []))   # no catalog op's
+    b.frontier = [t for t in b.frontier if t is not x] + [out]
+    b.tensors.append(out)
+    return True
 
 
 def _custom_gradient(b: _Builder) -> None:
@@ -413,9 +451,9 @@ def build_program(seed: int, dtype: str, ops: tuple, count: int, order: int, max
 
 
 def _walk_ops(statements: list):
-    """The ops, custom gradient applications and variable reads whose values the outcome reports."""
+    """The ops, custom gradient applications, variable reads and loops whose values the outcome reports."""
     for s in statements:
-        if isinstance(s, (Op, Apply, ReadValue)):
+        if isinstance(s, (Op, Apply, ReadValue, WhileLoop)):
             yield s
         elif isinstance(s, BLOCKS):
             yield from _walk_ops(s.body)

@@ -17,7 +17,7 @@ from reftape_properties.judge.compare import compare
 from reftape_oracle.outcome import HarnessError
 from reftape_properties.pipeline import evaluate
 from reftape_oracle.outcome import Outcome, describe
-from reftape_oracle.program import (Call, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
+from reftape_oracle.program import (Accumulator, Call, Jvp, WhileLoop, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
                                     WatchedVariables, walk)
 from reftape_properties.judge.tolerance import Tolerance, compare_arrays, epsilon
 
@@ -215,6 +215,26 @@ PROGRAMS = {
         Call("j", "t", "jacobian", "packed", "v"),
         WatchedVariables("watched", "t"),
     ], outputs=["a", "b", "p", "w", "h", "first_python", "packed", "pair", "row", "wide", "scalar16"]),
+    # Loops run eagerly: each iteration's ops are recorded (c read inside the body, a closure, is watched);
+    # none run at trips=0, whose output is its loop variable itself. An accumulator around them and a tape
+    # inside it: the jvps of a loop's output, of the tape's gradient (forward over reverse) and of an
+    # unconnected target (None, and zeros).
+    "loops-and-forward-mode": Program(leaves() + [
+        Accumulator("acc", ["v", "c"], ["og", "c"], [
+            Tape("t", persistent=True, body=[
+                Watch("t", ["c"]),
+                WhileLoop("w3", "v", "p", [Op("p_sin", "math.sin", ["p"]), Op("p_next", "multiply", ["p_sin", "c"])],
+                          "p_next", trips=3),
+                WhileLoop("w0", "c", "q", [Op("q_tanh", "math.tanh", ["q"])], "q_tanh", trips=0),
+                Op("y", "add", ["w3", "w0"]),
+                Op("unrelated", "math.exp", ["d"]),
+            ]),
+            Call("g", "t", "gradient", "y", {"list": ["v", "c"]}),
+            Jvp("j_inside", "acc", "w3")]),
+        Jvp("j_after", "acc", {"list": ["y", "g[0]"]}),
+        Jvp("j_none", "acc", "unrelated"),
+        Jvp("j_zero", "acc", "unrelated", unconnected="zero"),
+    ], outputs=["w3", "w0", "y"]),
 }
 
 
@@ -230,7 +250,8 @@ def test_program_agrees_with_tensorflow(name):
 
 @pytest.mark.parametrize("backend", ["tensorflow", "reftape"])
 @pytest.mark.parametrize("name", ["structures-and-unconnected", "higher-order-nested", "special-values",
-                                  "namedtuples-and-watched-variables", "python-and-numpy-operands-and-lists"])
+                                  "namedtuples-and-watched-variables", "python-and-numpy-operands-and-lists",
+                                  "loops-and-forward-mode"])
 def test_printed_script_reproduces_the_interpreter(name, backend):
     program = PROGRAMS[name]
     script = program.to_source(backend)

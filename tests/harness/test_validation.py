@@ -76,13 +76,17 @@ def custom_program_data() -> dict:
             {"statement": "Op", "name": "s", "path": "math.sin", "inputs": ["x"]},
             {"statement": "Jvp", "name": "inner", "accumulator": "a4", "target": "s"}]},
         {"statement": "Jvp", "name": "j", "accumulator": "a4", "target": {"list": ["s", "q"]}, "unconnected": "zero"},
+        {"statement": "WhileLoop", "name": "w5", "loop_var": "q", "param": "p", "trips": 2, "body": [
+            {"statement": "Op", "name": "p_sin", "path": "math.sin", "inputs": ["p"]},
+            {"statement": "Op", "name": "p_next", "path": "multiply", "inputs": ["p_sin", "x"]}], "result": "p_next"},
     ]
     data["outputs"].append("z")
     return data
 
 
-ACCUMULATOR = lambda d: d["statements"][-2]  # noqa: E731
-JVP = lambda d: d["statements"][-1]  # noqa: E731
+ACCUMULATOR = lambda d: d["statements"][-3]  # noqa: E731
+JVP = lambda d: d["statements"][-2]  # noqa: E731
+LOOP = lambda d: d["statements"][-1]  # noqa: E731
 
 
 def custom_mutated(change) -> dict:
@@ -98,8 +102,15 @@ def custom_mutated(change) -> dict:
     (lambda d: JVP(d).__setitem__("target", "nowhere"), "target", "not defined before"),
     (lambda d: ACCUMULATOR(d).__setitem__("name", "t2"), "name", "already defined as a tape"),
     (lambda d: JVP(d).__setitem__("unconnected", "zeros"), "unconnected", "zeros"),
+    (lambda d: LOOP(d).__setitem__("trips", 9), "trips", "maximum of 8"),
+    (lambda d: LOOP(d).__setitem__("trips", True), "trips", "integer"),
+    (lambda d: LOOP(d).__setitem__("result", "nowhere"), "result", "not defined before"),
+    (lambda d: LOOP(d)["body"].append({"statement": "Leaf", "name": "c", "kind": "constant", "dtype": "float32",
+                                       "value": tensor("1", dtype="float32", shape=[])}), "body[2]", "Op statements"),
+    (lambda d: d["outputs"].append("p_sin"), "outputs", "'p_sin' is not defined"),
+    (lambda d: LOOP(d).__setitem__("loop_var", "p"), "loop_var", "not defined before"),
 ])
-def test_an_accumulator_and_its_jvps_are_checked(change, where, message):
+def test_an_accumulator_its_jvps_and_a_loop_are_checked(change, where, message):
     error = rejected(custom_mutated(change))
     assert where in str(error) and message in str(error)
 
@@ -234,7 +245,8 @@ def test_the_script_uses_no_name_beyond_the_reserved_ones_and_the_programs_own()
                            Call("j", "u", "jacobian", "m", {"tuple": ["x"]}, unconnected="zero",
                                 unconnected_form="enum", use_pfor=False)]
     defined = {name for s in walk(program.statements)
-               for name in [getattr(s, "name", None), getattr(s, "upstream", None), *getattr(s, "params", [])] if name}
+               for name in [getattr(s, "name", None), getattr(s, "upstream", None), getattr(s, "param", None),
+                            *getattr(s, "params", [])] if name}
     defined |= set(namedtuple_types(program.statements))
     used = {node.id for node in ast.walk(ast.parse(program.body_source())) if isinstance(node, ast.Name)}
     assert used - defined <= SCRIPT_NAMES, used - defined - SCRIPT_NAMES
