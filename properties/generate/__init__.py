@@ -49,6 +49,12 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   elements; and an op's chain input becomes now and then a Python list of tensors (Variables among
   them, the same tensor twice, a Python literal beside them), which TF packs with a recorded Pack
   (never into embedding_lookup, where a list is a partitioned table); neither is ever a source;
+- about one program in eight holds a `tf.while_loop` (0 to 3 iterations of one or two bounded
+  elementwise ops of its variable, now and then times a constant read from outside the loop), whose
+  output joins the frontier; `programs(accumulators=share)` runs that share of the programs inside a
+  forward accumulator (`accumulators.py`: the leaves first, one or two of those the ops read as primals,
+  jvp calls of op outputs computed from them, inside the block or after it); the forward check's
+  campaigns draw every program so, the others none;
 - a backend's gaps are never drawn: `programs(lacking=...)` takes what it lacks (oracle/surface.py: ops, tape
   features, op keywords) and leaves each out (an op without an optional keyword is called without it);
 - what KNOWN_DIVERGENCES.md explains is avoided, not drawn and excused: softmax cross entropy's
@@ -56,7 +62,8 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
 
 Modules, each importing only the ones before it: `values` (dtypes, shapes, domains, arrays), `builder`
 (the state of a program being drawn), `ops` (planning and adding an op), `calls` (gradient and
-jacobian calls), `tapes` (tapes, levels, `programs`, `build_program`). What the generator knows about
+jacobian calls), `accumulators` (a forward accumulator around a drawn program), `tapes` (tapes,
+levels, loops, `programs`, `build_program`). What the generator knows about
 each op (amplifying, ill-conditioned, composite, ...) is on its catalog entry (oracle/catalog.py's traits).
 """
 
