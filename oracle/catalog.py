@@ -762,6 +762,26 @@ _ENTRIES += [
       for p in ("nn.space_to_depth", "nn.depth_to_space")],
     *[OpSpec(p, 1, "image", dtypes=FLOATS_AND_COMPLEX) for p in ("image.flip_left_right", "image.flip_up_down")],
 ]
+# tf.image.resize: bilinear (float32 whatever the input's dtype; its gradient in the input's) or nearest (a copy);
+# half-pixel centres; a size that shrinks one side and grows the other, a column, and an aspect-preserving fit
+# (resized_size). Each output sums at most four terms, each gradient element those of the pixels that read it.
+RESIZE_METHODS = ("bilinear", "nearest")
+_ENTRIES += [
+    OpSpec("image.resize", 1, "image", attrs={"size": ((3, 5), (5, 1), (8, 3)), "method": RESIZE_METHODS,
+                                              "preserve_aspect_ratio": (False, True)},
+           sums_terms=True, analytic=False),
+]
+
+
+def resized_size(size: tuple, height: int, width: int, preserve_aspect_ratio: bool) -> tuple:
+    """The spatial size tf.image.resize returns: `size`, or with preserve_aspect_ratio the largest size within
+    it of the image's aspect ratio, computed in float32 as TF computes it (a side may round to 0)."""
+    if not preserve_aspect_ratio:
+        return tuple(size)
+    import numpy as np
+
+    factor = min(np.float32(size[0]) / np.float32(height), np.float32(size[1]) / np.float32(width))
+    return tuple(int(np.round(np.float32(factor) * np.float32(side))) for side in (height, width))
 
 # Pooling and normalisation. Inputs channels last (TF's CPU kernels refuse NCHW): a base shape (h, ..., w) as a
 # batch of h rows of w + 2 positions and 2 channels (1-d), one image h + 2 by w + 2 with 2 channels (2-d), or one
@@ -953,6 +973,7 @@ NOT_OPS = frozenset({
     "nn.lrn",  # an alias of nn.local_response_normalization
     "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/reftape_only/test_api_surface.py pins them)
     "nn.top_k",  # math.top_k (pinned there too)
+    "image.ResizeMethod",  # resize's method names
     # integer lengths in, a mask out, and variadic grids: tests/reftape_only/test_api_surface.py and test_ops' snippets pin them
     "sequence_mask", "meshgrid",
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only

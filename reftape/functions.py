@@ -3244,3 +3244,63 @@ def convolution(input: Any, filters: Any, strides: Any = None, padding: Any = "V
     if n == 3:  # TF passes no default data format on to Conv3D
         return conv3d(input, filters, strides, padding, data_format=data_format, dilations=dilations)
     return conv1d(input, filters, strides, padding, data_format=data_format, dilations=dilations)
+
+
+# ---------------------------------------------------------------------------------------------
+# tf.image.resize (bilinear and nearest, half-pixel centres) and the crops and pads composed of slices and pads
+
+_RESIZE_KERNELS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor"}
+
+
+class ResizeMethod:
+    """tf.image.ResizeMethod: the method names resize takes (reftape computes BILINEAR and NEAREST_NEIGHBOR)."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+_RESIZE_METHODS_ELSEWHERE = ("bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
+
+
+def _resize_size(size: Any) -> np.ndarray:
+    """The size TF's resize converts: an int32 vector of two elements (ValueError otherwise)."""
+    try:
+        size = convert_to_tensor(size, dtype=_dtypes.int32)
+    except (TypeError, ValueError):
+        raise ValueError("'size' must be a 1-D int32 Tensor") from None
+    if tuple(size.shape) != (2,):
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    return np.asarray(size._value)
+
+
+def _aspect_preserving_size(size: np.ndarray, height: int, width: int) -> tuple[int, int]:
+    """The largest size within `size` of the image's aspect ratio, in float32 as TF computes it."""
+    with np.errstate(divide="ignore"):  # an empty side: an infinite factor, as TF's (the kernel then refuses the image)
+        factor = np.minimum(np.float32(size[0]) / np.float32(height), np.float32(size[1]) / np.float32(width))
+    return tuple(int(np.round(factor * np.float32(side)).astype(np.int32)) for side in (height, width))
+
+
+def resize(images: Any, size: Any, method: str = "bilinear", preserve_aspect_ratio: bool = False,
+           antialias: bool = False, name: str | None = None) -> EagerTensor:
+    """tf.image.resize by ResizeBilinear (float32 output) or ResizeNearestNeighbor (the input's dtype), with
+    half-pixel centres; a single image (rank 3) as a batch of one. Antialiasing changes nothing for nearest;
+    for bilinear it is TF's ScaleAndTranslate, which reftape does not have (NotImplementedError)."""
+    images = convert_to_tensor(images)
+    if images.ndim not in (3, 4):
+        raise ValueError("'images' must have either 3 or 4 dimensions.")
+    batched = images if images.ndim == 4 else expand_dims(images, 0)
+    size = _resize_size(size)
+    if method in _RESIZE_METHODS_ELSEWHERE or (method == "bilinear" and antialias):
+        raise NotImplementedError(f"reftape's tf.image.resize has no method {method!r} (antialias={antialias})")
+    if method not in _RESIZE_KERNELS:
+        raise ValueError(f"Resize method is not implemented: {method}")
+    new_size = tuple(int(s) for s in size)
+    if preserve_aspect_ratio:
+        new_size = _aspect_preserving_size(size, *tuple(batched.shape)[1:3])
+    resized = execute(_RESIZE_KERNELS[method], [batched], size=new_size)
+    return resized if images.ndim == 4 else squeeze(resized, axis=[0])

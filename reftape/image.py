@@ -1,5 +1,5 @@
-"""`tf.image`: the flips (issue 24)."""
+"""`tf.image`: the flips, resize and the crops and pads (issue 24)."""
 
-from .functions import flip_left_right, flip_up_down
+from .functions import ResizeMethod, flip_left_right, flip_up_down, resize
 
-__all__ = ["flip_left_right", "flip_up_down"]
+__all__ = ["ResizeMethod", "flip_left_right", "flip_up_down", "resize"]

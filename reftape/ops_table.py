@@ -1650,3 +1650,32 @@ defop("SpaceToBatchND", _space_to_batch, lambda g, ans, x, block_shape, paddings
     "BatchToSpaceND", [g], block_shape=block_shape, crops=paddings), moves_data=True)
 defop("BatchToSpaceND", _batch_to_space, lambda g, ans, x, block_shape, crops, **_: F.execute(
     "SpaceToBatchND", [g], block_shape=block_shape, paddings=crops), moves_data=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Image resizing (kernels/resize.py), half-pixel centres as TF 2's tf.image.resize. The output size and the
+# original shape TF passes as shape tensors are attributes here. ResizeBilinear returns float32 whatever its
+# input; its gradient kernel returns the input's dtype T and is not differentiable (None); TF registers no
+# gradient for ResizeNearestNeighborGrad (and pfor has no converter: its vectorized loop runs it unvectorized).
+
+from .kernels import resize as _resize  # noqa: E402 - the family's block
+
+_RESIZED = REAL  # TF's CPU kernels: the real number types
+
+
+def _resize_bilinear_vjp(g, ans, x, size, **_):
+    return F.execute("ResizeBilinearGrad", [F.convert_to_tensor(g)], original_shape=_shape(x), T=x.dtype)
+
+
+def _resize_nearest_vjp(g, ans, x, size, **_):
+    g = F.convert_to_tensor(g)
+    return F.execute("ResizeNearestNeighborGrad", [g], size=tuple(_shape(x)[1:3]), T=g.dtype)
+
+
+defop("ResizeBilinear", _resize.resize_bilinear, _resize_bilinear_vjp, dtypes=_RESIZED,
+      out_dtype=lambda dt, a: _dtypes.float32)
+defop("ResizeBilinearGrad", _resize.resize_bilinear_grad, _none_gradient, dtypes=frozenset({_dtypes.float32}),
+      out_dtype=lambda dt, a: a["T"])
+defop("ResizeNearestNeighbor", _resize.resize_nearest, _resize_nearest_vjp, dtypes=_RESIZED, moves_data=True)
+defop("ResizeNearestNeighborGrad", _resize.resize_nearest_grad,
+      _unvectorized(_unregistered("ResizeNearestNeighborGrad")), dtypes=FLOAT | INTEGER)

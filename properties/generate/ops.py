@@ -12,7 +12,7 @@ import numpy as np
 from reftape_oracle.catalog import (COMPOSITE, ELLIPSIS, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED,
                                     POOL_RULES, REDUCTION, ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec,
                                     einsum_shapes, einsum_subscripts, flipped)
-from reftape_oracle.catalog import CONV_RULES, EXPLICIT_PADDING, transposed_sizes
+from reftape_oracle.catalog import CONV_RULES, EXPLICIT_PADDING, resized_size, transposed_sizes
 from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
 from reftape_oracle.surface import keyword_name
 
@@ -624,7 +624,7 @@ _UNARY_SHAPES["strided_slice"] = _strided_slice_shape
 
 def _image_fits(t: _Tensor, spec: OpSpec) -> bool:
     shape, name = t.shape, _last(spec)
-    if name.startswith("flip"):
+    if name.startswith("flip") or name == "resize":
         return len(shape) in (3, 4) and all(shape[-3:])
     if len(shape) != 4:
         return False
@@ -642,7 +642,21 @@ def _image_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         return _Plan([x], (batch, height // 2, width // 2, depth * 4))
     if _last(spec) == "depth_to_space":
         return _Plan([x], (batch, height * 2, width * 2, depth // 4))
+    if _last(spec) == "resize":
+        return _resize_plan(x, attrs)
     return _Plan([x], x.shape)
+
+
+def _resize_plan(x: _Tensor, attrs: dict) -> _Plan:
+    """tf.image.resize's output: float32 from bilinear; an aspect-preserving fit that would round a side to 0
+    (TF's InvalidArgumentError) resized to the size as given instead."""
+    height, width = x.shape[-3:-1]
+    size = resized_size(attrs["size"], height, width, attrs["preserve_aspect_ratio"])
+    if 0 in size:
+        attrs["preserve_aspect_ratio"] = False
+        size = tuple(attrs["size"])
+    dtype = "float32" if attrs["method"] == "bilinear" else None
+    return _Plan([x], x.shape[:-3] + size + x.shape[-1:], dtype)
 
 
 _PLANNERS["image"] = _image_plan
