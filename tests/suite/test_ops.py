@@ -1187,6 +1187,32 @@ GRADIENT_SNIPPETS.update({
     "flip_up_down/rank_2": "r = tf.image.flip_up_down(tf.ones([2, 3]))",
 })
 
+# tf.image.resize: the same size (bilinear only casts: infinities kept), an infinity interpolated (NaN), a single
+# image, integer and half inputs (the gradients' sums in float32 or in the half type), and the second orders
+# (ResizeBilinearGrad not differentiable: None for the upstream; ResizeNearestNeighborGrad without a gradient)
+_IMAGE = "x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(1, 3, 4, 2))"
+_INFINITE_IMAGE = "x = tf.constant([[[[np.inf], [1.0], [2.0]], [[3.0], [-np.inf], [5.0]]]])"
+GRADIENT_SNIPPETS.update({
+    "resize/same_size": _first_order(_INFINITE_IMAGE, "tf.image.resize(x, [2, 3])", "[x]"),
+    "resize/same_size_nearest": _first_order(_INFINITE_IMAGE, "tf.image.resize(x, [2, 3], 'nearest')", "[x]"),
+    "resize/infinity": _first_order(_INFINITE_IMAGE, "tf.image.resize(x, [3, 5])", "[x]"),
+    "resize/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.resize(x, [5, 3])", "[x]"),
+    "resize/float16": _first_order(_IMAGE + "; x = tf.cast(x, tf.float16)", "tf.image.resize(x, [7, 9])", "[x]"),
+    "resize/bfloat16_nearest": _first_order(_IMAGE + "; x = tf.cast(x, tf.bfloat16)",
+                                            "tf.image.resize(x, [9, 11], 'nearest')", "[x]"),
+    "resize/shrink": _first_order(_IMAGE, "tf.image.resize(x, [1, 3], preserve_aspect_ratio=True)", "[x]"),
+    "resize/second_order": _second_order(_IMAGE, "tf.image.resize(x * x, [5, 3])", "[x]"),
+    "resize/second_order_nearest": _second_order(_IMAGE, "tf.image.resize(x * x, [5, 3], 'nearest')", "[x]"),
+    "resize/integers": "r = [tf.image.resize(tf.constant([[[[1], [2]], [[3], [4]]]]), [3, 3]), "
+                       "tf.image.resize(tf.constant([[[1], [2]], [[3], [4]]], tf.uint8), [3, 1], 'nearest')]",
+    "resize/empty_size": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [0, 3])",
+    "resize/empty_image": "r = tf.image.resize(tf.ones([1, 0, 2, 1]), [2, 3], 'nearest')",
+    "resize/size_of_three": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [2, 3, 1])",
+    "resize/unknown_method": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [2, 3], 'cubic')",
+    "resize/complex": "r = tf.image.resize(tf.ones([1, 2, 2, 1], tf.complex64), [2, 3])",
+})
+
+
 @pytest.mark.parametrize("name", snippets(GRADIENT_SNIPPETS))
 def test_gradient_snippet_matches_tensorflow(name, tf, candidate):
     found = compare_values(run_statements(GRADIENT_SNIPPETS[name], tf), run_statements(GRADIENT_SNIPPETS[name], candidate))
