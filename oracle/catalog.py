@@ -773,6 +773,20 @@ _ENTRIES += [
 ]
 
 
+# tf.signal's real FFTs, fft_length inferred (tests/suite/test_ops.py takes explicit ones: an explicit length on an
+# empty input gives whatever TF's memory held). The spectrum rule: an inverse's last axis at least 2 bins (one bin
+# is a transform of 0 samples, which aborts TF's process); rfft2d and irfft2d over a matrix.
+SHAPE_RULES["spectrum"] = lambda s: (s[:-1] + ((s[-1] + 1) if s[-1] else 0,),)
+_ENTRIES += [
+    _unary("signal.rfft", dtypes=("float32", "float64"), output="complex", sums_terms=True, analytic=False),
+    _unary("signal.rfft2d", dtypes=("float32", "float64"), output="complex", sums_terms=True, analytic=False,
+           traits={TAKES_MATRIX}),
+    OpSpec("signal.irfft", 1, "spectrum", dtypes=COMPLEX, output="real", sums_terms=True, analytic=False),
+    OpSpec("signal.irfft2d", 1, "spectrum", dtypes=COMPLEX, output="real", sums_terms=True, analytic=False,
+           traits={TAKES_MATRIX}),
+]
+
+
 def resized_size(size: tuple, height: int, width: int, preserve_aspect_ratio: bool) -> tuple:
     """The spatial size tf.image.resize returns: `size`, or with preserve_aspect_ratio the largest size within
     it of the image's aspect ratio, computed in float32 as TF computes it (a side may round to 0)."""

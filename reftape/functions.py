@@ -3304,3 +3304,74 @@ def resize(images: Any, size: Any, method: str = "bilinear", preserve_aspect_rat
         new_size = _aspect_preserving_size(size, *tuple(batched.shape)[1:3])
     resized = execute(_RESIZE_KERNELS[method], [batched], size=new_size)
     return resized if images.ndim == 4 else squeeze(resized, axis=[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# tf.signal's real FFTs, wrapped as TF wraps them: fft_length inferred from the input (an inverse's last length
+# 2 (n - 1)), a shorter non-empty input zero-padded to it first (a recorded Pad), the kernel cropping a longer one
+
+def _fft_lengths(tensor: EagerTensor, rank: int, fft_length: Any, inverse: bool) -> list[int]:
+    if fft_length is None:
+        lengths = list(tuple(tensor.shape)[-rank:])
+        if inverse and lengths:
+            lengths[-1] = builtins.max(0, 2 * (lengths[-1] - 1))
+        return lengths
+    lengths = [int(n) for n in np.ravel(np.asarray(convert_to_tensor(fft_length, dtype=_dtypes.int32)._value))]
+    for n in lengths:
+        if n < 0:
+            raise ValueError(f"Dimension {n} must be >= 0")
+    return lengths
+
+
+def _padded_for_fft(tensor: EagerTensor, rank: int, lengths: list[int], inverse: bool) -> EagerTensor:
+    if 0 in tuple(tensor.shape):
+        return tensor
+    wanted = lengths[:-1] + [lengths[-1] // 2 + 1] if inverse else lengths
+    inner = tuple(tensor.shape)[-len(wanted):] if wanted else ()
+    paddings = [[0, builtins.max(w - d, 0)] for w, d in zip(wanted, inner)]
+    if not any(after for _, after in paddings):
+        return tensor
+    return pad(tensor, [[0, 0]] * builtins.max(tensor.ndim - len(wanted), 0) + paddings)
+
+
+def _real_fft(op: str, rank: int, input_tensor: Any, fft_length: Any) -> EagerTensor:
+    tensor = convert_to_tensor(input_tensor, dtype_hint=_dtypes.float32)
+    if tensor.dtype not in (_dtypes.float32, _dtypes.float64):
+        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {tensor}")
+    if tensor.ndim < rank:
+        raise ValueError(f"Shape {tensor.shape} must have rank at least {rank}")
+    lengths = _fft_lengths(tensor, rank, fft_length, inverse=False)
+    tensor = _padded_for_fft(tensor, rank, lengths, inverse=False)
+    complex_dtype = _dtypes.complex64 if tensor.dtype == _dtypes.float32 else _dtypes.complex128
+    return execute(op, [tensor], fft_length=tuple(lengths), Tcomplex=complex_dtype)
+
+
+def _inverse_real_fft(op: str, rank: int, input_tensor: Any, fft_length: Any) -> EagerTensor:
+    tensor = convert_to_tensor(input_tensor, dtype_hint=_dtypes.complex64)
+    if tensor.ndim < rank:
+        raise ValueError(f"Shape {tensor.shape} must have rank at least {rank}")
+    if tensor.dtype not in (_dtypes.complex64, _dtypes.complex128):
+        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {tensor}")
+    lengths = _fft_lengths(tensor, rank, fft_length, inverse=True)
+    tensor = _padded_for_fft(tensor, rank, lengths, inverse=True)
+    return execute(op, [tensor], fft_length=tuple(lengths))
+
+
+def rfft(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The FFT of a real signal over its innermost axis: fft_length // 2 + 1 bins."""
+    return _real_fft("RFFT", 1, input_tensor, fft_length)
+
+
+def irfft(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The real signal of fft_length samples whose spectrum's first bins the input holds."""
+    return _inverse_real_fft("IRFFT", 1, input_tensor, fft_length)
+
+
+def rfft2d(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The 2-d FFT of a real signal over its innermost two axes (the last halved)."""
+    return _real_fft("RFFT2D", 2, input_tensor, fft_length)
+
+
+def irfft2d(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The inverse of rfft2d."""
+    return _inverse_real_fft("IRFFT2D", 2, input_tensor, fft_length)

@@ -967,3 +967,19 @@ def _several_axes(b: _Builder, rank: int) -> tuple:
     """Two or more distinct axes of a tensor of `rank` (one for a vector), in random order."""
     count = int(b.rng.integers(2, rank + 1)) if rank >= 2 else 1
     return tuple(int(a) - rank if b.chance(NEGATIVE_AXIS_CHANCE) else int(a) for a in b.rng.permutation(rank)[:count])
+
+
+# tf.signal's real FFTs: rfft halves the last axis to n // 2 + 1 bins (complex), an inverse doubles it to
+# 2 (n - 1) samples (real); an inverse takes at least 2 bins (TF aborts on a transform of 0 samples)
+def _spectrum_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    return shape[:-1] + (shape[-1] // 2 + 1 if shape[-1] else 0,)
+
+
+def _spectrum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    if x.shape[-1] == 1:
+        x = b.leaf(x.shape[:-1] + (2,))
+    return _Plan([x], x.shape[:-1] + (max(0, 2 * (x.shape[-1] - 1)),))
+
+
+_UNARY_SHAPES.update(dict.fromkeys(("rfft", "rfft2d"), _spectrum_shape))
+_PLANNERS["spectrum"] = _spectrum_plan

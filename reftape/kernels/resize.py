@@ -106,6 +106,7 @@ def resize_nearest_grad(grads: np.ndarray, size: tuple, T) -> np.ndarray:  # noq
         return output
     ys = nearest_indices(height, size[0])
     xs = nearest_indices(width, size[1])
-    np.add.at(output, (np.arange(batch)[:, None, None, None], ys[None, :, None, None], xs[None, None, :, None],
-                       np.arange(channels)[None, None, None, :]), grads.astype(dtype))
+    where = (np.arange(batch)[:, None, None, None], ys[None, :, None, None], xs[None, None, :, None],
+             np.arange(channels)[None, None, None, :])
+    np.add.at(output, where, grads.astype(dtype))
     return output
