@@ -3334,10 +3334,15 @@ def _padded_for_fft(tensor: EagerTensor, rank: int, lengths: list[int], inverse:
     return pad(tensor, [[0, 0]] * builtins.max(tensor.ndim - len(wanted), 0) + paddings)
 
 
+def _tensor_text(tensor: EagerTensor) -> str:
+    """A tensor as TF's str() shows it in its wrappers' messages."""
+    return f"tf.Tensor({tensor.numpy()}, shape={tuple(tensor.shape)}, dtype={tensor.dtype.name})"
+
+
 def _real_fft(op: str, rank: int, input_tensor: Any, fft_length: Any) -> EagerTensor:
     tensor = convert_to_tensor(input_tensor, dtype_hint=_dtypes.float32)
     if tensor.dtype not in (_dtypes.float32, _dtypes.float64):
-        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {tensor}")
+        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {_tensor_text(tensor)}")
     if tensor.ndim < rank:
         raise ValueError(f"Shape {tensor.shape} must have rank at least {rank}")
     lengths = _fft_lengths(tensor, rank, fft_length, inverse=False)
@@ -3351,7 +3356,7 @@ def _inverse_real_fft(op: str, rank: int, input_tensor: Any, fft_length: Any) ->
     if tensor.ndim < rank:
         raise ValueError(f"Shape {tensor.shape} must have rank at least {rank}")
     if tensor.dtype not in (_dtypes.complex64, _dtypes.complex128):
-        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {tensor}")
+        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {_tensor_text(tensor)}")
     lengths = _fft_lengths(tensor, rank, fft_length, inverse=True)
     tensor = _padded_for_fft(tensor, rank, lengths, inverse=True)
     return execute(op, [tensor], fft_length=tuple(lengths))

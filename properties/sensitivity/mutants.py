@@ -693,3 +693,16 @@ MUTANTS += (
          "instead of summing them: right when no input pixel is copied twice (shrinking)",
          file="kernels/resize.py"),
 )
+
+# Real FFTs (ops_table.py)
+MUTANTS += (
+    _vjp("irfft-grad-interior-bins-not-doubled", "sign-or-scale",
+         "F.multiply(F.constant(2.0, g.dtype), F.ones([bins - 2 + is_odd], g.dtype))",
+         "F.ones([bins - 2 + is_odd], g.dtype)",
+         "IRFFT's gradient weighs every bin once: the interior bins, which stand for themselves and their mirror "
+         "images in the real signal, are not doubled (right for a spectrum of the DC and Nyquist bins only)"),
+    _vjp("rfft-grad-without-nyquist-term", "special-point",
+         "        return F.add(first, F.multiply(F.multiply(is_even, last), _alternating(x_shape[-1], g.dtype)))\n",
+         "        return first\n",
+         "RFFT's gradient drops the Nyquist bin's alternating term: right for odd lengths only"),
+)
