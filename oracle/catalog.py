@@ -773,14 +773,32 @@ _ENTRIES += [
 ]
 
 
+# tf.image's crops and pads (slices and pads of the batch) on the image rule's (1, 2 h, 2, depth): windows and
+# frames that fit it (the generator fits them to the image it draws: properties/generate/ops.py)
+_ENTRIES += [
+    OpSpec("image.crop_to_bounding_box", 1, "image", attrs={"offset_height": (0, 2), "offset_width": (0, 1),
+                                                            "target_height": (3, 1), "target_width": (1,)},
+           dtypes=FLOATS_AND_COMPLEX),
+    OpSpec("image.pad_to_bounding_box", 1, "image", attrs={"offset_height": (0, 2), "offset_width": (1, 0),
+                                                           "target_height": (9, 8), "target_width": (3, 4)},
+           dtypes=FLOATS_AND_COMPLEX, traits={GROWS}),
+    OpSpec("image.resize_with_crop_or_pad", 1, "image", attrs={"target_height": (4, 9), "target_width": (3, 1)},
+           dtypes=FLOATS_AND_COMPLEX, traits={GROWS}),
+    OpSpec("image.central_crop", 1, "image", attrs={"central_fraction": (0.5, 0.8, 1.0)}, dtypes=FLOATS_AND_COMPLEX),
+]
+
+
 # tf.signal's real FFTs, fft_length inferred (tests/suite/test_ops.py takes explicit ones: an explicit length on an
 # empty input gives whatever TF's memory held). The spectrum rule: an inverse's last axis at least 2 bins (one bin
-# is a transform of 0 samples, which aborts TF's process); rfft2d and irfft2d over a matrix.
+# is a transform of 0 samples, which aborts TF's process); the signal rule: a real signal (its last axis halved);
+# rfft2d and irfft2d over a matrix.
+SHAPE_RULES["signal"] = lambda s: (s,)
 SHAPE_RULES["spectrum"] = lambda s: (s[:-1] + ((s[-1] + 1) if s[-1] else 0,),)
 _ENTRIES += [
-    _unary("signal.rfft", dtypes=("float32", "float64"), output="complex", sums_terms=True, analytic=False),
-    _unary("signal.rfft2d", dtypes=("float32", "float64"), output="complex", sums_terms=True, analytic=False,
-           traits={TAKES_MATRIX}),
+    OpSpec("signal.rfft", 1, "signal", dtypes=("float32", "float64"), output="complex", sums_terms=True,
+           analytic=False),
+    OpSpec("signal.rfft2d", 1, "signal", dtypes=("float32", "float64"), output="complex", sums_terms=True,
+           analytic=False, traits={TAKES_MATRIX}),
     OpSpec("signal.irfft", 1, "spectrum", dtypes=COMPLEX, output="real", sums_terms=True, analytic=False),
     OpSpec("signal.irfft2d", 1, "spectrum", dtypes=COMPLEX, output="real", sums_terms=True, analytic=False,
            traits={TAKES_MATRIX}),

@@ -3380,3 +3380,97 @@ def rfft2d(input_tensor: Any, fft_length: Any = None, name: str | None = None) -
 def irfft2d(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
     """The inverse of rfft2d."""
     return _inverse_real_fft("IRFFT2D", 2, input_tensor, fft_length)
+
+
+# tf.image's crops and pads: a Slice or a Pad of the batch (a single image as a batch of one), after TF's checks
+# in TF's order (ValueError); resize_with_crop_or_pad crops centrally, then pads centrally
+
+def _image_batch(image: EagerTensor) -> EagerTensor:
+    """A rank-3 image as a batch of one; ValueError for another rank than 3 or 4."""
+    if image.ndim not in (3, 4):
+        raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
+    return image if image.ndim == 4 else expand_dims(image, 0)
+
+
+def _check_image_sides(image: EagerTensor) -> None:
+    if image.ndim < 3:
+        raise ValueError(f"'image' (shape {image.shape}) must be at least three-dimensional.")
+    if any(d == 0 for d in tuple(image.shape)[-3:]):
+        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {image.shape}")
+
+
+def _check(holds: bool, message: str) -> None:
+    if not holds:
+        raise ValueError(message)
+
+
+def _unbatched(result: EagerTensor, image: EagerTensor) -> EagerTensor:
+    return result if image.ndim == 4 else squeeze(result, axis=[0])
+
+
+def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int, target_height: int,
+                         target_width: int) -> EagerTensor:
+    """The target_height x target_width window of the image from (offset_height, offset_width): a Slice."""
+    image = convert_to_tensor(image)
+    batch = _image_batch(image)
+    _check_image_sides(batch)
+    _, height, width, _ = tuple(batch.shape)
+    _check(offset_width >= 0, "offset_width must be >= 0.")
+    _check(offset_height >= 0, "offset_height must be >= 0.")
+    _check(target_width > 0, "target_width must be > 0.")
+    _check(target_height > 0, "target_height must be > 0.")
+    _check(width >= target_width + offset_width, "width must be >= target + offset.")
+    _check(height >= target_height + offset_height, "height must be >= target + offset.")
+    cropped = slice(batch, [0, offset_height, offset_width, 0],
+                    [tuple(batch.shape)[0], target_height, target_width, tuple(batch.shape)[3]])
+    return _unbatched(cropped, image)
+
+
+def pad_to_bounding_box(image: Any, offset_height: int, offset_width: int, target_height: int,
+                        target_width: int) -> EagerTensor:
+    """The image in a target_height x target_width frame of zeros at (offset_height, offset_width): a Pad."""
+    image = convert_to_tensor(image)
+    batch = _image_batch(image)
+    _, height, width, _ = tuple(batch.shape)
+    after_width, after_height = target_width - offset_width - width, target_height - offset_height - height
+    _check_image_sides(batch)
+    _check(offset_height >= 0, "offset_height must be >= 0")
+    _check(offset_width >= 0, "offset_width must be >= 0")
+    _check(after_width >= 0, "width must be <= target - offset")
+    _check(after_height >= 0, "height must be <= target - offset")
+    padded = pad(batch, [[0, 0], [offset_height, after_height], [offset_width, after_width], [0, 0]])
+    return _unbatched(padded, image)
+
+
+def resize_with_crop_or_pad(image: Any, target_height: int, target_width: int) -> EagerTensor:
+    """The image cropped or zero-padded, about its centre, to target_height x target_width."""
+    image = convert_to_tensor(image)
+    batch = _image_batch(image)
+    _check_image_sides(batch)
+    _check(target_width > 0, "target_width must be > 0.")
+    _check(target_height > 0, "target_height must be > 0.")
+    _, height, width, _ = tuple(batch.shape)
+    width_diff, height_diff = target_width - width, target_height - height
+    cropped = crop_to_bounding_box(batch, builtins.max(-height_diff // 2, 0), builtins.max(-width_diff // 2, 0),
+                                   builtins.min(target_height, height), builtins.min(target_width, width))
+    resized = pad_to_bounding_box(cropped, builtins.max(height_diff // 2, 0), builtins.max(width_diff // 2, 0),
+                                  target_height, target_width)
+    return _unbatched(resized, image)
+
+
+def central_crop(image: Any, central_fraction: float) -> EagerTensor:
+    """The central central_fraction of the image's height and width: a Slice (the image itself for 1)."""
+    image = convert_to_tensor(image)
+    if central_fraction <= 0.0 or central_fraction > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    if central_fraction == 1.0:
+        return image
+    _check_image_sides(image)
+    rank = image.ndim
+    if rank not in (3, 4):
+        raise ValueError(f"`image` should either be a Tensor with rank = 3 or rank = 4. Had rank = {rank}.")
+    height, width = tuple(image.shape)[rank - 3:rank - 1]
+    top = int((float(height) - float(height) * central_fraction) / 2)
+    left = int((float(width) - float(width) * central_fraction) / 2)
+    begin, size = [top, left, 0], [height - 2 * top, width - 2 * left, -1]
+    return slice(image, begin if rank == 3 else [0] + begin, size if rank == 3 else [-1] + size)

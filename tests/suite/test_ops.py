@@ -1210,6 +1210,17 @@ GRADIENT_SNIPPETS.update({
     "resize/size_of_three": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [2, 3, 1])",
     "resize/unknown_method": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [2, 3], 'cubic')",
     "resize/complex": "r = tf.image.resize(tf.ones([1, 2, 2, 1], tf.complex64), [2, 3])",
+    "crop_to_bounding_box/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.crop_to_bounding_box(x, 1, 2, 2, 1)",
+                                                      "[x]"),
+    "pad_to_bounding_box/second_order": _second_order(_IMAGE, "tf.image.pad_to_bounding_box(x * x, 1, 0, 5, 6)", "[x]"),
+    "resize_with_crop_or_pad/crop_and_pad": _second_order(_IMAGE, "tf.image.resize_with_crop_or_pad(x * x, 2, 7)", "[x]"),
+    "resize_with_crop_or_pad/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.resize_with_crop_or_pad(x, 6, 1)",
+                                                         "[x]"),
+    "central_crop/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.central_crop(x, 0.3)", "[x]"),
+    "central_crop/refusals": "r = [tf.image.central_crop(tf.ones([1, 2, 2, 1]), 0.0)]",
+    "crop_to_bounding_box/refusals": "r = tf.image.crop_to_bounding_box(tf.ones([1, 3, 2, 1]), 1, 0, 3, 1)",
+    "pad_to_bounding_box/refusals": "r = tf.image.pad_to_bounding_box(tf.ones([1, 3, 2, 1]), 0, 1, 3, 2)",
+    "resize_with_crop_or_pad/empty_image": "r = tf.image.resize_with_crop_or_pad(tf.ones([1, 0, 2, 1]), 2, 2)",
 })
 
 
