@@ -348,6 +348,9 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         labels = b.leaf(x.shape, spec.domains[0], ())
         labels.first_order_only = "softmax" in spec.path  # its second order in labels depends on op determinism
         return _Plan([labels, x], x.shape if "sigmoid" in spec.path else x.shape[:-1])
+    if _last(spec) == "boolean_mask":  # a fresh constant mask (x[mask > 0]): the masked elements are counted
+        mask = b.leaf(x.shape, kind="constant")
+        return _Plan([x, mask], (int(np.count_nonzero(mask.value > 0)),))
     if _pairs(spec) and b.chance(0.3):
         x, y = _paired_leaves(b, spec, x.shape)
     elif spec.domains[1] == "any" and b.chance(0.15):
