@@ -1030,6 +1030,12 @@ def _central_window(height: int, width: int, attrs: dict) -> tuple:
     return tuple(size - 2 * int((float(size) - float(size) * fraction) / 2) for size in (height, width))
 
 
-_WINDOW_SHAPES = {"crop_to_bounding_box": _crop_window, "pad_to_bounding_box": _pad_frame,
-                  "resize_with_crop_or_pad": lambda height, width, attrs: (attrs["target_height"], attrs["target_width"]),
-                  "central_crop": _central_window}
+def _resized_frame(height: int, width: int, attrs: dict) -> tuple:
+    return attrs["target_height"], attrs["target_width"]
+
+
+_WINDOW_SHAPES: dict = {}  # dispatch: each crop's or pad's spatial size, by the op's last name
+_WINDOW_SHAPES["crop_to_bounding_box"] = _crop_window
+_WINDOW_SHAPES["pad_to_bounding_box"] = _pad_frame
+_WINDOW_SHAPES["resize_with_crop_or_pad"] = _resized_frame
+_WINDOW_SHAPES["central_crop"] = _central_window
