@@ -83,9 +83,13 @@ UNSPECIFIED_ORDER = "unspecified_order"
 # TF registers no gradient for its gradient's kernel (SoftsignGrad, IgammaGradA): a second derivative through it is
 # TF's LookupError, which the per-op tests check; programs differentiating twice do not draw it
 FIRST_ORDER = "first_order"
+# Computes in float32 and returns float32 whatever its input's dtype (bilinear resize): a float64 re-evaluation
+# through it holds float32 rounding, which a numerical derivative's step turns into percents, so the numeric
+# check does not judge a source reaching it
+NARROWS = "narrows"
 TRAITS = (AMPLIFYING, ILL_CONDITIONED, BOUNDED, COMPOSITE, NORMALIZING, REDUCTION, GROWS, TAKES_MATRIX, TAKES_SCALAR,
           ROW_ATTRIBUTE, INDEXED_ROWS, PARTITIONED, CPOW, PRODUCT_ORDER, DETERMINISTIC_COMPOSITE, NEVER_RECORDED,
-          UNSPECIFIED_ORDER, FIRST_ORDER)
+          UNSPECIFIED_ORDER, FIRST_ORDER, NARROWS)
 
 
 @dataclass(frozen=True)
@@ -762,6 +766,58 @@ _ENTRIES += [
       for p in ("nn.space_to_depth", "nn.depth_to_space")],
     *[OpSpec(p, 1, "image", dtypes=FLOATS_AND_COMPLEX) for p in ("image.flip_left_right", "image.flip_up_down")],
 ]
+# tf.image.resize: bilinear (float32 whatever the input's dtype; its gradient in the input's) or nearest (a copy);
+# half-pixel centres; a size that shrinks one side and grows the other, a column, and an aspect-preserving fit
+# (resized_size). Each output sums at most four terms, each gradient element those of the pixels that read it.
+RESIZE_METHODS = ("bilinear", "nearest")
+_ENTRIES += [
+    OpSpec("image.resize", 1, "image", attrs={"size": ((3, 5), (5, 1), (8, 3)), "method": RESIZE_METHODS,
+                                              "preserve_aspect_ratio": (False, True)},
+           sums_terms=True, analytic=False, traits={NARROWS}),
+]
+
+
+# tf.image's crops and pads (slices and pads of the batch) on the image rule's (1, 2 h, 2, depth): windows and
+# frames that fit it (the generator fits them to the image it draws: properties/generate/ops.py)
+_ENTRIES += [
+    OpSpec("image.crop_to_bounding_box", 1, "image", attrs={"offset_height": (0, 2), "offset_width": (0, 1),
+                                                            "target_height": (3, 1), "target_width": (1,)},
+           dtypes=FLOATS_AND_COMPLEX),
+    OpSpec("image.pad_to_bounding_box", 1, "image", attrs={"offset_height": (0, 2), "offset_width": (1, 0),
+                                                           "target_height": (9, 8), "target_width": (3, 4)},
+           dtypes=FLOATS_AND_COMPLEX, traits={GROWS}),
+    OpSpec("image.resize_with_crop_or_pad", 1, "image", attrs={"target_height": (4, 9), "target_width": (3, 1)},
+           dtypes=FLOATS_AND_COMPLEX, traits={GROWS}),
+    OpSpec("image.central_crop", 1, "image", attrs={"central_fraction": (0.5, 0.8, 1.0)}, dtypes=FLOATS_AND_COMPLEX),
+]
+
+
+# tf.signal's real FFTs, fft_length inferred (tests/suite/test_ops.py takes explicit ones: an explicit length on an
+# empty input gives whatever TF's memory held). The spectrum rule: an inverse's last axis at least 2 bins (one bin
+# is a transform of 0 samples, which aborts TF's process); the signal rule: a real signal (its last axis halved);
+# rfft2d and irfft2d over a matrix.
+SHAPE_RULES["signal"] = lambda s: (s,)
+SHAPE_RULES["spectrum"] = lambda s: (s[:-1] + ((s[-1] + 1) if s[-1] else 0,),)
+_ENTRIES += [
+    OpSpec("signal.rfft", 1, "signal", dtypes=("float32", "float64"), output="complex", sums_terms=True,
+           analytic=False),
+    OpSpec("signal.rfft2d", 1, "signal", dtypes=("float32", "float64"), output="complex", sums_terms=True,
+           analytic=False, traits={TAKES_MATRIX}),
+    OpSpec("signal.irfft", 1, "spectrum", dtypes=COMPLEX, output="real", sums_terms=True, analytic=False),
+    OpSpec("signal.irfft2d", 1, "spectrum", dtypes=COMPLEX, output="real", sums_terms=True, analytic=False,
+           traits={TAKES_MATRIX}),
+]
+
+
+def resized_size(size: tuple, height: int, width: int, preserve_aspect_ratio: bool) -> tuple:
+    """The spatial size tf.image.resize returns: `size`, or with preserve_aspect_ratio the largest size within
+    it of the image's aspect ratio, computed in float32 as TF computes it (a side may round to 0)."""
+    if not preserve_aspect_ratio:
+        return tuple(size)
+    import numpy as np
+
+    factor = min(np.float32(size[0]) / np.float32(height), np.float32(size[1]) / np.float32(width))
+    return tuple(int(np.round(np.float32(factor) * np.float32(side))) for side in (height, width))
 
 # Pooling and normalisation. Inputs channels last (TF's CPU kernels refuse NCHW): a base shape (h, ..., w) as a
 # batch of h rows of w + 2 positions and 2 channels (1-d), one image h + 2 by w + 2 with 2 channels (2-d), or one
@@ -953,6 +1009,7 @@ NOT_OPS = frozenset({
     "nn.lrn",  # an alias of nn.local_response_normalization
     "asin", "acos", "atanh", "acosh",  # the same functions as math.asin, ... (tests/reftape_only/test_api_surface.py pins them)
     "nn.top_k",  # math.top_k (pinned there too)
+    "image.ResizeMethod",  # resize's method names
     # integer lengths in, a mask out, and variadic grids: tests/reftape_only/test_api_surface.py and test_ops' snippets pin them
     "sequence_mask", "meshgrid",
     "logical_and", "logical_or", "logical_not", "math.logical_and", "math.logical_or", "math.logical_not",  # bool only

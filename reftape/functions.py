@@ -3244,3 +3244,233 @@ def convolution(input: Any, filters: Any, strides: Any = None, padding: Any = "V
     if n == 3:  # TF passes no default data format on to Conv3D
         return conv3d(input, filters, strides, padding, data_format=data_format, dilations=dilations)
     return conv1d(input, filters, strides, padding, data_format=data_format, dilations=dilations)
+
+
+# ---------------------------------------------------------------------------------------------
+# tf.image.resize (bilinear and nearest, half-pixel centres) and the crops and pads composed of slices and pads
+
+_RESIZE_KERNELS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor"}
+
+
+class ResizeMethod:
+    """tf.image.ResizeMethod: the method names resize takes (reftape computes BILINEAR and NEAREST_NEIGHBOR)."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+_RESIZE_METHODS_ELSEWHERE = ("bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
+
+
+def _resize_size(size: Any) -> np.ndarray:
+    """The size TF's resize converts: an int32 vector of two elements (ValueError otherwise)."""
+    try:
+        size = convert_to_tensor(size, dtype=_dtypes.int32)
+    except (TypeError, ValueError):
+        raise ValueError("'size' must be a 1-D int32 Tensor") from None
+    if tuple(size.shape) != (2,):
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    return np.asarray(size._value)
+
+
+def _aspect_preserving_size(size: np.ndarray, height: int, width: int) -> tuple[int, int]:
+    """The largest size within `size` of the image's aspect ratio, in float32 as TF computes it."""
+    with np.errstate(divide="ignore"):  # an empty side: an infinite factor, as TF's (the kernel then refuses the image)
+        factor = np.minimum(np.float32(size[0]) / np.float32(height), np.float32(size[1]) / np.float32(width))
+    return tuple(int(np.round(factor * np.float32(side)).astype(np.int32)) for side in (height, width))
+
+
+def resize(images: Any, size: Any, method: str = "bilinear", preserve_aspect_ratio: bool = False,
+           antialias: bool = False, name: str | None = None) -> EagerTensor:
+    """tf.image.resize by ResizeBilinear (float32 output) or ResizeNearestNeighbor (the input's dtype), with
+    half-pixel centres; a single image (rank 3) as a batch of one. Antialiasing changes nothing for nearest;
+    for bilinear it is TF's ScaleAndTranslate, which reftape does not have (NotImplementedError)."""
+    images = convert_to_tensor(images)
+    if images.ndim not in (3, 4):
+        raise ValueError("'images' must have either 3 or 4 dimensions.")
+    batched = images if images.ndim == 4 else expand_dims(images, 0)
+    size = _resize_size(size)
+    if method in _RESIZE_METHODS_ELSEWHERE or (method == "bilinear" and antialias):
+        raise NotImplementedError(f"reftape's tf.image.resize has no method {method!r} (antialias={antialias})")
+    if method not in _RESIZE_KERNELS:
+        raise ValueError(f"Resize method is not implemented: {method}")
+    new_size = tuple(int(s) for s in size)
+    if preserve_aspect_ratio:
+        new_size = _aspect_preserving_size(size, *tuple(batched.shape)[1:3])
+    resized = execute(_RESIZE_KERNELS[method], [batched], size=new_size)
+    return resized if images.ndim == 4 else squeeze(resized, axis=[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# tf.signal's real FFTs, wrapped as TF wraps them: fft_length inferred from the input (an inverse's last length
+# 2 (n - 1)), a shorter non-empty input zero-padded to it first (a recorded Pad), the kernel cropping a longer one
+
+def _fft_lengths(tensor: EagerTensor, rank: int, fft_length: Any, inverse: bool) -> list[int]:
+    if fft_length is None:
+        lengths = list(tuple(tensor.shape)[-rank:])
+        if inverse and lengths:
+            lengths[-1] = builtins.max(0, 2 * (lengths[-1] - 1))
+        return lengths
+    lengths = [int(n) for n in np.ravel(np.asarray(convert_to_tensor(fft_length, dtype=_dtypes.int32)._value))]
+    for n in lengths:
+        if n < 0:
+            raise ValueError(f"Dimension {n} must be >= 0")
+    return lengths
+
+
+def _padded_for_fft(tensor: EagerTensor, rank: int, lengths: list[int], inverse: bool) -> EagerTensor:
+    if 0 in tuple(tensor.shape):
+        return tensor
+    wanted = lengths[:-1] + [lengths[-1] // 2 + 1] if inverse else lengths
+    inner = tuple(tensor.shape)[-len(wanted):] if wanted else ()
+    paddings = [[0, builtins.max(w - d, 0)] for w, d in zip(wanted, inner)]
+    if not any(after for _, after in paddings):
+        return tensor
+    return pad(tensor, [[0, 0]] * builtins.max(tensor.ndim - len(wanted), 0) + paddings)
+
+
+def _tensor_text(tensor: EagerTensor) -> str:
+    """A tensor as TF's str() shows it in its wrappers' messages."""
+    return f"tf.Tensor({tensor.numpy()}, shape={tuple(tensor.shape)}, dtype={tensor.dtype.name})"
+
+
+def _real_fft(op: str, rank: int, input_tensor: Any, fft_length: Any) -> EagerTensor:
+    tensor = convert_to_tensor(input_tensor, dtype_hint=_dtypes.float32)
+    if tensor.dtype not in (_dtypes.float32, _dtypes.float64):
+        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {_tensor_text(tensor)}")
+    if tensor.ndim < rank:
+        raise ValueError(f"Shape {tensor.shape} must have rank at least {rank}")
+    lengths = _fft_lengths(tensor, rank, fft_length, inverse=False)
+    tensor = _padded_for_fft(tensor, rank, lengths, inverse=False)
+    complex_dtype = _dtypes.complex64 if tensor.dtype == _dtypes.float32 else _dtypes.complex128
+    return execute(op, [tensor], fft_length=tuple(lengths), Tcomplex=complex_dtype)
+
+
+def _inverse_real_fft(op: str, rank: int, input_tensor: Any, fft_length: Any) -> EagerTensor:
+    tensor = convert_to_tensor(input_tensor, dtype_hint=_dtypes.complex64)
+    if tensor.ndim < rank:
+        raise ValueError(f"Shape {tensor.shape} must have rank at least {rank}")
+    if tensor.dtype not in (_dtypes.complex64, _dtypes.complex128):
+        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {_tensor_text(tensor)}")
+    lengths = _fft_lengths(tensor, rank, fft_length, inverse=True)
+    tensor = _padded_for_fft(tensor, rank, lengths, inverse=True)
+    return execute(op, [tensor], fft_length=tuple(lengths))
+
+
+def rfft(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The FFT of a real signal over its innermost axis: fft_length // 2 + 1 bins."""
+    return _real_fft("RFFT", 1, input_tensor, fft_length)
+
+
+def irfft(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The real signal of fft_length samples whose spectrum's first bins the input holds."""
+    return _inverse_real_fft("IRFFT", 1, input_tensor, fft_length)
+
+
+def rfft2d(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The 2-d FFT of a real signal over its innermost two axes (the last halved)."""
+    return _real_fft("RFFT2D", 2, input_tensor, fft_length)
+
+
+def irfft2d(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> EagerTensor:
+    """The inverse of rfft2d."""
+    return _inverse_real_fft("IRFFT2D", 2, input_tensor, fft_length)
+
+
+# tf.image's crops and pads: a Slice or a Pad of the batch (a single image as a batch of one), after TF's checks
+# in TF's order (ValueError); resize_with_crop_or_pad crops centrally, then pads centrally
+
+def _image_batch(image: EagerTensor) -> EagerTensor:
+    """A rank-3 image as a batch of one; ValueError for another rank than 3 or 4."""
+    if image.ndim not in (3, 4):
+        raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
+    return image if image.ndim == 4 else expand_dims(image, 0)
+
+
+def _check_image_sides(image: EagerTensor) -> None:
+    if image.ndim < 3:
+        raise ValueError(f"'image' (shape {image.shape}) must be at least three-dimensional.")
+    if any(d == 0 for d in tuple(image.shape)[-3:]):
+        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {image.shape}")
+
+
+def _check(holds: bool, message: str) -> None:
+    if not holds:
+        raise ValueError(message)
+
+
+def _unbatched(result: EagerTensor, image: EagerTensor) -> EagerTensor:
+    return result if image.ndim == 4 else squeeze(result, axis=[0])
+
+
+def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int, target_height: int,
+                         target_width: int) -> EagerTensor:
+    """The target_height x target_width window of the image from (offset_height, offset_width): a Slice."""
+    image = convert_to_tensor(image)
+    batch = _image_batch(image)
+    _check_image_sides(batch)
+    _, height, width, _ = tuple(batch.shape)
+    _check(offset_width >= 0, "offset_width must be >= 0.")
+    _check(offset_height >= 0, "offset_height must be >= 0.")
+    _check(target_width > 0, "target_width must be > 0.")
+    _check(target_height > 0, "target_height must be > 0.")
+    _check(width >= target_width + offset_width, "width must be >= target + offset.")
+    _check(height >= target_height + offset_height, "height must be >= target + offset.")
+    cropped = slice(batch, [0, offset_height, offset_width, 0],
+                    [tuple(batch.shape)[0], target_height, target_width, tuple(batch.shape)[3]])
+    return _unbatched(cropped, image)
+
+
+def pad_to_bounding_box(image: Any, offset_height: int, offset_width: int, target_height: int,
+                        target_width: int) -> EagerTensor:
+    """The image in a target_height x target_width frame of zeros at (offset_height, offset_width): a Pad."""
+    image = convert_to_tensor(image)
+    batch = _image_batch(image)
+    _, height, width, _ = tuple(batch.shape)
+    after_width, after_height = target_width - offset_width - width, target_height - offset_height - height
+    _check_image_sides(batch)
+    _check(offset_height >= 0, "offset_height must be >= 0")
+    _check(offset_width >= 0, "offset_width must be >= 0")
+    _check(after_width >= 0, "width must be <= target - offset")
+    _check(after_height >= 0, "height must be <= target - offset")
+    padded = pad(batch, [[0, 0], [offset_height, after_height], [offset_width, after_width], [0, 0]])
+    return _unbatched(padded, image)
+
+
+def resize_with_crop_or_pad(image: Any, target_height: int, target_width: int) -> EagerTensor:
+    """The image cropped or zero-padded, about its centre, to target_height x target_width."""
+    image = convert_to_tensor(image)
+    batch = _image_batch(image)
+    _check_image_sides(batch)
+    _check(target_width > 0, "target_width must be > 0.")
+    _check(target_height > 0, "target_height must be > 0.")
+    _, height, width, _ = tuple(batch.shape)
+    width_diff, height_diff = target_width - width, target_height - height
+    cropped = crop_to_bounding_box(batch, builtins.max(-height_diff // 2, 0), builtins.max(-width_diff // 2, 0),
+                                   builtins.min(target_height, height), builtins.min(target_width, width))
+    resized = pad_to_bounding_box(cropped, builtins.max(height_diff // 2, 0), builtins.max(width_diff // 2, 0),
+                                  target_height, target_width)
+    return _unbatched(resized, image)
+
+
+def central_crop(image: Any, central_fraction: float) -> EagerTensor:
+    """The central central_fraction of the image's height and width: a Slice (the image itself for 1)."""
+    image = convert_to_tensor(image)
+    if central_fraction <= 0.0 or central_fraction > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    if central_fraction == 1.0:
+        return image
+    _check_image_sides(image)
+    rank = image.ndim
+    if rank not in (3, 4):
+        raise ValueError(f"`image` should either be a Tensor with rank = 3 or rank = 4. Had rank = {rank}.")
+    height, width = tuple(image.shape)[rank - 3:rank - 1]
+    top = int((float(height) - float(height) * central_fraction) / 2)
+    left = int((float(width) - float(width) * central_fraction) / 2)
+    begin, size = [top, left, 0], [height - 2 * top, width - 2 * left, -1]
+    return slice(image, begin if rank == 3 else [0] + begin, size if rank == 3 else [-1] + size)

@@ -1650,3 +1650,106 @@ defop("SpaceToBatchND", _space_to_batch, lambda g, ans, x, block_shape, paddings
     "BatchToSpaceND", [g], block_shape=block_shape, crops=paddings), moves_data=True)
 defop("BatchToSpaceND", _batch_to_space, lambda g, ans, x, block_shape, crops, **_: F.execute(
     "SpaceToBatchND", [g], block_shape=block_shape, paddings=crops), moves_data=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Image resizing (kernels/resize.py), half-pixel centres as TF 2's tf.image.resize. The output size and the
+# original shape TF passes as shape tensors are attributes here. ResizeBilinear returns float32 whatever its
+# input; its gradient kernel returns the input's dtype T and is not differentiable (None); TF registers no
+# gradient for ResizeNearestNeighborGrad (and pfor has no converter: its vectorized loop runs it unvectorized).
+
+from .kernels import resize as _resize  # noqa: E402 - the family's block
+
+_RESIZED = REAL  # TF's CPU kernels: the real number types
+
+
+def _resize_bilinear_vjp(g, ans, x, size, **_):
+    return F.execute("ResizeBilinearGrad", [F.convert_to_tensor(g)], original_shape=_shape(x), T=x.dtype)
+
+
+def _resize_nearest_vjp(g, ans, x, size, **_):
+    g = F.convert_to_tensor(g)
+    return F.execute("ResizeNearestNeighborGrad", [g], size=tuple(_shape(x)[1:3]), T=g.dtype)
+
+
+defop("ResizeBilinear", _resize.resize_bilinear, _resize_bilinear_vjp, dtypes=_RESIZED,
+      out_dtype=lambda dt, a: _dtypes.float32)
+defop("ResizeBilinearGrad", _resize.resize_bilinear_grad, _none_gradient, dtypes=frozenset({_dtypes.float32}),
+      out_dtype=lambda dt, a: a["T"])
+defop("ResizeNearestNeighbor", _resize.resize_nearest, _resize_nearest_vjp, dtypes=_RESIZED, moves_data=True)
+defop("ResizeNearestNeighborGrad", _resize.resize_nearest_grad,
+      _unvectorized(_unregistered("ResizeNearestNeighborGrad")), dtypes=FLOAT | INTEGER)
+
+
+# ---------------------------------------------------------------------------------------------
+# tf.signal's real FFTs (kernels in kernels/special.py), their gradients as TF's: RFFT's is half of the inverse
+# transform of the upstream times the input's size plus the real part of the terms the halved spectrum drops
+# (the DC bin's, and for an even length the Nyquist bin's alternating in sign; in 2-d both through the DFT matrix
+# of the outer axis); IRFFT's the forward transform of the upstream over its size, the bins a real signal's
+# spectrum holds twice doubled.
+
+from .kernels.special import _irfft, _irfft2d, _rfft, _rfft2d  # noqa: E402 - the family's block
+
+
+def _alternating(length: int, dtype) -> EagerTensor:
+    """1, -1, 1, ... of `length` in `dtype`."""
+    return F.cast(F.constant(1 - 2 * (np.arange(length, dtype=np.int32) % 2)), dtype)
+
+
+def _outer_dft(length: int, dtype) -> EagerTensor:
+    """The DFT matrix exp(-2 pi i a b / length) of the outer axis, in the complex `dtype`."""
+    indices = np.arange(length, dtype=np.int32)
+    products = F.cast(F.constant(np.multiply.outer(indices, indices)), dtype)
+    angle = F.divide(F.multiply(F.constant(-2j * np.pi, dtype), products), F.cast(F.constant(length), dtype))
+    return F.exp(angle)
+
+
+def _rfft_extra_terms(g, x_shape: tuple, rank: int, is_even):
+    """The dropped bins' terms of RFFT's gradient (complex, of the input's shape after broadcasting)."""
+    first, last = g[..., 0:1], g[..., -1:]
+    if rank == 1:
+        return F.add(first, F.multiply(F.multiply(is_even, last), _alternating(x_shape[-1], g.dtype)))
+    mask = _outer_dft(x_shape[-2], g.dtype)
+    batch = tuple(_shape(first)[:-2])
+    tiled = F.tile(F.reshape(mask, (1,) * len(batch) + _shape(mask)), batch + (1, 1))
+    first_term = F.matmul(tiled, F.conj(first))
+    last_term = F.matmul(tiled, F.conj(last))
+    last_term = F.multiply(F.tile(last_term, (1,) * (len(_shape(g)) - 1) + (x_shape[-1],)),
+                           _alternating(x_shape[-1], g.dtype))
+    return F.add(first_term, F.multiply(is_even, last_term))
+
+
+def _rfft_vjp(rank: int):
+    inverse = F.irfft if rank == 1 else F.irfft2d
+
+    def vjp(g, ans, x, fft_length, **_):
+        g = F.convert_to_tensor(g)
+        real = g.dtype.real_dtype
+        is_even = F.cast(F.constant(1 - fft_length[-1] % 2), g.dtype)
+        extra = _rfft_extra_terms(g, _shape(x), rank, is_even)
+        size = F.cast(F.constant(int(np.prod(_shape(x)[-rank:]))), real)
+        doubled = F.add(F.multiply(inverse(g, list(fft_length)), size), F.real(extra))
+        return F.multiply(F.constant(0.5, real), doubled)
+    return vjp
+
+
+def _irfft_vjp(rank: int):
+    forward = F.rfft if rank == 1 else F.rfft2d
+
+    def vjp(g, ans, x, fft_length, **_):
+        g = F.convert_to_tensor(g)
+        is_odd = fft_length[-1] % 2
+        bins = _shape(x)[-1]
+        mask = F.concat([F.constant([1.0], g.dtype), F.multiply(F.constant(2.0, g.dtype), F.ones([bins - 2 + is_odd], g.dtype)),
+                         F.ones([1 - is_odd], g.dtype)], 0)
+        scale = F.reciprocal(F.cast(F.constant(int(np.prod(_shape(g)[-rank:]))), g.dtype))
+        complex_dtype = _dtypes.complex64 if g.dtype == _dtypes.float32 else _dtypes.complex128
+        return F.multiply(forward(g, list(fft_length)), F.cast(F.multiply(scale, mask), complex_dtype))
+    return vjp
+
+
+_REAL_FFT = frozenset({_dtypes.float32, _dtypes.float64})
+defop("RFFT", _rfft, _rfft_vjp(1), dtypes=_REAL_FFT, out_dtype=lambda dt, a: a["Tcomplex"])
+defop("RFFT2D", _rfft2d, _rfft_vjp(2), dtypes=_REAL_FFT, out_dtype=lambda dt, a: a["Tcomplex"])
+defop("IRFFT", _irfft, _irfft_vjp(1), dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
+defop("IRFFT2D", _irfft2d, _irfft_vjp(2), dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)

@@ -12,7 +12,7 @@ import numpy as np
 from reftape_oracle.catalog import (COMPOSITE, ELLIPSIS, GROWS, INDEXED_ROWS, MATRIX_RULES, NORMALIZING, PARTITIONED,
                                     POOL_RULES, REDUCTION, ROW_ATTRIBUTE, TAKES_MATRIX, TAKES_SCALAR, OpSpec,
                                     einsum_shapes, einsum_subscripts, flipped)
-from reftape_oracle.catalog import CONV_RULES, EXPLICIT_PADDING, transposed_sizes
+from reftape_oracle.catalog import CONV_RULES, EXPLICIT_PADDING, resized_size, transposed_sizes
 from reftape_oracle.program import Leaf, ListLiteral, Op, Watch
 from reftape_oracle.surface import keyword_name
 
@@ -46,6 +46,8 @@ def _min_rank(spec: OpSpec) -> int:
         return 2  # exactly 2 (einsum: 2 or 3) (labels and biases are drawn for matrices)
     if spec.shape_rule == "scalars":
         return 0
+    if spec.shape_rule in ("signal", "spectrum"):  # over the last axis (a scalar is TF's ValueError)
+        return 1
     elementwise_attrs = {"alpha", "approximate", "dtype"}
     if set(spec.attrs) - elementwise_attrs and not spec.has(TAKES_SCALAR):
         return 1
@@ -139,10 +141,27 @@ def _axis_shape(shape: tuple, axis: int, keep: bool) -> tuple:
     return shape[:axis] + ((1,) if keep else ()) + shape[axis + 1:]
 
 
+# Gathers and scatters read or write some index (row) twice now and then beyond chance: the upstreams of a
+# repeated gather index add up, a scatter's updates add up (or, for an update, one of them stays)
+REPEATED_INDEX_CHANCE = 0.3
+
+
+def _with_a_repeat(b: _Builder, rows: list) -> list:
+    """`rows` (indices, or N-d index rows as tuples), at times with a later one replaced by an earlier one."""
+    if len(rows) >= 2 and b.chance(REPEATED_INDEX_CHANCE):
+        later = int(b.rng.integers(1, len(rows)))
+        rows[later] = rows[int(b.rng.integers(later))]
+    return rows
+
+
+def _flat(rows: list) -> list:
+    return [int(i) for row in rows for i in row]
+
+
 def _gather_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     axis = attrs["axis"] % len(shape)
     count = int(b.rng.integers(1, 4))
-    attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[axis], count))
+    attrs["indices"] = tuple(_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[axis], count)]))
     return shape[:axis] + (count,) + shape[axis + 1:]
 
 
@@ -150,8 +169,8 @@ def _gather_nd_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     """One to three rows of N-d indices of depth 1 or 2 (the first: IndexedSlices gradients), some repeated."""
     depth = 2 if len(shape) >= 2 and shape[1] and b.chance(0.5) else 1
     count = int(b.rng.integers(1, 4))
-    rows = [int(b.rng.integers(0, shape[a])) for _ in range(count) for a in range(depth)]
-    attrs["indices"] = (depth, *rows)
+    rows = [tuple(int(b.rng.integers(0, shape[a])) for a in range(depth)) for _ in range(count)]
+    attrs["indices"] = (depth, *_flat(_with_a_repeat(b, rows)))
     return (count,) + shape[depth:]
 
 
@@ -161,7 +180,8 @@ def _scatter_nd_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     depth = 2 if 2 * shape[0] < MAX_ATTRIBUTE_INTEGERS and b.chance(0.5) else 1
     leading = tuple(int(b.rng.integers(1, 4)) for _ in range(depth))
     attrs["shape"] = leading + shape[1:]
-    attrs["indices"] = (depth, *[int(b.rng.integers(0, d)) for _ in range(shape[0]) for d in leading])
+    rows = [tuple(int(b.rng.integers(0, d)) for d in leading) for _ in range(shape[0])]
+    attrs["indices"] = (depth, *_flat(_with_a_repeat(b, rows)))
     return attrs["shape"]
 
 
@@ -180,7 +200,7 @@ def _top_k_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
 
 def _embedding_lookup_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     count = int(b.rng.integers(1, 4))
-    attrs["ids"] = tuple(int(i) for i in b.rng.integers(0, shape[0], count))
+    attrs["ids"] = tuple(_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[0], count)]))
     return (count,) + shape[1:]
 
 
@@ -328,6 +348,9 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         labels = b.leaf(x.shape, spec.domains[0], ())
         labels.first_order_only = "softmax" in spec.path  # its second order in labels depends on op determinism
         return _Plan([labels, x], x.shape if "sigmoid" in spec.path else x.shape[:-1])
+    if _last(spec) == "boolean_mask":  # a fresh constant mask (x[mask > 0]): the masked elements are counted
+        mask = b.leaf(x.shape, kind="constant")
+        return _Plan([x, mask], (int(np.count_nonzero(mask.value > 0)),))
     if _pairs(spec) and b.chance(0.3):
         x, y = _paired_leaves(b, spec, x.shape)
     elif spec.domains[1] == "any" and b.chance(0.15):
@@ -350,7 +373,7 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         axis = attrs["axis"] % (len(shape) + 1)
         shape = shape[:axis] + (2,) + shape[axis:]
     elif spec.has(INDEXED_ROWS):  # the updates' rows, each to a row of the tensor (repeats at times)
-        attrs["indices"] = (1, *[int(i) for i in b.rng.integers(0, shape[0], shape[0])])
+        attrs["indices"] = (1, *_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[0], shape[0])]))
     elif _last(spec) == "global_norm":
         shape = ()
     elif _last(spec) == "clip_by_global_norm":  # the clipped tensors, then the norm: the first is fed onward
@@ -533,7 +556,7 @@ def _sparse_segment_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     number of segments, never beyond the last id: past it TF's vectorized jacobian puts a segment's derivative in
     the wrong row (TF_ANOMALIES.md 11; tests/suite/test_ops.py's cases take such a num_segments)."""
     count = int(b.rng.integers(1, 5))
-    attrs["indices"] = tuple(int(i) for i in b.rng.integers(0, shape[0], count))
+    attrs["indices"] = tuple(_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[0], count)]))
     attrs["segment_ids"] = tuple(int(i) for i in np.sort(b.rng.integers(0, 3, count)))
     rows = attrs["segment_ids"][-1] + 1
     attrs["num_segments"] = rows if b.chance(0.5) else None
@@ -624,7 +647,7 @@ _UNARY_SHAPES["strided_slice"] = _strided_slice_shape
 
 def _image_fits(t: _Tensor, spec: OpSpec) -> bool:
     shape, name = t.shape, _last(spec)
-    if name.startswith("flip"):
+    if name.startswith("flip") or name in _WINDOW_SHAPES or name == "resize":
         return len(shape) in (3, 4) and all(shape[-3:])
     if len(shape) != 4:
         return False
@@ -642,7 +665,23 @@ def _image_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         return _Plan([x], (batch, height // 2, width // 2, depth * 4))
     if _last(spec) == "depth_to_space":
         return _Plan([x], (batch, height * 2, width * 2, depth // 4))
+    if _last(spec) == "resize":
+        return _resize_plan(x, attrs)
+    if _last(spec) in _WINDOW_SHAPES:
+        return _Plan([x], x.shape[:-3] + _WINDOW_SHAPES[_last(spec)](*x.shape[-3:-1], attrs) + x.shape[-1:])
     return _Plan([x], x.shape)
+
+
+def _resize_plan(x: _Tensor, attrs: dict) -> _Plan:
+    """tf.image.resize's output: float32 from bilinear; an aspect-preserving fit that would round a side to 0
+    (TF's InvalidArgumentError) resized to the size as given instead."""
+    height, width = x.shape[-3:-1]
+    size = resized_size(attrs["size"], height, width, attrs["preserve_aspect_ratio"])
+    if 0 in size:
+        attrs["preserve_aspect_ratio"] = False
+        size = tuple(attrs["size"])
+    dtype = "float32" if attrs["method"] == "bilinear" else None
+    return _Plan([x], x.shape[:-3] + size + x.shape[-1:], dtype)
 
 
 _PLANNERS["image"] = _image_plan
@@ -953,3 +992,50 @@ def _several_axes(b: _Builder, rank: int) -> tuple:
     """Two or more distinct axes of a tensor of `rank` (one for a vector), in random order."""
     count = int(b.rng.integers(2, rank + 1)) if rank >= 2 else 1
     return tuple(int(a) - rank if b.chance(NEGATIVE_AXIS_CHANCE) else int(a) for a in b.rng.permutation(rank)[:count])
+
+
+# tf.signal's real FFTs: rfft halves the last axis to n // 2 + 1 bins (complex), an inverse doubles it to
+# 2 (n - 1) samples (real); an inverse takes at least 2 bins (TF aborts on a transform of 0 samples)
+def _signal_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    if not x.shape:
+        x = b.leaf((2,))
+    return _Plan([x], x.shape[:-1] + (x.shape[-1] // 2 + 1 if x.shape[-1] else 0,))
+
+
+def _spectrum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    if not x.shape or x.shape[-1] == 1:
+        x = b.leaf(x.shape[:-1] + (2,))
+    return _Plan([x], x.shape[:-1] + (max(0, 2 * (x.shape[-1] - 1)),))
+
+
+_PLANNERS.update({"signal": _signal_plan, "spectrum": _spectrum_plan})
+
+
+# tf.image's crops and pads: the drawn window or frame fitted to the image's height and width; its spatial size
+def _crop_window(height: int, width: int, attrs: dict) -> tuple:
+    for side, size in (("height", height), ("width", width)):
+        attrs[f"offset_{side}"] = min(attrs[f"offset_{side}"], size - 1)
+        attrs[f"target_{side}"] = min(attrs[f"target_{side}"], size - attrs[f"offset_{side}"])
+    return attrs["target_height"], attrs["target_width"]
+
+
+def _pad_frame(height: int, width: int, attrs: dict) -> tuple:
+    for side, size in (("height", height), ("width", width)):
+        attrs[f"target_{side}"] = max(attrs[f"target_{side}"], size + attrs[f"offset_{side}"])
+    return attrs["target_height"], attrs["target_width"]
+
+
+def _central_window(height: int, width: int, attrs: dict) -> tuple:
+    fraction = attrs["central_fraction"]
+    return tuple(size - 2 * int((float(size) - float(size) * fraction) / 2) for size in (height, width))
+
+
+def _resized_frame(height: int, width: int, attrs: dict) -> tuple:
+    return attrs["target_height"], attrs["target_width"]
+
+
+_WINDOW_SHAPES: dict = {}  # dispatch: each crop's or pad's spatial size, by the op's last name
+_WINDOW_SHAPES["crop_to_bounding_box"] = _crop_window
+_WINDOW_SHAPES["pad_to_bounding_box"] = _pad_frame
+_WINDOW_SHAPES["resize_with_crop_or_pad"] = _resized_frame
+_WINDOW_SHAPES["central_crop"] = _central_window

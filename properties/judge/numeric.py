@@ -35,7 +35,7 @@ import ml_dtypes
 import numpy as np
 
 from reftape_oracle.outcome import UNFINISHED, Outcome, describe
-from reftape_oracle.catalog import CATALOG, UNSPECIFIED_ORDER, has_trait
+from reftape_oracle.catalog import CATALOG, NARROWS, UNSPECIFIED_ORDER, has_trait
 from reftape_oracle.program import Call, Leaf, Op, Program, flat_references, structure_children, walk
 
 from reftape_properties.judge import referee
@@ -127,7 +127,7 @@ def _estimate(targets: referee.Targets | None, method: str,
 def _corrected(program: Program, call: Call, source: str, result: dict) -> np.ndarray | None:
     """Writes the estimate into `result` where the backend's value is wrong; returns the estimate, or None
     when nothing was wrong (or nothing could be judged)."""
-    if _through_unspecified_order(program, source):
+    if _through_unspecified_order(program, source) or _through_narrowing(program, source):
         return None
     value, dtype = _dense_value(result)
     targets = _targets(program, call, source)
@@ -221,6 +221,14 @@ def _through_unspecified_order(program: Program, source: str) -> bool:
     unspecified (catalog trait UNSPECIFIED_ORDER): which update stays is no derivative."""
     reached = referee.depending_on(program, source)
     return any(isinstance(op, Op) and has_trait(op.path, UNSPECIFIED_ORDER)
+               and any(referee.base_name(name) in reached for name in op.inputs) for op in walk(program.statements))
+
+
+def _through_narrowing(program: Program, source: str) -> bool:
+    """Whether the source reaches an op that computes in float32 whatever its input's dtype (catalog trait
+    NARROWS): the float64 re-evaluation then holds float32 rounding, too coarse for a numerical derivative."""
+    reached = referee.depending_on(program, source)
+    return any(isinstance(op, Op) and has_trait(op.path, NARROWS)
                and any(referee.base_name(name) in reached for name in op.inputs) for op in walk(program.statements))
 
 

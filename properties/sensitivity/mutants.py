@@ -673,3 +673,36 @@ MUTANTS += (
          "(a b a b, not a a b b) and the gradient sums each slice's upstream from the wrong positions",
          file="functions.py"),
 )
+
+# Image resizing (kernels/resize.py)
+MUTANTS += (
+    _vjp("resize-bilinear-grad-legacy-centres", "attribute",
+         "    y_lower, y_upper, y_weight = bilinear_weights(resized_height, original_shape[1])\n",
+         "    y_centres = np.arange(resized_height, dtype=np.float32) * (np.float32(original_shape[1]) / "
+         "np.float32(resized_height))\n"
+         "    y_lower = np.floor(y_centres).astype(np.int64)\n"
+         "    y_upper = np.minimum(y_lower + 1, original_shape[1] - 1)\n"
+         "    y_weight = (y_centres - np.floor(y_centres)).astype(np.float32)\n",
+         "ResizeBilinearGrad places the resized rows without half-pixel centres (row i at i * scale, TF 1's legacy "
+         "scaler): the forward is right and so is the gradient of a resize that keeps the height",
+         file="kernels/resize.py"),
+    _vjp("resize-nearest-grad-overwrites", "accumulation",
+         "    np.add.at(output, where, grads.astype(dtype))\n",
+         "    output[where] = grads.astype(dtype)\n",
+         "ResizeNearestNeighborGrad writes each upstream pixel over the others that copied the same input pixel "
+         "instead of summing them: right when no input pixel is copied twice (shrinking)",
+         file="kernels/resize.py"),
+)
+
+# Real FFTs (ops_table.py)
+MUTANTS += (
+    _vjp("irfft-grad-interior-bins-not-doubled", "sign-or-scale",
+         "F.multiply(F.constant(2.0, g.dtype), F.ones([bins - 2 + is_odd], g.dtype))",
+         "F.ones([bins - 2 + is_odd], g.dtype)",
+         "IRFFT's gradient weighs every bin once: the interior bins, which stand for themselves and their mirror "
+         "images in the real signal, are not doubled (right for a spectrum of the DC and Nyquist bins only)"),
+    _vjp("rfft-grad-without-nyquist-term", "special-point",
+         "        return F.add(first, F.multiply(F.multiply(is_even, last), _alternating(x_shape[-1], g.dtype)))\n",
+         "        return first\n",
+         "RFFT's gradient drops the Nyquist bin's alternating term: right for odd lengths only"),
+)

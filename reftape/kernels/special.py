@@ -1039,3 +1039,43 @@ def _fourier(rank, inverse):
 
 
 _fft, _ifft, _fft2d, _ifft2d = _fourier(1, False), _fourier(1, True), _fourier(2, False), _fourier(2, True)
+
+
+# tf.signal's real FFTs over the innermost one or two axes (RFFT, IRFFT, RFFT2D, IRFFT2D), `fft_length` an
+# attribute: the input cropped to it (its last axis to fft_length[-1] // 2 + 1 bins for an inverse; TF's wrapper
+# pads a shorter input first, and the kernel refuses one still shorter). An inverse ignores the imaginary parts
+# of the bins a real signal's spectrum holds real (pocketfft and TF's DUCC alike). An empty input gives zeros
+# (an empty output in every case the harness draws: TF fills a non-empty one from an empty input with whatever
+# its memory held).
+
+
+def _real_fourier(rank, inverse):
+    def kernel(x, fft_length, **_):
+        if x.ndim < rank:
+            raise ValueError(f"Input must have rank of at least {rank} but got: [{','.join(map(str, x.shape))}]")
+        lengths = tuple(int(n) for n in fft_length)
+        if len(lengths) != rank:
+            raise ValueError(f"fft_length must have shape [{rank}]")
+        if any(n < 0 for n in lengths):
+            raise ValueError(f"fft_length must be non-negative, got {list(lengths)}")
+        inner = lengths[:-1] + ((lengths[-1] // 2 + 1 if lengths[-1] else 0),)
+        needed = inner if inverse else lengths
+        out_inner = lengths if inverse else inner
+        out_shape = x.shape[:-rank] + out_inner
+        real = x.real.dtype if inverse else x.dtype
+        out_dtype = real if inverse else np.result_type(real, np.complex64)
+        for axis, (have, want) in enumerate(zip(x.shape[-rank:], needed)):
+            if 0 < have < want:  # an empty axis passes (TF's check reads it so)
+                raise ValueError(f"Input dimension {x.ndim - rank + axis} must have length of at least {want} but "
+                                 f"got: {have}")
+        if x.size == 0:
+            return np.zeros(out_shape, out_dtype)
+        x = x[(Ellipsis,) + tuple(slice(0, n) for n in needed)]
+        axes = tuple(range(-rank, 0))
+        out = np.fft.irfftn(x, s=lengths, axes=axes) if inverse else np.fft.rfftn(x, axes=axes)
+        return out.astype(out_dtype)
+    return kernel
+
+
+_rfft, _irfft, _rfft2d, _irfft2d = (_real_fourier(1, False), _real_fourier(1, True), _real_fourier(2, False),
+                                    _real_fourier(2, True))

@@ -78,7 +78,7 @@ def test_a_candidate_lacking_a_name_the_program_uses_is_never_a_silent_pass():
 
 @pytest.mark.parametrize("case", ["smooth", "kink", "rounding", "hermitian", "batch sum", "integer path", "adjoint", "pole",
                                   "list element source", "unspecified order", "watched while not recording",
-                                  "beyond the dtype's range", "infinite derivative in bfloat16"])
+                                  "beyond the dtype's range", "infinite derivative in bfloat16", "float32 whatever the input"])
 def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
     programs = {
         "smooth": gradient_program([Op("e", "exp", ["x"]), Op("s", "sin", ["e"]), Op("y", "reduce_sum", ["s"])],
@@ -129,6 +129,14 @@ def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
             Leaf("v", "variable", np.array([1.875, -1.375, 2.5], ml_dtypes.bfloat16), "bfloat16"),
             Tape("t", body=[Watch("t", ["x"]), Op("y", "sqrt", ["x"])]), Call("g", "t", "gradient", "y", "x"),
             Op("n", "linalg.l2_normalize", ["v"], {"axis": -1})], ["y", "n"]),
+        # bilinear resize computes in float32 for a float64 image: a numerical derivative of its float32 rounding
+        # is off by percents (the numeric check once reported TF and reftape wrong here: a campaign's finding)
+        "float32 whatever the input": Program([
+            Leaf("x", "variable", np.array([2.75, -0.0, 2.381, 0.4257, 1.5456, -0.2226, 2.5936, 1.1823, -1.0, -1.5305,
+                                            0.7905, -1.5754, 1.7572, -1.7506, -0.0, 0.7031]).reshape(1, 2, 2, 4), "float64"),
+            Tape("t", body=[Op("y", "image.resize", ["x"], {"size": (3, 5), "method": "bilinear",
+                                                           "preserve_aspect_ratio": False})]),
+            Call("g", "t", "gradient", "y", "x")], ["y"]),
     }
     assert evaluate(programs[case], "tensorflow", NUMERIC) is None
 

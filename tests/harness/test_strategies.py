@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reftape_oracle import run
-from reftape_oracle.catalog import BOUNDED, CATALOG, ELLIPSIS, einsum_subscripts
+from reftape_oracle.catalog import BOUNDED, CATALOG, ELLIPSIS, einsum_subscripts, index_rows
 from reftape_oracle.program import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,
                                     Program, ReadValue, StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk, WhileLoop)
@@ -839,8 +839,6 @@ def test_accumulated_programs_run_inside_a_forward_accumulator_with_jvps_of_what
     accumulator around the rest whose primals are leaves the ops read; most programs take a jvp of an op
     output computed from a primal (measured: 96 of 100 on this sample); `programs()` draws none. Each
     round-trips through JSON and prints."""
-    from reftape_oracle.program import Accumulator, Jvp, Leaf
-
     drawn = _sample(programs(accumulators=1.0, swarm=True), 100, seed=6)
     with_jvps = 0
     for program in drawn:
@@ -884,3 +882,33 @@ def test_while_loops_are_drawn_over_bounded_elementwise_ops_at_a_measured_rate()
     assert any(op.path == "multiply" for loop in loops for op in loop.body)
     lacking = _sample(programs(lacking=frozenset({"while_loop"})), 100, seed=7)
     assert not any(isinstance(s, WhileLoop) for p in lacking for s in walk(p.statements))
+
+
+_INDEX_OPS = ("gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_update",
+              "nn.embedding_lookup", "sparse.segment_sum", "sparse.segment_mean", "sparse.segment_sqrt_n")
+
+
+def _index_rows_of(op) -> tuple[int, list]:
+    """An index op's index depth and its index rows (tuples for N-d indices)."""
+    if op.path in ("gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_update"):
+        return op.attrs["indices"][0], [tuple(row) for row in index_rows(op.attrs["indices"])]
+    return 1, list(op.attrs["ids"] if "ids" in op.attrs else op.attrs["indices"])
+
+
+def test_gathers_and_scatters_repeat_indices_at_every_depth():
+    """Every gather and scatter family op reads or writes an index twice in a good share of its draws, at every
+    index depth it draws (gather_nd's and scatter_nd's 1 and 2), and distinct indices in the others. This sample
+    (2026-11-28): 36% (gather_nd at depth 2, 14 of 39) to 71% (sparse.segment_mean, 40 of 56) with a repeat;
+    before the generator repeated a row on purpose (REPEATED_INDEX_CHANCE), by chance alone 33% to 65%."""
+    found = Counter()
+    for p in _sample(programs(ops=_INDEX_OPS + ("sin",), dtypes=("float64", "complex128")), 150, seed=9):
+        for op in (op for op in p.ops() if op.path in _INDEX_OPS):
+            depth, rows = _index_rows_of(op)
+            found[op.path, depth] += 1
+            found[op.path, depth, "repeated"] += len(set(rows)) < len(rows)
+    drawn = {key: found[key] for key in found if len(key) == 2}
+    print({f"{path} depth {depth}": f"{found[path, depth, 'repeated']}/{n}" for (path, depth), n in sorted(drawn.items())})
+    assert {path for path, _ in drawn} == set(_INDEX_OPS)
+    assert ("gather_nd", 2) in drawn and ("scatter_nd", 2) in drawn
+    for key, n in drawn.items():
+        assert n >= 20 and 0.2 * n <= found[key + ("repeated",)] <= 0.85 * n, (key, found[key + ("repeated",)], n)

@@ -302,3 +302,18 @@ def test_vectorized_jacobian_of_an_explicitly_padded_conv2d_filter_still_fails_i
 
     unvectorized = t.jacobian(y, w, experimental_use_pfor=False).numpy()
     assert compare_arrays(unvectorized, outcomes[1], Tolerance.for_dtype(np.float32, gradient=True)) is None
+
+
+@pytest.mark.parametrize("method,antialias", [("bicubic", False), ("area", False), ("lanczos3", False),
+                                              ("lanczos5", False), ("gaussian", False), ("mitchellcubic", False),
+                                              ("bilinear", True)])
+def test_resize_by_a_method_reftape_lacks_still_computes_in_tensorflow(method, antialias):
+    """KNOWN_DIVERGENCES.md ("Outside the program language"): TF resizes by these methods, reftape refuses them
+    (NotImplementedError). Once reftape computes one, it leaves this list for the catalog's methods."""
+    import reftape
+    import tensorflow as tf
+
+    image = np.linspace(-1.0, 2.0, 8).reshape(1, 2, 2, 2)
+    assert tf.image.resize(tf.constant(image), [3, 3], method=method, antialias=antialias).shape == (1, 3, 3, 2)
+    with pytest.raises(NotImplementedError):
+        reftape.image.resize(reftape.constant(image), [3, 3], method=method, antialias=antialias)

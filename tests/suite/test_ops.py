@@ -1187,6 +1187,103 @@ GRADIENT_SNIPPETS.update({
     "flip_up_down/rank_2": "r = tf.image.flip_up_down(tf.ones([2, 3]))",
 })
 
+# tf.image.resize: the same size (bilinear only casts: infinities kept), an infinity interpolated (NaN), a single
+# image, integer and half inputs (the gradients' sums in float32 or in the half type), and the second orders
+# (ResizeBilinearGrad not differentiable: None for the upstream; ResizeNearestNeighborGrad without a gradient)
+_IMAGE = "x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(1, 3, 4, 2))"
+_INFINITE_IMAGE = "x = tf.constant([[[[np.inf], [1.0], [2.0]], [[3.0], [-np.inf], [5.0]]]])"
+GRADIENT_SNIPPETS.update({
+    "resize/same_size": _first_order(_INFINITE_IMAGE, "tf.image.resize(x, [2, 3])", "[x]"),
+    "resize/same_size_nearest": _first_order(_INFINITE_IMAGE, "tf.image.resize(x, [2, 3], 'nearest')", "[x]"),
+    "resize/infinity": _first_order(_INFINITE_IMAGE, "tf.image.resize(x, [3, 5])", "[x]"),
+    "resize/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.resize(x, [5, 3])", "[x]"),
+    "resize/float16": _first_order(_IMAGE + "; x = tf.cast(x, tf.float16)", "tf.image.resize(x, [7, 9])", "[x]"),
+    "resize/bfloat16_nearest": _first_order(_IMAGE + "; x = tf.cast(x, tf.bfloat16)",
+                                            "tf.image.resize(x, [9, 11], 'nearest')", "[x]"),
+    "resize/shrink": _first_order(_IMAGE, "tf.image.resize(x, [1, 3], preserve_aspect_ratio=True)", "[x]"),
+    "resize/second_order": _second_order(_IMAGE, "tf.image.resize(x * x, [5, 3])", "[x]"),
+    "resize/second_order_nearest": _second_order(_IMAGE, "tf.image.resize(x * x, [5, 3], 'nearest')", "[x]"),
+    "resize/integers": "r = [tf.image.resize(tf.constant([[[[1], [2]], [[3], [4]]]]), [3, 3]), "
+                       "tf.image.resize(tf.constant([[[1], [2]], [[3], [4]]], tf.uint8), [3, 1], 'nearest')]",
+    "resize/empty_size": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [0, 3])",
+    "resize/empty_image": "r = tf.image.resize(tf.ones([1, 0, 2, 1]), [2, 3], 'nearest')",
+    "resize/size_of_three": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [2, 3, 1])",
+    "resize/unknown_method": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [2, 3], 'cubic')",
+    "resize/complex": "r = tf.image.resize(tf.ones([1, 2, 2, 1], tf.complex64), [2, 3])",
+    "crop_to_bounding_box/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.crop_to_bounding_box(x, 1, 2, 2, 1)",
+                                                      "[x]"),
+    "pad_to_bounding_box/second_order": _second_order(_IMAGE, "tf.image.pad_to_bounding_box(x * x, 1, 0, 5, 6)", "[x]"),
+    "resize_with_crop_or_pad/crop_and_pad": _second_order(_IMAGE, "tf.image.resize_with_crop_or_pad(x * x, 2, 7)", "[x]"),
+    "resize_with_crop_or_pad/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.resize_with_crop_or_pad(x, 6, 1)",
+                                                         "[x]"),
+    "central_crop/single_image": _first_order(_IMAGE + "; x = x[0]", "tf.image.central_crop(x, 0.3)", "[x]"),
+    "central_crop/refusals": "r = [tf.image.central_crop(tf.ones([1, 2, 2, 1]), 0.0)]",
+    "crop_to_bounding_box/refusals": "r = tf.image.crop_to_bounding_box(tf.ones([1, 3, 2, 1]), 1, 0, 3, 1)",
+    "pad_to_bounding_box/refusals": "r = tf.image.pad_to_bounding_box(tf.ones([1, 3, 2, 1]), 0, 1, 3, 2)",
+    "resize_with_crop_or_pad/empty_image": "r = tf.image.resize_with_crop_or_pad(tf.ones([1, 0, 2, 1]), 2, 2)",
+})
+
+
+# tf.signal's real FFTs with explicit lengths: padded (a recorded Pad), cropped (the gradient's shapes then clash, as
+# TF's), odd and even; the 2-d gradient's DFT matrix over a batch; second orders (RFFT's gradient through IRFFT and
+# back). Real signals in float64 and float32, spectra in complex128 and complex64.
+_SIGNAL = "x = tf.constant(np.linspace(-2.0, 3.0, 24).reshape(2, 3, 4) ** 2)"
+_SPECTRUM = _SIGNAL + "; x = tf.complex(x, tf.reverse(x, [2]))"
+GRADIENT_SNIPPETS.update({
+    "rfft/padded": _first_order(_SIGNAL, "tf.signal.rfft(x, [7])", "[x]"),
+    "rfft/even_padded": _first_order(_SIGNAL, "tf.signal.rfft(x, [6])", "[x]"),
+    "rfft/cropped": _first_order(_SIGNAL, "tf.signal.rfft(x, [3])", "[x]"),
+    "rfft/float32": _first_order(_SIGNAL + "; x = tf.cast(x, tf.float32)", "tf.signal.rfft(x)", "[x]"),
+    "rfft/odd_second_order": _second_order(_SIGNAL + "[..., :3]", "tf.signal.rfft(x * x)", "[x]"),
+    "rfft/second_order": _second_order(_SIGNAL, "tf.signal.rfft(x * x)", "[x]"),
+    "irfft/odd": _first_order(_SPECTRUM, "tf.signal.irfft(x, [7])", "[x]"),
+    "irfft/padded": _first_order(_SPECTRUM, "tf.signal.irfft(x, [10])", "[x]"),
+    "irfft/cropped": _first_order(_SPECTRUM, "tf.signal.irfft(x, [4])", "[x]"),
+    "irfft/complex64": _first_order(_SPECTRUM + "; x = tf.cast(x, tf.complex64)", "tf.signal.irfft(x)", "[x]"),
+    "irfft/second_order": _second_order(_SPECTRUM, "tf.signal.irfft(x * x)", "[x]"),
+    "rfft2d/batch": _first_order(_SIGNAL, "tf.signal.rfft2d(x)", "[x]"),
+    "rfft2d/padded_odd": _first_order(_SIGNAL, "tf.signal.rfft2d(x, [4, 5])", "[x]"),
+    "rfft2d/cropped": _first_order(_SIGNAL, "tf.signal.rfft2d(x, [2, 4])", "[x]"),
+    "rfft2d/second_order": _second_order(_SIGNAL, "tf.signal.rfft2d(x * x)", "[x]"),
+    "irfft2d/batch_odd": _first_order(_SPECTRUM, "tf.signal.irfft2d(x, [3, 5])", "[x]"),
+    "irfft2d/padded": _first_order(_SPECTRUM, "tf.signal.irfft2d(x, [4, 8])", "[x]"),
+    "irfft2d/second_order": _second_order(_SPECTRUM, "tf.signal.irfft2d(x * x)", "[x]"),
+    "rfft/refusals": "r = [tf.signal.rfft(tf.ones([3], tf.float16))]",
+    "rfft/integers": "r = [tf.signal.rfft([1, 2, 3]), tf.signal.irfft([1, 2, 3])]",
+    "rfft/scalar": "r = tf.signal.rfft(tf.constant(1.0))",
+    "rfft/two_lengths": "r = tf.signal.rfft(tf.ones([4]), [4, 4])",
+    "rfft/negative_length": "r = tf.signal.rfft(tf.ones([4]), [-2])",
+    "irfft/real_input": "r = tf.signal.irfft(tf.ones([4]))",
+    "rfft2d/vector": "r = tf.signal.rfft2d(tf.ones([4]))",
+})
+
+
+# gather with batch_dims on higher ranks: the axis after the batch dimensions or further in, batch_dims counted from
+# the end, indices of several dimensions per batch, repeated indices (their upstreams add), empty batches, and TF's
+# refusals (batch_dims past the axis or the rank, batch sizes that differ)
+_PARAMS4 = "x = tf.constant(np.linspace(-2.0, 3.0, 120).reshape(2, 3, 4, 5))"
+_BATCH_INDICES = "[[[1, 0], [2, 2], [0, 1]], [[3, 3], [0, 1], [1, 2]]]"
+GRADIENT_SNIPPETS.update({
+    "gather/batch_dims_1_axis_2": _first_order(_PARAMS4, "tf.gather(x, [[1, 1, 3], [0, 2, 2]], batch_dims=1, axis=2)", "[x]"),
+    "gather/batch_dims_1_axis_3": _first_order(_PARAMS4, "tf.gather(x, [[4, 0], [4, 4]], batch_dims=1, axis=3)", "[x]"),
+    "gather/batch_dims_2_axis_2": _first_order(_PARAMS4, f"tf.gather(x, {_BATCH_INDICES}, batch_dims=2, axis=2)", "[x]"),
+    "gather/batch_dims_2_axis_3": _first_order(_PARAMS4, f"tf.gather(x, {_BATCH_INDICES}, batch_dims=2, axis=3)", "[x]"),
+    "gather/batch_dims_negative": _first_order(_PARAMS4, f"tf.gather(x, {_BATCH_INDICES}, batch_dims=-1, axis=-1)", "[x]"),
+    "gather/batch_dims_default_axis": _first_order(_PARAMS4, f"tf.gather(x, {_BATCH_INDICES}, batch_dims=2)", "[x]"),
+    "gather/batch_dims_second_order": _second_order(_PARAMS4, f"tf.gather(x * x, {_BATCH_INDICES}, batch_dims=2, axis=3)",
+                                                    "[x]"),
+    "gather/batch_dims_1_second_order": _second_order(_PARAMS4, "tf.gather(x * x, [[1, 1], [0, 2]], batch_dims=1, axis=2)",
+                                                      "[x]"),
+    "gather/batch_dims_complex": _first_order(_PARAMS4 + "; x = tf.complex(x, -x)",
+                                              "tf.gather(x, [[2, 2, 0], [1, 0, 1]], batch_dims=1, axis=1)", "[x]"),
+    "gather/batch_dims_empty_batch": _first_order("x = tf.zeros([0, 3, 4])",
+                                                  "tf.gather(x, tf.zeros([0, 2], tf.int32), batch_dims=1, axis=2)", "[x]"),
+    "gather/batch_dims_past_axis": "r = tf.gather(tf.ones([2, 3, 4]), [[0], [1]], batch_dims=2, axis=1)",
+    "gather/batch_dims_past_rank": "r = tf.gather(tf.ones([2, 3]), [[0], [1]], batch_dims=3)",
+    "gather/batch_dims_mismatch": "r = tf.gather(tf.ones([2, 3, 4]), [[0], [1], [2]], batch_dims=1, axis=2)",
+})
+
+
 @pytest.mark.parametrize("name", snippets(GRADIENT_SNIPPETS))
 def test_gradient_snippet_matches_tensorflow(name, tf, candidate):
     found = compare_values(run_statements(GRADIENT_SNIPPETS[name], tf), run_statements(GRADIENT_SNIPPETS[name], candidate))
