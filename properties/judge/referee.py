@@ -118,7 +118,8 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
     the tape's block and outside its own stop_recording spans, `watch` tracks floating tensors and
     an op with a tracked input is recorded (its floating output tracked), except stop_gradient;
     with watch_accessed_variables, a trainable variable an op reads there is tracked; `reset`
-    forgets everything. Elsewhere nothing is recorded or watched."""
+    forgets everything. Elsewhere nothing is recorded or watched. Inside the tape's own stop_recording span
+    `watch` tracks only while another tape records (TF ignores a watch while no tape records)."""
     leaves = program.leaves()
     lists = {s.name: s.items for s in walk(program.statements) if isinstance(s, ListLiteral)}
     tape = next(s for s in walk(program.statements) if isinstance(s, Tape) and s.name == call.tape)
@@ -135,21 +136,24 @@ def _tape_state(program: Program, call: Call) -> tuple[set[str], set[str]]:
     def tracked(name: str) -> bool:
         return name in watched or base_name(name) in watched
 
-    def visit(statements: list, recording: bool, entered: bool = False) -> bool:
-        """`entered`: inside the call's tape's block, where `watch` works even while it stops recording."""
+    def visit(statements: list, recording: bool, entered: bool = False, others: int = 0) -> bool:
+        """`entered`: inside the call's tape's block, where `watch` works while any tape records (`others`:
+        how many tapes besides the call's record there)."""
         for s in statements:
             if s is call:
                 return True
-            if isinstance(s, Tape) and visit(s.body, recording or s.name == call.tape, entered or s.name == call.tape):
+            if isinstance(s, Tape) and visit(s.body, recording or s.name == call.tape, entered or s.name == call.tape,
+                                             others + (s.name != call.tape)):
                 return True
-            if isinstance(s, StopRecording) and visit(s.body, recording and s.tape != call.tape, entered):
+            if isinstance(s, StopRecording) and visit(s.body, recording and s.tape != call.tape, entered,
+                                                      others - (s.tape != call.tape)):
                 return True
             if isinstance(s, Accumulator) and visit(s.body, recording, entered):
                 return True
             if isinstance(s, Reset) and s.tape == call.tape:
                 watched.clear()
                 recorded.clear()
-            elif isinstance(s, Watch) and s.tape == call.tape and entered:
+            elif isinstance(s, Watch) and s.tape == call.tape and entered and (recording or others > 0):
                 watched.update(n for n in s.names if floating_leaf(n) or n not in leaves)
             elif not recording:
                 continue

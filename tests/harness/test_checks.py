@@ -141,6 +141,24 @@ def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
     assert evaluate(programs[case], "tensorflow", NUMERIC) is None
 
 
+def watched_while_paused(value: list, outer: bool) -> Program:
+    """sum(cumprod(x)) with x watched inside t's stop_recording, inside another tape `o` when `outer`; the
+    gradient with unconnected_gradients zero."""
+    tape = Tape("t", body=[StopRecording("t", body=[Leaf("x", "constant", np.array(value), "float64"), Watch("t", ["x"])]),
+                           *sum_of("math.cumprod")])
+    return Program([Tape("o", body=[tape]) if outer else tape,
+                    Call("g", "t", "gradient", "y", "x", unconnected="zero", unconnected_form="string")], ["y"])
+
+
+def test_a_watch_while_no_tape_records_is_not_judged_and_one_while_another_records_is():
+    """TF ignores t.watch inside t.stop_recording unless another tape records (tests/harness/test_referee.py):
+    alone, TF's zeros are right (the referee once judged x watched: a false finding from seed 101); inside
+    tape o, x is watched and TF's wrong cumprod gradient [1, 0, 0] at [2, 0, 4] (exact [1, 10, 0]) is found."""
+    assert evaluate(watched_while_paused([2.0, 0.0, 4.0], outer=False), "tensorflow", NUMERIC) is None
+    finding = evaluate(watched_while_paused([2.0, 0.0, 4.0], outer=True), "tensorflow", NUMERIC)
+    assert finding is not None and finding.discrepancies[0].verdict == "tensorflow-wrong"
+    np.testing.assert_allclose(estimate_of(finding), [1, 10, 0], atol=1e-6)
+
 def fuzz(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", *args], cwd=BACKENDS,
                           capture_output=True, text=True, timeout=timeout)

@@ -226,6 +226,27 @@ def test_tensorflow_tape_rules_the_referee_models(tf):
     assert tape.gradient(product, w) is None
 
 
+def test_tensorflow_watches_while_paused_only_when_another_tape_records(tf):
+    """The rule `_tape_state` models for a watch inside the call's tape's stop_recording span."""
+    x = tf.constant([3.0, 4.0])
+    with tf.GradientTape() as alone:
+        with alone.stop_recording():
+            alone.watch(x)
+        product = x * x
+    assert alone.gradient(product, x) is None
+    with tf.GradientTape() as other:
+        with tf.GradientTape() as tape:
+            with tape.stop_recording():
+                tape.watch(x)                    # `other` records: the watch takes effect
+            product = x * x
+    np.testing.assert_allclose(tape.gradient(product, x), [6.0, 8.0])
+    with tf.GradientTape() as other:
+        with tf.GradientTape() as tape:
+            with other.stop_recording(), tape.stop_recording():
+                tape.watch(x)                    # no tape records
+            product = x * x
+    assert tape.gradient(product, x) is None
+
 def test_a_path_the_tape_did_not_record_stays_constant():
     program = Program([
         Leaf("x", "constant", array([0.3, -1.2, 2.0]), "float32"),
