@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import io
 import sys
 import textwrap
@@ -144,7 +145,13 @@ def catalog_entries() -> list[CatalogEntry]:
 
 
 def _probe_helper(name: str) -> str:
-    source = (CORPUS / "tf_semantics_probe.py").read_text()
+    return _helper_in((CORPUS / "tf_semantics_probe.py").read_text(), name)
+
+
+@functools.lru_cache(maxsize=8)
+def _helper_in(source: str, name: str) -> str:
+    """The source of the function `name` in `source`: parsed once per text (every entry asks, on each side,
+    and parsing the whole probe costs a tenth of a second)."""
     node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == name)
     return ast.get_source_segment(source, node)
 

@@ -1,8 +1,10 @@
 """The commands as a user runs them (subprocesses of the installed entry points): exit statuses 0 / 1 /
 2 / 3 / 130, one line on stderr and never a traceback for bad input, readable discrepancies, findings
 replayed by id, streaming conformance that keeps its partial table on Ctrl-C, a quiet TensorFlow
-import, and a clear line when TensorFlow is not installed."""
+import, and a clear line when TensorFlow is not installed. The conformance rows' tests run the command's `main`
+in-process (below)."""
 
+import copy
 import importlib
 import json
 import os
@@ -323,15 +325,54 @@ def test_conformance_checks_its_arguments_before_running(tmp_path):
     one_line_error(command("reftape-conformance", "--json", blocker / "rows.json"), 2, "is not writable")
 
 
-def conformance_rows(backend: str, tmp_path: Path) -> tuple[int, dict]:
+# The rows' tests run the command's `main` in this process (what they check is the rows and the exit status; the
+# process is checked above: entry point, Ctrl-C, one-line errors), with TensorFlow's outcome of each snippet
+# computed once and shared: it is a function of the snippet's code (and the probe helper a catalog entry
+# runs with), which the memo is keyed by, and TensorFlow runs with op determinism.
+_REFERENCE_OUTCOMES: dict = {}
+
+
+def _reference_memoized(run, key_of):
+    def run_memoized(snippet, ns):
+        if getattr(ns, "__name__", "") != "tensorflow":
+            return run(snippet, ns)
+        key = (run.__name__, *key_of(snippet))
+        if key not in _REFERENCE_OUTCOMES:
+            _REFERENCE_OUTCOMES[key] = run(snippet, ns)
+        return copy.deepcopy(_REFERENCE_OUTCOMES[key])
+    return run_memoized
+
+
+@pytest.fixture
+def conformance(monkeypatch, capsys):
+    """Runs reftape-conformance's `main` in this process, from tests/backends (where the planted backends are
+    found), TensorFlow's outcomes memoized; its exit status and what it printed."""
+    from reftape_properties.conformance import snippets
+    from reftape_reports.commands.reftape_conformance import main
+
+    monkeypatch.setattr(snippets, "run_catalog_entry", _reference_memoized(
+        snippets.run_catalog_entry, lambda entry: (entry.source, snippets._probe_helper("_grad"))))
+    monkeypatch.setattr(snippets, "run_seed", _reference_memoized(
+        snippets.run_seed, lambda name: (name, (snippets.CORPUS / "seeds" / name).read_text())))
+    monkeypatch.chdir(BACKENDS)
+    monkeypatch.setattr(sys, "path", list(sys.path))   # whatever the command adds to it goes with the test
+
+    def run(*args) -> tuple[int, str, str]:
+        status = main([str(a) for a in args])
+        printed = capsys.readouterr()
+        return status, printed.out, printed.err
+    return run
+
+
+def conformance_rows(conformance, backend: str, tmp_path: Path) -> tuple[int, dict]:
     """Runs reftape-conformance on a backend of tests/backends; its exit status, and its rows by label start
     ("catalog 24", "seed 003_...")."""
     report = tmp_path / f"{backend}.json"
-    result = command("reftape-conformance", "--backend", backend, "--json", report, cwd=BACKENDS)
-    assert "Traceback" not in result.stdout + result.stderr, result.stderr[-2000:]
+    status, out, err = conformance("--backend", backend, "--json", report)
+    assert "Traceback" not in out + err, err[-2000:]
     saved = json.loads(report.read_text())
     assert saved["complete"] and len(saved["rows"]) == saved["total"] == 99
-    return result.returncode, {" ".join(r["label"].split()[:2]): r for r in saved["rows"]}
+    return status, {" ".join(r["label"].split()[:2]): r for r in saved["rows"]}
 
 
 # The rows about each planted fault: catalog entry 24 is about watch_accessed_variables=False (and seed
@@ -340,8 +381,8 @@ def conformance_rows(backend: str, tmp_path: Path) -> tuple[int, dict]:
     ("ignores_watch_accessed_backend", {"catalog 24", "seed 002_f601a798f94f017f.txt"}),
     ("wrong_reduce_mean_backend", {"catalog 88"})])
 @pytest.mark.runs_long
-def test_conformance_fails_a_tape_on_the_rows_about_what_it_gets_wrong(backend, about, tmp_path):
-    status, rows = conformance_rows(backend, tmp_path)
+def test_conformance_fails_a_tape_on_the_rows_about_what_it_gets_wrong(backend, about, conformance, tmp_path):
+    status, rows = conformance_rows(conformance, backend, tmp_path)
     assert status == 1
     assert {label for label, r in rows.items() if r["category"] == "differ"} == about
     assert all(rows[label]["status"].startswith("DIFFERS") for label in about)
@@ -350,11 +391,11 @@ def test_conformance_fails_a_tape_on_the_rows_about_what_it_gets_wrong(backend, 
 
 
 @pytest.mark.runs_long
-def test_conformance_runs_what_a_partial_backend_can_and_marks_the_rest_not_run(tmp_path):
+def test_conformance_runs_what_a_partial_backend_can_and_marks_the_rest_not_run(conformance, tmp_path):
     """incomplete_backend has only GradientTape, Variable, constant and UnconnectedGradients: the rows that
     need no more run (and agree), the others are listed as not run with what it lacks, nothing is a
     finding, and the run exits 3 (an incomplete run is no agreement)."""
-    status, rows = conformance_rows("incomplete_backend", tmp_path)
+    status, rows = conformance_rows(conformance, "incomplete_backend", tmp_path)
     assert status == 3
     assert rows["seed 003_ed218fa13605fb4b.txt"]["status"] == "not run: lacks tf.float32, tf.pow, tf.random"
     assert rows["catalog 1"]["category"] == rows["catalog 24"]["category"] == "agree"
@@ -373,28 +414,26 @@ def test_conformance_exit_status_for_each_kind_of_row():
 
 
 @pytest.mark.runs_long
-def test_conformance_marks_a_harness_error_and_exits_3(tmp_path):
-    """A catalog whose entry does not compile (planted through the probe file a sitecustomize swaps in)."""
-    from reftape_properties.conformance.snippets import CORPUS
+def test_conformance_marks_a_harness_error_and_exits_3(conformance, monkeypatch, tmp_path):
+    """A catalog whose entry does not compile (planted in a copy of the corpus the command reads)."""
+    from reftape_properties.conformance import snippets
 
     corpus = tmp_path / "corpus"
     (corpus / "seeds").mkdir(parents=True)
-    for seed in (CORPUS / "seeds").iterdir():
+    for seed in (snippets.CORPUS / "seeds").iterdir():
         write(corpus / "seeds" / seed.name, seed.read_text())
-    probe = (CORPUS / "tf_semantics_probe.py").read_text()
+    probe = (snippets.CORPUS / "tf_semantics_probe.py").read_text()
     marker = "def _():\n"
     first = probe.index(marker) + len(marker)
     write(corpus / "tf_semantics_probe.py", probe[:first] + "    show('undefined', undefined_name)\n" + probe[first:])
-    hook = tmp_path / "hook"
-    hook.mkdir()
-    write(hook / "sitecustomize.py", f"import pathlib, reftape_properties.conformance.snippets as s\ns.CORPUS = pathlib.Path({str(corpus)!r})\n")
+    monkeypatch.setattr(snippets, "CORPUS", corpus)
     report = tmp_path / "rows.json"
-    result = command("reftape-conformance", "--json", report, env=environment(PYTHONPATH=str(hook)))
-    assert result.returncode == 3, (result.stdout[-2000:], result.stderr[-2000:])
+    status, out, err = conformance("--json", report)
+    assert status == 3, (out[-2000:], err[-2000:])
     rows = json.loads(report.read_text())["rows"]
     assert [r["label"][:10] for r in rows if r["category"] == "harness error"] == ["catalog  1"]
     assert "the reference raised NameError" in rows[4]["differences"][0]
-    assert "1 harness error" in result.stdout and "HARNESS ERROR" in result.stdout
+    assert "1 harness error" in out and "HARNESS ERROR" in out
 
 
 def test_missing_tensorflow_is_one_line_naming_the_extra(tmp_path):

@@ -2,6 +2,7 @@
 evaluated with `tf` bound to TensorFlow and to reftape; values, dtypes, shapes, reprs of shapes and
 dtypes, returned structures and exception classes must agree."""
 
+import functools
 import json
 import subprocess
 import sys
@@ -1137,7 +1138,7 @@ def test_a_name_the_candidate_lacks_is_not_run_there(tf):
 
 # TF caches the tensors it converts Python scalars to, by value (==) and the dtype asked for: a float
 # zero takes the sign of the first zero converted for that dtype in the process. Each sequence runs in
-# a fresh interpreter per library, since the cache outlives every snippet.
+# a fresh state per library, since the cache outlives every snippet.
 ZERO_SEQUENCES = [
     "a = tf.constant(-0.0)", "tf.constant(0.0); a = tf.constant(-0.0)", "tf.constant(-0.0); a = tf.constant(0.0)",
     "tf.constant(0.0); a = tf.constant(-0.0, tf.float32)",
@@ -1147,15 +1148,43 @@ ZERO_SEQUENCES = [
     "tf.constant(0.0, tf.float16); a = tf.constant(1.0, tf.float16) // tf.constant(-0.0, tf.float16)",
 ]
 
+# One interpreter imports the library, then forks a child per sequence: each child starts where a fresh
+# interpreter stands after the same imports (nothing converted yet; importing TensorFlow runs no op and
+# starts no eager context), at the cost of one import of TensorFlow per worker instead of one per sequence.
+_FORKING_SCRIPT = """\
+import os
+os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'
+import json, sys
+import numpy as np
+import {module} as tf
+signs = {{}}
+for source in json.loads(sys.argv[1]):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        scope = {{'tf': tf, 'np': np}}
+        exec(source, scope)
+        os.write(write, json.dumps(np.signbit(np.real(np.asarray(scope['a']))).tolist()).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        shown = pipe.read()
+    if os.waitpid(pid, 0)[1] != 0:
+        sys.exit(f"the sequence {{source!r}} failed")
+    signs[source] = json.loads(shown)
+print(json.dumps(signs))
+"""
 
-def _signs_in_fresh_process(module: str, source: str) -> list:
-    script = ("import os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\nimport json, sys\nimport numpy as np\n"
-              f"import {module} as tf\nscope = {{'tf': tf, 'np': np}}\nexec(sys.argv[1], scope)\n"
-              "print(json.dumps(np.signbit(np.real(np.asarray(scope['a']))).tolist()))")
-    done = subprocess.run([sys.executable, "-c", script, source], capture_output=True, text=True, timeout=300, check=True)
+
+@functools.cache
+def _signs_in_fresh_states(module: str) -> dict[str, list]:
+    """The signs of `a` after each of ZERO_SEQUENCES, each run in a fresh state of `module`."""
+    done = subprocess.run([sys.executable, "-c", _FORKING_SCRIPT.format(module=module), json.dumps(ZERO_SEQUENCES)],
+                          capture_output=True, text=True, timeout=300, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("source", ZERO_SEQUENCES)
 def test_python_float_zeros_take_the_sign_of_the_first_zero_converted(source, tf, candidate):
-    assert _signs_in_fresh_process(candidate.__name__, source) == _signs_in_fresh_process(tf.__name__, source)
+    assert _signs_in_fresh_states(candidate.__name__)[source] == _signs_in_fresh_states(tf.__name__)[source]

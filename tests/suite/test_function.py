@@ -17,6 +17,7 @@ import warnings
 import pytest
 
 from reftape_properties.conformance.snippet_outcomes import both_outcomes, reference_faults, run_statements, snippet_discrepancies
+from . import reference_outcomes
 from .marks import snippets
 
 RAISED = ("def raised(f):\n    try:\n        f()\n    except Exception as error:\n        return type(error).__name__\n"
@@ -379,12 +380,12 @@ SNIPPETS = {**{f"gradients/{k}": v for k, v in GRADIENTS.items()}, **{f"tracing/
 
 @pytest.mark.parametrize("name", snippets(SNIPPETS))
 def test_function_snippet_matches_tensorflow(name, tf, candidate):
-    found = snippet_discrepancies(SNIPPETS[name], tf, candidate)
+    found = reference_outcomes.snippet_discrepancies(SNIPPETS[name], tf, candidate)
     assert not found, "\n".join(d.summary() for d in found)
 
 
 def test_the_reference_runs_every_function_snippet(tf):
-    assert not reference_faults(SNIPPETS, tf)
+    assert not reference_outcomes.reference_faults(SNIPPETS, tf)
 
 
 def test_the_raising_snippets_raise_on_tensorflow(tf):

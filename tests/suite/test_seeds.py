@@ -14,6 +14,7 @@ from reftape_properties.conformance.snippets import CORPUS, ILLUSTRATIONS, run_s
 
 from reftape_properties.conformance.support import source_needs
 
+from . import reference_outcomes
 from .marks import with_needs
 from .planted import planted_backend
 
@@ -42,7 +43,7 @@ def test_vendored_corpus_matches_shared():
 
 @pytest.mark.parametrize("name", WITH_CODE)
 def test_the_reference_runs_every_seed(name, tf):
-    assert not harness_faults(run_seed(name, tf), None)
+    assert not harness_faults(reference_outcomes.seed_outcome(name, tf), None)
 
 
 def runnable_illustrations(tf, illustrations: dict[str, dict[int, str]]) -> list[tuple[str, int]]:
@@ -67,7 +68,7 @@ def test_illustrations_cannot_run_on_tensorflow(tf):
 
 @pytest.mark.parametrize("name", [with_needs(name, source_needs(seed_snippets(name)), id=name) for name in WITH_CODE])
 def test_seed_matches_tensorflow(name, tf, candidate):
-    found = compare_values(run_seed(name, tf), run_seed(name, candidate))
+    found = compare_values(reference_outcomes.seed_outcome(name, tf), run_seed(name, candidate))
     assert not found, "\n".join(d.summary() for d in found)
 
 

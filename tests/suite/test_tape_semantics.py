@@ -20,6 +20,7 @@ from reftape_oracle.program import (Assign, Call, Leaf, Op, Program, Reset, Stop
 from reftape_properties.conformance.differential import CANDIDATE
 from reftape_properties.pipeline import evaluate
 from reftape_properties.conformance.snippet_outcomes import reference_faults, run_statements
+from . import reference_outcomes
 from .marks import calls as calling, each_side, needs, program, snippets
 from .test_blind_spots import value
 
@@ -667,13 +668,13 @@ def test_tape_snippet_matches_tensorflow(name, tf, candidate):
     from reftape_properties.judge.compare import compare_values
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = run_statements(TAPE_SNIPPETS[name], tf)
-        found = compare_values(expected, run_statements(TAPE_SNIPPETS[name], candidate))
+        found = compare_values(reference_outcomes.statements_outcome(TAPE_SNIPPETS[name], tf),
+                               run_statements(TAPE_SNIPPETS[name], candidate))
     assert not found, "\n".join(d.summary() for d in found)
 
 
 def test_the_reference_runs_every_tape_snippet(tf):
-    assert not reference_faults(TAPE_SNIPPETS, tf)
+    assert not reference_outcomes.reference_faults(TAPE_SNIPPETS, tf)
 
 
 # Planted tape snippets the harness must refuse: each is a harness error, never an agreement.
@@ -698,6 +699,11 @@ def test_the_reference_run_check_names_each_broken_snippet(tf):
     (and with a TF name the reference lacks), and passes a snippet that runs."""
     planted = {**BROKEN_TAPE_SNIPPETS, "a name tf lacks": "r = tf.no_such_function(1.0)", "runs": "r = tf.constant(1.0)"}
     assert set(reference_faults(planted, tf)) == set(planted) - {"runs"}
+    # the memoized check the suites use, computing and then reading back: the same names both times
+    assert set(reference_outcomes.reference_faults(planted, tf)) == set(planted) - {"runs"}
+    assert set(reference_outcomes.reference_faults(planted, tf)) == set(planted) - {"runs"}
+    # and the memoized comparison still finds a broken snippet a harness error
+    assert [d.kind for d in reference_outcomes.snippet_discrepancies(planted["no result r"], tf, tf)] == ["harness"]
 
 
 def test_a_program_the_reference_did_not_run_is_never_an_agreement():
