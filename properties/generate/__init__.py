@@ -49,7 +49,7 @@ Programs are valid by construction (no filtering) and aimed at gradient paths:
   elements; and an op's chain input becomes now and then a Python list of tensors (Variables among
   them, the same tensor twice, a Python literal beside them), which TF packs with a recorded Pack
   (never into embedding_lookup, where a list is a partitioned table); neither is ever a source;
-- about one program in eight holds a `tf.while_loop` (0 to 3 iterations of one or two bounded
+- about one program in five holds a `tf.while_loop` (0 to 3 iterations of one or two bounded
   elementwise ops of its variable, now and then times a constant read from outside the loop), whose
   output joins the frontier; `programs(accumulators=share)` runs that share of the programs inside a
   forward accumulator (`accumulators.py`: the leaves first, one or two of those the ops read as primals,

@@ -23,7 +23,7 @@ from .ops import _UNARY_SHAPES, _add_op, _vary_axis
 from .values import LARGEST, _check_bound
 
 ENCLOSING_WATCHED_VARIABLES = 0.3  # watched_variables() of an enclosing tape after a level's calls
-WHILE_LOOP_SHARE = 1 / 40  # of the ops drawn, a while loop instead (of one or two bounded elementwise ops)
+WHILE_LOOP_SHARE = 1 / 40  # of the ops drawn, followed by a while loop (of one or two bounded elementwise ops)
 MAX_LOOP_TRIPS = 3
 HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
 
@@ -47,7 +47,8 @@ def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
 def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
     """`count` ops at this depth, each from its own stream (so that fewer ops keep the same prefix);
     one op in fifteen inside a stop_recording span, one in twelve a custom gradient or a variable
-    update instead of a catalog op, and a rare reset. Half-precision programs draw a composite op
+    update instead of a catalog op, and a rare reset; now and then (WHILE_LOOP_SHARE, from a stream of its
+    own, so programs without a loop are drawn as they were) a while loop over the frontier follows. Half-precision programs draw a composite op
     (HALF_COMPOSITE_SHARE) more often than its uniform share."""
     overflowing = [p for p in b.ops if CATALOG[p].has(COMPOSITE)] if b.dtype in LARGEST else []
     for index in range(count):
@@ -59,8 +60,6 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
             _custom_gradient(b)
         elif 1 / 24 <= special < 1 / 12:
             _variable_update(b)
-        elif special < 1 / 12 + WHILE_LOOP_SHARE and b.allows("while_loop") and _while_loop(b):
-            pass
         elif b.chance(1 / 15) and b.allows("GradientTape.stop_recording"):
             span: list = []
             b.emit(StopRecording(b.pick(b.tapes).name, span))
@@ -76,6 +75,11 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
                 b.emit(Watch(b.pick(b.tapes).name, [b.frontier[-1].name]))
         if index and b.chance(1 / 40) and b.allows("GradientTape.reset"):
             b.emit(Reset(b.tapes[-1].name))
+        looping = np.random.default_rng((seed, depth, index, 3000))   # its own stream: the rest is drawn as before
+        if looping.random() < WHILE_LOOP_SHARE and b.allows("while_loop"):
+            b.rng, drawing = looping, b.rng
+            _while_loop(b)
+            b.rng = drawing
 
 
 def _loopable(spec: OpSpec) -> bool:
