@@ -3087,6 +3087,8 @@ def conv3d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
            dilations: Any = None, name: str | None = None) -> EagerTensor:
     """Conv3D over the last four dimensions (those before them are batch dimensions)."""
     dilations = [1, 1, 1, 1, 1] if dilations is None else dilations
+    if not hasattr(input, "shape"):  # TF reads the input's rank before converting it
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'shape'")
     _conv_string(padding)
     input, filters = _matching([input, filters], strict=True)
     strides, dilations = _conv_ints(strides, "strides"), _conv_ints(dilations, "dilations")

@@ -566,6 +566,12 @@ EDGE_SNIPPETS = [
     "tf.argmin(tf.constant(2))",
     "tf.argmax(tf.constant([False, True]))",                  # bool allowed
     "tf.argmin(tf.constant([True, False]))",
+    # conv2d and conv3d read their input's rank before converting it (AttributeError for a Python list);
+    # conv1d, convolution and the filters convert
+    *[f"tf.nn.{op}({x}, tf.ones({w}), {s}, 'SAME')" for op, x, w, s in (
+        ("conv1d", "[[[1.0], [2.0]]]", "[1, 1, 1]", "1"), ("conv2d", "[[[[1.0], [2.0]]]]", "[1, 1, 1, 1]", "1"),
+        ("conv3d", "[[[[[1.0], [2.0]]]]]", "[1, 1, 1, 1, 1]", "[1] * 5"))],
+    "tf.nn.conv3d(tf.ones([1, 1, 1, 2, 1]), [[[[[1.0]]]]], [1] * 5, 'SAME')",
     # a tensor as zeros_like's or ones_like's dtype: TF compares it with the tensor's dtype elementwise, which fails
     # converting the DType (ValueError, its message naming the DType's class)
     *[f"tf.{f}_like({x}, dtype={d})" for f in ("ones", "zeros") for x in ("tf.ones([2])", "[1.0, 2.0]")
