@@ -572,6 +572,11 @@ EDGE_SNIPPETS = [
         ("conv1d", "[[[1.0], [2.0]]]", "[1, 1, 1]", "1"), ("conv2d", "[[[[1.0], [2.0]]]]", "[1, 1, 1, 1]", "1"),
         ("conv3d", "[[[[[1.0], [2.0]]]]]", "[1, 1, 1, 1, 1]", "[1] * 5"))],
     "tf.nn.conv3d(tf.ones([1, 1, 1, 2, 1]), [[[[[1.0]]]]], [1] * 5, 'SAME')",
+    # segment_max/min of NaNs: the leading whole SIMD packets of a row (4 float64s, 8 of the others) skip NaN
+    # from -inf/+inf, the rest propagate it
+    *[f"tf.math.segment_{kind}(tf.constant([[float('nan')] * {n}, [1.0] * {n}, [float('nan')] * {n}], "
+      f"tf.{dtype}), [0, 0, 1])" for kind in ("max", "min") for dtype in ("float64", "float32", "float16", "bfloat16")
+      for n in (3, 4, 5, 8, 9)],
     # a tensor as zeros_like's or ones_like's dtype: TF compares it with the tensor's dtype elementwise, which fails
     # converting the DType (ValueError, its message naming the DType's class)
     *[f"tf.{f}_like({x}, dtype={d})" for f in ("ones", "zeros") for x in ("tf.ones([2])", "[1.0, 2.0]")
