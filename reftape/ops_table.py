@@ -691,7 +691,7 @@ _SINGLE_WIDTH = frozenset({_dtypes.bfloat16, _dtypes.float32, _dtypes.complex64}
 _DOUBLE_WIDTH = frozenset({_dtypes.float64, _dtypes.complex128})
 
 
-def _casts_bits(attrs: dict) -> bool:
+def _casts_bits(attrs: dict, inputs: list) -> bool:
     """Whether TF's Cast moves bits, subnormals kept: between float32, complex64 (its parts) and bfloat16
     (rounded to its width), between float64 and complex128, and bfloat16 to bool (nonzero bits are True).
     Its other float conversions run on its flushing arithmetic (float32 to float64 or bool included)."""
@@ -884,9 +884,18 @@ defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True
       out_dtype=lambda dt, a: a["output_type"])
 
 
-def _reduces_nothing(attrs: dict) -> bool:
-    """TF's reduction kernels copy their input when there is no axis to reduce: no arithmetic."""
-    return attrs.get("axis") is not None and len(attrs["axis"]) == 0
+def _reduces_nothing(attrs: dict, inputs: list) -> bool:
+    """TF's reduction kernels copy their input when the axes they reduce hold one element in all (no axis at
+    all included): no arithmetic, subnormals kept."""
+    shape = np.shape(inputs[0]._value) if inputs and inputs[0]._value is not None else None
+    axis = attrs.get("axis")
+    if shape is None:
+        return axis is not None and len(axis) == 0
+    rank = max(len(shape), 1)
+    axes = range(len(shape)) if axis is None else axis
+    if any(not -rank <= a < rank for a in axes):
+        return False   # the kernel refuses the axis
+    return math.prod(shape[a % rank] for a in axes if len(shape)) == 1
 
 
 # Reductions and scans

@@ -54,7 +54,7 @@ class Primitive:
     # Copies or selects values without arithmetic: no float32 detour for half types, and subnormals
     # kept (arithmetic kernels flush them, see execute). A predicate of the attributes when that
     # depends on them (a reduction over no axes is a copy).
-    moves_data: bool | Callable[[dict], bool] = False
+    moves_data: bool | Callable[[dict, list], bool] = False   # a callable: of the attributes and input tensors
     kernels: frozenset | None = None  # dtypes with a CPU kernel, when fewer than the op allows
     # TF's graph-mode refusal of a dtype (a TypeError, inside traced code such as the vectorized jacobian's
     # loop), where reftape follows it: a template of {dtype}
@@ -347,7 +347,7 @@ def _execute_any(primitive: Primitive, inputs: list, attrs: dict) -> Any:
     name = primitive.name
     moves_data = primitive.moves_data
     if moves_data.__class__ is not bool:
-        moves_data = moves_data(attrs)
+        moves_data = moves_data(attrs, inputs)
     dtype = inputs[0]._dtype if inputs else None
     arrays = []
     for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11

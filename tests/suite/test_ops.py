@@ -572,6 +572,12 @@ EDGE_SNIPPETS = [
         ("conv1d", "[[[1.0], [2.0]]]", "[1, 1, 1]", "1"), ("conv2d", "[[[[1.0], [2.0]]]]", "[1, 1, 1, 1]", "1"),
         ("conv3d", "[[[[[1.0], [2.0]]]]]", "[1, 1, 1, 1, 1]", "[1] * 5"))],
     "tf.nn.conv3d(tf.ones([1, 1, 1, 2, 1]), [[[[[1.0]]]]], [1] * 5, 'SAME')",
+    # a reduction over axes of one element in all copies its input (a subnormal kept, as the log shows)
+    *[f"tf.math.log(tf.{f}(tf.constant([[{x}]], tf.{d}){a}))" for f in ("reduce_sum", "reduce_mean", "reduce_max",
+      "reduce_min", "reduce_prod") for d, x in (("float32", "1e-39"), ("float64", "1e-310"))
+      for a in (", axis=-1", "", ", axis=[0, 1]")],
+    "tf.math.lbeta(tf.constant([[1e-39]]))",
+    "tf.math.log(tf.reduce_sum(tf.constant([[1e-39, 0.0]]), axis=-1))",       # two elements: added, flushed
     # segment_max/min of NaNs: the leading whole SIMD packets of a row (4 float64s, 8 of the others) skip NaN
     # from -inf/+inf, the rest propagate it
     *[f"tf.math.segment_{kind}(tf.constant([[float('nan')] * {n}, [1.0] * {n}, [float('nan')] * {n}], "
