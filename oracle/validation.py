@@ -239,20 +239,6 @@ class LoopParameter(Kind):
         context.define(check_name(value, at), "tensor", at)
 
 
-class LoopBody(Kind):
-    """A loop body: Op statements."""
-
-    schema = {"type": "array", "items": {"$ref": "#/$defs/statement"}}
-
-    def check(self, value, at, statement, context):
-        if not isinstance(value, (list, tuple)):
-            raise ProgramError(at, f"expected a list of statements, got {_show(value)}")
-        for i, item in enumerate(value):
-            if type(item).__name__ != "Op":
-                raise ProgramError(f"{at}[{i}]", f"a loop body's statements are Op statements, got {_show(item)}")
-        _check_statements(value, at, context)
-
-
 class LoopName(Kind):
     """The loop's result name: closes the body's scope, then names the loop's output."""
 
@@ -270,15 +256,6 @@ class Trips(Kind):
     def check(self, value, at, statement, context):
         if type(value) is not int or not 0 <= value <= MAX_TRIPS:
             raise ProgramError(at, f"expected a number of iterations from 0 to {MAX_TRIPS}, got {_show(value)}")
-
-
-class AccumulatorReference(Kind):
-    """A forward accumulator defined before (its `with` block, or after it)."""
-
-    schema = {"$ref": "#/$defs/name"}
-
-    def check(self, value, at, statement, context):
-        context.require(check_name(value, at), "accumulator", at)
 
 
 class Tangents(References):
@@ -508,17 +485,19 @@ class LocalName(Kind):
 
 
 class FunctionBody(Kind):
-    """A custom gradient's forward or backward: Op, Assign and ReadValue statements."""
+    """A custom gradient's forward or backward (Op, Assign and ReadValue statements), or a loop's body (Op)."""
 
     schema = {"type": "array", "items": {"$ref": "#/$defs/statement"}}
-    ALLOWED = ("Op", "Assign", "ReadValue")
+
+    def __init__(self, owner: str = "a custom gradient's ops", allowed: tuple = ("Op", "Assign", "ReadValue")) -> None:
+        self.owner, self.allowed = owner, allowed
 
     def check(self, value, at, statement, context):
         if not isinstance(value, (list, tuple)):
             raise ProgramError(at, f"expected a list of statements, got {_show(value)}")
         for i, item in enumerate(value):
-            if type(item).__name__ not in self.ALLOWED:
-                raise ProgramError(f"{at}[{i}]", f"a custom gradient's ops are {', '.join(self.ALLOWED)} statements, "
+            if type(item).__name__ not in self.allowed:
+                raise ProgramError(f"{at}[{i}]", f"{self.owner} are {', '.join(self.allowed)} statements, "
                                                  f"got {_show(item)}")
         _check_statements(value, at, context)
 
@@ -554,13 +533,17 @@ class FunctionName(Kind):
         context.arity[name] = len(statement.params)
 
 
-class FunctionReference(Kind):
-    """A custom-gradient function defined before."""
+class NameOf(Kind):
+    """The name of a `kind` defined before: a custom-gradient "function", a forward "accumulator" (inside its
+    `with` block or after it)."""
 
     schema = {"$ref": "#/$defs/name"}
 
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
     def check(self, value, at, statement, context):
-        context.require(check_name(value, at), "function", at)
+        context.require(check_name(value, at), self.kind, at)
 
 
 class Arguments(References):
@@ -592,15 +575,16 @@ FIELDS: dict[str, dict[str, Kind]] = {
                        "upstream": LocalName(), "backward": FunctionBody(), "input_grads": Gradients(per="params"),
                        "variables": Option("none", "positional", "keyword"), "variable_grads": Gradients(),
                        "name": FunctionName()},
-    "Apply": {"name": Definition("tensor"), "function": FunctionReference(), "inputs": Arguments()},
+    "Apply": {"name": Definition("tensor"), "function": NameOf("function"), "inputs": Arguments()},
     "Assign": {"variable": Reference(), "value": Reference(), "method": Option("assign", "assign_add", "assign_sub")},
     "ReadValue": {"name": Definition("tensor"), "variable": Reference()},
     "WatchedVariables": {"name": Definition("tuple of watched variables"), "tape": TapeReference()},
     "Accumulator": {"primals": References(non_empty=True), "tangents": Tangents(), "name": Definition("accumulator"),
                     "body": Body()},
-    "Jvp": {"name": Definition("tensor"), "accumulator": AccumulatorReference(), "target": Structure(),
+    "Jvp": {"name": Definition("tensor"), "accumulator": NameOf("accumulator"), "target": Structure(),
             "unconnected": Option("none", "zero")},
-    "WhileLoop": {"loop_var": Reference(), "param": LoopParameter(), "body": LoopBody(), "result": Reference(),
+    "WhileLoop": {"loop_var": Reference(), "param": LoopParameter(),
+                  "body": FunctionBody("a loop body's statements", ("Op",)), "result": Reference(),
                   "name": LoopName(), "trips": Trips()},
 }
 

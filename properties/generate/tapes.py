@@ -93,7 +93,8 @@ def _while_loop(b: _Builder) -> bool:
     variable, now and then times a constant read from outside the loop (a closure the tapes may watch), run
     0 to MAX_LOOP_TRIPS times. False (nothing emitted) when no op fits."""
     bodies = [p for p in b.ops if _loopable(CATALOG[p])]
-    chained = [t for t in b.frontier + b.tensors if t.dtype == b.dtype and not t.large and t.kind != "list"]
+    chained = [t for t in b.frontier + b.tensors
+               if t.dtype == b.dtype and not t.large and t.kind != "list" and t.size > 0]   # empty ones stay aside
     if not bodies or not chained:
         return False
     x = chained[0]

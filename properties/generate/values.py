@@ -120,7 +120,7 @@ def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "an
         special = rng.random(size) < 0.2
         flat[special] = rng.choice(np.array(pool, dtype=np.float64), int(special.sum()))
     own = [s for s in specials if math.isfinite(s)]
-    if own and rng.random() < OWN_SPECIAL_CHANCE:  # the op's own points, not diluted by the domain's
+    if own and rng.random() < OWN_SPECIAL_CHANCE and size:  # the op's own points, not diluted by the domain's
         flat[rng.integers(size)] = own[rng.integers(len(own))]
     if size >= 2 and rng.random() < 0.3:
         first, second = rng.choice(size, 2, replace=False)

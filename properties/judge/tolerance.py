@@ -34,6 +34,10 @@ Reasoning, in one place:
   by `ROUNDING_PROBE_ULPS` ulps of its dtype, and a difference within `ROUNDING_PROBE_FACTOR` times the
   estimate's largest move is rounding. Intermediates round once per op; 8 ulps of each input and a
   factor 4 cover the chains of up to a few dozen ops a program has.
+- The forward check (judge/forward.py) compares two sums of products, Re<u, J v> from the jvps and Re<g, v>
+  from the gradients: each is a dot product whose rounding is relative to the sum of its terms' magnitudes,
+  so they agree within the gradient tolerance of the jvp's dtype times the sum of |u||Jv| and |g||v|. That
+  comparison only selects what is judged: a jvp is wrong by the numeric check's rules above.
 The tolerances are never widened to make a particular case pass.
 """
 

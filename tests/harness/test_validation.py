@@ -89,12 +89,6 @@ JVP = lambda d: d["statements"][-2]  # noqa: E731
 LOOP = lambda d: d["statements"][-1]  # noqa: E731
 
 
-def custom_mutated(change) -> dict:
-    data = copy.deepcopy(custom_program_data())
-    change(data)
-    return data
-
-
 @pytest.mark.parametrize("change, where, message", [
     (lambda d: ACCUMULATOR(d).__setitem__("tangents", []), "tangents", "one tangent per primal"),
     (lambda d: ACCUMULATOR(d).__setitem__("primals", ["j"]), "primals[0]", "not defined before"),
