@@ -15,6 +15,7 @@ from typing import Any, Callable
 from reftape_oracle.catalog import CATALOG, DTYPES
 
 from reftape_properties.campaign.database import reachable_database
+from reftape_properties.judge.forward import FORWARD
 from reftape_properties.pipeline import CHECKS
 from reftape_properties.cli import (UnsupportedError, UsageError, backend_surface, import_backend, parser,
                                     positive_seconds, writable_directory)
@@ -131,6 +132,9 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, not {args.workers}")
     surface = backend_surface(import_backend(backend), surface_file)
+    if FORWARD in checks and not surface.has("autodiff.ForwardAccumulator"):
+        raise UnsupportedError(f"--check {FORWARD}: {backend} lacks tf.autodiff.ForwardAccumulator, which every program "
+                               "of the forward check runs in")
     unsupported = surface.unsupported(ops)
     if args.require_all and unsupported:
         raise UnsupportedError(f"--require-all: {backend} lacks {len(unsupported)} of what the campaign draws: "

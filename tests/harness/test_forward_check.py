@@ -137,3 +137,11 @@ def test_a_forward_finding_blames_the_op_whose_tangent_is_wrong_first():
     finding = first_divergence(evaluate(program, "wrong_jvp_backend", FORWARD))
     assert finding.first_divergence["stage"] == "tangent" and finding.suspect == "math.sin"
     assert finding.first_divergence["node"] == "s"
+
+
+def test_a_forward_campaign_on_a_backend_without_forward_mode_is_refused_in_one_line(tmp_path):
+    ran = subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", "--backend", "partial_tape",
+                          "--check", FORWARD, "--max-examples", "1", "--report", str(tmp_path / "report")],
+                         capture_output=True, text=True, timeout=300, cwd=BACKENDS)
+    assert ran.returncode == 4 and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+    assert "lacks tf.autodiff.ForwardAccumulator" in ran.stderr and not (tmp_path / "report" / "run.json").exists()
