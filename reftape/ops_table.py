@@ -28,7 +28,7 @@ from .kernels.activations import (_bias_add, _bias_add_grad, _channel_axis, _exp
 from .kernels.elementwise import (_add_n, _cast, _complex, _complex_abs, _div_no_nan, _divide, _expm1, _floordiv,
                                   _floormod, _log, _log1p, _multiply, _pmax, _pmin, _pow, _reciprocal, _reciprocal_grad,
                                   _rounded, _rsqrt, _rsqrt_grad, _shift, _sigmoid, _sigmoid_grad, _sign, _softplus,
-                                  _sqrt, _sqrt_grad, _square, _squared_difference, _tanh, _truncated,
+                                  _cos, _sin, _sqrt, _sqrt_grad, _square, _squared_difference, _tanh, _truncated,
                                   _truncated_quotient, _typed, _xdivy, _xlog1py)
 from .kernels.indexing import (_gather, _gather_nd, _mirror_pad, _mirror_pad_grad, _one_hot, _pad, _reshape_target,
                                _reverse, _scatter_into, _scatter_nd, _segment_sum, _slice, _sorted_segment_sum,
@@ -759,9 +759,9 @@ defop("Square", _square, lambda g, ans, x, **_: F.multiply(g, F.multiply(_conj(x
       dtypes=NUMERIC)
 defop("Reciprocal", _reciprocal,
       lambda g, ans, x, **_: F.execute("ReciprocalGrad", [ans, g]), dtypes=SIGNED, kernels=INEXACT)
-defop("Sin", np.sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT,
+defop("Sin", _sin, lambda g, ans, x, **_: F.multiply(g, F.cos(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_scalar_loop(np.float32)))
-defop("Cos", np.cos, lambda g, ans, x, **_: F.multiply(F.negative(g), F.sin(_conj(x))), dtypes=INEXACT)
+defop("Cos", _cos, lambda g, ans, x, **_: F.multiply(F.negative(g), F.sin(_conj(x))), dtypes=INEXACT)
 defop("Tan", np.tan, lambda g, ans, x, **_: F.multiply(F.square(F.reciprocal(F.cos(_conj(x)))), g), dtypes=INEXACT,
       subnormal_rule=_tiny_unchanged(_everywhere))
 defop("Sinh", np.sinh, lambda g, ans, x, **_: F.multiply(g, F.cosh(_conj(x))), dtypes=INEXACT,

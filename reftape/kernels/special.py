@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .libm import c_function
+
 
 def _elementwise(fn):
     ufunc = np.frompyfunc(fn, 1, 1)
@@ -304,23 +306,10 @@ def _bessel_i1(x):
 _VALUE, _DERIVATIVE = "value", "derivative"
 
 
-def _c_library_lgamma():
-    """The C library's lgammaf and lgamma, which Eigen's igamma and betainc kernels call (None where ctypes finds
-    no C math library: CPython's lgamma then stands in, within a few ulps)."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-        single, double = libm.lgammaf, libm.lgamma
-    except (OSError, AttributeError):
-        return None
-    single.restype, single.argtypes = ctypes.c_float, [ctypes.c_float]
-    double.restype, double.argtypes = ctypes.c_double, [ctypes.c_double]
-    return {np.float32: single, np.float64: double}
-
-
-_C_LGAMMA = _c_library_lgamma()
+# The C library's lgammaf and lgamma, which Eigen's igamma and betainc kernels call (None where ctypes finds no
+# C math library: CPython's lgamma then stands in, within a few ulps).
+_C_LGAMMA = None if c_function("lgamma", np.float64) is None else \
+    {np.float32: c_function("lgamma", np.float32), np.float64: c_function("lgamma", np.float64)}
 
 
 def _lgamma_in(v, t):
