@@ -9,7 +9,7 @@ class per typename, defined at the top of the program).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
 import numpy as np
@@ -244,6 +244,34 @@ def walk(statements: list):
             yield from walk(s.backward)
         elif isinstance(s, WhileLoop):
             yield from walk(s.body)
+
+
+def unrolled(statements: list) -> list:
+    """`statements` with each WhileLoop replaced by its body's ops once per iteration (each iteration's names
+    prefixed with the loop's and the iteration's number) and an identity naming the last value as the loop: what
+    eager TF runs and its tapes record, for whatever reads ops alone (the referee)."""
+    result: list = []
+    for s in statements:
+        if isinstance(s, WhileLoop):
+            value = s.loop_var
+            for iteration in range(s.trips):
+                names = {s.param: value}
+                for op in s.body:
+                    names[op.name] = f"{s.name}_{iteration}_{op.name}"
+                    result.append(Op(names[op.name], op.path, [_renamed(name, names) for name in op.inputs],
+                                     dict(op.attrs)))
+                value = _renamed(s.result, names)
+            result.append(Op(s.name, "identity", [value]))
+        elif isinstance(s, BLOCKS):
+            result.append(replace(s, body=unrolled(s.body)))
+        else:
+            result.append(s)
+    return result
+
+
+def _renamed(reference: str, names: dict) -> str:
+    base, bracket, rest = reference.partition("[")
+    return names.get(base, base) + bracket + rest
 
 
 def structure_children(structure: dict) -> list:

@@ -52,7 +52,8 @@ import numpy as np
 from reftape_oracle.catalog import CATALOG, NEVER_RECORDED, has_trait
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import (Accumulator, Call, Jvp, Leaf, ListLiteral, Op, Program, Reset, StopRecording,
-                                    Tape, Watch, WatchedVariables, flat_references, structure_children, structure_references, walk)
+                                    Tape, Watch, WatchedVariables, flat_references, structure_children, structure_references,
+                                    unrolled, walk)
 from reftape_properties.judge.compare import Discrepancy
 from reftape_properties.judge.tolerance import Tolerance, is_floating
 
@@ -232,6 +233,7 @@ class Targets:
     """
 
     def __init__(self, program: Program, call: Call, source: str) -> None:
+        program = replace(program, statements=unrolled(program.statements))   # loops as the ops eager TF runs
         if not all(isinstance(s, MODELLED) for s in walk(program.statements)):
             raise Unjudgeable("the referee does not model custom gradients and variable updates")
         # paired in TF's order, whatever the two structures

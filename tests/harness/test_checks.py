@@ -207,3 +207,17 @@ def test_the_report_puts_tensorflows_own_bugs_first(tmp_path):
     own = page[section:page.index('<section id="findings">')]
     assert "math.cumprod" in own and "tanh" not in own
     assert "exact (numerical derivative)" in page
+
+
+def test_the_numeric_check_judges_gradients_through_a_while_loop():
+    """The referee runs a loop as the ops eager TF runs (statements.unrolled): the planted tanh VJP inside a loop
+    body of three iterations is found; TF's own tanh there is right."""
+    from reftape_oracle.program import WhileLoop
+
+    loop = [WhileLoop("w", "x", "p", [Op("p_tanh", "tanh", ["p"]), Op("p_next", "multiply", ["p_tanh", "x"])],
+                      "p_next", trips=3), Op("y", "reduce_sum", ["w"])]
+    program = Program([Leaf("x", "variable", np.array([0.5, -1.0, 2.0], "float32"), "float32"), Tape("t", body=loop),
+                       Call("g", "t", "gradient", "y", "x")], ["y"])
+    finding = evaluate(program, PLANTED, NUMERIC)
+    assert finding is not None and finding.discrepancies[0].verdict == "candidate-wrong"
+    assert evaluate(program, "tensorflow", NUMERIC) is None
