@@ -80,8 +80,8 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- VJPs: sign or scale
     _vjp("cos-sign", "sign-or-scale", "F.multiply(F.negative(g), F.sin(_conj(x)))", "F.multiply(g, F.sin(_conj(x)))",
          "cos's gradient loses its minus sign"),
-    _vjp("sin-doubled", "sign-or-scale", '"Sin", np.sin, lambda g, ans, x, **_: F.multiply(g,',
-         '"Sin", np.sin, lambda g, ans, x, **_: F.multiply(F.add(g, g),', "sin's gradient is doubled"),
+    _vjp("sin-doubled", "sign-or-scale", '"Sin", _sin, lambda g, ans, x, **_: F.multiply(g,',
+         '"Sin", _sin, lambda g, ans, x, **_: F.multiply(F.add(g, g),', "sin's gradient is doubled"),
     _vjp("sub-same-shape-sign", "sign-or-scale", "return g, F.negative(g)", "return g, g",
          "subtract's same-shape fast path forgets to negate the second operand's gradient"),
     _vjp("atan2-sign", "sign-or-scale", "F.multiply(F.negative(y), grad_inv)", "F.multiply(y, grad_inv)",
