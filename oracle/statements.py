@@ -10,7 +10,7 @@ class per typename, defined at the top of the program).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Any, Iterator, Union
 
 import numpy as np
 
@@ -197,6 +197,12 @@ class WhileLoop:
     def inputs(self) -> list:
         return [self.loop_var]
 
+    @property
+    def reads(self) -> list:
+        """The loop variable and what the body reads from outside the loop."""
+        local = {self.param, *(op.name for op in self.body)}
+        return [self.loop_var] + [n for op in self.body for n in op.inputs if n.split("[", 1)[0] not in local]
+
 
 # ---------------------------------------------------------------------------------------------
 # Forward mode.
@@ -272,6 +278,15 @@ def unrolled(statements: list) -> list:
 def _renamed(reference: str, names: dict) -> str:
     base, bracket, rest = reference.partition("[")
     return names.get(base, base) + bracket + rest
+
+
+def scope(statements: list) -> Iterator[Any]:
+    """The statements of the program's own scope in order: into tape, stop_recording and accumulator bodies,
+    not into a custom gradient's functions or a loop's body (whose names are local to them)."""
+    for s in statements:
+        yield s
+        if isinstance(s, BLOCKS):
+            yield from scope(s.body)
 
 
 def structure_children(structure: dict) -> list:

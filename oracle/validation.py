@@ -239,15 +239,19 @@ class LoopParameter(Kind):
         context.define(check_name(value, at), "tensor", at)
 
 
-class LoopName(Kind):
-    """The loop's result name: closes the body's scope, then names the loop's output."""
+class ClosingName(Kind):
+    """A name defined as a local scope closes (a loop body's, a custom gradient's): the scope's names are not
+    visible after it; the name is a `defines` ("tensor": the loop's output)."""
 
     schema = {"$ref": "#/$defs/name"}
+
+    def __init__(self, defines: str = "tensor") -> None:
+        self.defines = defines
 
     def check(self, value, at, statement, context):
         name = check_name(value, at)
         context.defined = context.scopes.pop()
-        context.pending.append((name, "tensor", at))
+        context.pending.append((name, self.defines, at))
 
 
 class Trips(Kind):
@@ -521,16 +525,15 @@ class Gradients(Kind):
                 check_reference(item, f"{at}[{i}]", context)
 
 
-class FunctionName(Kind):
+class FunctionName(ClosingName):
     """The custom-gradient function's name: closes its local scope, then names the function."""
 
-    schema = {"$ref": "#/$defs/name"}
+    def __init__(self) -> None:
+        super().__init__("function")
 
     def check(self, value, at, statement, context):
-        name = check_name(value, at)
-        context.defined = context.scopes.pop()
-        context.pending.append((name, "function", at))
-        context.arity[name] = len(statement.params)
+        super().check(value, at, statement, context)
+        context.arity[value] = len(statement.params)
 
 
 class NameOf(Kind):
@@ -585,7 +588,7 @@ FIELDS: dict[str, dict[str, Kind]] = {
             "unconnected": Option("none", "zero")},
     "WhileLoop": {"loop_var": Reference(), "param": LoopParameter(),
                   "body": FunctionBody("a loop body's statements", ("Op",)), "result": Reference(),
-                  "name": LoopName(), "trips": Trips()},
+                  "name": ClosingName(), "trips": Trips()},
 }
 
 

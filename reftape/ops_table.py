@@ -40,6 +40,7 @@ from .kernels.decompositions import (_cross, _matrix_solve_ls, _matrix_square_ro
                                      _tridiagonal_solve)
 from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
+                                 _reduction_axes, reduces_one_element,
                                  _scan, _sum)
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
 from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_j0, _bessel_j1, _bessel_k0,
@@ -885,17 +886,14 @@ defop("ArgMin", lambda x, axis, output_type: _arg_extreme(x, axis, smallest=True
 
 
 def _reduces_nothing(attrs: dict, inputs: list) -> bool:
-    """TF's reduction kernels copy their input when the axes they reduce hold one element in all (no axis at
-    all included): no arithmetic, subnormals kept."""
-    shape = np.shape(inputs[0]._value) if inputs and inputs[0]._value is not None else None
-    axis = attrs.get("axis")
-    if shape is None:
-        return axis is not None and len(axis) == 0
-    rank = max(len(shape), 1)
-    axes = range(len(shape)) if axis is None else axis
-    if any(not -rank <= a < rank for a in axes):
-        return False   # the kernel refuses the axis
-    return math.prod(shape[a % rank] for a in axes if len(shape)) == 1
+    """The reduction copies its input (`reduces_one_element`): data movement, no arithmetic."""
+    value = inputs[0]._value if inputs else None
+    if value is None:
+        return attrs.get("axis") is not None and len(attrs["axis"]) == 0
+    try:
+        return reduces_one_element(np.shape(value), _reduction_axes(np.asarray(value), attrs.get("axis")))
+    except (ValueError, IndexError):
+        return False   # the kernel refuses the axes (and says so)
 
 
 # Reductions and scans

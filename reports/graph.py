@@ -52,9 +52,7 @@ def _node(statement: Any) -> Node | None:
                        + structure_references(statement.output_gradients))
         return Node(statement.name, f"{statement.name} = {statement.tape}.{statement.method}", "call", reads)
     if isinstance(statement, WhileLoop):
-        local = {statement.param, *(s.name for s in statement.body)}
-        reads = [statement.loop_var] + [n for s in statement.body for n in s.inputs if _names([n])[0] not in local]
-        return Node(statement.name, f"{statement.name} = while_loop x{statement.trips}", "op", _names(reads))
+        return Node(statement.name, f"{statement.name} = while_loop x{statement.trips}", "op", _names(statement.reads))
     if isinstance(statement, Jvp):
         return Node(statement.name, f"{statement.name} = {statement.accumulator}.jvp",
                     "call", _names(structure_references(statement.target)))

@@ -38,7 +38,7 @@ from typing import Any, Iterator
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
 from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,
-                                    Program, ReadValue, Tape, Watch, WatchedVariables, WhileLoop, walk)
+                                    Program, ReadValue, Tape, Watch, WatchedVariables, WhileLoop, scope, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
 from reftape_properties.judge.compare import compare
@@ -80,15 +80,6 @@ DEFINITIONS = (Leaf, Op, ListLiteral, Call, Apply, ReadValue, CustomGradient, Wa
 VALUES = (Op, Apply, ReadValue, WhileLoop)                              # ... a value the program computes
 
 
-def scope(statements: list) -> Iterator[Any]:
-    """The statements of the program's own scope in order: into tape, stop_recording and accumulator
-    bodies, not into a custom gradient's functions (whose names are local to them)."""
-    for s in statements:
-        yield s
-        if isinstance(s, BLOCKS):
-            yield from scope(s.body)
-
-
 def base(name: str) -> str:
     """The name a reference reads: `y` for `y` and for the element reference `y[0]`."""
     return name.split("[", 1)[0]
@@ -113,8 +104,7 @@ def inputs_of(statement: Any) -> list[str]:
     elif isinstance(statement, Assign):
         names = [statement.variable, statement.value]
     elif isinstance(statement, WhileLoop):
-        local = {statement.param, *(s.name for s in statement.body)}
-        names = [statement.loop_var] + [n for s in statement.body for n in s.inputs if base(n) not in local]
+        names = statement.reads
     elif isinstance(statement, CustomGradient):
         body = list(walk(statement.forward + statement.backward))
         local = {*statement.params, statement.upstream, *(getattr(s, "name", None) for s in body)}

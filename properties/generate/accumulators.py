@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from reftape_oracle.catalog import CATALOG
-from reftape_oracle.program import BLOCKS, Accumulator, Jvp, Leaf, Op, walk
+from reftape_oracle.program import BLOCKS, Accumulator, Jvp, Leaf, Op, scope, walk
 
 from .values import _array
 
@@ -25,18 +25,10 @@ def _floating(dtype: str) -> bool:
     return dtype.startswith(("float", "bfloat", "complex"))
 
 
-def _scope(statements: list):
-    """The statements whose names the program's scope sees: into `with` blocks, not into custom gradients."""
-    for s in statements:
-        yield s
-        if isinstance(s, BLOCKS):
-            yield from _scope(s.body)
-
-
 def _depends_on(statements: list, primals: set[str]) -> set[str]:
     """The ops computed (transitively) from the primals, in the program's ops only (calls cut the chain)."""
     reached = set(primals)
-    for s in _scope(statements):
+    for s in scope(statements):
         if isinstance(s, Op) and any(name.split("[", 1)[0] in reached for name in s.inputs):
             reached.add(s.name)
     return reached - primals
@@ -55,9 +47,9 @@ def with_accumulator(statements: list, rng: np.random.Generator) -> list:
     """`statements` (a drawn program's) with their leaves first, then an accumulator around the rest whose
     primals are one or two of the leaves ops read (floating tensors and Variables), and jvp calls of op
     outputs that depend on them; the statements unchanged when no leaf can be a primal."""
-    leaves = [s for s in _scope(statements) if isinstance(s, Leaf)]
+    leaves = [s for s in scope(statements) if isinstance(s, Leaf)]
     rest = _without_leaves(statements)
-    read = {name.split("[", 1)[0] for s in _scope(rest) if isinstance(s, Op) for name in s.inputs}
+    read = {name.split("[", 1)[0] for s in scope(rest) if isinstance(s, Op) for name in s.inputs}
     candidates = [leaf for leaf in leaves
                   if leaf.kind in ("constant", "variable") and _floating(leaf.dtype) and leaf.name in read]
     if not candidates or not rest:
@@ -71,7 +63,7 @@ def with_accumulator(statements: list, rng: np.random.Generator) -> list:
         value = _array(rng, primal.dtype, np.shape(primal.value))
         tangents.append(Leaf(name, "constant", value, primal.dtype))
     reached = _depends_on(rest, {p.name for p in primals})
-    ops = [s for s in _scope(rest) if isinstance(s, Op) and s.name in reached
+    ops = [s for s in scope(rest) if isinstance(s, Op) and s.name in reached
            and CATALOG[s.path].output not in ("bool", "int32", "int64")]
     accumulator = Accumulator(_fresh("a", taken), [p.name for p in primals], [t.name for t in tangents], list(rest))
     if not ops:

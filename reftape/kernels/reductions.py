@@ -31,11 +31,17 @@ def _reduction_axes(x, axis):
     return axes
 
 
+def reduces_one_element(shape: tuple, axis_arg) -> bool:
+    """Whether the axes (`_reduction_axes`' result; None: all) hold one element in all, none at all included:
+    TF's reduction kernels then copy their input (no arithmetic: signed zeros and subnormals kept)."""
+    return math.prod(shape[a] for a in (range(len(shape)) if axis_arg is None else axis_arg)) == 1
+
+
 def _copied_reduction(x, axis_arg, keep_dims):
-    """TF's reduction kernels copy the input when the axes they reduce hold one element in all (none
-    at all included): signed zeros kept. The copy, shaped as the reduction's result; else None."""
+    """The copy TF's reduction kernels make where `reduces_one_element`, shaped as the reduction's result; else
+    None."""
     axes = tuple(range(x.ndim)) if axis_arg is None else axis_arg
-    if math.prod(x.shape[a] for a in axes) != 1:
+    if not reduces_one_element(x.shape, axis_arg):
         return None
     shape = [1 if a in axes else d for a, d in enumerate(x.shape)] if keep_dims else \
         [d for a, d in enumerate(x.shape) if a not in axes]
