@@ -23,6 +23,7 @@ import numpy as np
 from .outcome import Outcome, describe, describe_error, environment_fingerprint
 from .program import Program
 from .surface import needs, surface_of
+from .traced import run_traced
 from .validation import ProgramError
 
 from .tensorflow import load_tensorflow
@@ -93,14 +94,17 @@ def missing_names(program: Program, backend: ModuleType) -> list[str]:
     return sorted(missing | (needs(program.statements) & surface_of(backend).lacking))
 
 
-def run(program: Program, backend: str | ModuleType, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Outcome:
-    """Runs `program` on `backend`; returns its Outcome (never raises)."""
-    return run_each(program, [backend], time_limit)[0]
+def run(program: Program, backend: str | ModuleType, time_limit: float | None = DEFAULT_TIME_LIMIT,
+        traced: bool = False) -> Outcome:
+    """Runs `program` on `backend`; returns its Outcome (never raises). `traced`: inside one `tf.function`
+    (oracle/traced.py), not eagerly."""
+    return run_each(program, [backend], time_limit, traced)[0]
 
 
-def run_each(program: Program, backends: list, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[Outcome]:
+def run_each(program: Program, backends: list, time_limit: float | None = DEFAULT_TIME_LIMIT,
+             traced: bool = False) -> list[Outcome]:
     """Runs `program` on each backend in turn, validated and turned into source once for all of them;
-    their Outcomes (never raises)."""
+    their Outcomes (never raises). `traced` as `run`'s."""
     try:
         source = program.body_source()  # validates the program first: only validated fields reach the source
     except ProgramError as error:  # never run: an invalid program is the harness's input error, not a result
@@ -108,7 +112,7 @@ def run_each(program: Program, backends: list, time_limit: float | None = DEFAUL
                 for b in backends]
     _flight_recorder.began(program, time_limit and time_limit * len(backends))
     try:
-        return [_run_source(source, program, backend, time_limit) for backend in backends]
+        return [_run_source(source, program, backend, traced, time_limit) for backend in backends]
     finally:
         _flight_recorder.ended()
 
@@ -117,7 +121,8 @@ def _backend_name(backend: str | ModuleType) -> str:
     return backend if isinstance(backend, str) else backend.__name__
 
 
-def _run_source(source: str, program: Program, backend: str | ModuleType, time_limit: float | None) -> Outcome:
+def _run_source(source: str, program: Program, backend: str | ModuleType, traced: bool,
+                time_limit: float | None) -> Outcome:
     name = _backend_name(backend)
     try:
         module = load_backend(backend) if isinstance(backend, str) else backend
@@ -138,7 +143,7 @@ def _run_source(source: str, program: Program, backend: str | ModuleType, time_l
     try:
         exec(code, scope)
         with _time_limit(time_limit):
-            scope["_program"]()
+            run_traced(scope) if traced else scope["_program"]()
     except ProgramTimeout as error:
         outcome.error = {"kind": "timeout", "message": str(error)}
     except Exception as error:  # noqa: BLE001

@@ -28,14 +28,17 @@ STARTUP_SECONDS = 120.0   # loading the backend (importing TensorFlow takes seco
 GRACE_SECONDS = 5.0       # past the program's time limit, for starting and describing the run
 
 
-def run_isolated(program: Program, backend: str, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Outcome:
-    """`program`'s Outcome on `backend` (a module name), run in a fresh process (never raises)."""
+def run_isolated(program: Program, backend: str, time_limit: float | None = DEFAULT_TIME_LIMIT,
+                 traced: bool = False) -> Outcome:
+    """`program`'s Outcome on `backend` (a module name), run in a fresh process (never raises); `traced` as
+    the interpreter's `run`."""
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
     with tempfile.TemporaryDirectory(prefix="reftape-isolated-") as directory:
         program_file, outcome_file, log = (Path(directory) / name for name in ("program.json", "outcome.json", "log"))
         program_file.write_text(program.to_json())
         with log.open("w") as stderr, subprocess.Popen(
-                [sys.executable, "-m", __name__, backend, str(program_file), str(outcome_file), repr(limit)],
+                [sys.executable, "-m", __name__, backend, str(program_file), str(outcome_file), repr(limit),
+                 *(["traced"] if traced else [])],
                 stdout=subprocess.PIPE, stderr=stderr, text=True, env=_importing_as_here()) as process:
             overran = _overran(process, limit)
         if overran:
@@ -84,11 +87,12 @@ def signal_name(number: int) -> str:
 
 def main() -> None:
     backend, program_file, outcome_file, limit = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), float(sys.argv[4])
+    traced = sys.argv[5:] == ["traced"]
     program = Program.from_json(program_file.read_text())
     with contextlib.suppress(Exception):  # a backend that cannot load: `run` describes it as a harness error
         load_backend(backend)
     print("loaded", flush=True)
-    outcome_file.write_text(run(program, backend, limit).to_json())
+    outcome_file.write_text(run(program, backend, limit, traced).to_json())
 
 
 if __name__ == "__main__":

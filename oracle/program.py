@@ -73,11 +73,12 @@ class Program:
         validate(self)
         return body_source(self.statements, self.outputs)
 
-    def to_source(self, module: str = "tensorflow", deterministic: bool = True) -> str:
+    def to_source(self, module: str = "tensorflow", deterministic: bool = True, traced: bool = False) -> str:
         """A standalone script that runs the program on `module` and prints its outcome as JSON (TF
-        configured as the oracle runs it; with `deterministic` False, on its default kernels)."""
+        configured as the oracle runs it; with `deterministic` False, on its default kernels; with `traced`,
+        eagerly and in tf.function, both outcomes printed)."""
         check_module_name(module)
-        return script_source(self.body_source(), module, deterministic)
+        return script_source(self.body_source(), module, deterministic, traced)
 
 
 _NESTED = ("body", "forward", "backward")   # fields holding statements: written with their statement type

@@ -13,13 +13,15 @@ import numpy as np
 
 from .catalog import call_source
 from .outcome import describe, describe_error
+from .traced import run_traced
 from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op, ReadValue, Reset,
                          StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop, namedtuple_types)
 
 # Names the generated script itself uses inside or around `_program()` (builtins included): a program
 # may not define them. Emitting a new name in the source means adding it here (a test checks).
 SCRIPT_NAMES = frozenset({"tf", "np", "json", "collections", "print", "describe", "describe_error", "_outcome",
-                          "_program", "_error", "float", "complex", "Exception", "grad", "variables"})  # the last two: custom gradients  # the last two: custom gradients
+                          "_program", "_error", "float", "complex", "Exception", "run_traced", "globals", "_outcomes",
+                          "_mode", "grad", "variables"})  # the last two: custom gradients
 MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 # TensorFlow as the harness's oracle runs (oracle/tensorflow.py): deterministic ops (softmax cross
@@ -54,17 +56,24 @@ def check_module_name(module: str) -> None:
         raise ValueError(f"{module!r} is not a module name")
 
 
-def script_source(body: str, module: str, deterministic: bool) -> str:
+def script_source(body: str, module: str, deterministic: bool, traced: bool = False) -> str:
     """A standalone script around `body` (see `body_source`) that runs it on `module` and prints its outcome
-    as JSON (TF configured as the oracle runs it; with `deterministic` False, on its default kernels)."""
+    as JSON (TF configured as the oracle runs it; with `deterministic` False, on its default kernels). With
+    `traced`, it runs the program eagerly and then inside one tf.function (oracle/traced.py), and prints
+    both outcomes, as {"eager": ..., "tf.function": ...}."""
     check_module_name(module)
-    helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in (describe, describe_error))
+    helpers = "\n\n".join(textwrap.dedent(inspect.getsource(f))
+                          for f in (describe, describe_error) + ((run_traced,) if traced else ()))
     oracle = "" if module != "tensorflow" else ORACLE_CONFIGURATION if deterministic else ONE_THREAD
+    run = ("_outcomes = {}\nfor _mode in ('eager', 'tf.function'):\n"
+           "    _outcome = {'values': {}, 'calls': {}, 'error': None}\n"
+           "    try:\n        run_traced(globals()) if _mode == 'tf.function' else _program()\n"
+           "    except Exception as _error:\n        _outcome['error'] = describe_error(_error, tf)\n"
+           "    _outcomes[_mode] = _outcome\nprint(json.dumps(_outcomes, sort_keys=True))\n") if traced else (
+           "try:\n    _program()\nexcept Exception as _error:\n    _outcome['error'] = describe_error(_error, tf)\n"
+           "print(json.dumps(_outcome, sort_keys=True))\n")
     return (f"import collections\nimport json\n\nimport numpy as np\nimport {module} as tf\n{oracle}\n{helpers}\n\n"
-            f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{body}\n\n"
-            "try:\n    _program()\nexcept Exception as _error:\n"
-            "    _outcome['error'] = describe_error(_error, tf)\n"
-            "print(json.dumps(_outcome, sort_keys=True))\n")
+            f"_outcome = {{'values': {{}}, 'calls': {{}}, 'error': None}}\n\n\n{body}\n\n{run}")
 
 
 def structure_source(structure: Structure) -> str:

@@ -14,6 +14,7 @@ from reftape_oracle.program import Program
 from reftape_properties.findings.record import Finding
 from reftape_properties.judge.compare import PROGRAM_HARNESS_EXCEPTIONS, compare
 from reftape_properties.judge.forward import FORWARD, forward_outcome
+from reftape_properties.judge.function import FUNCTION, mode_discrepancies
 from reftape_properties.judge.known import Evidence, explained_by
 from reftape_properties.judge.numeric import NUMERIC, numeric_outcome, result_location, wrong_verdict
 from reftape_properties.judge.referee import flat_decimals, referee
@@ -23,8 +24,10 @@ CHECKS = {
     "differential": ("tensorflow", "the candidate against TensorFlow"),
     NUMERIC: (NUMERIC, "the candidate's gradients against a float64 numerical derivative"),
     FORWARD: (FORWARD, "the candidate's forward mode (jvp) against its reverse mode, a numerical derivative deciding"),
+    FUNCTION: (FUNCTION, "the candidate eager against the same program traced in tf.function, a numerical "
+                         "derivative deciding"),
 }
-SELF_CHECKS = (NUMERIC, FORWARD)   # references that judge the candidate by itself: it alone runs the program
+SELF_CHECKS = (NUMERIC, FORWARD, FUNCTION)   # references that judge the candidate by itself: it alone runs the program
 
 
 def judged(finding: Finding) -> Finding:
@@ -72,7 +75,8 @@ def run_sides(program: Program, candidate: Any, reference: Any, time_limit: floa
               isolated: bool = False) -> tuple[Outcome, Outcome]:
     """(expected, actual): the reference's outcome and the candidate's. With `reference` NUMERIC (the numeric
     check) the candidate alone runs, and the expected outcome is its own with an exact derivative's gradients
-    where its are wrong (judge/numeric.py). Never raises for what a side did."""
+    where its are wrong (judge/numeric.py); with FUNCTION, the candidate's eager outcome and its traced one
+    (judge/function.py). Never raises for what a side did."""
     expected, actual, _, _ = _sides(program, candidate, reference, time_limit, isolated)
     return expected, actual
 
@@ -81,6 +85,9 @@ def _sides(program: Program, candidate: Any, reference: Any, time_limit: float |
            isolated: bool) -> tuple[Outcome, Outcome, dict, Program | None]:
     """`run_sides`' outcomes, a numeric or forward check's estimates of the results it changed (empty
     otherwise), and the reverse twin a forward check found the reverse mode wrong in (else None)."""
+    if reference == FUNCTION:
+        (expected,), (actual,) = (_outcomes(program, [candidate], time_limit, isolated, traced) for traced in (False, True))
+        return expected, actual, {}, None
     if reference in SELF_CHECKS:
         (actual,) = _outcomes(program, [candidate], time_limit, isolated)
         if reference == NUMERIC:
@@ -92,14 +99,15 @@ def _sides(program: Program, candidate: Any, reference: Any, time_limit: float |
     return expected, actual, {}, None
 
 
-def _outcomes(program: Program, sides: list, time_limit: float | None, isolated: bool) -> list[Outcome]:
+def _outcomes(program: Program, sides: list, time_limit: float | None, isolated: bool,
+              traced: bool = False) -> list[Outcome]:
     from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run_each
     from reftape_oracle.isolated import run_isolated
 
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
     if isolated:
-        return [run_isolated(program, _name(side), limit) for side in sides]
-    return run_each(program, sides, limit)
+        return [run_isolated(program, _name(side), limit, traced) for side in sides]
+    return run_each(program, sides, limit, traced)
 
 
 def forward_judge(candidate: Any, reference: Any) -> Any:
@@ -118,7 +126,9 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
     `isolated` runs each side in a process of its own (backends named by module), where dying or
     hanging in native code becomes the side's outcome. A numeric check's discrepancies carry their
     verdict (the candidate is wrong) and the estimate; a forward check that finds the reverse mode wrong
-    returns the numeric check's finding on the program's reverse twin (judge/forward.py)."""
+    returns the numeric check's finding on the program's reverse twin (judge/forward.py). A function check's
+    discrepancies are the differences between the candidate's eager and traced runs that make a finding,
+    with the referee's verdicts (judge/function.py)."""
     self_check = reference in SELF_CHECKS
     expected, actual, estimates, reverse_wrong = _sides(program, candidate, reference, time_limit, isolated)
     failures = [f for f in (_unjudged(actual, reference) if self_check else _harness_failure(expected, reference=True),
@@ -128,9 +138,11 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
     if reverse_wrong is not None:
         return evaluate(reverse_wrong, candidate, NUMERIC, time_limit=time_limit, judge=judge, isolated=isolated)
     found = compare(expected, actual, program)
+    if reference == FUNCTION:
+        found = mode_discrepancies(program, found, expected, actual, _name(candidate))
     if not found:
         return None
-    if self_check:
+    if reference in (NUMERIC, FORWARD):
         _blame_candidate(found, candidate, estimates)
     else:
         evidence = Evidence(program, expected, actual, candidate)

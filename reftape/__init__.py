@@ -25,7 +25,7 @@ from .control_flow import case, cond, switch_case, while_loop
 from .custom_gradient import custom_gradient
 from .functional import foldl, foldr, map_fn, scan, vectorized_map
 from .gradient_utils import grad_pass_through, recompute_grad
-from .polymorphic_function import function
+from .polymorphic_function import function, init_scope
 from .tape import GradientTape, UnconnectedGradients
 from .tensor import IndexedSlices, Tensor, TensorShape
 from .tensor_array import TensorArray

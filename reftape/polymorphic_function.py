@@ -777,6 +777,24 @@ class ConcreteFunction:
         return self._function(*args, **kwargs)
 
 
+class init_scope:
+    """`tf.init_scope()`: a block lifted out of the functions being traced (its ops run once, now, and are not
+    replayed; Variables made there are made once), with every tape paused, as TF's lifts it out of function
+    graphs and stops recording."""
+
+    __slots__ = ("_tracer", "_tapes")
+
+    def __enter__(self) -> None:
+        state = this_thread.state
+        self._tracer, state.tracer = state.tracer, None
+        self._tapes = _suspended_tapes()
+        self._tapes.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._tapes.__exit__(*exc)
+        this_thread.state.tracer = self._tracer
+
+
 def function(func: Callable | None = None, input_signature: Any = None, autograph: bool = True,
              jit_compile: Any = None, reduce_retracing: bool = False, experimental_implements: Any = None,
              experimental_autograph_options: Any = None, experimental_attributes: Any = None,

@@ -25,6 +25,7 @@ from reftape_properties.explain.clusters import Cluster, cluster, explained_form
 from reftape_properties.findings.record import Finding
 from reftape_properties.findings.store import coverage_summary, read_findings
 from reftape_properties.judge.forward import FORWARD
+from reftape_properties.judge.function import FUNCTION
 from reftape_properties.judge.numeric import NUMERIC
 
 from reftape_reports import readable
@@ -32,7 +33,8 @@ from reftape_reports.graph import layout
 from reftape_reports.side_by_side import side_by_side, value_at
 
 MAX_DISCREPANCIES_SHOWN = 8
-JUDGES = {NUMERIC: "exact (numerical derivative)", FORWARD: "exact (numerical derivative along the tangents)"}
+JUDGES = {NUMERIC: "exact (numerical derivative)", FORWARD: "exact (numerical derivative along the tangents)",
+          FUNCTION: "eager (a numerical derivative deciding)"}
 
 
 def _environment() -> Environment:
@@ -95,7 +97,7 @@ def _cluster_view(number: int, entry: Cluster) -> dict:
     shown = range(min(len(finding.discrepancies), MAX_DISCREPANCIES_SHOWN))
     return {"number": number, "cluster": entry, "finding": finding,
             "judge": JUDGES.get(finding.reference, "TensorFlow"),
-            "source": finding.program.to_source("tensorflow"),
+            "source": finding.program.to_source("tensorflow", traced=finding.reference == FUNCTION),
             "listing": readable_source(finding.program.validate().statements),
             "graph": layout(finding.program, _divergent_node(finding)), "divergent": _divergent_node(finding),
             "discrepancies": [_discrepancy_view(finding, i) for i in shown],

@@ -16,6 +16,7 @@ from reftape_oracle.catalog import CATALOG, DTYPES
 
 from reftape_properties.campaign.database import reachable_database
 from reftape_properties.judge.forward import FORWARD
+from reftape_properties.judge.function import FUNCTION, traces_functions
 from reftape_properties.pipeline import CHECKS
 from reftape_properties.cli import (UnsupportedError, UsageError, backend_surface, import_backend, parser,
                                     positive_seconds, writable_directory)
@@ -100,11 +101,6 @@ RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_l
 _NOT_RECORDED = object()
 SCHEDULES = ("swarm", "uniform")
 # Checks the issue tracker names that the program language cannot express yet: refused, never run as something else.
-UNAVAILABLE_CHECKS = {
-    "function": "not available: programs cannot run their body in tf.function yet",
-}
-
-
 def campaign_from(args: argparse.Namespace) -> Campaign:
     """The campaign the arguments ask for (with `--resume`, the resumed run's configuration for what
     they leave out); UsageError (before anything runs or is written) for bad usage."""
@@ -135,6 +131,9 @@ def campaign_from(args: argparse.Namespace) -> Campaign:
     if FORWARD in checks and not surface.has("autodiff.ForwardAccumulator"):
         raise UnsupportedError(f"--check {FORWARD}: {backend} lacks tf.autodiff.ForwardAccumulator, which every program "
                                "of the forward check runs in")
+    if FUNCTION in checks and not traces_functions(import_backend(backend)):
+        raise UnsupportedError(f"--check {FUNCTION}: {backend}'s function runs its body on every call (it does not "
+                               "trace), so its traced runs are its eager ones and the check could never disagree")
     unsupported = surface.unsupported(ops)
     if args.require_all and unsupported:
         raise UnsupportedError(f"--require-all: {backend} lacks {len(unsupported)} of what the campaign draws: "
@@ -240,9 +239,6 @@ def _dtype_list(text: str | None) -> tuple[str, ...]:
 
 def _check_list(text: str) -> tuple[str, ...]:
     checks = tuple(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
-    unavailable = [c for c in checks if c in UNAVAILABLE_CHECKS]
-    if unavailable:
-        raise UsageError(f"--check {unavailable[0]}: {UNAVAILABLE_CHECKS[unavailable[0]]}")
     unknown = [c for c in checks if c not in CHECKS]
     if unknown or not checks:
         raise UsageError(f"--check {text}: unknown check {', '.join(unknown) or '(none)'}; choose from "

@@ -23,6 +23,7 @@ from reftape_oracle.program import Call, Program, WatchedVariables, walk
 
 from reftape_properties.judge.compare import Discrepancy
 from reftape_properties.judge.forward import FORWARD
+from reftape_properties.judge.function import FUNCTION
 from reftape_properties.judge.numeric import NUMERIC
 
 SCHEMA_VERSION = 2
@@ -153,7 +154,18 @@ class Finding:
             return {"suspect": self.suspect}
         verdict = self.primary.verdict if self.primary.verdict in OTHER_CAUSES else "-"
         parts = {"kind": self.kind, "suspect": self.suspect or "?", "stage": stage, "verdict": verdict}
-        return parts if self.reference not in (NUMERIC, FORWARD) else {**parts, "check": self.reference}
+        return parts if not self.self_checked else {**parts, "check": self.reference}
+
+    @property
+    def self_checked(self) -> bool:
+        """Found by a check that judges the candidate by itself (numeric, forward, function): it alone ran."""
+        return self.reference in (NUMERIC, FORWARD, FUNCTION)
+
+    def script(self) -> str:
+        """The program as a standalone script on the backend that ran it (both modes, for a function check), or
+        on TensorFlow (the reference) for a differential finding."""
+        return self.program.to_source(self.candidate if self.self_checked else "tensorflow",
+                                      traced=self.reference == FUNCTION)
 
     def signature(self) -> str:
         return "|".join(self.signature_parts().values())
@@ -164,7 +176,7 @@ class Finding:
                 "signature": self.signature(), "suspect": self.suspect, "dtype": self.dtype,
                 "verdict": self.primary.verdict, "known": self.known,
                 "discrepancies": [asdict(d) for d in self.discrepancies],
-                "program": self.program.to_dict(), "source": self.program.to_source(self.reference),
+                "program": self.program.to_dict(), "source": self.script(),
                 "expected": asdict(self.expected), "actual": asdict(self.actual),
                 "environment": self.expected.environment, "reproduce": self.reproduce, "context": self.context,
                 "first_divergence": self.first_divergence, "minimized": self.minimized,

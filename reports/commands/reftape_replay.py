@@ -26,6 +26,7 @@ from reftape_oracle.validation import ProgramError
 from reftape_properties.cli import (EXIT_FINDINGS, EXIT_OK, UsageError, import_backend, parser, positive_seconds, run_command)
 from reftape_properties.judge.compare import NOT_RUN, Discrepancy
 from reftape_properties.findings.record import Finding
+from reftape_properties.judge.function import FUNCTION
 from reftape_properties.pipeline import SELF_CHECKS, evaluate
 from reftape_properties.judge.known import KNOWN
 
@@ -43,10 +44,12 @@ def _arguments(argv: list[str] | None) -> Any:
     p.add_argument("--backend", help="candidate module, importable from the current directory (default: the "
                                      "finding's candidate, else reftape)")
     p.add_argument("--against", help="reference module, or 'numeric' (the numeric check: the candidate's gradients "
-                                     "against a numerical derivative) or 'forward' (the forward check: its jvps against "
-                                     "its reverse mode); default: the finding's reference, else tensorflow")
+                                     "against a numerical derivative), 'forward' (the forward check: its jvps against "
+                                     "its reverse mode) or 'function' (the function check: its eager run against the "
+                                     "program traced in tf.function); default: the finding's reference, else tensorflow")
     p.add_argument("--source", action="store_true", help="print the standalone script for --backend "
-                                                         "(default: tensorflow) and exit")
+                                                         "(default: tensorflow; run eagerly and in tf.function for the "
+                                                         "function check) and exit")
     p.add_argument("--time-limit", type=positive_seconds, default=60.0, help="seconds per program and backend")
     return p.parse_args(argv)
 
@@ -55,15 +58,15 @@ def _replay(argv: list[str] | None) -> int:
     args = _arguments(argv)
     recorded = _recorded_finding(args.program, args.id) if args.id or args.program.suffix == ".jsonl" else None
     program = recorded.program if recorded else _load_program(args.program)
+    reference = args.against or (recorded.reference if recorded else "tensorflow")
     if args.source:
-        module = args.backend or args.against or "tensorflow"
+        module = args.backend or (args.against if args.against not in SELF_CHECKS else None) or "tensorflow"
         try:
-            print(program.to_source(module))
+            print(program.to_source(module, traced=reference == FUNCTION))
         except ValueError as error:
             raise UsageError(str(error)) from None
         return EXIT_OK
     candidate = args.backend or (recorded.candidate if recorded else "reftape")
-    reference = args.against or (recorded.reference if recorded else "tensorflow")
     modules = import_backend(candidate), reference if reference in SELF_CHECKS else import_backend(reference)
     if recorded:
         print(f"== replaying finding {recorded.id} ({recorded.kind}, recorded {recorded.timestamp}: "

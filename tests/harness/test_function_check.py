@@ -1,0 +1,133 @@
+"""The function check (`reftape-fuzz --check function`, judge/function.py): a backend's eager run of a program
+against the same program traced in one tf.function (oracle/traced.py). It fires on a planted gradient that is
+wrong only inside a function (a TF re-export, tests/backends/tf_traced_wrong_tanh_backend.py), names the op,
+and stays silent where TF's two modes agree or differ by design (exceptions). A backend whose `function` does
+not trace (runs its body on every call) is refused: its two runs would be the same computation.
+
+Expected values are TensorFlow's own, run live, and exact derivatives shown by hand."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reftape_oracle.interpreter import load_backend, run
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, WatchedVariables, WhileLoop
+from reftape_properties.explain.clusters import cluster
+from reftape_properties.findings.store import read_findings
+from reftape_properties.judge.function import FUNCTION, traces_functions
+from reftape_properties.pipeline import evaluate
+
+BACKENDS = Path(__file__).parent.parent / "backends"
+PLANTED = "tf_traced_wrong_tanh_backend"
+UNTRACED = "untraced_function_backend"
+
+
+@pytest.fixture(autouse=True)
+def backends_importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(BACKENDS))
+
+
+def tanh_program(value=(0.5, -1.0, 2.0)) -> Program:
+    """g = d/dx sum(tanh(x)) = 1 - tanh(x)**2, for a Variable x."""
+    return Program([Leaf("x", "variable", np.array(value, "float32"), "float32"),
+                    Tape("t", body=[Op("a", "tanh", ["x"]), Op("y", "reduce_sum", ["a"])]),
+                    Call("g", "t", "gradient", "y", "x")], ["y"])
+
+
+def test_a_gradient_wrong_only_inside_a_function_is_found_with_the_exact_one():
+    finding = evaluate(tanh_program(), PLANTED, FUNCTION)
+    assert finding is not None and finding.reference == FUNCTION and finding.candidate == PLANTED
+    (wrong,) = finding.discrepancies
+    assert wrong.where == "calls/g" and wrong.verdict == "candidate-wrong"
+    exact = 1 - np.tanh(np.array([0.5, -1.0, 2.0])) ** 2
+    np.testing.assert_allclose(np.array(wrong.estimate, float), exact, rtol=1e-6)
+    assert finding.signature_parts()["check"] == FUNCTION
+
+
+def test_tensorflows_own_tanh_agrees_with_itself_traced():
+    assert evaluate(tanh_program(), "tensorflow", FUNCTION) is None
+
+
+def test_a_traced_run_reports_what_an_eager_one_does():
+    """Variables (name, trainability, value when reported), watched_variables, IndexedSlices, a while loop's
+    gradient through TF's While op, None for an unconnected source: TF's traced outcome is its eager one."""
+    program = Program([
+        Leaf("v", "variable", np.array([[0.5, -1.0], [2.0, 3.0]], "float32"), "float32"),
+        Leaf("u", "constant", np.array([1.0, 2.0], "float32"), "float32"),
+        Tape("t", persistent=True, body=[
+            Op("r", "gather", ["v"], {"indices": (1, 1, 0), "axis": 0}),
+            WhileLoop("w", "u", "p", [Op("p_sin", "sin", ["p"])], "p_sin", trips=3),
+            Op("y", "reduce_sum", ["r"]), Op("z", "reduce_sum", ["w"]),
+            WatchedVariables("wv", "t")]),
+        Call("g", "t", "gradient", "y", {"list": ["v", "u"]}),
+        Call("h", "t", "gradient", "z", "u"),
+    ], ["y", "z", "v"])
+    eager, traced = run(program, "tensorflow"), run(program, "tensorflow", traced=True)
+    assert eager.error is None and eager.observed() == traced.observed()
+    assert eager.calls["g"]["items"][0]["kind"] == "indexed_slices" and eager.calls["g"]["items"][1]["kind"] == "none"
+    assert eager.values["v"]["variable"] == {"name": "v:0", "trainable": True}
+    assert evaluate(program, "tensorflow", FUNCTION) is None
+
+
+def test_where_the_modes_raise_differently_by_design_nothing_is_found():
+    """A non-persistent tape's jacobian without pfor raises RuntimeError eagerly and is computed inside a
+    function (TF's rule): exceptions are never compared."""
+    program = Program([Leaf("x", "variable", np.array([0.5, -1.0], "float32"), "float32"),
+                       Tape("t", body=[Op("a", "sin", ["x"])]),
+                       Call("j", "t", "jacobian", "a", "x", use_pfor=False)], ["a"])
+    eager, traced = run(program, "tensorflow"), run(program, "tensorflow", traced=True)
+    assert eager.calls["j"]["kind"] == "exception" and traced.calls["j"]["kind"] == "tensor"
+    assert evaluate(program, "tensorflow", FUNCTION) is None
+
+
+def test_the_printed_script_runs_both_modes_and_shows_the_difference():
+    script = tanh_program().to_source(PLANTED, traced=True)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=BACKENDS, timeout=300)
+    printed = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(printed) == {"eager", "tf.function"}
+    eager, traced = (np.array([float.fromhex(x) for x in printed[m]["calls"]["g"]["data"]]) for m in printed)
+    np.testing.assert_allclose(eager, 1 - np.tanh([0.5, -1.0, 2.0]) ** 2, rtol=1e-6)
+    np.testing.assert_allclose(traced, 1 - np.tanh([0.5, -1.0, 2.0]), rtol=1e-6)
+
+
+def test_only_a_function_that_traces_is_checked():
+    assert traces_functions(load_backend("tensorflow")) and traces_functions(load_backend("reftape"))
+    assert not traces_functions(load_backend(UNTRACED))
+
+
+def fuzz(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", *args], cwd=BACKENDS,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_backend_whose_function_does_not_trace_is_refused_in_one_line(tmp_path):
+    ran = fuzz("--backend", UNTRACED, "--check", FUNCTION, "--max-examples", "1", "--report", str(tmp_path / "r"),
+               timeout=300)
+    assert ran.returncode == 4 and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+    assert "--check function" in ran.stderr and "does not trace" in ran.stderr
+
+
+@pytest.mark.runs_long
+def test_a_function_campaign_finds_the_planted_gradient_and_reports_it(tmp_path):
+    report = tmp_path / "report"
+    ran = fuzz("--backend", PLANTED, "--check", FUNCTION, "--ops", "tanh,sin,multiply,add", "--dtypes", "float32,float64",
+               "--max-examples", "30", "--workers", "1", "--seed", "1", "--report", str(report))
+    assert ran.returncode == 1, ran.stdout[-2000:] + ran.stderr[-2000:]
+    clusters = cluster(read_findings(report / "discrepancies.jsonl"))
+    assert {c.smallest.suspect for c in clusters} == {"tanh"}, [c.signature for c in clusters]
+    assert all(c.smallest.reference == FUNCTION and c.verdict == "candidate-wrong" for c in clusters)
+    assert "run_traced(globals())" in (report / "index.html").read_text()
+
+
+@pytest.mark.runs_long
+def test_a_function_campaign_on_tensorflows_correct_ops_finds_nothing(tmp_path):
+    report = tmp_path / "report"
+    ran = fuzz("--backend", "tensorflow", "--check", FUNCTION, "--ops", "tanh,sin,exp,multiply,add,reduce_sum,matmul",
+               "--dtypes", "float32,float64", "--max-examples", "40", "--workers", "1", "--seed", "2",
+               "--report", str(report))
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert not (report / "discrepancies.jsonl").exists() or read_findings(report / "discrepancies.jsonl") == []
