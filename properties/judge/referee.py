@@ -364,20 +364,21 @@ def _slopes(targets: Targets, readout: np.ndarray, index: tuple, direction: comp
 def slopes_along(targets: Targets, readout: np.ndarray, along: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """dG/dt along x0 + t * along, G = Re(conj(readout) @ T), with a step for values of size `scale`:
     (slopes, ill). Each target element is differenced before the rows are combined, so that a large target
-    does not swamp the change of a small one."""
+    does not swamp the change of a small one. Targets that fail, or change size within the step (a mask, a
+    `unique` of the source), have no derivative there: every row is ill."""
     x0, rows = targets.x0, readout.shape[0]
     failed = np.full(rows, np.nan), np.ones(rows, bool)
     with np.errstate(all="ignore"):
         if targets.complex_step:
             h = COMPLEX_STEP * scale
             t = targets(x0 + 1j * h * along, complex_step=True)
-            if t is None:
+            if t is None or t.shape != targets.t0.shape:
                 return failed
             slopes = _combined(readout, t.imag / h)
             return slopes, ~np.isfinite(slopes)
         h = CENTRAL_STEP * scale
         tp, tm = targets(x0 + h * along), targets(x0 - h * along)
-        if tp is None or tm is None:
+        if tp is None or tm is None or tp.shape != targets.t0.shape or tm.shape != targets.t0.shape:
             return failed
         right = _combined(readout, _difference(tp, targets.t0) / h)
         left = _combined(readout, _difference(targets.t0, tm) / h)

@@ -145,3 +145,12 @@ def test_a_forward_campaign_on_a_backend_without_forward_mode_is_refused_in_one_
                          capture_output=True, text=True, timeout=300, cwd=BACKENDS)
     assert ran.returncode == 4 and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
     assert "lacks tf.autodiff.ForwardAccumulator" in ran.stderr and not (tmp_path / "report" / "run.json").exists()
+
+
+def test_a_jvp_whose_target_changes_size_along_the_tangent_is_not_judged():
+    """boolean_mask(x, x > 0) at x = [1, 0, -1] along v = [1, 1, 1]: a step keeps one more element on one side
+    only, so the target has no directional derivative (the referee once crashed a campaign's worker here)."""
+    program = Program([
+        Leaf("x", "constant", np.array([1.0, 0.0, -1.0]), "float64"), Leaf("v", "constant", np.ones(3), "float64"),
+        Accumulator("a", ["x"], ["v"], [Op("y", "boolean_mask", ["x", "x"])]), Jvp("j", "a", "y")], ["y"])
+    assert evaluate(program, "tensorflow", FORWARD) is None
