@@ -221,4 +221,3 @@ def test_the_numeric_check_judges_gradients_through_a_while_loop():
     finding = evaluate(program, PLANTED, NUMERIC)
     assert finding is not None and finding.discrepancies[0].verdict == "candidate-wrong"
     assert evaluate(program, "tensorflow", NUMERIC) is None
-
