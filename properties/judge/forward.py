@@ -217,42 +217,24 @@ def _jvp_wrong(twin: Twin, jvp: Jvp, described: dict, outcome: Outcome, estimate
     shapes = [u.shape for u in twin.cotangents]
     values = np.concatenate([_dense(item, shape).ravel() for item, shape in zip(items, shapes)] + [np.zeros(0)])
     tolerance = _tolerance(twin.program, outcome, jvp)
-    if not any(u.dtype.kind == "c" for u in twin.cotangents):
+    real = not any(u.dtype.kind == "c" for u in twin.cotangents)
+    if real:
         estimate, values = estimate.real, values.real
+
+    def estimator(at: Program, step_scale: float) -> tuple[np.ndarray, np.ndarray] | None:
+        made = _directional(twin, step_scale, at)
+        return made if made is None or not real else (made[0].real, made[1])
+
     wrong = numeric._beyond(values, estimate, tolerance) & ~ill & np.isfinite(estimate)
     if wrong.any():
-        wrong &= np.abs(values - estimate) > numeric._allowed(estimate, tolerance) + _rounding_reach(twin, estimate)
+        reach = numeric.rounding_reach(estimator, twin.program, estimate)
+        wrong &= np.abs(values - estimate) > numeric._allowed(estimate, tolerance) + reach
     if wrong.any():
-        wrong &= _steady_under_a_step_sweep(twin, estimate)
+        wrong &= numeric.steady_under_a_step_sweep(estimator, twin.program, estimate)
     if not wrong.any():
         return False
     _write(jvp, described, items, shapes, estimate, wrong, outcome, estimates)
     return True
-
-
-def _steady_under_a_step_sweep(twin: Twin, estimate: np.ndarray) -> np.ndarray:
-    """Where the directional estimate holds with steps STEP_SWEEP times larger (numeric.py's rule)."""
-    swept = _directional(twin, numeric.STEP_SWEEP)
-    if swept is None or swept[0].shape != estimate.shape:
-        return np.zeros(estimate.shape, bool)
-    swept_estimate = swept[0] if estimate.dtype.kind == "c" else swept[0].real
-    with np.errstate(invalid="ignore"):
-        return (np.abs(swept_estimate - estimate) <= numeric._allowed(estimate, numeric.EXACT)) & ~swept[1]
-
-
-def _rounding_reach(twin: Twin, estimate: np.ndarray) -> np.ndarray:
-    """How far the directional estimate moves when every floating leaf moves by a rounding of its dtype
-    (numeric.py's rule: the largest move over its probes, times ROUNDING_PROBE_FACTOR)."""
-    generator = np.random.default_rng(0)
-    reach = np.zeros(estimate.shape)
-    for _ in range(numeric.ROUNDING_PROBES):
-        moved = _directional(twin, program=numeric._rounded_leaves(twin.program, generator))
-        if moved is None or moved[0].shape != estimate.shape:
-            return np.full(estimate.shape, np.inf)
-        with np.errstate(invalid="ignore"):
-            moved_estimate = moved[0] if estimate.dtype.kind == "c" else moved[0].real
-            reach = np.maximum(reach, np.where(moved[1], np.inf, np.abs(moved_estimate - estimate)))
-    return numeric.ROUNDING_PROBE_FACTOR * np.nan_to_num(reach, nan=np.inf)
 
 
 def _write(jvp: Jvp, described: dict, items: list, shapes: list, estimate: np.ndarray, wrong: np.ndarray,

@@ -47,6 +47,9 @@ NUMERIC = "numeric"   # the reference a numeric check's findings name
 ROUNDING_PROBES = 2   # points around the program's own at which the estimate is made again
 STEP_SWEEP = 16       # how much larger the steps of the second estimate of a wrong element are
 EXACT = Tolerance(relative=0.0, absolute_scale=0.0)   # what the float64 estimates are held to: the referee's resolution
+# An estimate of a result at a program (the one judged, or one with its leaves rounded) with steps a factor times
+# the usual: (estimate, where it is ill-conditioned), or None where the referee cannot make one
+Estimator = Callable[[Program, float], "tuple[np.ndarray, np.ndarray] | None"]
 
 
 def wrong_verdict(backend: str) -> str:
@@ -143,11 +146,14 @@ def _corrected(program: Program, call: Call, source: str, result: dict) -> np.nd
     estimate, ill = _in_range(made[0], dtype), made[1] | referee.shaped(undefined, targets, call.method)
     judged_value, judged_estimate, ill = part(value), part(estimate), part(ill.astype(float)) != 0
     wrong = _beyond(judged_value, judged_estimate, tolerance) & ~ill & np.isfinite(judged_estimate)
+    def estimator(at: Program, step_scale: float) -> tuple[np.ndarray, np.ndarray] | None:
+        return _estimate(_targets(at, call, source), call.method, step_scale)
+
     if wrong.any():
-        reach = _rounding_reach(program, call, source, judged_estimate, part)
+        reach = rounding_reach(estimator, program, judged_estimate, part)
         wrong &= np.abs(judged_value - judged_estimate) > _allowed(judged_estimate, tolerance) + reach
     if wrong.any():
-        wrong &= _steady_under_a_step_sweep(targets, call.method, judged_estimate, part, tolerance)
+        wrong &= steady_under_a_step_sweep(estimator, program, judged_estimate, part)
     if not wrong.any():
         return None
     shifted = judged_estimate if part is _whole else value + (judged_estimate - judged_value)
@@ -195,13 +201,15 @@ def _agrees_along_a_direction(targets: referee.Targets, method: str, value: np.n
     return bool(np.all(np.abs(projected - slopes) <= allowed))
 
 
-def _steady_under_a_step_sweep(targets: referee.Targets, method: str, estimate: np.ndarray,
-                               part: Callable[[np.ndarray], np.ndarray], tolerance: Tolerance) -> np.ndarray:
-    """Where the estimate stays within the referee's resolution with steps STEP_SWEEP times larger: a smooth
-    function's central difference barely moves, one across a pole or jump (divide_no_nan's 0 at 0, whose
-    true derivative is infinite) grows like the inverse of the step and is no derivative at all. The
-    resolution is the referee's alone, whatever the result's dtype: the sweep judges the float64 estimate."""
-    swept = _estimate(targets, method, STEP_SWEEP)
+def steady_under_a_step_sweep(estimator: Estimator, program: Program, estimate: np.ndarray,
+                              part: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """Where `estimate` (`estimator`'s at `program`, judged in `part`) stays within the referee's resolution
+    with steps STEP_SWEEP times larger: a smooth function's central difference barely moves, one across a pole
+    or jump (divide_no_nan's 0 at 0, whose true derivative is infinite) grows like the inverse of the step and
+    is no derivative at all. The resolution is the referee's alone, whatever the result's dtype: the sweep
+    judges the float64 estimate."""
+    part = part or _whole
+    swept = estimator(program, STEP_SWEEP)
     if swept is None or swept[0].shape != estimate.shape:
         return np.zeros(estimate.shape, bool)
     with np.errstate(invalid="ignore"):
@@ -264,14 +272,16 @@ def _beyond(value: np.ndarray, estimate: np.ndarray, tolerance: Tolerance) -> np
         return ~np.isfinite(value) & (value != estimate) | (np.abs(value - estimate) > _allowed(estimate, tolerance))
 
 
-def _rounding_reach(program: Program, call: Call, source: str, estimate: np.ndarray,
-                    part: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """How far the estimate moves when every floating leaf moves by a rounding of its dtype (its largest
-    move over the probes, times ROUNDING_PROBE_FACTOR; infinite where a probe cannot be estimated)."""
+def rounding_reach(estimator: Estimator, program: Program, estimate: np.ndarray,
+                   part: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """How far `estimate` (`estimator`'s at `program`, judged in `part`) moves when every floating leaf moves
+    by a rounding of its dtype (its largest move over the probes, times ROUNDING_PROBE_FACTOR; infinite where a
+    probe cannot be estimated)."""
+    part = part or _whole
     generator = np.random.default_rng(0)
     reach = np.zeros(estimate.shape)
     for _ in range(ROUNDING_PROBES):
-        moved = _estimate(_targets(_rounded_leaves(program, generator), call, source), call.method)
+        moved = estimator(_rounded_leaves(program, generator), 1.0)
         if moved is None or moved[0].shape != estimate.shape:
             return np.full(estimate.shape, np.inf)
         with np.errstate(invalid="ignore"):

@@ -185,11 +185,10 @@ def test_a_numeric_campaign_on_correct_tensorflow_ops_finds_nothing(tmp_path):
     assert not (report / "discrepancies.jsonl").exists() or read_findings(report / "discrepancies.jsonl") == []
 
 
-@pytest.mark.parametrize("check", ["function", "nonsense"])
-def test_a_check_the_harness_cannot_run_is_refused_in_one_line(tmp_path, check):
-    ran = fuzz("--check", check, "--max-examples", "1", "--report", str(tmp_path / "report"), timeout=300)
+def test_a_check_the_harness_does_not_know_is_refused_in_one_line(tmp_path):
+    ran = fuzz("--check", "nonsense", "--max-examples", "1", "--report", str(tmp_path / "report"), timeout=300)
     assert ran.returncode == 2 and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
-    assert f"--check {check}" in ran.stderr and not (tmp_path / "report" / "run.json").exists()
+    assert "--check nonsense" in ran.stderr and not (tmp_path / "report" / "run.json").exists()
 
 
 def test_the_report_puts_tensorflows_own_bugs_first(tmp_path):
