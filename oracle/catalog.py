@@ -274,6 +274,17 @@ def index_rows(flat: tuple) -> list:
     return [list(flat[i:i + depth]) for i in range(1, len(flat), depth)]
 
 
+def _gathered_indices(attrs: dict) -> Any:
+    """gather's indices: flat with no batch dimension; with `batch_dims=1`, held as `index_rows` (the count
+    per batch member, then each member's indices)."""
+    return index_rows(attrs["indices"]) if attrs.get("batch_dims") else attrs["indices"]
+
+
+@_adapter(lambda op, xs, attrs: _default_source(op, xs, {**attrs, "indices": _gathered_indices(attrs)}))
+def _gather_call(op: Any, inputs: list, attrs: dict) -> Any:
+    return op(inputs[0], **{**attrs, "indices": _gathered_indices(attrs)})
+
+
 @_adapter(lambda op, xs, attrs: f"{op}({xs[0]}, {index_rows(attrs['indices'])!r})")
 def _gather_nd_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(inputs[0], index_rows(attrs["indices"]))
@@ -592,7 +603,9 @@ _ENTRIES = [
     _unary("tile", attrs={"multiples": ((2, 1),)}, dtypes=FLOATS_AND_COMPLEX, traits={GROWS}),
     _unary("broadcast_to", attrs={"shape": ((2, 3, 4),)}, dtypes=FLOATS_AND_COMPLEX, traits={GROWS, TAKES_SCALAR}),
     _unary("slice", attrs={"begin": ((1, 0), (0, 1)), "size": ((2, -1), (1, 2))}, dtypes=FLOATS_AND_COMPLEX),
-    _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1)}, dtypes=FLOATS_AND_COMPLEX),
+    # with batch_dims=1 the indices are rows, one per member of the batch (_gathered_indices)
+    _unary("gather", attrs={"indices": ((2, 0, 2),), "axis": (0, 1), "batch_dims": (0,)}, call=_gather_call,
+           dtypes=FLOATS_AND_COMPLEX),
     # N-d indices held flat, index depth first (index_rows): rows (2, 1), (0, 2), (2, 1), or six rows of depth 1
     # (the gradient is IndexedSlices for indices of shape [n, 1])
     _unary("gather_nd", attrs={"indices": ((2, 2, 1, 0, 2, 2, 1), (1, 2, 1, 0, 2, 2, 1))}, call=_gather_nd_call,

@@ -158,10 +158,23 @@ def _flat(rows: list) -> list:
     return [int(i) for row in rows for i in row]
 
 
+BATCHED_GATHER_CHANCE = 0.6   # of a gather along axis 1 or later: the first axis a batch (batch_dims=1)
+
+
 def _gather_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
+    """One to three indices along the axis, some repeated; along axis 1 or later, now and then one row of
+    them per member of the batch the first axis holds (`batch_dims=1`)."""
     axis = attrs["axis"] % len(shape)
     count = int(b.rng.integers(1, 4))
-    attrs["indices"] = tuple(_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[axis], count)]))
+    batched = axis >= 1 and 0 < shape[0] * count < MAX_ATTRIBUTE_INTEGERS and b.chance(BATCHED_GATHER_CHANCE)
+    if batched:
+        rows = [[int(i) for i in b.rng.integers(0, shape[axis], count)] for _ in range(shape[0])]
+        member = int(b.rng.integers(shape[0]))
+        rows[member] = _with_a_repeat(b, rows[member])
+        attrs["indices"], attrs["batch_dims"] = (count, *_flat(rows)), 1
+    else:
+        attrs["indices"] = tuple(_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[axis], count)]))
+        attrs.pop("batch_dims", None)
     return shape[:axis] + (count,) + shape[axis + 1:]
 
 
@@ -372,13 +385,26 @@ def _pair_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     elif spec.path == "stack":
         axis = attrs["axis"] % (len(shape) + 1)
         shape = shape[:axis] + (2,) + shape[axis:]
-    elif spec.has(INDEXED_ROWS):  # the updates' rows, each to a row of the tensor (repeats at times)
-        attrs["indices"] = (1, *_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[0], shape[0])]))
+    elif spec.has(INDEXED_ROWS):
+        y = _scattered_updates(b, spec, x.shape, attrs) or y
     elif _last(spec) == "global_norm":
         shape = ()
     elif _last(spec) == "clip_by_global_norm":  # the clipped tensors, then the norm: the first is fed onward
         return _Plan([x, y], x.shape, element=0)
     return _Plan([x, y], shape)
+
+
+def _scattered_updates(b: _Builder, spec: OpSpec, shape: tuple, attrs: dict) -> _Tensor | None:
+    """A tensor scatter's indices (repeats at times): each row of the updates (of the tensor's shape) to a row
+    of the tensor; or, half the time for a matrix or more, one to three updates of the tensor's inner shape
+    to elements [i, j] (index depth 2), their new input returned."""
+    if len(shape) >= 2 and shape[1] and b.chance(0.5):
+        count = int(b.rng.integers(1, 4))
+        rows = [(int(b.rng.integers(0, shape[0])), int(b.rng.integers(0, shape[1]))) for _ in range(count)]
+        attrs["indices"] = (2, *_flat(_with_a_repeat(b, rows)))
+        return _input(b, spec, 1, shape=(count,) + shape[2:])
+    attrs["indices"] = (1, *_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[0], shape[0])]))
+    return None
 
 
 def _suffix(b: _Builder, shape: tuple) -> tuple:
