@@ -136,14 +136,15 @@ class _Worker:
         self.explain_found()
 
     def explain_found(self) -> None:
-        """Explains the findings this worker recorded, in the order found, until the explain budget (counted
-        from now) is spent or the campaign is stopped; what is left stays recorded, unexplained."""
+        """Explains the findings this worker recorded, the most distinct first (`distinct_first`), until the
+        explain budget (counted from now) is spent or the campaign is stopped; what is left stays recorded,
+        unexplained."""
         deadline = time.monotonic() + self.campaign.explain_budget
 
         def over() -> bool:
             return self.stopping() or time.monotonic() >= deadline
 
-        for finding in self.unexplained:
+        for finding in distinct_first(self.unexplained):
             if over():
                 return
             explained = self.explain(finding, over)
@@ -231,6 +232,18 @@ class _Worker:
         self.minimal_of[signature] = record.id
         self.minimal_of.setdefault(record.signature(), record.id)  # minimising may simplify tape options
         return record
+
+
+def distinct_first(findings: list) -> list:
+    """The order to explain findings in when the budget may not reach them all: the smallest program of each
+    check, kind and set of ops first (a program's ops are the likeliest causes: findings alike in all three
+    mostly share one, and a small program minimises fast), smallest first; then the others, smallest first."""
+    firsts, repeats, seen = [], [], set()
+    for finding in sorted(findings, key=lambda f: len(f.program.ops())):
+        likeness = (finding.reference, finding.kind, frozenset(op.path for op in finding.program.ops()))
+        (repeats if likeness in seen else firsts).append(finding)
+        seen.add(likeness)
+    return firsts + repeats
 
 
 def run_worker(campaign: Campaign, index: int, restart: int, deadly: frozenset[str], events: Any, stop: Any,

@@ -478,3 +478,23 @@ def test_a_worker_that_dies_while_starting_is_a_harness_failure(tmp_path):
     assert ran.returncode == 3
     (line,) = ran.stderr.strip().splitlines()
     assert line == "reftape-fuzz: harness error: worker 0 died of SIGSEGV while starting"
+
+
+def test_explaining_takes_the_most_distinct_findings_first():
+    """Eight value findings of det, one nan-inf-pattern of det and one of sin and xlogy: the first three explained
+    are one of each, the smallest programs first (in the order found, all three would be det's values)."""
+    from types import SimpleNamespace
+
+    from reftape_oracle.program import Op, Program
+    from reftape_properties.campaign.workers import distinct_first
+
+    def found(*paths: str, kind: str = "value") -> SimpleNamespace:
+        ops = [Op(f"y{i}", path, ["x"]) for i, path in enumerate(paths)]
+        return SimpleNamespace(program=SimpleNamespace(ops=lambda: ops), reference="numeric", kind=kind, paths=paths)
+
+    dets = [found("linalg.det") for _ in range(8)]
+    findings = dets[:3] + [found("sin", "math.xlogy")] + dets[3:] + [found("linalg.det", kind="nan-inf-pattern")]
+    ordered = distinct_first(findings)
+    assert [f.paths for f in ordered[:3]] == [("linalg.det",), ("linalg.det",), ("sin", "math.xlogy")]
+    assert ordered[0] is dets[0] and ordered[1].kind == "nan-inf-pattern"
+    assert sorted(map(id, ordered)) == sorted(map(id, findings))
