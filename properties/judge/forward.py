@@ -197,6 +197,7 @@ def _directional(twin: Twin, step_scale: float = 1.0, program: Program | None = 
             continue
         scale = step_scale * max(1.0, float(np.max(np.abs(targets.x0), initial=0.0)))
         slopes, bad = referee.slopes_along(targets, np.eye(size), along / largest, scale)
+        bad = bad | ~np.isfinite(targets.t0.reshape(-1))   # a target not defined at the point has no derivative
         slopes = slopes.astype(np.complex128)
         if complex_targets:
             imaginary, imaginary_ill = referee.slopes_along(targets, 1j * np.eye(size), along / largest, scale)
