@@ -6,8 +6,9 @@ Both modes run the same ops on the same kernels, but a traced program is a graph
 graph's gradient functions (a `while_loop` becomes a While op differentiated as one, not its unrolled
 iterations), jacobians are vectorized in the graph, and TF's graph optimiser may rewrite and fold it.
 - Compared: the forward values and the results of gradient, jacobian and jvp calls both modes computed, by
-  the comparison's tolerances (`compare`): values, dtypes, shapes, structures, IndexedSlices against dense.
-  Not `watched_variables()`, which is no derivative and differs by TF's design: eagerly, a gradient
+  the comparison's tolerances (`compare`): values, dtypes, shapes, structures. Not whether a gradient is
+  IndexedSlices or dense, which each mode chooses its own way (a graph's gradient aggregation densifies a sum of
+  slices that eager keeps as slices); not `watched_variables()`, which is no derivative and differs by TF's design: eagerly, a gradient
   call taken with unconnected zeros inside a recording tape reads (so watches) its Variable sources; traced,
   it does not.
 - Not compared: exceptions, and None against a value. The modes raise differently by design: a
@@ -40,6 +41,7 @@ from reftape_properties.judge.numeric import wrong_verdict
 from reftape_properties.judge.referee import referee
 
 FUNCTION = "function"   # the reference a function check's findings name
+NOT_COMPARED = ("exception", "none-vs-value", "indexed-slices-vs-dense")   # what the modes differ in by design
 NOT_FOUND = ("ill-conditioned", "undecided")   # verdicts of a judged difference that is no finding
 WRONG = ("candidate-wrong", "tensorflow-wrong", "both-wrong")
 
@@ -51,7 +53,7 @@ def mode_discrepancies(program: Program, found: list[Discrepancy], eager: Outcom
     if _stopped_by_exception(eager) or _stopped_by_exception(traced):
         return []
     listings = {f"calls/{s.name}" for s in walk(program.statements) if isinstance(s, WatchedVariables)}
-    compared = [d for d in found if d.kind not in ("exception", "none-vs-value") and _location(d.where) not in listings]
+    compared = [d for d in found if d.kind not in NOT_COMPARED and _location(d.where) not in listings]
     referee(program, compared, eager, traced)
     kept = []
     for d in compared:
