@@ -37,6 +37,7 @@ from reftape_properties.judge.tolerance import Tolerance, is_floating
 
 FORWARD = "forward"   # the reference a forward check's findings name
 COTANGENT_SEED = 0    # the seed of the reverse twin's output gradients
+WIDE_TANGENT = 1e4    # the largest ratio of a tangent's nonzero magnitudes one central difference along it resolves
 
 
 @dataclass
@@ -192,19 +193,38 @@ def _directional(twin: Twin, step_scale: float = 1.0, program: Program | None = 
             return None
         size = targets.t0.size
         along = tangent.astype(targets.x0.dtype if targets.x0.dtype.kind == "c" or tangent.dtype.kind != "c" else np.complex128)
-        largest = float(np.max(np.abs(along), initial=0.0))
-        if largest == 0.0:
+        # a primal read as Hermitian (a cholesky or logdet input) is one along the tangent's Hermitian part, as TF's
+        # gradient, which its JVP transposes, is Hermitian by convention (numeric.py judges that part too)
+        along = numeric._judged_part(program or twin.program, primal, along.shape)(along)
+        if not np.any(along):
             continue
-        scale = step_scale * max(1.0, float(np.max(np.abs(targets.x0), initial=0.0)))
-        slopes, bad = referee.slopes_along(targets, np.eye(size), along / largest, scale)
+        slopes, bad = _slopes_along(targets, np.eye(size), along, step_scale)
         bad = bad | ~np.isfinite(targets.t0.reshape(-1))   # a target not defined at the point has no derivative
         slopes = slopes.astype(np.complex128)
         if complex_targets:
-            imaginary, imaginary_ill = referee.slopes_along(targets, 1j * np.eye(size), along / largest, scale)
+            imaginary, imaginary_ill = _slopes_along(targets, 1j * np.eye(size), along, step_scale)
             slopes, bad = slopes + 1j * imaginary, bad | imaginary_ill
-        total = largest * slopes if total is None else total + largest * slopes
+        total = slopes if total is None else total + slopes
         ill = bad if ill is None else ill | bad
     return (total, ill) if total is not None else None
+
+
+def _slopes_along(targets: referee.Targets, readout: np.ndarray, along: np.ndarray,
+                  step_scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The derivative of the readout rows along the tangent `along`, and where it is ill-conditioned: one central
+    difference along the whole tangent; or, where its nonzero elements span more than WIDE_TANGENT (a
+    near-overflow tangent beside ordinary ones, whose step would not move the small ones), the derivative by
+    each element contracted with the tangent."""
+    flat = along.reshape(-1)
+    magnitudes = np.abs(flat[flat != 0])
+    if magnitudes.max() <= WIDE_TANGENT * magnitudes.min():
+        largest = float(magnitudes.max())
+        scale = step_scale * max(1.0, float(np.max(np.abs(targets.x0), initial=0.0)))
+        slopes, ill = referee.slopes_along(targets, readout, along / largest, scale)
+        return largest * slopes, ill
+    by_element, ill = referee.numerical_derivative(targets, readout, step_scale)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (np.conj(by_element) @ flat).real, ill[:, flat != 0].any(axis=1)
 
 
 def _jvp_wrong(twin: Twin, jvp: Jvp, described: dict, outcome: Outcome, estimates: dict) -> bool:

@@ -170,3 +170,26 @@ def test_a_jvp_where_the_target_is_not_defined_is_not_judged():
 
     assert evaluate(program(1.5), "tensorflow", FORWARD) is None
     assert evaluate(program(0.25), "tensorflow", FORWARD) is None
+
+
+def test_a_tangent_spanning_many_magnitudes_is_estimated_element_by_element():
+    """sigmoid_cross_entropy_with_logits(labels=z, logits=x) has the JVP (sigmoid(x) - z) dx - x dz. With dz =
+    [1e19, 1.13] at x = [0, 1.914] (a near-overflow tangent the generator draws), one central difference along
+    (dx, dz) does not move z[1] at all and misses -x dz there: TF's right JVP was once a false finding."""
+    program = Program([
+        Leaf("x", "constant", np.array([0.0, 1.914]), "float64"), Leaf("z", "constant", np.array([0.5, 0.254]), "float64"),
+        Leaf("dx", "constant", np.array([1.0, 2.156]), "float64"), Leaf("dz", "constant", np.array([1e19, 1.133]), "float64"),
+        Accumulator("a", ["x", "z"], ["dx", "dz"], [Op("y", "nn.sigmoid_cross_entropy_with_logits", ["z", "x"])]),
+        Jvp("j", "a", "y")], ["y"])
+    assert evaluate(program, "tensorflow", FORWARD) is None
+
+
+def test_a_primal_read_as_hermitian_is_judged_along_the_tangents_hermitian_part():
+    """logdet reads one triangle of A: along V = [[0, 1], [0, 0]] the function moves by d/dA[1, 0]-or-[0, 1] alone,
+    while TF's JVP, transposing its Hermitian gradient A^-1, is tr(A^-1 V) = (A^-1)[1, 0] = -0.2 for A = [[2, 0.5],
+    [0.5, 1.5]]: the same as along V's Hermitian part, the only direction in which a Hermitian input moves."""
+    program = Program([
+        Leaf("x", "constant", np.array([[2.0, 0.5], [0.5, 1.5]]), "float64"),
+        Leaf("v", "constant", np.array([[0.0, 1.0], [0.0, 0.0]]), "float64"),
+        Accumulator("a", ["x"], ["v"], [Op("y", "linalg.logdet", ["x"])]), Jvp("j", "a", "y")], ["y"])
+    assert evaluate(program, "tensorflow", FORWARD) is None
