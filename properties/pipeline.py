@@ -16,7 +16,8 @@ from reftape_properties.judge.compare import PROGRAM_HARNESS_EXCEPTIONS, compare
 from reftape_properties.judge.forward import FORWARD, forward_outcome
 from reftape_properties.judge.function import FUNCTION, mode_discrepancies
 from reftape_properties.judge.known import Evidence, explained_by
-from reftape_properties.judge.numeric import NUMERIC, numeric_outcome, result_location, wrong_verdict
+from reftape_properties.judge.numeric import (NUMERIC, forgive_precision, numeric_outcome, result_location, widened,
+                                              wrong_verdict)
 from reftape_properties.judge.referee import flat_decimals, referee
 
 # The properties a program can be checked for: the reference each evaluates against, and what it checks.
@@ -92,6 +93,10 @@ def _sides(program: Program, candidate: Any, reference: Any, time_limit: float |
         (actual,) = _outcomes(program, [candidate], time_limit, isolated)
         if reference == NUMERIC:
             expected, estimates = numeric_outcome(program, actual)
+            wide = widened(program) if estimates else None
+            if wide is not None:   # judged wrong in a half type: wrong in float32 too, or the half type's doing
+                forgive_precision(program, expected, actual, estimates,
+                                  _outcomes(wide, [candidate], time_limit, isolated)[0])
             return expected, actual, estimates, None
         judgement = forward_outcome(program, actual, candidate, time_limit)
         return judgement.expected, actual, judgement.estimates, judgement.reverse_wrong
