@@ -1,15 +1,11 @@
-"""A test backend: TensorFlow itself, with `tanh` wrapped in a `tf.custom_gradient` whose VJP is right when run
-eagerly and forgets the square inside a `tf.function` (upstream * (1 - y) instead of upstream * (1 - y**2)).
-Its eager gradients are TF's, so only the function check can see it: tests/harness/test_function_check.py."""
+"""A test backend: TensorFlow itself (tf_wrong_tanh_backend's re-export), with `tanh` wrapped in a
+`tf.custom_gradient` whose VJP is right when run eagerly and forgets the square inside a `tf.function`
+(upstream * (1 - y) instead of upstream * (1 - y**2)). Its eager gradients are TF's, so only the function check can
+see it: tests/harness/test_function_check.py."""
 
 import tensorflow as _tf
 
-
-def __getattr__(name):
-    return getattr(_tf, name)
-
-
-__version__ = _tf.__version__
+from tf_wrong_tanh_backend import __getattr__, __version__  # noqa: F401 - TF's names
 
 
 def tanh(x, name=None):

@@ -164,13 +164,19 @@ def fuzz(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=timeout)
 
 
+def planted_campaign(tmp_path: Path, backend: str, check: str, examples: int) -> tuple[list, Path]:
+    """A seeded campaign of `check` on a backend with a planted tanh, over tanh and three ops with right gradients:
+    its clusters and its report directory (it must have found something)."""
+    report = tmp_path / "report"
+    ran = fuzz("--backend", backend, "--check", check, "--ops", "tanh,sin,multiply,add", "--dtypes", "float32,float64",
+               "--max-examples", str(examples), "--workers", "1", "--seed", "1", "--report", str(report))
+    assert ran.returncode == 1, ran.stdout[-2000:] + ran.stderr[-2000:]
+    return cluster(read_findings(report / "discrepancies.jsonl")), report
+
+
 @pytest.mark.runs_long
 def test_a_numeric_campaign_finds_the_planted_vjp_and_reports_it(tmp_path):
-    report = tmp_path / "report"
-    ran = fuzz("--backend", PLANTED, "--check", NUMERIC, "--ops", "tanh,sin,multiply,add", "--dtypes", "float32,float64",
-               "--max-examples", "40", "--workers", "1", "--seed", "1", "--report", str(report))
-    assert ran.returncode == 1, ran.stdout[-2000:] + ran.stderr[-2000:]
-    clusters = cluster(read_findings(report / "discrepancies.jsonl"))
+    clusters, _ = planted_campaign(tmp_path, PLANTED, NUMERIC, 40)
     assert {c.smallest.suspect for c in clusters} == {"tanh"}, [c.signature for c in clusters]
     assert all(c.smallest.reference == NUMERIC and c.verdict == "candidate-wrong" for c in clusters)
     assert len(clusters[0].smallest.program.ops()) <= 3

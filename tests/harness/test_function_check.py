@@ -9,19 +9,17 @@ Expected values are TensorFlow's own, run live, and exact derivatives shown by h
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from reftape_oracle.interpreter import load_backend, run
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, WatchedVariables, WhileLoop
-from reftape_properties.explain.clusters import cluster
 from reftape_properties.findings.store import read_findings
 from reftape_properties.judge.function import FUNCTION, traces_functions
 from reftape_properties.pipeline import evaluate
+from test_checks import BACKENDS, fuzz, planted_campaign
 
-BACKENDS = Path(__file__).parent.parent / "backends"
 PLANTED = "tf_traced_wrong_tanh_backend"
 UNTRACED = "untraced_function_backend"
 
@@ -99,11 +97,6 @@ def test_only_a_function_that_traces_is_checked():
     assert not traces_functions(load_backend(UNTRACED))
 
 
-def fuzz(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", *args], cwd=BACKENDS,
-                          capture_output=True, text=True, timeout=timeout)
-
-
 def test_a_backend_whose_function_does_not_trace_is_refused_in_one_line(tmp_path):
     ran = fuzz("--backend", UNTRACED, "--check", FUNCTION, "--max-examples", "1", "--report", str(tmp_path / "r"),
                timeout=300)
@@ -113,11 +106,7 @@ def test_a_backend_whose_function_does_not_trace_is_refused_in_one_line(tmp_path
 
 @pytest.mark.runs_long
 def test_a_function_campaign_finds_the_planted_gradient_and_reports_it(tmp_path):
-    report = tmp_path / "report"
-    ran = fuzz("--backend", PLANTED, "--check", FUNCTION, "--ops", "tanh,sin,multiply,add", "--dtypes", "float32,float64",
-               "--max-examples", "30", "--workers", "1", "--seed", "1", "--report", str(report))
-    assert ran.returncode == 1, ran.stdout[-2000:] + ran.stderr[-2000:]
-    clusters = cluster(read_findings(report / "discrepancies.jsonl"))
+    clusters, report = planted_campaign(tmp_path, PLANTED, FUNCTION, 30)
     assert {c.smallest.suspect for c in clusters} == {"tanh"}, [c.signature for c in clusters]
     assert all(c.smallest.reference == FUNCTION and c.verdict == "candidate-wrong" for c in clusters)
     assert "run_traced(globals())" in (report / "index.html").read_text()
