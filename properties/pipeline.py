@@ -94,7 +94,7 @@ def _sides(program: Program, candidate: Any, reference: Any, time_limit: float |
         if reference == NUMERIC:
             expected, estimates = numeric_outcome(program, actual)
             wide = widened(program) if estimates else None
-            if wide is not None:   # judged wrong in a half type: wrong in float32 too, or the half type's doing
+            if wide is not None:   # judged wrong in a narrow dtype: wrong in float64 too, or the dtype's doing
                 forgive_precision(program, expected, actual, estimates,
                                   _outcomes(wide, [candidate], time_limit, isolated)[0])
             return expected, actual, estimates, None

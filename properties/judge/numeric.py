@@ -82,22 +82,23 @@ def numeric_outcome(program: Program, outcome: Outcome) -> tuple[Outcome, dict[s
     return exact, estimates
 
 
-HALF_TYPES = ("float16", "bfloat16")
+WIDER = {"float16": "float64", "bfloat16": "float64", "float32": "float64", "complex64": "complex128"}
 
 
 def widened(program: Program) -> Program | None:
-    """The program with its half-precision leaves, and casts to a half type, in float32: the same function,
-    computed where a half type's range and rounding no longer reach; None for a program without a half type."""
+    """The program with its leaves, and casts, of a narrower floating dtype in float64 (complex128): the same
+    function, computed where the narrow dtype's range and rounding no longer reach; None for a program all in
+    float64 and complex128."""
     changed = False
 
     def wide(s: Any) -> Any:
         nonlocal changed
-        if isinstance(s, Leaf) and s.dtype in HALF_TYPES:
+        if isinstance(s, Leaf) and s.dtype in WIDER:
             changed = True
-            return replace(s, value=np.asarray(s.value).astype(np.float32), dtype="float32")
-        if isinstance(s, Op) and s.attrs.get("dtype") in HALF_TYPES:
+            return replace(s, value=np.asarray(s.value).astype(WIDER[s.dtype]), dtype=WIDER[s.dtype])
+        if isinstance(s, Op) and s.attrs.get("dtype") in WIDER:
             changed = True
-            return replace(s, attrs={**s.attrs, "dtype": "float32"})
+            return replace(s, attrs={**s.attrs, "dtype": WIDER[s.attrs["dtype"]]})
         if hasattr(s, "body"):
             return replace(s, body=[wide(t) for t in s.body])
         return s
@@ -108,10 +109,10 @@ def widened(program: Program) -> Program | None:
 
 def forgive_precision(program: Program, exact: Outcome, outcome: Outcome, estimates: dict, wide: Outcome) -> None:
     """Where the backend's gradient of the `widened` program (its outcome `wide`) agrees with the estimate, what
-    made its half-precision result wrong is the half type (an intermediate past its range, a rounding amplified),
-    not a gradient function: the backend's own result goes back into the exact outcome and its estimate is
-    dropped. A gradient function's bug shows in float32 too (TF_ANOMALIES.md's half-type counts, wrong only past
-    2048 elements of a half type, are the kind this cannot see)."""
+    made its result wrong is the narrow dtype (an intermediate past its range, a rounding amplified), not a
+    gradient function: the backend's own result goes back into the exact outcome and its estimate is dropped. A
+    gradient function's bug shows in float64 too (TF_ANOMALIES.md's half-type counts, wrong only past 2048
+    elements of a half type, are the kind this cannot see)."""
     for call in (s for s in walk(program.statements) if isinstance(s, Call)):
         results = [dict((where, (source, result)) for source, where, result in _results(call.sources, o.calls.get(call.name),
                                                                                         f"calls/{call.name}"))
@@ -124,7 +125,7 @@ def forgive_precision(program: Program, exact: Outcome, outcome: Outcome, estima
             if wide_value.shape != estimate.shape:
                 continue
             part = _judged_part(program, source, estimate.shape)
-            tolerance = Tolerance.for_dtype(np.dtype(np.float32), gradient=True, summed_terms=summed_terms(program))
+            tolerance = Tolerance.for_dtype(np.dtype(np.float64), gradient=True, summed_terms=summed_terms(program))
             finite = np.isfinite(part(estimate))
             if not np.any(_beyond(part(wide_value), part(estimate), tolerance) & finite):
                 exact_result.clear()

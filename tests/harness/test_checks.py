@@ -241,5 +241,7 @@ def test_a_half_type_overflowing_inside_a_right_gradient_is_not_tensorflows_bug(
                         Call("h", "t", "gradient", "g", "x")], ["y"])
 
     assert evaluate(second_order("math.tanh", 1.0, -65504.0), "tensorflow", NUMERIC) is None
+    norm = [Op("y", "math.reduce_euclidean_norm", ["x"], {"axis": -1, "keepdims": False})]
+    assert evaluate(gradient_program(norm, [[1e38]], "bfloat16"), "tensorflow", NUMERIC) is None
     finding = evaluate(gradient_program(sum_of("math.bessel_i1"), [0.0, 1.0], "float16"), "tensorflow", NUMERIC)
     assert finding is not None and finding.discrepancies[0].verdict == "tensorflow-wrong"
