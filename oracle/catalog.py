@@ -1016,7 +1016,7 @@ def has_trait(path: str, trait: str) -> bool:
 # Public names in reftape's namespaces that are not ops: plumbing, creation, types and modules.
 NOT_OPS = frozenset({
     "GradientTape", "Variable", "Tensor", "TensorShape", "IndexedSlices", "UnconnectedGradients", "DType",
-    "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "is_tensor", "ones", "zeros",
+    "as_dtype", "constant", "convert_to_tensor", "custom_gradient", "function", "init_scope", "is_tensor", "ones", "zeros",
     "fill", "linspace", "range", "eye", "shape", "rank", "size", "linalg.eye",
     "nn.swish",  # an alias of nn.silu
     "nn.lrn",  # an alias of nn.local_response_normalization

@@ -779,20 +779,21 @@ class ConcreteFunction:
 
 class init_scope:
     """`tf.init_scope()`: a block lifted out of the functions being traced (its ops run once, now, and are not
-    replayed; Variables made there are made once), with every tape paused, as TF's lifts it out of function
-    graphs and stops recording."""
+    replayed), with every tape paused, as TF's lifts it out of function graphs and stops recording. A Variable
+    made there is still the function's: on its first trace only, which TF then traces again."""
 
-    __slots__ = ("_tracer", "_tapes")
+    __slots__ = ("_saved", "_tapes")
 
     def __enter__(self) -> None:
         state = this_thread.state
-        self._tracer, state.tracer = state.tracer, None
+        self._saved = state.tracer, state.lifted
+        state.tracer, state.lifted = None, state.tracer or state.lifted
         self._tapes = _suspended_tapes()
         self._tapes.__enter__()
 
     def __exit__(self, *exc: Any) -> None:
         self._tapes.__exit__(*exc)
-        this_thread.state.tracer = self._tracer
+        this_thread.state.tracer, this_thread.state.lifted = self._saved
 
 
 def function(func: Callable | None = None, input_signature: Any = None, autograph: bool = True,

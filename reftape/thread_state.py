@@ -16,7 +16,7 @@ from typing import Any
 class ThreadState:
     """The state of one thread (see the module's docstring)."""
 
-    __slots__ = ("active", "access_logs", "quiet", "outer", "deferred", "vectorizing", "tracer")
+    __slots__ = ("active", "access_logs", "quiet", "outer", "deferred", "vectorizing", "tracer", "lifted")
 
     def __init__(self) -> None:
         self.active: list = []  # the recordings of the tapes recording now, innermost last
@@ -26,6 +26,7 @@ class ThreadState:
         self.deferred: list | None = None  # outputs awaiting their subnormal check; None: not deferring
         self.vectorizing = False  # inside a vectorized (batch_)jacobian's loop, whose ops TF's pfor rebuilds
         self.tracer: Any = None  # the trace of a `tf.function` being traced (polymorphic_function.py), or None
+        self.lifted: Any = None  # the trace an `init_scope` lifted its block out of: it still sees Variables made
 
 
 class _PerThread(threading.local):

@@ -64,8 +64,9 @@ class ResourceVariable(Variable):
             initial_value = initial_value()
         with _recording.suspended():  # the initializer is copied by a non-differentiable assign
             value = convert_to_tensor(initial_value, dtype=dtype)
-        if this_thread.state.tracer is not None:  # a tf.function creates variables on its first trace only
-            this_thread.state.tracer.variable_created()
+        tracer = this_thread.state.tracer or this_thread.state.lifted
+        if tracer is not None:  # a tf.function creates variables on its first trace only (in an init_scope too)
+            tracer.variable_created()
         self._value = np.array(value._value)
         self._dtype = value.dtype
         self._trainable = True if trainable is None else bool(trainable)

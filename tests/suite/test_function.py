@@ -306,6 +306,15 @@ TRACING = {
     "errors_inside/retraced_every_call": RAISED + "log = []\n@tf.function\ndef f(a):\n    log.append(1)\n"
                                          "    return a * 2.0\nr = [raised(lambda: f(tf.constant(1))), raised(lambda: f(tf.constant(1))), "
                                          "log, f.experimental_get_tracing_count()]",
+    # init_scope: lifted out of the trace (run once, made once) with every tape paused
+    "init_scope/variable_made_once": "made = []\n@tf.function\ndef f(a):\n    if not made:\n"
+                                     "        with tf.init_scope():\n            made.append(tf.Variable(2.0))\n"
+                                     "    return a * made[0]\nx = tf.constant(1.5)\nwith tf.GradientTape() as t:\n"
+                                     "    t.watch(x)\n    y = f(x)\nr = [y, f(x + 1.0), t.gradient(y, [x, made[0]]), "
+                                     "f.experimental_get_tracing_count()]",
+    "init_scope/tapes_paused": "x = tf.constant(2.0)\nwith tf.GradientTape(persistent=True) as t:\n    t.watch(x)\n"
+                               "    with tf.init_scope():\n        y = x * 3.0\n        v = tf.Variable(1.0)\n"
+                               "    z = x * v\nr = [t.gradient(y, x), t.gradient(z, [x, v]), t.watched_variables()]",
 }
 
 BODY = {
