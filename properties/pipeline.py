@@ -11,7 +11,7 @@ from typing import Any
 from reftape_oracle.outcome import HarnessError, Outcome
 from reftape_oracle.program import Program
 
-from reftape_properties.findings.record import Finding
+from reftape_properties.findings.record import SELF_CHECKS, Finding
 from reftape_properties.judge.compare import PROGRAM_HARNESS_EXCEPTIONS, compare
 from reftape_properties.judge.forward import FORWARD, forward_outcome
 from reftape_properties.judge.function import FUNCTION, mode_discrepancies
@@ -28,7 +28,6 @@ CHECKS = {
     FUNCTION: (FUNCTION, "the candidate eager against the same program traced in tf.function, a numerical "
                          "derivative deciding"),
 }
-SELF_CHECKS = (NUMERIC, FORWARD, FUNCTION)   # references that judge the candidate by itself: it alone runs the program
 
 
 def judged(finding: Finding) -> Finding:

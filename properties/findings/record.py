@@ -26,6 +26,8 @@ from reftape_properties.judge.forward import FORWARD
 from reftape_properties.judge.function import FUNCTION
 from reftape_properties.judge.numeric import NUMERIC
 
+SELF_CHECKS = (NUMERIC, FORWARD, FUNCTION)   # references that judge the candidate by itself: it alone runs the program
+
 SCHEMA_VERSION = 2
 # Version 1 kept what explaining found in `context`, under these keys; reading such a record moves them
 # to their fields.
@@ -159,7 +161,7 @@ class Finding:
     @property
     def self_checked(self) -> bool:
         """Found by a check that judges the candidate by itself (numeric, forward, function): it alone ran."""
-        return self.reference in (NUMERIC, FORWARD, FUNCTION)
+        return self.reference in SELF_CHECKS
 
     def script(self) -> str:
         """The program as a standalone script on the backend that ran it (both modes, for a function check), or

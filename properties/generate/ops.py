@@ -166,14 +166,18 @@ def _gather_shape(b: _Builder, shape: tuple, attrs: dict) -> tuple:
     them per member of the batch the first axis holds (`batch_dims=1`)."""
     axis = attrs["axis"] % len(shape)
     count = int(b.rng.integers(1, 4))
+
+    def indices() -> list:
+        return [int(i) for i in b.rng.integers(0, shape[axis], count)]
+
     batched = axis >= 1 and 0 < shape[0] * count < MAX_ATTRIBUTE_INTEGERS and b.chance(BATCHED_GATHER_CHANCE)
     if batched:
-        rows = [[int(i) for i in b.rng.integers(0, shape[axis], count)] for _ in range(shape[0])]
+        rows = [indices() for _ in range(shape[0])]
         member = int(b.rng.integers(shape[0]))
         rows[member] = _with_a_repeat(b, rows[member])
         attrs["indices"], attrs["batch_dims"] = (count, *_flat(rows)), 1
     else:
-        attrs["indices"] = tuple(_with_a_repeat(b, [int(i) for i in b.rng.integers(0, shape[axis], count)]))
+        attrs["indices"] = tuple(_with_a_repeat(b, indices()))
         attrs.pop("batch_dims", None)
     return shape[:axis] + (count,) + shape[axis + 1:]
 

@@ -38,7 +38,7 @@ from reftape_oracle.program import Program, WatchedVariables, walk
 
 from reftape_properties.judge.compare import Discrepancy
 from reftape_properties.judge.numeric import wrong_verdict
-from reftape_properties.judge.referee import referee
+from reftape_properties.judge.referee import base_name, referee
 
 FUNCTION = "function"   # the reference a function check's findings name
 NOT_COMPARED = ("exception", "none-vs-value", "indexed-slices-vs-dense")   # what the modes differ in by design
@@ -53,7 +53,7 @@ def mode_discrepancies(program: Program, found: list[Discrepancy], eager: Outcom
     if _stopped_by_exception(eager) or _stopped_by_exception(traced):
         return []
     listings = {f"calls/{s.name}" for s in walk(program.statements) if isinstance(s, WatchedVariables)}
-    compared = [d for d in found if d.kind not in NOT_COMPARED and _location(d.where) not in listings]
+    compared = [d for d in found if d.kind not in NOT_COMPARED and base_name(d.where) not in listings]
     referee(program, compared, eager, traced)
     kept = []
     for d in compared:
@@ -63,11 +63,6 @@ def mode_discrepancies(program: Program, found: list[Discrepancy], eager: Outcom
             d.verdict = wrong_verdict(backend)
         kept.append(d)
     return kept
-
-
-def _location(where: str) -> str:
-    """The call or value a discrepancy's location is in: `calls/g` for `calls/g[0][1]`."""
-    return where.split("[", 1)[0]
 
 
 def _stopped_by_exception(outcome: Outcome) -> bool:
