@@ -485,7 +485,7 @@ def test_explaining_takes_the_most_distinct_findings_first():
     are one of each, the smallest programs first (in the order found, all three would be det's values)."""
     from types import SimpleNamespace
 
-    from reftape_oracle.program import Op, Program
+    from reftape_oracle.program import Op
     from reftape_properties.campaign.workers import distinct_first
 
     def found(*paths: str, kind: str = "value") -> SimpleNamespace:
