@@ -30,6 +30,7 @@ from .tensorflow import load_tensorflow
 
 DEFAULT_TIME_LIMIT = 60.0
 _REQUIRED = ("GradientTape", "Variable", "constant", "UnconnectedGradients")
+_REQUIRED_TRACED = ("function", "init_scope", "nest")   # what oracle/traced.py runs a program with
 
 
 def load_backend(name: str) -> ModuleType:
@@ -87,10 +88,10 @@ def compile_program(source: str) -> CodeType:
     return compile(source, "<program>", "exec")
 
 
-def missing_names(program: Program, backend: ModuleType) -> list[str]:
-    """Names the program needs that the backend does not define: required ones, ops, features of the tape
-    API and op keywords, as oracle/surface.py spells them."""
-    missing = {name for name in _REQUIRED if not hasattr(backend, name)}
+def missing_names(program: Program, backend: ModuleType, traced: bool = False) -> list[str]:
+    """Names the program needs that the backend does not define: required ones (traced: those of a
+    `tf.function` too), ops, features of the tape API and op keywords, as oracle/surface.py spells them."""
+    missing = {name for name in _REQUIRED + (_REQUIRED_TRACED if traced else ()) if not hasattr(backend, name)}
     return sorted(missing | (needs(program.statements) & surface_of(backend).lacking))
 
 
@@ -129,7 +130,7 @@ def _run_source(source: str, program: Program, backend: str | ModuleType, traced
     except Exception as error:  # noqa: BLE001 - an unloadable backend is a harness failure, not a result
         return Outcome(name, error={"kind": "harness", "message": f"cannot import backend {name!r}: {error}"})
     outcome = Outcome(name, environment=environment_fingerprint(module))
-    missing = missing_names(program, module)
+    missing = missing_names(program, module, traced)
     if missing:
         outcome.error = {"kind": "missing", "names": missing}
         return outcome
@@ -148,4 +149,7 @@ def _run_source(source: str, program: Program, backend: str | ModuleType, traced
         outcome.error = {"kind": "timeout", "message": str(error)}
     except Exception as error:  # noqa: BLE001
         outcome.error = describe_error(error, module)
+        if traced and not scope.get("_traced_body_entered"):   # the backend's tf.function never ran the program
+            outcome.error = {"kind": "harness", "message": f"{name} could not run the program in its tf.function: "
+                                                           f"{outcome.error['class']}: {outcome.error['message']}"}
     return outcome

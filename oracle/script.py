@@ -21,7 +21,7 @@ from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, 
 # may not define them. Emitting a new name in the source means adding it here (a test checks).
 SCRIPT_NAMES = frozenset({"tf", "np", "json", "collections", "print", "describe", "describe_error", "_outcome",
                           "_program", "_error", "float", "complex", "Exception", "run_traced", "globals", "_outcomes",
-                          "_mode", "grad", "variables"})  # the last two: custom gradients
+                          "_mode", "_traced_body_entered", "grad", "variables"})  # the last two: custom gradients
 MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 # TensorFlow as the harness's oracle runs (oracle/tensorflow.py): deterministic ops (softmax cross

@@ -59,6 +59,7 @@ def run_traced(scope):
             return variables[made[0] - 1]
 
     def body():
+        scope["_traced_body_entered"] = True   # from here on, what raises is the program's (the interpreter's rule)
         reported.clear()
         made[0] = 0
         scope["_program"]()

@@ -9,11 +9,13 @@ Expected values are TensorFlow's own, run live, and exact derivatives shown by h
 import json
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
 
 from reftape_oracle.interpreter import load_backend, run
+from reftape_oracle.outcome import HarnessError
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, WatchedVariables, WhileLoop
 from reftape_properties.findings.store import read_findings
 from reftape_properties.judge.function import FUNCTION, traces_functions
@@ -120,3 +122,29 @@ def test_a_function_campaign_on_tensorflows_correct_ops_finds_nothing(tmp_path):
                "--report", str(report))
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
     assert not (report / "discrepancies.jsonl").exists() or read_findings(report / "discrepancies.jsonl") == []
+
+
+def tensorflow_but(**replaced) -> types.ModuleType:
+    """TensorFlow's names, with some replaced (None: absent)."""
+    import tensorflow as tf
+
+    def names(name: str):
+        if name in replaced and replaced[name] is None:
+            raise AttributeError(name)
+        return replaced[name] if name in replaced else getattr(tf, name)
+
+    module = types.ModuleType("tensorflow_but")
+    module.__getattr__ = names
+    return module
+
+
+@pytest.mark.parametrize("broken", ["no init_scope", "a function without autograph="])
+def test_a_backend_that_cannot_run_the_traced_program_is_a_harness_error_never_an_agreement(broken):
+    """The traced run fails before the program begins, for what the backend lacks: were that the program's
+    exception, the check (which skips what raised) would call it an agreement."""
+    import tensorflow as tf
+
+    backend = (tensorflow_but(init_scope=None) if broken == "no init_scope"
+               else tensorflow_but(function=lambda f: tf.function(f)))
+    with pytest.raises(HarnessError):
+        evaluate(tanh_program(), backend, FUNCTION)
