@@ -188,7 +188,7 @@ class GradientTape:
         if not experimental_use_pfor:
             self._require_persistent("jacobian", " with ")
             _check_loop_iterations(parallel_iterations)
-            if target.shape.num_elements() == 0:
+            if target.shape.num_elements() == 0 and this_thread.state.tracer is None:
                 return _empty_loop_jacobian(target, sources)
         self._stop_if_one_shot()
         rows = _vectorizing("jacobian", experimental_use_pfor, self._rows, recording, target,
@@ -206,7 +206,7 @@ class GradientTape:
             else:
                 output.append(_stacked(row_grads, 0, tuple(target.shape) + tuple(source.shape), source.dtype))
             if not experimental_use_pfor:
-                _check_loop_dtype(target, output[-1])
+                output[-1] = _loop_stacked(target, output[-1])
         return nest.pack_sequence_as(sources, output)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
@@ -238,8 +238,8 @@ class GradientTape:
         if not experimental_use_pfor:
             self._require_persistent("batch_jacobian", "  with")
             _check_loop_iterations(parallel_iterations)
-            if target_shape.num_elements() == 0:  # TF's loop of no iterations gives float32 zeros
-                return F.zeros(new_shape, _dtypes.float32)
+            if target_shape.num_elements() == 0 and this_thread.state.tracer is None:
+                return F.zeros(new_shape, _dtypes.float32)  # TF's eager loop of no iterations: float32 zeros
         self._stop_if_one_shot()
         rows = _vectorizing("batch_jacobian", experimental_use_pfor, self._rows, recording, target,
                             [_handle_or_self(source)], 0, experimental_use_pfor, parallel_iterations, policy)[0]
@@ -249,9 +249,7 @@ class GradientTape:
         if rows is None:  # with ZERO each row's gradient is zeros of the source's dtype
             rows = [zeros_for(_handle_or_self(source))] * int(np.prod(tuple(target_shape[1:]), dtype=np.int64))
         result = _stacked(rows, 1, new_shape, value_dtype(_handle_or_self(source)))
-        if not experimental_use_pfor:
-            _check_loop_dtype(target, result)
-        return result
+        return _loop_stacked(target, result) if not experimental_use_pfor else result
 
     def _recorded_tensor(self, target: Any) -> EagerTensor:
         """The target as a tensor, converted while this tape records (as TF reshapes it): reading a
@@ -454,9 +452,9 @@ def _stacked(rows: list, axis: int, shape: tuple, dtype: Any) -> EagerTensor:
 
 
 def _empty_loop_jacobian(target: EagerTensor, sources: Any) -> Any:
-    """jacobian without pfor of an empty target: TF's loop of no iterations yields one float32
+    """jacobian without pfor of an empty target, run eagerly: TF's loop of no iterations yields one float32
     zeros([0]) whatever the sources, which fails to pack into several sources and to take the
-    shape of a non-scalar source's jacobian."""
+    shape of a non-scalar source's jacobian (TF_ANOMALIES.md; traced, TF's loop gives each source's jacobian)."""
     flat = nest.flatten(sources)
     if len(flat) != 1:
         raise ValueError(f"Could not pack sequence. Structure had {len(flat)} atoms, but flat_sequence had 1 items.")
@@ -466,11 +464,18 @@ def _empty_loop_jacobian(target: EagerTensor, sources: Any) -> Any:
     return nest.pack_sequence_as(sources, [F.zeros(full_shape, _dtypes.float32)])
 
 
-def _check_loop_dtype(target: EagerTensor, result: Any) -> None:
-    """Without pfor, TF writes each row into a TensorArray of the target's dtype."""
-    if result is not None and result.dtype != target.dtype:
+def _loop_stacked(target: EagerTensor, result: Any) -> Any:
+    """Without pfor, TF writes each row into a TensorArray of the target's dtype: a row of another dtype is
+    refused, and an empty target's (traced: eagerly, `_empty_loop_jacobian`) writes no row and stacks as the
+    target's dtype."""
+    if result is None:
+        return None
+    if target.shape.num_elements() == 0:
+        return F.zeros(tuple(result.shape), target.dtype)
+    if result.dtype != target.dtype:
         raise InvalidArgumentError(f"TensorArray dtype is {target.dtype.name} but Op is trying to write dtype "
                                    f"{result.dtype.name} ")
+    return result
 
 
 def _one_hot(shape: tuple, dtype: Any, index: tuple) -> EagerTensor:

@@ -315,6 +315,15 @@ TRACING = {
     "init_scope/tapes_paused": "x = tf.constant(2.0)\nwith tf.GradientTape(persistent=True) as t:\n    t.watch(x)\n"
                                "    with tf.init_scope():\n        y = x * 3.0\n        v = tf.Variable(1.0)\n"
                                "    z = x * v\nr = [t.gradient(y, x), t.gradient(z, [x, v]), t.watched_variables()]",
+    # traced, the jacobian loop without pfor of an empty target stacks no row: each source's jacobian, of the
+    # target's dtype (eagerly, one float32 zeros([0]): TF_ANOMALIES.md, entry 29)
+    "empty_loop_jacobian/traced": "x = tf.constant([[1.0, 2.0]], tf.float64)\nu = tf.constant([3.0])\n@tf.function\n"
+                                  "def f():\n    with tf.GradientTape(persistent=True) as t:\n        t.watch([x, u])\n"
+                                  "        y = tf.zeros([0], tf.float64) * tf.reduce_sum(x)\n"
+                                  "        b = tf.zeros([1, 0], tf.float64) * tf.reduce_sum(x)\n"
+                                  "    return [t.jacobian(y, [x, u], experimental_use_pfor=False),\n"
+                                  "            t.jacobian(y, [x, u], experimental_use_pfor=False, unconnected_gradients='zero'),\n"
+                                  "            t.batch_jacobian(b, x, experimental_use_pfor=False)]\nr = f()",
 }
 
 BODY = {
