@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 from reftape_oracle.isolated import signal_name
 from reftape_properties.campaign.configuration import PROG, STOP_GRACE, Campaign, unsupported_line
 from reftape_properties.campaign.progress import Display, Progress
-from reftape_properties.campaign.workers import Counters, in_flight_file, run_worker
+from reftape_properties.campaign.workers import Counters, enqueue_for_explaining, explain_queue, in_flight_file, run_worker
 from reftape_properties.cli import EXIT_FINDINGS, EXIT_HARNESS, EXIT_OK, STOP_SIGNALS, StopSignals
 
 
@@ -184,6 +184,8 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
         detected = crew.counters.detected()
         finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause, "detected": detected}
         record_finding(finding, report)
+        if not finding.known:
+            enqueue_for_explaining(finding, report)
         progress.absorb(("finding", finding.kind, (finding.known, detected)))
         death.finding = finding.id
     record_worker_death(dataclasses.asdict(death), report)
@@ -305,6 +307,7 @@ def _fuzz_with_crew(campaign: Campaign, progress: Progress, display: Display, si
     finally:
         crew.stop()
     shutil.rmtree(Path(campaign.report) / "in-flight", ignore_errors=True)  # a death's program is in its record
+    shutil.rmtree(explain_queue(Path(campaign.report)), ignore_errors=True)  # what is left stays unexplained
     crew.drain(progress)
     progress.count(crew.counters)
 

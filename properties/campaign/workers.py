@@ -1,7 +1,9 @@
 """Worker processes: each loads TensorFlow once, draws programs with Hypothesis, runs each through
 the one pipeline and records every finding the moment it is found. Explaining a finding (its first
 divergence, a minimised program) costs up to hundreds of evaluations, so it waits until fuzzing is over
-(`Campaign.explain_budget`): the workers spend the whole budget finding bugs."""
+(`Campaign.explain_budget`): the workers spend the whole budget finding bugs. Then they share one queue
+of the campaign's findings (`explain_queue`), so a worker that found little helps one that found much,
+and what another worker has named already waits behind what nobody has (`explaining_order`)."""
 
 from __future__ import annotations
 
@@ -112,8 +114,7 @@ class _Worker:
         # Programs by their JSON text: those already recorded in the directory, those failing in this process.
         self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
         self.failing: dict[str, int] = {}      # program text -> the batch that found it failing
-        self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding this worker made of it
-        self.unexplained: list = []            # findings recorded, to explain once fuzzing is over
+        self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding made of it
 
     def stopping(self) -> bool:
         """Whether the parent asked this worker to stop, or a SIGINT/SIGTERM reached it (sent to the
@@ -136,20 +137,38 @@ class _Worker:
         self.explain_found()
 
     def explain_found(self) -> None:
-        """Explains the findings this worker recorded, the most distinct first (`distinct_first`), until the
-        explain budget (counted from now) is spent or the campaign is stopped; what is left stays recorded,
-        unexplained."""
+        """Explains the campaign's findings from the shared queue, one claimed at a time in `explaining_order`,
+        until the queue is empty, the explain budget (counted from now) is spent or the campaign is stopped;
+        what is left stays recorded, unexplained."""
         deadline = time.monotonic() + self.campaign.explain_budget
 
         def over() -> bool:
             return self.stopping() or time.monotonic() >= deadline
 
-        for finding in distinct_first(self.unexplained):
-            if over():
-                return
+        while not over() and (finding := self.claim()) is not None:
             explained = self.explain(finding, over)
             record_finding(explained, self.report)
             self.events.put(("explained", explained.suspect or "not named", None))
+
+    def claim(self) -> Any:
+        """The first finding of the queue in `explaining_order`, taken off it (removing its file: one worker
+        wins); None when the queue is empty. The minimal findings recorded so far, by any worker, are
+        learned on the way: a finding of their signature is not minimised again (`explain`)."""
+        queue = explain_queue(self.report)
+        waiting = {path.name for path in queue.iterdir()} if queue.exists() else set()
+        if not waiting:
+            return None
+        recorded = read_findings(self.report / "discrepancies.jsonl")
+        explained = [f for f in recorded if f.explained_from is not None]
+        for record in explained:
+            if record.covered_by is None:
+                self.minimal_of.setdefault(record.signature(), record.id)
+        named = {record.suspect for record in explained if record.suspect}
+        for finding in explaining_order([f for f in recorded if f.id in waiting and f.explained_from is None], named):
+            with contextlib.suppress(FileNotFoundError):
+                (queue / finding.id).unlink()
+                return finding
+        return None
 
     def hypothesis_run(self, batch: int) -> Any:
         """A Hypothesis test over generated programs, seeded from the campaign seed, worker and batch.
@@ -209,11 +228,11 @@ class _Worker:
             raise _Found
 
     def keep(self, finding: Any) -> None:
-        """Records the finding at once; one to explain (known ones need no explaining) waits for the end of fuzzing."""
+        """Records the finding at once; one to explain (known ones need no explaining) joins the queue."""
         record_finding(finding, self.report)
         self.events.put(("finding", finding.kind, (finding.known, finding.context["campaign"]["detected"])))
         if not finding.known:
-            self.unexplained.append(finding)
+            enqueue_for_explaining(finding, self.report)
 
     def explain(self, finding: Any, over: Any) -> Any:
         """The finding with its first divergent node named and its program minimised: a record of its
@@ -232,6 +251,30 @@ class _Worker:
         self.minimal_of[signature] = record.id
         self.minimal_of.setdefault(record.signature(), record.id)  # minimising may simplify tape options
         return record
+
+
+def explain_queue(report: Path) -> Path:
+    """The campaign's findings waiting to be explained: one empty file per finding id, in the report directory,
+    so a worker's findings outlive its death and any worker can take them."""
+    return report / "to-explain"
+
+
+def enqueue_for_explaining(finding: Any, report: Path) -> None:
+    queue = explain_queue(report)
+    queue.mkdir(parents=True, exist_ok=True)
+    (queue / finding.id).touch()
+
+
+def explaining_order(findings: list, named: set[str]) -> list:
+    """`distinct_first`, then the findings whose programs hold an op already named as a suspect behind those
+    whose programs hold none: those are likeliest to be that op again, and a cause nobody has named is worth
+    more to the person reading the report than a second minimal program of one already named."""
+    ordered = distinct_first(findings)
+    return ([f for f in ordered if not _holds_any(f, named)] + [f for f in ordered if _holds_any(f, named)])
+
+
+def _holds_any(finding: Any, paths: set[str]) -> bool:
+    return any(op.path in paths for op in finding.program.ops())
 
 
 def distinct_first(findings: list) -> list:

@@ -42,7 +42,7 @@ from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, Jv
 
 from reftape_properties.explain.divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope, structure_names, substitute)
 from reftape_properties.findings.record import Finding
-from reftape_oracle.outcome import HarnessError
+from reftape_oracle.outcome import UNFINISHED, HarnessError
 from reftape_properties.pipeline import evaluate, forward_judge, judged
 
 MAX_EVALUATIONS = 400      # programs tested per minimisation (see the module's docstring)
@@ -120,8 +120,9 @@ class _Search:
         self.evaluations += 1
         limit = min(DEFAULT_TIME_LIMIT, max(self.deadline - time.monotonic(), 1.0))
         try:
+            # a program that crashed or hung may do it again: a hang in native code ignores this process's alarm
             found = evaluate(program, self.finding.candidate, self.finding.reference, time_limit=limit, judge=False,
-                             isolated=self.finding.crashed)
+                             isolated=self.finding.stopped_by(UNFINISHED))
         except HarnessError:
             return None
         if self.stop():  # a stop signal may have reached the processes of an isolated run

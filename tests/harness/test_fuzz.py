@@ -427,9 +427,11 @@ def test_a_worker_killed_by_a_signal_is_a_crash_finding_and_the_campaign_goes_on
                "--report", str(report))
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "worker 0 died of SIGSEGV" in ran.stdout and "Traceback" not in ran.stderr
-    findings = recorded(report)
+    findings = [f for f in recorded(report) if f.explained_from is None]
     assert [f.kind for f in findings] == ["crash"] * 3
     assert len({f.program_digest() for f in findings}) == 3   # a restarted worker never draws a deadly program again
+    explained = [f for f in recorded(report) if f.explained_from is not None]   # by the restarted worker, isolated
+    assert explained and all(f.kind == "crash" and f.explained_from in {g.id for g in findings} for f in explained)
     for finding in findings:
         assert finding.actual.error == {"kind": "crash", "message": "the process running crashing_backend died of SIGSEGV"}
         assert finding.expected.error is None and finding.expected.values   # TensorFlow ran it, alone
@@ -447,8 +449,9 @@ def test_a_worker_stuck_outside_python_is_killed_and_its_program_is_a_timeout_fi
     ran = fuzz(BACKENDS, "--backend", "stuck_backend", *DYING_CAMPAIGN, "--max-examples", "1", "--time-limit", "1",
                "--report", str(report))
     assert ran.returncode == 1, ran.stdout + ran.stderr
-    (finding,) = recorded(report)
+    (finding,) = [f for f in recorded(report) if f.explained_from is None]   # explaining it did not hang again
     assert finding.kind == "timeout" and finding.actual.error["kind"] == "timeout"
+    assert len(deaths(report)) == 1
     assert "killed 6 s after it began the program" in finding.actual.error["message"]
     assert deaths(report)[0]["cause"].startswith("was killed: its program ran past its time limits")
 
@@ -498,3 +501,41 @@ def test_explaining_takes_the_most_distinct_findings_first():
     assert [f.paths for f in ordered[:3]] == [("linalg.det",), ("linalg.det",), ("sin", "math.xlogy")]
     assert ordered[0] is dets[0] and ordered[1].kind == "nan-inf-pattern"
     assert sorted(map(id, ordered)) == sorted(map(id, findings))
+
+
+def test_workers_take_findings_off_one_queue_and_a_named_suspect_waits():
+    """Findings queued by any worker (here three, with det already named by an explained record): each claim
+    takes one finding off the queue, never one twice, and programs that hold det wait behind the one that does
+    not, whichever is smaller."""
+    import dataclasses
+    import tempfile
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from reftape_oracle.outcome import Outcome
+    from reftape_oracle.program import Call, Leaf, Op, Program, Tape
+    from reftape_properties.campaign.workers import _Worker, enqueue_for_explaining
+    from reftape_properties.findings.record import Finding
+    from reftape_properties.findings.store import record_finding
+    from reftape_properties.judge.compare import Discrepancy
+
+    def found(*paths: str) -> Finding:
+        body = [Op(f"y{i}", path, [f"y{i - 1}" if i else "x"]) for i, path in enumerate(paths)]
+        program = Program([Leaf("x", "variable", np.array(1.5), "float64"), Tape("t", body=body), Call("g", "t", "gradient", body[-1].name, "x")])
+        expected, actual = {"kind": "none"}, {"kind": "exception", "class": "ValueError", "message": "planted"}
+        return Finding(program, Outcome("numeric", calls={"g": expected}), Outcome("tensorflow", calls={"g": actual}),
+                       [Discrepancy("exception", "calls/g", expected, actual)], candidate="tensorflow")
+
+    with tempfile.TemporaryDirectory() as directory:
+        report = Path(directory)
+        named = dataclasses.replace(found("linalg.det"), id="", suspect="linalg.det", explained_from="earlier")
+        record_finding(named, report)
+        queued = [found("linalg.det"), found("sin", "linalg.det"), found("exp", "sin", "tanh")]
+        for finding in queued:
+            record_finding(finding, report)
+            enqueue_for_explaining(finding, report)
+        claimers = [SimpleNamespace(report=report, minimal_of={}) for _ in range(2)]
+        claimed = [_Worker.claim(claimers[i % 2]) for i in range(4)]
+        assert [f.id for f in claimed[:3]] == [queued[2].id, queued[0].id, queued[1].id] and claimed[3] is None
+        assert claimers[0].minimal_of == {named.signature(): named.id}   # another worker's minimal finding, learned
