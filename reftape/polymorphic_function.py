@@ -182,6 +182,7 @@ class _Trace:
         self.outputs: list = []  # the flat outputs' references
         self.structure: Any = None  # the returned structure
         self.parent: _Trace | None = None  # the trace of the function whose body called this one
+        self.overwritten: dict[int, tuple] = {}  # id -> (a Variable this run wrote, its value before)
 
     # What the hooks of execute, tensors and variables report while the body runs
     def op(self, primitive: Any, inputs: Any, attrs: dict, outputs: tuple) -> None:
@@ -245,6 +246,17 @@ class _Trace:
         self.replayable = False
         if self.parent is not None:
             self.parent.variable_created()
+
+    def before_write(self, variable: Any) -> None:
+        self.overwritten.setdefault(id(variable), (variable, variable._value))
+        if self.parent is not None:
+            self.parent.before_write(variable)
+
+    def discard_writes(self) -> None:
+        """Gives every Variable this run wrote its value before the run: TF never runs the graph of a trace it
+        traces again, so what that trace would have written was never written."""
+        for variable, value in self.overwritten.values():
+            variable._value = value
 
     def assign(self, variable: Any, value: Any, update: Any, read_value: bool, op: Any) -> None:
         ref = self._ref(value) if isinstance(value, EagerTensor) else ("value", value)
@@ -721,6 +733,7 @@ class Function:
         self._traced_before = True
         self._tracing_count += counted
         if trace.created_variables:  # TF traces again, and refuses variables made then
+            trace.discard_writes()
             trace, result = self._run_python(arguments, inputs, slotted, creates_variables=False)
             self._tracing_count += counted
         traced.traces.append(trace)

@@ -134,7 +134,7 @@ class ResourceVariable(Variable):
                 f"Cannot update variable with shape {list(self._value.shape)} using a Tensor with shape "
                 f"{list(new._value.shape)}, shapes must be equal. [Op:{op}] name: ")
         with np.errstate(all="ignore"):  # overflow gives inf, as in TF, without NumPy's warning
-            self._value = update(self._value, new._value).astype(self._dtype.as_numpy_dtype)
+            self._store(update(self._value, new._value))
         if not read_value:
             return None
         _recording.variable_accessed(self)
@@ -214,11 +214,17 @@ class ResourceVariable(Variable):
         with _recording.suspended():
             return convert_to_tensor(value, dtype=self._dtype)
 
+    def _store(self, updated: np.ndarray) -> None:
+        """Makes `updated` the value; the traces running now note the value before (`_Trace.before_write`)."""
+        if this_thread.state.tracer is not None:
+            this_thread.state.tracer.before_write(self)
+        self._value = updated.astype(self._dtype.as_numpy_dtype)
+
     def _written(self, updated: np.ndarray) -> _UnreadVariable:
         """Stores `updated` and returns TF's lazy read of the handle, an access of this variable."""
         if this_thread.state.tracer is not None:  # an update a tf.function's trace cannot replay
             this_thread.state.tracer.replayable = False
-        self._value = updated.astype(self._dtype.as_numpy_dtype)
+        self._store(updated)
         _recording.variable_accessed(self)
         return _UnreadVariable(self)
 

@@ -315,6 +315,12 @@ TRACING = {
     "init_scope/tapes_paused": "x = tf.constant(2.0)\nwith tf.GradientTape(persistent=True) as t:\n    t.watch(x)\n"
                                "    with tf.init_scope():\n        y = x * 3.0\n        v = tf.Variable(1.0)\n"
                                "    z = x * v\nr = [t.gradient(y, x), t.gradient(z, [x, v]), t.watched_variables()]",
+    "init_scope/writes_of_the_first_trace": "made = []\nw = tf.Variable(1.0)\n@tf.function\ndef f(a):\n    if not made:\n"
+                                            "        with tf.init_scope():\n            made.append(tf.Variable(2.0))\n"
+                                            "    y = a * made[0] + w\n    made[0].assign_add(1.0)\n    w.assign(w * 3.0)\n"
+                                            "    return y\nr = [f(tf.constant(1.5)), made[0].read_value(), w.read_value(), "
+                                            "f(tf.constant(1.5)), made[0].read_value(), w.read_value(), "
+                                            "f.experimental_get_tracing_count()]",
     # traced, the jacobian loop without pfor of an empty target stacks no row: each source's jacobian, of the
     # target's dtype (eagerly, one float32 zeros([0]): TF_ANOMALIES.md, entry 29)
     "empty_loop_jacobian/traced": "x = tf.constant([[1.0, 2.0]], tf.float64)\nu = tf.constant([3.0])\n@tf.function\n"
