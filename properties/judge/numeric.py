@@ -338,7 +338,8 @@ def rounding_reach(estimator: Estimator, program: Program, estimate: np.ndarray,
         with np.errstate(invalid="ignore"):
             reach = np.maximum(reach, np.where(part(moved[1].astype(float)) != 0, np.inf,
                                                np.abs(part(moved[0]) - estimate)))
-    return ROUNDING_PROBE_FACTOR * np.nan_to_num(reach, nan=np.inf)
+    with np.errstate(over="ignore"):   # a reach past float's range is infinite
+        return ROUNDING_PROBE_FACTOR * np.nan_to_num(reach, nan=np.inf, posinf=np.inf)
 
 
 def _rounded_leaves(program: Program, generator: np.random.Generator) -> Program:
@@ -374,7 +375,8 @@ def _write(result: dict, corrected: np.ndarray, wrong: np.ndarray) -> None:
 
 
 def _data(array: np.ndarray, dtype: str) -> list:
-    return describe(array.astype(referee.numpy_dtype(dtype)), None)["data"]
+    with np.errstate(over="ignore"):   # an estimate past the dtype's range is infinite in it
+        return describe(array.astype(referee.numpy_dtype(dtype)), None)["data"]
 
 
 def result_location(where: str) -> str:
