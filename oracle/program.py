@@ -20,7 +20,7 @@ import numpy as np
 
 from .outcome import describe
 from .script import body_source, check_module_name, script_source
-from .statements import (BLOCKS, STATEMENTS, Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,  # noqa: F401
+from .statements import (BLOCKS, STATEMENTS, Accumulator, Apply, Assign, Call, Cond, CustomGradient, Jvp, Leaf, ListLiteral, Op,  # noqa: F401
                          ReadValue, Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop, flat_references,
                          map_references, namedtuple_types, pack_references, structure_children,
                          structure_references, scope, unrolled, walk)
@@ -81,7 +81,7 @@ class Program:
         return script_source(self.body_source(), module, deterministic, traced)
 
 
-_NESTED = ("body", "forward", "backward")   # fields holding statements: written with their statement type
+_NESTED = ("body", "forward", "backward", "true_body", "false_body")   # fields holding statements: written with their type
 
 
 def _statement_to_dict(statement: Any) -> dict:

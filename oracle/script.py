@@ -14,8 +14,8 @@ import numpy as np
 from .catalog import call_source
 from .outcome import describe, describe_error
 from .traced import run_traced
-from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op, ReadValue, Reset,
-                         StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop, namedtuple_types)
+from .statements import (Accumulator, Apply, Assign, Call, Cond, CustomGradient, Jvp, Leaf, ListLiteral, Op, ReadValue,
+                         Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop, namedtuple_types)
 
 # Names the generated script itself uses inside or around `_program()` (builtins included): a program
 # may not define them. Emitting a new name in the source means adding it here (a test checks).
@@ -187,6 +187,13 @@ def _statements_source(statements: list, indent: int, reported: bool = True) -> 
             lines.append(pad + f"    return [{s.result}]")
             lines.append(pad + f"{s.name}, = tf.while_loop(lambda {s.param}: True, {s.name}, [{s.loop_var}], "
                                f"maximum_iterations={s.trips})")
+        elif isinstance(s, Cond):
+            for branch, body, result in (("true", s.true_body, s.true_result), ("false", s.false_body, s.false_result)):
+                lines.append(pad + f"def {s.name}_{branch}():")
+                lines += _statements_source(body, indent + 1, reported)
+                lines.append(pad + f"    return [{result}]")
+            predicate = f"tf.constant({s.predicate})" if s.tensor_predicate else str(s.predicate)
+            lines.append(pad + f"{s.name}, = tf.cond({predicate}, {s.name}_true, {s.name}_false)")
         elif isinstance(s, Call):
             lines += _call_lines(s.name, _call_source(s), pad, reported)
         elif isinstance(s, WatchedVariables):

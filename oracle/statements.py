@@ -204,6 +204,38 @@ class WhileLoop:
         return [self.loop_var] + [n for op in self.body for n in op.inputs if n.split("[", 1)[0] not in local]
 
 
+@dataclass
+class Cond:
+    """`name, = tf.cond(predicate, name_true, name_false)` with the branches first defined as functions of no
+    parameter: `def name_true():` running ops `true_body` and returning `[true_result]`, `name_false` likewise.
+    The predicate is a Python bool, or a boolean tensor of that value (`tensor_predicate`): eagerly TF runs the
+    branch it selects and nothing of the other. A branch reads names defined before the cond (or none of
+    them); the names inside it are local to it."""
+
+    name: str
+    predicate: bool
+    true_body: list                # Op statements
+    true_result: str
+    false_body: list
+    false_result: str
+    tensor_predicate: bool = False
+
+    def branch(self, taken: bool = True) -> tuple[list, str]:
+        """The ops and result of the branch the predicate selects (or of the other one)."""
+        chosen = self.predicate if taken else not self.predicate
+        return (self.true_body, self.true_result) if chosen else (self.false_body, self.false_result)
+
+    @property
+    def reads(self) -> list:
+        """What either branch reads from outside the cond."""
+        return [*_outside_reads(self.true_body, self.true_result), *_outside_reads(self.false_body, self.false_result)]
+
+
+def _outside_reads(body: list, result: str) -> list:
+    local = {op.name for op in body}
+    return [n for n in [*(n for op in body for n in op.inputs), result] if n.split("[", 1)[0] not in local]
+
+
 # ---------------------------------------------------------------------------------------------
 # Forward mode.
 
@@ -234,7 +266,7 @@ class Jvp:
 
 
 STATEMENTS = {cls.__name__: cls for cls in (Leaf, Op, ListLiteral, Watch, Tape, StopRecording, Reset, Call, WatchedVariables,
-                                            CustomGradient, Apply, Assign, ReadValue, Accumulator, Jvp, WhileLoop)}
+                                            CustomGradient, Apply, Assign, ReadValue, Accumulator, Jvp, WhileLoop, Cond)}
 BLOCKS = (Tape, StopRecording, Accumulator)   # statements around a body of statements (`with` blocks)
 
 
@@ -250,29 +282,40 @@ def walk(statements: list):
             yield from walk(s.backward)
         elif isinstance(s, WhileLoop):
             yield from walk(s.body)
+        elif isinstance(s, Cond):
+            yield from walk(s.true_body)
+            yield from walk(s.false_body)
 
 
 def unrolled(statements: list) -> list:
     """`statements` with each WhileLoop replaced by its body's ops once per iteration (each iteration's names
-    prefixed with the loop's and the iteration's number) and an identity naming the last value as the loop: what
-    eager TF runs and its tapes record, for whatever reads ops alone (the referee)."""
+    prefixed with the loop's and the iteration's number) and each Cond by the ops of the branch it takes (prefixed
+    with its name), then an identity naming the last value as the loop or cond: what eager TF runs and its tapes
+    record, for whatever reads ops alone (the referee)."""
     result: list = []
     for s in statements:
         if isinstance(s, WhileLoop):
             value = s.loop_var
             for iteration in range(s.trips):
-                names = {s.param: value}
-                for op in s.body:
-                    names[op.name] = f"{s.name}_{iteration}_{op.name}"
-                    result.append(Op(names[op.name], op.path, [_renamed(name, names) for name in op.inputs],
-                                     dict(op.attrs)))
-                value = _renamed(s.result, names)
+                value = _inlined(s.body, s.result, {s.param: value}, f"{s.name}_{iteration}_", result)
             result.append(Op(s.name, "identity", [value]))
+        elif isinstance(s, Cond):
+            body, branch_result = s.branch()
+            result.append(Op(s.name, "identity", [_inlined(body, branch_result, {}, f"{s.name}_", result)]))
         elif isinstance(s, BLOCKS):
             result.append(replace(s, body=unrolled(s.body)))
         else:
             result.append(s)
     return result
+
+
+def _inlined(body: list, body_result: str, names: dict, prefix: str, into: list) -> str:
+    """Appends `body`'s ops to `into`, each name prefixed, inputs renamed by `names` (the body's parameters);
+    returns what `body_result` became."""
+    for op in body:
+        names[op.name] = prefix + op.name
+        into.append(Op(names[op.name], op.path, [_renamed(name, names) for name in op.inputs], dict(op.attrs)))
+    return _renamed(body_result, names)
 
 
 def _renamed(reference: str, names: dict) -> str:
@@ -282,7 +325,7 @@ def _renamed(reference: str, names: dict) -> str:
 
 def scope(statements: list) -> Iterator[Any]:
     """The statements of the program's own scope in order: into tape, stop_recording and accumulator bodies,
-    not into a custom gradient's functions or a loop's body (whose names are local to them)."""
+    not into a custom gradient's functions, a loop's body or a cond's branches (whose names are local to them)."""
     for s in statements:
         yield s
         if isinstance(s, BLOCKS):

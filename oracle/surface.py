@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .catalog import CATALOG, resolve
-from .statements import (Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, Op, ReadValue, Reset,
+from .statements import (Accumulator, Apply, Assign, Call, Cond, CustomGradient, Jvp, Leaf, Op, ReadValue, Reset,
                          StopRecording, WatchedVariables, WhileLoop, walk)
 
 # The keywords of a tape's calls that programs pass (TF's jacobians take no output_gradients, gradient no pfor).
@@ -61,6 +61,7 @@ FEATURES: dict[str, Callable[[Any], bool]] = {
     **{f"GradientTape.{m}({k}=)": _keyword("GradientTape", m, k) for m, k in CALL_KEYWORDS},
     "autodiff.ForwardAccumulator": lambda module: hasattr(getattr(module, "autodiff", None), "ForwardAccumulator"),
     "while_loop": lambda module: hasattr(module, "while_loop"),
+    "cond": lambda module: hasattr(module, "cond"),
 }
 
 
@@ -177,7 +178,7 @@ FEATURE_OF_STATEMENT = {StopRecording: "GradientTape.stop_recording", Reset: "Gr
                         WatchedVariables: "GradientTape.watched_variables", CustomGradient: "custom_gradient",
                         Apply: "custom_gradient", ReadValue: "Variable.read_value",
                         Accumulator: "autodiff.ForwardAccumulator", Jvp: "autodiff.ForwardAccumulator",
-                        WhileLoop: "while_loop"}
+                        WhileLoop: "while_loop", Cond: "cond"}
 
 
 def needs(statements: list) -> set[str]:

@@ -10,7 +10,8 @@ from `FIELDS` below) and the op catalog:
   `y[0]` refers to an element of a list result;
 - tapes named by Watch, StopRecording, Reset and Call are tapes defined before; StopRecording and
   Reset sit inside their tape's with-block (outside its stop_recording spans), as TF requires; a Jvp
-  names an accumulator defined before, whose tangents are one per primal; a loop body's names are its own;
+  names an accumulator defined before, whose tangents are one per primal; a loop body's and a cond branch's
+  names are their own, and a cond's branch functions (`name_true`, `name_false`) are no other name of the program;
 - every op path is in the catalog, with the catalog's arity; every attribute is one the catalog
   declares, with the type of its declared values (strings: one of the declared values);
 - every option has a value TensorFlow accepts; booleans are booleans;
@@ -97,6 +98,7 @@ class _Context:
         self.arity: dict[str, int] = {}                  # parameters of each custom-gradient function
         self.every_name: set[str] = set()                # every name defined anywhere (scopes included)
         self.namedtuples: dict[str, tuple] = {}          # typename -> (fields, JSON path of its first use)
+        self.branch_functions: dict[str, str] = {}       # a cond's branch functions -> the JSON path of the cond
 
     def define(self, name: str, kind: str, at: str) -> None:
         previous = self.defined.get(name)
@@ -506,6 +508,38 @@ class FunctionBody(Kind):
         _check_statements(value, at, context)
 
 
+class BranchBody(FunctionBody):
+    """A cond branch's ops: they open the branch's local scope, which its `BranchResult` closes."""
+
+    def __init__(self) -> None:
+        super().__init__("a cond branch's statements", ("Op",))
+
+    def check(self, value, at, statement, context):
+        context.scopes.append(dict(context.defined))
+        super().check(value, at, statement, context)
+
+
+class BranchResult(Reference):
+    """What a cond branch returns (a name of the branch, or one defined before the cond); closes its scope."""
+
+    def check(self, value, at, statement, context):
+        super().check(value, at, statement, context)
+        context.defined = context.scopes.pop()
+
+
+class CondName(Kind):
+    """A cond's name: the tensor it defines, and the prefix of its branch functions' names (`name_true`,
+    `name_false`), which no other name of the program may be."""
+
+    schema = {"$ref": "#/$defs/name"}
+
+    def check(self, value, at, statement, context):
+        name = check_name(value, at)
+        for function in (f"{name}_true", f"{name}_false"):
+            context.branch_functions.setdefault(check_name(function, at), at)
+        context.pending.append((name, "tensor", at))
+
+
 class Gradients(Kind):
     """One reference or null (a None gradient) per parameter, or per captured variable."""
 
@@ -589,6 +623,8 @@ FIELDS: dict[str, dict[str, Kind]] = {
     "WhileLoop": {"loop_var": Reference(), "param": LoopParameter(),
                   "body": FunctionBody("a loop body's statements", ("Op",)), "result": Reference(),
                   "name": ClosingName(), "trips": Trips()},
+    "Cond": {"predicate": Flag(), "tensor_predicate": Flag(), "true_body": BranchBody(), "true_result": BranchResult(),
+             "false_body": BranchBody(), "false_result": BranchResult(), "name": CondName()},
 }
 
 
@@ -645,6 +681,10 @@ def validate(program: Any) -> None:
         if typename in context.every_name:
             raise ProgramError(f"{at}[0]", f"namedtuple type {typename!r} is also a name the program defines "
                                            "(the script defines the class under its typename)")
+    for function, at in context.branch_functions.items():
+        if function in context.every_name or function in context.namedtuples:
+            raise ProgramError(at, f"{function!r}, the name of a cond's branch function, is also a name the program "
+                                   "defines (the script defines the branch under it)")
 
 
 # -- JSON ----------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reftape_oracle.program import Call, Jvp, Leaf, ListLiteral, Op, Program, WhileLoop, structure_references, walk
+from reftape_oracle.program import Call, Cond, Jvp, Leaf, ListLiteral, Op, Program, WhileLoop, structure_references, walk
 
 NODE_WIDTH, NODE_HEIGHT, COLUMN_GAP, ROW_GAP, MARGIN = 150, 38, 60, 16, 10
 
@@ -53,6 +53,8 @@ def _node(statement: Any) -> Node | None:
         return Node(statement.name, f"{statement.name} = {statement.tape}.{statement.method}", "call", reads)
     if isinstance(statement, WhileLoop):
         return Node(statement.name, f"{statement.name} = while_loop x{statement.trips}", "op", _names(statement.reads))
+    if isinstance(statement, Cond):
+        return Node(statement.name, f"{statement.name} = cond {statement.predicate}", "op", _names(statement.reads))
     if isinstance(statement, Jvp):
         return Node(statement.name, f"{statement.name} = {statement.accumulator}.jvp",
                     "call", _names(structure_references(statement.target)))
@@ -60,8 +62,9 @@ def _node(statement: Any) -> Node | None:
 
 
 def _outer(statements: list) -> list:
-    """The program's statements but a loop body's, whose ops are drawn as the loop's node."""
-    inner = {id(s) for loop in walk(statements) if isinstance(loop, WhileLoop) for s in loop.body}
+    """The program's statements but a loop body's and a cond's branches, whose ops are drawn as its node."""
+    inner = {id(s) for block in walk(statements) if isinstance(block, (WhileLoop, Cond))
+             for s in walk([block]) if s is not block}
     return [s for s in walk(statements) if id(s) not in inner]
 
 

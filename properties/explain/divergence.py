@@ -37,8 +37,8 @@ from typing import Any, Iterator
 
 from reftape_oracle.interpreter import run
 from reftape_oracle.outcome import UNFINISHED, Outcome, decode_array
-from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, CustomGradient, Jvp, Leaf, ListLiteral, Op,
-                                    Program, ReadValue, Tape, Watch, WatchedVariables, WhileLoop, scope, walk)
+from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, Cond, CustomGradient, Jvp, Leaf, ListLiteral, Op,
+                                    Program, ReadValue, Tape, Watch, WatchedVariables, WhileLoop, scope, unrolled, walk)
 from reftape_oracle.program import structure_references as structure_names  # in a target/sources structure, in order
 
 from reftape_properties.judge.compare import compare
@@ -66,6 +66,8 @@ def first_divergence(finding: Finding) -> Finding:
     finding.first_divergence = divergence
     if divergence is not None and divergence["op"] is not None:
         finding.suspect = divergence["op"]
+    elif divergence is not None:
+        finding.suspect = _inside_control_flow(finding, divergence)
     if finding.discrepancies and (divergence is None or divergence["stage"] == "adjoint"):
         option = _option_divergence(finding)
         if option is not None and (option["ignored"] or finding.suspect is None):
@@ -73,11 +75,26 @@ def first_divergence(finding: Finding) -> Finding:
     return finding
 
 
+def _inside_control_flow(finding: Finding, divergence: dict) -> str | None:
+    """The suspect of a divergence at a cond or a loop, which no op names: localised again in the program with
+    every cond and loop replaced by the ops eager TF runs for it (`unrolled`), whose op is then the suspect. Where
+    that program's sides do not part, the cond or the loop itself is to blame (its TF name)."""
+    named = {divergence["node"], *divergence.get("consumers", ())}
+    blocks = [s for s in scope(finding.program.statements) if isinstance(s, (Cond, WhileLoop)) and s.name in named]
+    if not blocks:
+        return None
+    program = Program(unrolled(finding.program.statements), list(finding.program.outputs))
+    inlined = first_divergence(replace(finding, program=program, id="", first_divergence=None, suspect=None))
+    if inlined.first_divergence is None:
+        return "cond" if isinstance(blocks[0], Cond) else "while_loop"
+    return inlined.suspect
+
+
 # -- the program as a graph ---------------------------------------------------------------
 
 DEFINITIONS = (Leaf, Op, ListLiteral, Call, Apply, ReadValue, CustomGradient, WatchedVariables, Jvp,
-               WhileLoop)                                                # statements that define a name
-VALUES = (Op, Apply, ReadValue, WhileLoop)                              # ... a value the program computes
+               WhileLoop, Cond)                                          # statements that define a name
+VALUES = (Op, Apply, ReadValue, WhileLoop, Cond)                        # ... a value the program computes
 
 
 def base(name: str) -> str:
@@ -103,7 +120,7 @@ def inputs_of(statement: Any) -> list[str]:
         names = [statement.variable]
     elif isinstance(statement, Assign):
         names = [statement.variable, statement.value]
-    elif isinstance(statement, WhileLoop):
+    elif isinstance(statement, (WhileLoop, Cond)):
         names = statement.reads
     elif isinstance(statement, CustomGradient):
         body = list(walk(statement.forward + statement.backward))

@@ -9,11 +9,12 @@ spent:
 - keep only what the first divergence needs (the ancestors of its node, or of its call);
 - remove a statement nothing uses (a watch is no use: a leaf only watched goes, its watches with it); unwrap a tape nothing names (or that is nested: its calls go to
   the enclosing tape), or an accumulator no jvp names, unwrap or drop a stop_recording span, drop a reset or a watch;
-- bypass an op, a custom gradient's application or a while loop (its uses read one of its inputs instead,
+- bypass an op, a custom gradient's application, a while loop or a cond (its uses read one of its inputs instead,
   never a Python list or value);
 - replace an op by a leaf holding its value computed on the reference side: a constant, or a
   variable that becomes the only source of the calls that depend on it;
-- a loop's iterations down to one, then none; tape options to their defaults (persistent False, watch_accessed_variables True); calls to a plain
+- a loop's iterations down to one, then none; a cond replaced by the ops of the branch it takes, or its predicate
+  a Python bool; tape options to their defaults (persistent False, watch_accessed_variables True); calls to a plain
   `gradient` without output_gradients or unconnected_gradients; one source, one target; a structure
   less one of its sources, or of its targets (with the output gradient TF pairs with it).
 Every program returned has failed the test: when nothing smaller fails, the original comes back.
@@ -36,9 +37,9 @@ from typing import Any, Callable, Iterator, Literal
 
 from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
-from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, Jvp, Leaf, ListLiteral, Op, Program, Reset,
-                                    StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop, flat_references,
-                                    map_references, walk)
+from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, Cond, Jvp, Leaf, ListLiteral, Op, Program,
+                                    Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop,
+                                    flat_references, map_references, unrolled, walk)
 
 from reftape_properties.explain.divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope, structure_names, substitute)
 from reftape_properties.findings.record import Finding
@@ -242,8 +243,8 @@ def _bypasses(program: Program) -> Iterator[Program]:
     a call pairs with them, and TF's tape crashes (SIGSEGV) on an output gradient of another shape."""
     converted = {s.name for s in scope(program.statements)
                  if isinstance(s, ListLiteral) or isinstance(s, Leaf) and s.converted}
-    for op in reversed([s for s in scope(program.statements) if isinstance(s, (Op, Apply, WhileLoop))]):
-        for source in dict.fromkeys(op.inputs):
+    for op in reversed([s for s in scope(program.statements) if isinstance(s, (Op, Apply, WhileLoop, Cond))]):
+        for source in dict.fromkeys(op.reads if isinstance(op, Cond) else op.inputs):
             if base(source) in converted:
                 continue
             statements = _filter(program.statements, lambda s, op=op: s is not op)
@@ -266,6 +267,9 @@ def _rename_value(statements: list, old: str, new: str) -> list:
             s = replace(s, inputs=[renamed(name) for name in s.inputs])
         elif isinstance(s, WhileLoop):
             s = replace(s, loop_var=renamed(s.loop_var), body=_rename_value(s.body, old, new))
+        elif isinstance(s, Cond):
+            s = replace(s, true_body=_rename_value(s.true_body, old, new), true_result=renamed(s.true_result),
+                        false_body=_rename_value(s.false_body, old, new), false_result=renamed(s.false_result))
         elif isinstance(s, ListLiteral):
             s = replace(s, items=[renamed(name) for name in s.items])
         elif isinstance(s, Watch):
@@ -315,11 +319,16 @@ def _map_calls(statements: list, change: Callable[[Call], Call]) -> list:
 
 def _options(program: Program) -> Iterator[Program]:
     """One tape option or call argument back to its default; one source or target of a structure; a loop's
-    iterations down to one, then none."""
+    iterations down to one, then none; a cond replaced by the ops of the branch it takes, or its predicate a
+    Python bool."""
     for s in scope(program.statements):
         if isinstance(s, WhileLoop):
             for trips in sorted({min(s.trips, 1), 0} - {s.trips}, reverse=True):
                 yield Program(substitute(program.statements, s, [replace(s, trips=trips)]), program.outputs)
+        if isinstance(s, Cond):
+            yield Program(substitute(program.statements, s, unrolled([s])), program.outputs)
+            if s.tensor_predicate:
+                yield Program(substitute(program.statements, s, [replace(s, tensor_predicate=False)]), program.outputs)
         if isinstance(s, Tape):
             for simpler in (replace(s, persistent=False), replace(s, watch_accessed_variables=True)):
                 if simpler != s:

@@ -19,7 +19,8 @@ from typing import Any, Iterable
 
 import warnings
 
-from reftape_oracle.program import Call, Program, Reset, StopRecording, Tape, WatchedVariables, structure_children, walk
+from reftape_oracle.program import (Call, Cond, Program, Reset, StopRecording, Tape, WatchedVariables, WhileLoop,
+                                    structure_children, walk)
 
 from reftape_properties.findings.record import Finding
 
@@ -83,6 +84,10 @@ def features(program: Program) -> dict:
             options.add("reset")
         elif isinstance(s, WatchedVariables):
             options.add("watched_variables")
+        elif isinstance(s, WhileLoop):
+            options.add("while_loop")
+        elif isinstance(s, Cond):
+            options.add(f"cond({'tensor' if s.tensor_predicate else 'Python'} predicate)")
         elif isinstance(s, Call):
             options |= {f"method={s.method}", f"unconnected={s.unconnected}/{s.unconnected_form}",
                         f"output_gradients={s.output_gradients is not None}", f"sources={_kind(s.sources)}",

@@ -12,8 +12,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from reftape_oracle.catalog import BOUNDED, CATALOG, COMPOSITE, DTYPES, FIRST_ORDER, OpSpec
-from reftape_oracle.program import (BLOCKS, Apply, Assign, Call, CustomGradient, Op, Program, ReadValue, Reset, StopRecording,
-                                    Tape, Watch, WatchedVariables, WhileLoop)
+from reftape_oracle.program import (BLOCKS, Apply, Assign, Call, Cond, CustomGradient, Op, Program, ReadValue, Reset,
+                                    StopRecording, Tape, Watch, WatchedVariables, WhileLoop)
 from reftape_oracle.surface import Surface
 
 from .accumulators import with_accumulator
@@ -25,6 +25,7 @@ from .values import LARGEST, _check_bound
 ENCLOSING_WATCHED_VARIABLES = 0.3  # watched_variables() of an enclosing tape after a level's calls
 WHILE_LOOP_SHARE = 1 / 40  # of the ops drawn, followed by a while loop (of one or two bounded elementwise ops)
 MAX_LOOP_TRIPS = 3
+COND_SHARE = 1 / 40  # of the ops drawn, followed by a cond (its branches of at most two bounded elementwise ops)
 HALF_COMPOSITE_SHARE = 0.15  # of the ops drawn in a half-precision program, beyond their uniform share
 
 
@@ -47,8 +48,9 @@ def _open_tape(b: _Builder, depth: int) -> tuple[Tape, list]:
 def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
     """`count` ops at this depth, each from its own stream (so that fewer ops keep the same prefix);
     one op in fifteen inside a stop_recording span, one in twelve a custom gradient or a variable
-    update instead of a catalog op, and a rare reset; now and then (WHILE_LOOP_SHARE, from a stream of its
-    own, so programs without a loop are drawn as they were) a while loop over the frontier follows. Half-precision programs draw a composite op
+    update instead of a catalog op, and a rare reset; now and then (WHILE_LOOP_SHARE and COND_SHARE, each from a
+    stream of its own, so programs without one are drawn as they were) a while loop or a cond over the frontier
+    follows. Half-precision programs draw a composite op
     (HALF_COMPOSITE_SHARE) more often than its uniform share."""
     overflowing = [p for p in b.ops if CATALOG[p].has(COMPOSITE)] if b.dtype in LARGEST else []
     for index in range(count):
@@ -75,11 +77,13 @@ def _draw_ops(b: _Builder, seed: int, depth: int, count: int) -> None:
                 b.emit(Watch(b.pick(b.tapes).name, [b.frontier[-1].name]))
         if index and b.chance(1 / 40) and b.allows("GradientTape.reset"):
             b.emit(Reset(b.tapes[-1].name))
-        looping = np.random.default_rng((seed, depth, index, 3000))   # its own stream: the rest is drawn as before
-        if looping.random() < WHILE_LOOP_SHARE and b.allows("while_loop"):
-            b.rng, drawing = looping, b.rng
-            _while_loop(b)
-            b.rng = drawing
+        for stream, share, feature, draw in ((3000, WHILE_LOOP_SHARE, "while_loop", _while_loop),
+                                             (4000, COND_SHARE, "cond", _cond)):
+            own = np.random.default_rng((seed, depth, index, stream))   # its own stream: the rest is drawn as before
+            if own.random() < share and b.allows(feature):
+                b.rng, drawing = own, b.rng
+                draw(b)
+                b.rng = drawing
 
 
 def _loopable(spec: OpSpec) -> bool:
@@ -92,9 +96,7 @@ def _while_loop(b: _Builder) -> bool:
     """`w, = tf.while_loop(...)` over a tensor of the frontier: one or two bounded elementwise ops of the loop
     variable, now and then times a constant read from outside the loop (a closure the tapes may watch), run
     0 to MAX_LOOP_TRIPS times. False (nothing emitted) when no op fits."""
-    bodies = [p for p in b.ops if _loopable(CATALOG[p])]
-    chained = [t for t in b.frontier + b.tensors
-               if t.dtype == b.dtype and not t.large and t.kind != "list" and t.size > 0]   # empty ones stay aside
+    bodies, chained = _repeatable(b)
     if not bodies or not chained:
         return False
     x = chained[0]
@@ -112,6 +114,46 @@ def _while_loop(b: _Builder) -> bool:
     loop = WhileLoop(b.fresh("w"), x.name, param, body, last, int(b.rng.integers(0, MAX_LOOP_TRIPS + 1)))
     b.emit(loop)
     out = b.output(loop.name, x.shape, x.dtype, [x] + ([closure] if closure else []))   # no catalog op's
+    b.frontier = [t for t in b.frontier if t is not x] + [out]
+    b.tensors.append(out)
+    return True
+
+
+def _repeatable(b: _Builder) -> tuple[list, list]:
+    """The ops a loop body or a cond branch applies (`_loopable`), and the tensors, frontier first, it may apply them to."""
+    bodies = [p for p in b.ops if _loopable(CATALOG[p])]
+    chained = [t for t in b.frontier + b.tensors
+               if t.dtype == b.dtype and not t.large and t.kind != "list" and t.size > 0]   # empty ones stay aside
+    return bodies, chained
+
+
+def _cond(b: _Builder) -> bool:
+    """`k, = tf.cond(predicate, k_true, k_false)` over a tensor of the frontier: the branch taken applies one or two
+    bounded elementwise ops to it (or returns it as it is), the other one such op, or none, to another tensor of its
+    shape (a source only it reads has no gradient: eagerly it never runs) or to the same one; the predicate a Python
+    bool or a boolean tensor. False (nothing emitted) when no op fits."""
+    bodies, chained = _repeatable(b)
+    if not bodies or not chained:
+        return False
+    x = chained[0]
+    others = [t for t in b.sorted(set(b.tensors) | set(b.leaves))
+              if t is not x and t.shape == x.shape and t.dtype == x.dtype and t.kind != "list" and not t.large]
+    other = b.pick(others) if others and b.chance(0.7) else x
+
+    def branch(read: _Tensor, most: int) -> tuple[list, str]:
+        body, last = [], read.name
+        for _ in range(int(b.rng.integers(0, most + 1))):
+            name = b.fresh("y")
+            body.append(Op(name, b.pick(bodies), [last]))
+            last = name
+        return body, last
+
+    predicate = b.chance(0.5)
+    taken, untaken = branch(x, 2), branch(other, 1)
+    (true_body, true_result), (false_body, false_result) = (taken, untaken) if predicate else (untaken, taken)
+    cond = Cond(b.fresh("k"), predicate, true_body, true_result, false_body, false_result, tensor_predicate=b.chance(0.5))
+    b.emit(cond)
+    out = b.output(cond.name, x.shape, x.dtype, [x])   # no catalog op's; it reads only x, where eager TF runs it
     b.frontier = [t for t in b.frontier if t is not x] + [out]
     b.tensors.append(out)
     return True

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from reftape_oracle.outcome import HarnessError
-from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch
+from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch, walk
 from reftape_properties.explain.clusters import cluster
 from reftape_properties.explain.divergence import first_divergence
 from reftape_properties.explain.minimize import minimize
@@ -226,6 +226,35 @@ def test_the_numeric_check_judges_gradients_through_a_while_loop():
     finding = evaluate(program, PLANTED, NUMERIC)
     assert finding is not None and finding.discrepancies[0].verdict == "candidate-wrong"
     assert evaluate(program, "tensorflow", NUMERIC) is None
+
+
+@pytest.mark.parametrize("predicate", [True, False])
+def test_the_numeric_check_judges_gradients_through_the_branch_a_cond_takes_and_minimising_removes_the_cond(predicate):
+    """The referee runs a cond as the ops of the branch eager TF runs (statements.unrolled): the planted tanh VJP in
+    the branch taken is found, whichever the predicate selects; the other branch (exp of x) is never judged. Minimised,
+    the cond gives way to the taken branch's ops. TF's own tanh there is right."""
+    from reftape_oracle.program import Cond
+
+    taken, untaken = ([Op("k_tanh", "tanh", ["x"])], "k_tanh"), ([Op("k_exp", "math.exp", ["x"])], "k_exp")
+    (true_body, true_result), (false_body, false_result) = (taken, untaken) if predicate else (untaken, taken)
+    ops = [Op("s", "sin", ["x"]), Cond("k", predicate, true_body, true_result, false_body, false_result,
+                                        tensor_predicate=True), Op("m", "multiply", ["k", "s"]), Op("y", "reduce_sum", ["m"])]
+    finding = evaluate(gradient_program(ops, [0.5, -1.0, 2.0]), PLANTED, NUMERIC)
+    assert finding is not None and finding.discrepancies[0].verdict == "candidate-wrong"
+    minimal = minimize(finding)
+    assert minimal.suspect == "tanh" and not any(isinstance(s, Cond) for s in walk(minimal.program.statements))
+    assert evaluate(gradient_program(ops, [0.5, -1.0, 2.0]), "tensorflow", NUMERIC) is None
+
+
+def test_a_cond_that_is_itself_wrong_is_the_suspect():
+    """A backend whose cond doubles the gradient through the branch it runs: the sides part at the cond, and the same
+    program with the cond replaced by its branch's ops agrees, so the suspect is the cond, not an op in it."""
+    from reftape_oracle.program import Cond
+
+    ops = [Cond("k", False, [Op("k_exp", "math.exp", ["x"])], "k_exp", [Op("k_tanh", "tanh", ["x"])], "k_tanh"),
+           Op("y", "reduce_sum", ["k"])]
+    finding = evaluate(gradient_program(ops, [0.5, -1.0, 2.0]), "cond_doubled_gradient_backend", "tensorflow")
+    assert finding is not None and first_divergence(finding).suspect == "cond"
 
 
 def test_a_half_type_overflowing_inside_a_right_gradient_is_not_tensorflows_bug():

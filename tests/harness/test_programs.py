@@ -17,7 +17,7 @@ from reftape_properties.judge.compare import compare
 from reftape_oracle.outcome import HarnessError
 from reftape_properties.pipeline import evaluate
 from reftape_oracle.outcome import Outcome, describe
-from reftape_oracle.program import (Accumulator, Call, Jvp, WhileLoop, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
+from reftape_oracle.program import (Accumulator, Call, Cond, Jvp, WhileLoop, Leaf, ListLiteral, Op, Program, Reset, StopRecording, Tape, Watch,
                                     WatchedVariables, walk)
 from reftape_properties.judge.tolerance import Tolerance, compare_arrays, epsilon
 
@@ -235,6 +235,22 @@ PROGRAMS = {
         Jvp("j_none", "acc", "unrelated"),
         Jvp("j_zero", "acc", "unrelated", unconnected="zero"),
     ], outputs=["w3", "w0", "y"]),
+    # A cond runs eagerly the branch its predicate selects, nothing of the other: a source only the other branch
+    # reads has no gradient (None, and zeros with "zero"); a branch may return what it reads from outside, a
+    # Python bool and a boolean tensor select alike, and a cond sits in a loop body's scope like any op.
+    "conds": Program(leaves() + [
+        Tape("t", persistent=True, body=[
+            Watch("t", ["c", "og"]),
+            Cond("k", True, [Op("k_sin", "math.sin", ["v"]), Op("k_mul", "multiply", ["k_sin", "c"])], "k_mul",
+                 [Op("k_exp", "math.exp", ["og"])], "k_exp"),
+            Cond("m", False, [Op("m_tanh", "math.tanh", ["k"])], "m_tanh", [], "c", tensor_predicate=True),
+            Op("y", "add", ["k", "m"]),
+        ]),
+        Call("g", "t", "gradient", "y", {"list": ["v", "c", "og"]}),
+        Call("z", "t", "gradient", "y", {"list": ["v", "og"]}, unconnected="zero", unconnected_form="string"),
+        Call("j", "t", "jacobian", "k", "v"),
+        WatchedVariables("watched", "t"),
+    ], outputs=["k", "m", "y"]),
 }
 
 
@@ -251,7 +267,7 @@ def test_program_agrees_with_tensorflow(name):
 @pytest.mark.parametrize("backend", ["tensorflow", "reftape"])
 @pytest.mark.parametrize("name", ["structures-and-unconnected", "higher-order-nested", "special-values",
                                   "namedtuples-and-watched-variables", "python-and-numpy-operands-and-lists",
-                                  "loops-and-forward-mode"])
+                                  "loops-and-forward-mode", "conds"])
 def test_printed_script_reproduces_the_interpreter(name, backend):
     program = PROGRAMS[name]
     script = program.to_source(backend)

@@ -109,6 +109,37 @@ def test_an_accumulator_its_jvps_and_a_loop_are_checked(change, where, message):
     assert where in str(error) and message in str(error)
 
 
+def cond_program_data() -> dict:
+    """`custom_program_data` and a cond after it: a Python-bool predicate, a branch of one op and one returning a
+    name from outside."""
+    data = custom_program_data()
+    data["statements"].append({"statement": "Cond", "name": "k6", "predicate": True, "tensor_predicate": False,
+                               "true_body": [{"statement": "Op", "name": "k_sin", "path": "math.sin", "inputs": ["q"]}],
+                               "true_result": "k_sin", "false_body": [], "false_result": "x"})
+    data["outputs"].append("k6")
+    return data
+
+
+COND = lambda d: d["statements"][-1]  # noqa: E731
+
+
+@pytest.mark.parametrize("change, where, message", [
+    (lambda d: COND(d).__setitem__("predicate", "yes"), "predicate", "not of type 'boolean'"),
+    (lambda d: COND(d).__setitem__("false_result", "k_sin"), "false_result", "'k_sin' is not defined"),
+    (lambda d: d["outputs"].append("k_sin"), "outputs", "'k_sin' is not defined"),
+    (lambda d: COND(d)["true_body"].append({"statement": "Watch", "tape": "t3", "names": ["x"]}), "true_body[1]",
+     "Op statements"),
+    (lambda d: d["statements"].append({"statement": "Op", "name": "k6_false", "path": "math.sin", "inputs": ["x"]}),
+     f"statements[{len(cond_program_data()['statements']) - 1}].name", "branch function"),
+])
+def test_a_cond_is_checked(change, where, message):
+    data = cond_program_data()
+    Program.from_dict(copy.deepcopy(data))   # valid as it is
+    change(data)
+    error = rejected(data)
+    assert where in error.path and message in str(error), str(error)
+
+
 def rejected(data: dict) -> ProgramError:
     with pytest.raises(ProgramError) as caught:
         Program.from_dict(data)
@@ -482,7 +513,7 @@ def test_every_statement_type_has_an_entry_and_appears_in_the_valid_program():
     from reftape_oracle.validation import FIELDS
 
     assert set(FIELDS) == set(STATEMENTS)
-    used = {type(s).__name__ for s in walk(Program.from_dict(custom_program_data()).statements)}
+    used = {type(s).__name__ for s in walk(Program.from_dict(cond_program_data()).statements)}
     assert used == set(STATEMENTS)
 
 
