@@ -30,7 +30,9 @@ gradient call is re-run and the complex extension equals the function at the poi
 rounding); otherwise central differences with h = cbrt(eps) * max(1, |x|), one real perturbation
 per real element and two (real and imaginary part) per complex one. Each target element is
 differenced before they are combined. An element of the estimate is ill-conditioned when its
-one-sided slopes disagree (a kink) or the function is not finite within reach of the step.
+one-sided slopes disagree (a kink), when a target is so large that float64's rounding of it exceeds its
+change within the step (the difference is rounding: `reduce_sum` of 3e38 and ones), or the function is not
+finite within reach of the step.
 
 Verdicts, from the well-conditioned elements, a side being right within the comparison's
 tolerance of the estimate: `candidate-wrong`, `tensorflow-wrong`, `both-wrong`; `ill-conditioned`
@@ -43,6 +45,7 @@ decimal floats in the result's element order, complex as [re, im], non-finite pa
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from typing import Any
@@ -61,7 +64,8 @@ REFERENCE_BACKEND = "reftape"
 RESOLUTION = 1e-4        # relative distance from the estimate within which a side counts as right
 KINK_RESOLUTION = 1e-3   # one-sided slopes further apart than this (relative) mark a kink
 COMPLEX_STEP = 1e-20
-CENTRAL_STEP = float(np.cbrt(np.finfo(np.float64).eps))
+EPS = float(np.finfo(np.float64).eps)
+CENTRAL_STEP = float(np.cbrt(EPS))
 CONJUGATING_ATTRIBUTES = ("adjoint", "adjoint_a", "adjoint_b", "conjugate")   # True: the op conjugates an input
 TENSOR_KINDS = ("tensor", "variable", "ndarray")   # descriptions that hold tensor data
 # custom gradients and variable updates are not modelled; an accumulator changes nothing a tape records, nor
@@ -273,6 +277,16 @@ class Targets:
             self.complex_step = extension is not None and bool(
                 np.all(extension.imag == 0) and np.allclose(extension.real, self.t0.real, rtol=1e-12, atol=0))
 
+    @functools.cached_property
+    def related(self) -> np.ndarray:
+        """The target elements that move when every element of the source is stepped at once (one evaluation): those
+        that depend on the source, as far as a step shows (an unrelated large target is no rounding of theirs)."""
+        with np.errstate(all="ignore"):
+            moved = self(self.x0 + CENTRAL_STEP * np.maximum(1.0, np.abs(self.x0)))
+        if moved is None or moved.shape != self.t0.shape:
+            return np.ones(self.t0.shape, bool)
+        return _difference(moved, self.t0) != 0
+
     def _flat(self, program: Program, ops: list, passing: set[str], source: str, source_tracked: bool,
               method: str):
         leaves = program.leaves()
@@ -384,7 +398,12 @@ def slopes_along(targets: Targets, readout: np.ndarray, along: np.ndarray, scale
         left = _combined(readout, _difference(targets.t0, tm) / h)
         slopes = (right + left) / 2
         kink = np.abs(left - right) > KINK_RESOLUTION * (np.maximum(1.0, np.abs(slopes)) + np.abs(right))
-        return slopes, kink | ~np.isfinite(slopes)
+        # a target that depends on the source but did not move, so large that float64 cannot hold its change within
+        # the step: the difference is rounding (an unrelated large target is left out: it never moves)
+        still = targets.related & (tp == targets.t0) & (tm == targets.t0)
+        rounding = np.where(still, EPS * np.abs(targets.t0) / h, 0)
+        absorbed = _combined(np.abs(readout), rounding) > KINK_RESOLUTION * np.maximum(1.0, np.abs(slopes))
+        return slopes, kink | absorbed | ~np.isfinite(slopes)
 
 
 def numerical_derivative(targets: Targets, readout: np.ndarray, step_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
