@@ -306,7 +306,7 @@ MUTANTS: tuple[Mutant, ...] = (
           "if not experimental_use_pfor:\n",
           "jacobian with experimental_use_pfor=False runs on a non-persistent tape (TF raises)"),
     _tape("batch-jacobian-loop-dtype-unchecked", "jacobian", "tape.py",
-          "            _check_loop_dtype(target, result)", "            pass",
+          "        return _loop_stacked(target, result) if not experimental_use_pfor else result", "        return result",
           "batch_jacobian's loop path accepts rows whose dtype differs from the target's"),
     _tape("batch-jacobian-first-row-only", "jacobian", "tape.py",
           "(slice(None),) + np.unravel_index(j, shape[1:])", "(0,) + np.unravel_index(j, shape[1:])",
