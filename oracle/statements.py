@@ -200,8 +200,7 @@ class WhileLoop:
     @property
     def reads(self) -> list:
         """The loop variable and what the body reads from outside the loop."""
-        local = {self.param, *(op.name for op in self.body)}
-        return [self.loop_var] + [n for op in self.body for n in op.inputs if n.split("[", 1)[0] not in local]
+        return [self.loop_var, *_read_from_outside(self.body, parameters=[self.param])]
 
 
 @dataclass
@@ -226,14 +225,19 @@ class Cond:
         return (self.true_body, self.true_result) if chosen else (self.false_body, self.false_result)
 
     @property
-    def reads(self) -> list:
-        """What either branch reads from outside the cond."""
-        return [*_outside_reads(self.true_body, self.true_result), *_outside_reads(self.false_body, self.false_result)]
+    def inputs(self) -> list:
+        """What either branch reads from outside the cond (a branch may return an outside name)."""
+        return [*_read_from_outside(self.true_body, returned=self.true_result),
+                *_read_from_outside(self.false_body, returned=self.false_result)]
+
+    reads = inputs
 
 
-def _outside_reads(body: list, result: str) -> list:
-    local = {op.name for op in body}
-    return [n for n in [*(n for op in body for n in op.inputs), result] if n.split("[", 1)[0] not in local]
+def _read_from_outside(body: list, parameters: list = (), returned: str | None = None) -> list:
+    """The names a block's ops (and its returned name) read that neither the block nor its parameters define."""
+    local = {*parameters, *(op.name for op in body)}
+    read = [n for op in body for n in op.inputs] + ([returned] if returned is not None else [])
+    return [n for n in read if n.split("[", 1)[0] not in local]
 
 
 # ---------------------------------------------------------------------------------------------

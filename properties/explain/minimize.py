@@ -244,7 +244,7 @@ def _bypasses(program: Program) -> Iterator[Program]:
     converted = {s.name for s in scope(program.statements)
                  if isinstance(s, ListLiteral) or isinstance(s, Leaf) and s.converted}
     for op in reversed([s for s in scope(program.statements) if isinstance(s, (Op, Apply, WhileLoop, Cond))]):
-        for source in dict.fromkeys(op.reads if isinstance(op, Cond) else op.inputs):
+        for source in dict.fromkeys(op.inputs):
             if base(source) in converted:
                 continue
             statements = _filter(program.statements, lambda s, op=op: s is not op)
