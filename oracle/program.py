@@ -23,7 +23,7 @@ from .script import body_source, check_module_name, script_source
 from .statements import (BLOCKS, STATEMENTS, Accumulator, Apply, Assign, Call, Cond, CustomGradient, Jvp, Leaf, ListLiteral, Op,  # noqa: F401
                          ReadValue, Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop, flat_references,
                          map_references, namedtuple_types, pack_references, structure_children,
-                         structure_references, scope, unrolled, walk)
+                         renamed_value, structure_references, scope, unrolled, walk)
 from .validation import check_schema, decode_value, loads, validate
 
 

@@ -291,23 +291,41 @@ def walk(statements: list):
             yield from walk(s.false_body)
 
 
-def unrolled(statements: list) -> list:
-    """`statements` with each WhileLoop replaced by its body's ops once per iteration (each iteration's names
-    prefixed with the loop's and the iteration's number) and each Cond by the ops of the branch it takes (prefixed
-    with its name), then an identity naming the last value as the loop or cond: what eager TF runs and its tapes
-    record, for whatever reads ops alone (the referee)."""
+def unrolled(statements: list, outputs: list = (), only: Any = None) -> tuple[list, list]:
+    """`statements` and `outputs` with each WhileLoop (or only the block `only`) replaced by its body's ops once
+    per iteration (each iteration's names prefixed with the loop's and the iteration's number) and each Cond by
+    the ops of the branch it takes (prefixed with its name), then an identity naming the last value as the loop
+    or cond: what eager TF runs and its tapes record, for whatever reads ops alone (the referee). A loop or cond
+    whose value is a tensor from before it (no iteration ran, or the body or branch returns what it read) is that
+    very tensor in eager TF, not a copy (a gradient by it is a gradient of the source itself), so what reads the
+    loop or cond reads that tensor instead."""
+    aliases: dict[str, str] = {}
+    result = _unrolled(statements, aliases, only)
+    outputs = list(outputs)
+    for old, new in reversed(aliases.items()):   # a later alias may name an earlier one
+        result = renamed_value(result, old, new)
+        outputs = [_renamed(name, {old: new}) for name in outputs]
+    return result, outputs
+
+
+def _unrolled(statements: list, aliases: dict, only: Any) -> list:
     result: list = []
     for s in statements:
-        if isinstance(s, WhileLoop):
-            value = s.loop_var
-            for iteration in range(s.trips):
-                value = _inlined(s.body, s.result, {s.param: value}, f"{s.name}_{iteration}_", result)
-            result.append(Op(s.name, "identity", [value]))
-        elif isinstance(s, Cond):
-            body, branch_result = s.branch()
-            result.append(Op(s.name, "identity", [_inlined(body, branch_result, {}, f"{s.name}_", result)]))
+        if isinstance(s, (WhileLoop, Cond)) and (only is None or s is only):
+            inlined: list = []
+            if isinstance(s, WhileLoop):
+                value = s.loop_var
+                for iteration in range(s.trips):
+                    value = _inlined(s.body, s.result, {s.param: value}, f"{s.name}_{iteration}_", inlined)
+            else:
+                value = _inlined(*s.branch(), {}, f"{s.name}_", inlined)
+            result += inlined
+            if value.split("[", 1)[0] in {op.name for op in inlined}:
+                result.append(Op(s.name, "identity", [value]))
+            else:
+                aliases[s.name] = value
         elif isinstance(s, BLOCKS):
-            result.append(replace(s, body=unrolled(s.body)))
+            result.append(replace(s, body=_unrolled(s.body, aliases, only)))
         else:
             result.append(s)
     return result
@@ -325,6 +343,42 @@ def _inlined(body: list, body_result: str, names: dict, prefix: str, into: list)
 def _renamed(reference: str, names: dict) -> str:
     base, bracket, rest = reference.partition("[")
     return names.get(base, base) + bracket + rest
+
+
+def renamed_value(statements: list, old: str, new: str) -> list:
+    """`statements` with every reference to the value `old` (`old` itself, or an element `old[i]`) reading `new`
+    instead (`new[i]`)."""
+    def renamed(name: str) -> str:
+        return new + name[len(old):] if name.split("[", 1)[0] == old else name
+
+    result = []
+    for s in statements:
+        if isinstance(s, Accumulator):
+            s = replace(s, primals=[renamed(name) for name in s.primals], tangents=[renamed(name) for name in s.tangents],
+                        body=renamed_value(s.body, old, new))
+        elif isinstance(s, (Tape, StopRecording)):
+            s = replace(s, body=renamed_value(s.body, old, new))
+        elif isinstance(s, (Op, Apply)):
+            s = replace(s, inputs=[renamed(name) for name in s.inputs])
+        elif isinstance(s, WhileLoop):
+            s = replace(s, loop_var=renamed(s.loop_var), body=renamed_value(s.body, old, new))
+        elif isinstance(s, Cond):
+            s = replace(s, true_body=renamed_value(s.true_body, old, new), true_result=renamed(s.true_result),
+                        false_body=renamed_value(s.false_body, old, new), false_result=renamed(s.false_result))
+        elif isinstance(s, ListLiteral):
+            s = replace(s, items=[renamed(name) for name in s.items])
+        elif isinstance(s, Watch):
+            s = replace(s, names=[renamed(name) for name in s.names])
+        elif isinstance(s, Assign):
+            s = replace(s, value=renamed(s.value))
+        elif isinstance(s, Jvp):
+            s = replace(s, target=map_references(s.target, renamed))
+        elif isinstance(s, Call):
+            s = replace(s, target=map_references(s.target, renamed), sources=map_references(s.sources, renamed),
+                        output_gradients=None if s.output_gradients is None else
+                        map_references(s.output_gradients, renamed))
+        result.append(s)
+    return result
 
 
 def scope(statements: list) -> Iterator[Any]:

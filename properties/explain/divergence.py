@@ -83,7 +83,7 @@ def _inside_control_flow(finding: Finding, divergence: dict) -> str | None:
     blocks = [s for s in scope(finding.program.statements) if isinstance(s, (Cond, WhileLoop)) and s.name in named]
     if not blocks:
         return None
-    program = Program(unrolled(finding.program.statements), list(finding.program.outputs))
+    program = Program(*unrolled(finding.program.statements, finding.program.outputs))
     inlined = first_divergence(replace(finding, program=program, id="", first_divergence=None, suspect=None))
     if inlined.first_divergence is None:
         return "cond" if isinstance(blocks[0], Cond) else "while_loop"

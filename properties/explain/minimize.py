@@ -39,7 +39,7 @@ from reftape_oracle.interpreter import DEFAULT_TIME_LIMIT, run
 from reftape_oracle.outcome import decode_array
 from reftape_oracle.program import (BLOCKS, Accumulator, Apply, Assign, Call, Cond, Jvp, Leaf, ListLiteral, Op, Program,
                                     Reset, StopRecording, Structure, Tape, Watch, WatchedVariables, WhileLoop,
-                                    flat_references, map_references, unrolled, walk)
+                                    flat_references, renamed_value, unrolled, walk)
 
 from reftape_properties.explain.divergence import (DEFINITIONS, ancestors, base, first_divergence, inputs_of, producers, scope, structure_names, substitute)
 from reftape_properties.findings.record import Finding
@@ -248,42 +248,8 @@ def _bypasses(program: Program) -> Iterator[Program]:
             if base(source) in converted:
                 continue
             statements = _filter(program.statements, lambda s, op=op: s is not op)
-            yield Program(_rename_value(statements, op.name, source),
+            yield Program(renamed_value(statements, op.name, source),
                           [source if name == op.name else name for name in program.outputs])
-
-
-def _rename_value(statements: list, old: str, new: str) -> list:
-    def renamed(name: str) -> str:
-        return new + name[len(old):] if base(name) == old else name
-
-    result = []
-    for s in statements:
-        if isinstance(s, Accumulator):
-            s = replace(s, primals=[renamed(name) for name in s.primals], tangents=[renamed(name) for name in s.tangents],
-                        body=_rename_value(s.body, old, new))
-        elif isinstance(s, (Tape, StopRecording)):
-            s = replace(s, body=_rename_value(s.body, old, new))
-        elif isinstance(s, (Op, Apply)):
-            s = replace(s, inputs=[renamed(name) for name in s.inputs])
-        elif isinstance(s, WhileLoop):
-            s = replace(s, loop_var=renamed(s.loop_var), body=_rename_value(s.body, old, new))
-        elif isinstance(s, Cond):
-            s = replace(s, true_body=_rename_value(s.true_body, old, new), true_result=renamed(s.true_result),
-                        false_body=_rename_value(s.false_body, old, new), false_result=renamed(s.false_result))
-        elif isinstance(s, ListLiteral):
-            s = replace(s, items=[renamed(name) for name in s.items])
-        elif isinstance(s, Watch):
-            s = replace(s, names=[renamed(name) for name in s.names])
-        elif isinstance(s, Assign):
-            s = replace(s, value=renamed(s.value))
-        elif isinstance(s, Jvp):
-            s = replace(s, target=map_references(s.target, renamed))
-        elif isinstance(s, Call):
-            s = replace(s, target=map_references(s.target, renamed), sources=map_references(s.sources, renamed),
-                        output_gradients=None if s.output_gradients is None else
-                        map_references(s.output_gradients, renamed))
-        result.append(s)
-    return result
 
 
 def _cuts(program: Program, reference: str) -> Iterator[Program]:
@@ -326,7 +292,7 @@ def _options(program: Program) -> Iterator[Program]:
             for trips in sorted({min(s.trips, 1), 0} - {s.trips}, reverse=True):
                 yield Program(substitute(program.statements, s, [replace(s, trips=trips)]), program.outputs)
         if isinstance(s, Cond):
-            yield Program(substitute(program.statements, s, unrolled([s])), program.outputs)
+            yield Program(*unrolled(program.statements, program.outputs, only=s))
             if s.tensor_predicate:
                 yield Program(substitute(program.statements, s, [replace(s, tensor_predicate=False)]), program.outputs)
         if isinstance(s, Tape):

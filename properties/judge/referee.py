@@ -237,7 +237,7 @@ class Targets:
     """
 
     def __init__(self, program: Program, call: Call, source: str) -> None:
-        program = replace(program, statements=unrolled(program.statements))   # loops as the ops eager TF runs
+        program = Program(*unrolled(program.statements, program.outputs))   # loops and conds as eager TF runs them
         if not all(isinstance(s, MODELLED) for s in walk(program.statements)):
             raise Unjudgeable("the referee does not model custom gradients and variable updates")
         # paired in TF's order, whatever the two structures

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from reftape_oracle.outcome import HarnessError
-from reftape_oracle.program import Call, Leaf, Op, Program, StopRecording, Tape, Watch, walk
+from reftape_oracle.program import Call, Cond, Leaf, Op, Program, StopRecording, Tape, Watch, WhileLoop, walk
 from reftape_properties.explain.clusters import cluster
 from reftape_properties.explain.divergence import first_divergence
 from reftape_properties.explain.minimize import minimize
@@ -79,7 +79,7 @@ def test_a_candidate_lacking_a_name_the_program_uses_is_never_a_silent_pass():
 @pytest.mark.parametrize("case", ["smooth", "kink", "rounding", "hermitian", "batch sum", "integer path", "adjoint", "pole",
                                   "list element source", "unspecified order", "watched while not recording",
                                   "beyond the dtype's range", "infinite derivative in bfloat16", "float32 whatever the input",
-                                  "a change float64 cannot hold"])
+                                  "a change float64 cannot hold", "a loop of no iteration", "a branch returning what it read"])
 def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
     programs = {
         "smooth": gradient_program([Op("e", "exp", ["x"]), Op("s", "sin", ["e"]), Op("y", "reduce_sum", ["s"])],
@@ -143,6 +143,16 @@ def test_the_numeric_check_stays_silent_where_tensorflow_is_right(case):
         "a change float64 cannot hold": gradient_program(
             [Op("y", "norm", ["x"], {"ord": 1, "axis": None, "keepdims": True})],
             [[3.0, 4.0, 3.3895313892515355e+38], [-2.765625, -1.21875, 1.2109375]], "bfloat16"),
+        # eager TF's loop of no iteration, and a branch returning what it read, return that very tensor: the
+        # gradient by an unwatched constant is the source's own, ones (seed 309 judged a copy of it: 0)
+        "a loop of no iteration": Program([
+            Leaf("c", "constant", np.array([1.24, 0.95, -2.06]), "float64"),
+            Tape("t", body=[WhileLoop("w", "c", "p", [Op("y", "tanh", ["p"])], "y", trips=0)]),
+            Call("g", "t", "gradient", "w", "c")], ["w"]),
+        "a branch returning what it read": Program([
+            Leaf("c", "constant", np.array([1.24, 0.95, -2.06]), "float64"),
+            Tape("t", body=[Cond("k", True, [], "c", [Op("y", "sin", ["c"])], "y", tensor_predicate=True)]),
+            Call("g", "t", "gradient", "k", "c")], ["k"]),
     }
     assert evaluate(programs[case], "tensorflow", NUMERIC) is None
 
