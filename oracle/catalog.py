@@ -87,9 +87,13 @@ FIRST_ORDER = "first_order"
 # through it holds float32 rounding, which a numerical derivative's step turns into percents, so the numeric
 # check does not judge a source reaching it
 NARROWS = "narrows"
+# Reads one triangle of its input, taken as Hermitian, and TF's gradient is Hermitian by convention (cholesky and
+# what is built on it), not the derivative of what it reads: only the Hermitian part of a gradient through it is
+# judged, and a jvp through it along the tangent's Hermitian part (ops that read the whole matrix, sqrtm, do not)
+HERMITIAN_GRADIENT = "hermitian_gradient"
 TRAITS = (AMPLIFYING, ILL_CONDITIONED, BOUNDED, COMPOSITE, NORMALIZING, REDUCTION, GROWS, TAKES_MATRIX, TAKES_SCALAR,
           ROW_ATTRIBUTE, INDEXED_ROWS, PARTITIONED, CPOW, PRODUCT_ORDER, DETERMINISTIC_COMPOSITE, NEVER_RECORDED,
-          UNSPECIFIED_ORDER, FIRST_ORDER, NARROWS)
+          UNSPECIFIED_ORDER, FIRST_ORDER, NARROWS, HERMITIAN_GRADIENT)
 
 
 @dataclass(frozen=True)
@@ -661,8 +665,10 @@ _ENTRIES = [
     OpSpec("linalg.det", 1, "square", ("invertible",), sums_terms=True, dtypes=LINALG_DTYPES, traits={AMPLIFYING}),
     OpSpec("linalg.slogdet", 1, "square", ("invertible",), call=_pair_of_results_call, sums_terms=True, analytic=False,
            dtypes=LINALG_DTYPES),
-    OpSpec("linalg.cholesky", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES),
-    OpSpec("linalg.logdet", 1, "square", ("spd",), sums_terms=True, analytic=False, output="real", dtypes=LINALG_DTYPES),
+    OpSpec("linalg.cholesky", 1, "square", ("spd",), sums_terms=True, analytic=False, dtypes=LINALG_DTYPES,
+           traits={HERMITIAN_GRADIENT}),
+    OpSpec("linalg.logdet", 1, "square", ("spd",), sums_terms=True, analytic=False, output="real", dtypes=LINALG_DTYPES,
+           traits={HERMITIAN_GRADIENT}),
     OpSpec("linalg.solve", 2, "square_rhs", ("invertible", "any"), attrs={"adjoint": (False, True)}, sums_terms=True,
            dtypes=LINALG_DTYPES, traits={AMPLIFYING}),
     OpSpec("linalg.triangular_solve", 2, "square_rhs", ("invertible", "any"),

@@ -193,12 +193,9 @@ def _directional(twin: Twin, step_scale: float = 1.0, program: Program | None = 
             return None
         size = targets.t0.size
         along = tangent.astype(targets.x0.dtype if targets.x0.dtype.kind == "c" or tangent.dtype.kind != "c" else np.complex128)
-        # a primal read as Hermitian (a cholesky or logdet input) is one along the tangent's Hermitian part, as TF's
-        # gradient, which its JVP transposes, is Hermitian by convention (numeric.py judges that part too)
-        along = numeric._judged_part(program or twin.program, primal, along.shape)(along)
         if not np.any(along):
             continue
-        slopes, bad = _slopes_along(targets, np.eye(size), along, step_scale)
+        slopes, bad = _slopes_by_reading(program or twin.program, twin.call, primal, targets, along, step_scale)
         bad = bad | ~np.isfinite(targets.t0.reshape(-1))   # a target not defined at the point has no derivative
         slopes = slopes.astype(np.complex128)
         if complex_targets:
@@ -207,6 +204,28 @@ def _directional(twin: Twin, step_scale: float = 1.0, program: Program | None = 
         total = slopes if total is None else total + slopes
         ill = bad if ill is None else ill | bad
     return (total, ill) if total is not None else None
+
+
+def _slopes_by_reading(program: Program, call: Call, primal: str, targets: referee.Targets, along: np.ndarray,
+                       step_scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The derivative of the flat targets along the tangent, and where it is ill-conditioned. A target computed
+    from the primal only through ops that read it as Hermitian (a cholesky or logdet input) is one along the
+    tangent's Hermitian part, as TF's gradient, which its JVP transposes, is Hermitian by convention (numeric.py
+    judges that part too); a target computed from the primal both through such an op and past it is not judged."""
+    size = targets.t0.size
+    readers = numeric.hermitian_readers(program, primal) if along.ndim >= 2 and along.shape[-1] == along.shape[-2] else set()
+    if not readers:
+        return _slopes_along(targets, np.eye(size), along, step_scale)
+    through = set().union(*(referee.depending_on(program, reader) for reader in readers))
+    past = referee.depending_on(program, primal, avoiding=readers)
+    rows = [(referee.base_name(name) in through, referee.base_name(name) in past)
+            for name, shape in zip(flat_references(call.target), targets.shapes) for _ in range(int(np.prod(shape)))]
+    hermitian_only = np.array([t and not p for t, p in rows], bool)
+    slopes, ill = _slopes_along(targets, np.eye(size), along, step_scale)
+    if hermitian_only.any():
+        projected, projected_ill = _slopes_along(targets, np.eye(size), numeric._hermitian_part(along), step_scale)
+        slopes, ill = np.where(hermitian_only, projected, slopes), np.where(hermitian_only, projected_ill, ill)
+    return slopes, ill | np.array([t and p for t, p in rows], bool)
 
 
 def _slopes_along(targets: referee.Targets, readout: np.ndarray, along: np.ndarray,

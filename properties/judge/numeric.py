@@ -35,7 +35,7 @@ import ml_dtypes
 import numpy as np
 
 from reftape_oracle.outcome import UNFINISHED, Outcome, describe
-from reftape_oracle.catalog import CATALOG, NARROWS, UNSPECIFIED_ORDER, has_trait
+from reftape_oracle.catalog import HERMITIAN_GRADIENT, NARROWS, UNSPECIFIED_ORDER, has_trait
 from reftape_oracle.program import Call, Leaf, Op, Program, flat_references, structure_children, walk
 
 from reftape_properties.judge import referee
@@ -293,14 +293,17 @@ def _through_narrowing(program: Program, source: str) -> bool:
 
 def _judged_part(program: Program, source: str, shape: tuple) -> Callable[[np.ndarray], np.ndarray]:
     """What of a gradient is judged: all of it; the Hermitian part (over the last two axes) where the source
-    reaches an op that reads its input as Hermitian (catalog domain "spd": it reads one triangle), whose
-    gradient is Hermitian by TF's convention while the derivative along one element is not."""
-    reached = referee.depending_on(program, source)
-    hermitian = len(shape) >= 2 and shape[-1] == shape[-2] and any(
-        isinstance(op, Op) and any(domain == "spd" and referee.base_name(name) in reached
-                                   for domain, name in zip(CATALOG[op.path].domains, op.inputs))
-        for op in walk(program.statements))
+    reaches an op that reads its input as Hermitian (catalog trait HERMITIAN_GRADIENT: it reads one triangle),
+    whose gradient is Hermitian by TF's convention while the derivative along one element is not."""
+    hermitian = len(shape) >= 2 and shape[-1] == shape[-2] and bool(hermitian_readers(program, source))
     return _hermitian_part if hermitian else _whole
+
+
+def hermitian_readers(program: Program, source: str) -> set[str]:
+    """The ops computed from the source that read their input as Hermitian (HERMITIAN_GRADIENT)."""
+    reached = referee.depending_on(program, source)
+    return {op.name for op in walk(program.statements) if isinstance(op, Op) and has_trait(op.path, HERMITIAN_GRADIENT)
+            and any(referee.base_name(name) in reached for name in op.inputs)}
 
 
 def _whole(array: np.ndarray) -> np.ndarray:

@@ -107,11 +107,11 @@ def _needed(program: Program, roots: list[str]) -> set[str]:
     return needed
 
 
-def depending_on(program: Program, source: str) -> set[str]:
-    """The source and every op and call computed from it."""
+def depending_on(program: Program, source: str, avoiding: set[str] = frozenset()) -> set[str]:
+    """The source and every op and call computed from it (along a path that passes none of `avoiding`)."""
     found = {source}
     for s in walk(program.statements):
-        inputs = _reads(s) if isinstance(s, (Op, ListLiteral, Call)) else []
+        inputs = _reads(s) if isinstance(s, (Op, ListLiteral, Call)) and s.name not in avoiding else []
         if any(n in found or base_name(n) in found for n in inputs):
             found.add(s.name)
     return found

@@ -193,3 +193,17 @@ def test_a_primal_read_as_hermitian_is_judged_along_the_tangents_hermitian_part(
         Leaf("v", "constant", np.array([[0.0, 1.0], [0.0, 0.0]]), "float64"),
         Accumulator("a", ["x"], ["v"], [Op("y", "linalg.logdet", ["x"])]), Jvp("j", "a", "y")], ["y"])
     assert evaluate(program, "tensorflow", FORWARD) is None
+
+
+@pytest.mark.parametrize("case", ["logdet beside adjoint", "sqrtm"])
+def test_only_what_reads_a_primal_as_hermitian_is_judged_along_the_hermitian_part(case):
+    """Along a tangent that is not Hermitian, TF's jvp of adjoint(A) is adjoint(V), whatever a logdet beside it
+    reads (seed 309's false finding judged both targets along V's Hermitian part), and sqrtm, which reads the whole
+    matrix, moves along all of V: S dS + dS S = V (the same seed's float32 sqrtm finding)."""
+    x = np.array([[2.0, 0.5], [0.5, 1.5]])
+    v = np.array([[-2.0, -0.67], [1.18, 1.74]])
+    ops = ([Op("y", "linalg.logdet", ["x"]), Op("z", "linalg.adjoint", ["x"])] if case == "logdet beside adjoint"
+           else [Op("y", "linalg.sqrtm", ["x"]), Op("z", "identity", ["y"])])
+    program = Program([Leaf("x", "constant", x, "float64"), Leaf("v", "constant", v, "float64"),
+                       Accumulator("a", ["x"], ["v"], ops), Jvp("j", "a", {"list": ["y", "z"]})], ["y", "z"])
+    assert evaluate(program, "tensorflow", FORWARD) is None
