@@ -44,6 +44,8 @@ from reftape_oracle.program import structure_references as structure_names  # in
 from reftape_properties.judge.compare import compare
 from reftape_properties.findings.record import Finding
 from reftape_properties.judge.forward import FORWARD
+from reftape_properties.judge.function import FUNCTION
+from reftape_properties.judge.function import NOT_COMPARED as MODES_DIFFER_IN
 from reftape_properties.pipeline import forward_judge, run_sides
 
 ADJOINTS = "_adjoints"   # the name of the instrumented gradient call
@@ -191,11 +193,14 @@ def _both(finding: Finding, program: Program) -> tuple[Outcome, Outcome]:
     return run_sides(program, finding.candidate, finding.reference)
 
 
-def _divergent(expected: Outcome, actual: Outcome, program: Program, section: str) -> dict[str, set]:
+def _divergent(finding: Finding, expected: Outcome, actual: Outcome, program: Program, section: str) -> dict[str, set]:
     """For each name of `section` ("values" or "calls") that differs, the item indices that differ
-    (an empty set when the whole value differs)."""
+    (an empty set when the whole value differs). Differences the finding's check does not count (the function
+    check's: a None against zeros, which eager and traced TF give by design) are no divergence."""
     found: dict[str, set] = {}
     for d in compare(expected, actual, program):
+        if finding.reference == FUNCTION and d.kind in MODES_DIFFER_IN:
+            continue
         match = _LOCATION.match(d.where)
         if match and match.group(1) == section:
             indices = found.setdefault(match.group(2), set())
@@ -213,8 +218,8 @@ def _forward_divergence(finding: Finding) -> dict | None:
     expected, actual = _both(finding, instrumented)
     if _errors_part(expected, actual):
         return _failing_statement(finding, expected, actual)
-    values = _divergent(expected, actual, instrumented, "values")
-    calls = _divergent(expected, actual, instrumented, "calls")
+    values = _divergent(finding, expected, actual, instrumented, "values")
+    calls = _divergent(finding, expected, actual, instrumented, "calls")
     for node in nodes:
         if node.name in values and not any(name in values or name in calls for name in inputs_of(node)):
             return {"stage": "forward", "node": node.name, "op": node.path if isinstance(node, Op) else None,
@@ -270,7 +275,7 @@ def _tangent_divergence(finding: Finding) -> dict | None:
     names = [node.name for node in nodes]
     instrumented = Program(program.statements + [Jvp(TANGENTS, accumulator.name, {"list": names})], names)
     expected, actual = _both(finding, instrumented)
-    wrong = _divergent(expected, actual, instrumented, "calls").get(TANGENTS, set())
+    wrong = _divergent(finding, expected, actual, instrumented, "calls").get(TANGENTS, set())
     for position, node in enumerate(nodes):
         if position in wrong and not any(names.index(n) in wrong for n in inputs_of(node) if n in names):
             tangents = (expected.calls.get(TANGENTS) or {}).get("items") or [None] * len(names)
@@ -319,7 +324,7 @@ def _differentiable(statement: Any) -> bool:
 def _call_adjoint_divergence(finding: Finding, call: Call) -> dict | None:
     program, nodes = adjoint_program(finding.program, call)
     expected, actual = _both(finding, program)
-    differing = _divergent(expected, actual, program, "calls").get(ADJOINTS)
+    differing = _divergent(finding, expected, actual, program, "calls").get(ADJOINTS)
     if not differing:                          # agreement, or a difference no node can localise
         return None
     adjoints = dict(zip(nodes, expected.calls[ADJOINTS]["items"]))
@@ -378,7 +383,7 @@ def _contribution_differs(finding: Finding, program: Program, node: str, consume
     expected, actual = _both(finding, isolated)
     if expected.error is not None or expected.calls.get(ADJOINTS, {}).get("kind") != "tensor":
         return None
-    return ADJOINTS in _divergent(expected, actual, isolated, "calls")
+    return ADJOINTS in _divergent(finding, expected, actual, isolated, "calls")
 
 
 def _values_before(finding: Finding, program: Program, statement: Op) -> dict[str, dict] | None:

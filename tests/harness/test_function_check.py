@@ -16,7 +16,8 @@ import pytest
 
 from reftape_oracle.interpreter import load_backend, run
 from reftape_oracle.outcome import HarnessError
-from reftape_oracle.program import Call, Leaf, Op, Program, Tape, WatchedVariables, WhileLoop
+from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, WatchedVariables, WhileLoop
+from reftape_properties.explain.divergence import first_divergence
 from reftape_properties.findings.store import read_findings
 from reftape_properties.judge.function import FUNCTION, traces_functions
 from reftape_properties.pipeline import evaluate
@@ -148,3 +149,22 @@ def test_a_backend_that_cannot_run_the_traced_program_is_a_harness_error_never_a
                else tensorflow_but(function=lambda f: tf.function(f)))
     with pytest.raises(HarnessError):
         evaluate(tanh_program(), backend, FUNCTION)
+
+
+def test_a_difference_the_modes_have_by_design_does_not_name_the_suspect():
+    """Eager TF's loop jacobian of an empty target is float32 (TF_ANOMALIES 29), traced TF's float64: that is the
+    finding. Beside it, a gradient by a tensor no tape watches, through `repeat` of a gradient taken with
+    unconnected zeros, is None in one mode and zeros in the other, which the check does not count; the first
+    divergence once stopped there and named `repeat` (seed 309)."""
+    x = np.array([[0.85, 0.85], [-1.85, 0.0]])
+    program = Program([
+        Leaf("c", "constant", x, "float64"), Leaf("u", "constant", np.ones((2, 2)), "float64"),
+        Leaf("e", "constant", np.zeros((3, 0, 2)), "float64"),
+        Tape("t", body=[Watch("t", ["c"]), Call("g", "t", "gradient", "c", "c"),
+                        Call("h", "t", "gradient", "g", "c", unconnected="zero", unconnected_form="string"),
+                        Op("r", "repeat", ["h"], {"axis": None, "repeats": [0, 2, 2, 1]})], persistent=True),
+        Call("k", "t", "gradient", "r", "u"),
+        Call("j", "t", "batch_jacobian", "e", "e", use_pfor=False)], ["r"])
+    finding = first_divergence(evaluate(program, "tensorflow", FUNCTION))
+    assert [d.where for d in finding.discrepancies] == ["calls/j"] and finding.discrepancies[0].kind == "dtype"
+    assert finding.suspect is None
