@@ -290,9 +290,10 @@ def _write(jvp: Jvp, described: dict, items: list, shapes: list, estimate: np.nd
             continue
         where = f"calls/{jvp.name}" + (f"[{position}]" if listed else "")
         estimates[where] = part
-        dtype = outcome.values[target]["dtype"]
+        dtype = referee.numpy_dtype(outcome.values[target]["dtype"])
+        part = part if dtype.kind == "c" else part.real   # a real target beside complex ones
         if item.get("kind") == "none":
-            replacement = describe(part.astype(referee.numpy_dtype(dtype)), None)
+            replacement = describe(part.astype(dtype), None)
             if listed:
                 described["items"][position] = replacement
             else:
