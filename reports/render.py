@@ -149,6 +149,18 @@ def _tensorflow_version(run: dict | None, reference_environment: dict | None) ->
     return None
 
 
+def _by_suspect(views: list[dict]) -> list[dict]:
+    """The clusters' views grouped by the op they blame (whose gradient function is at fault; None last), in order:
+    the op, its dtypes, the checks that found it, its findings and its clusters."""
+    groups: dict = {}
+    for view in views:
+        groups.setdefault(view["finding"].suspect, []).append(view)
+    return [{"suspect": suspect, "views": members, "count": sum(v["cluster"].count for v in members),
+             "dtypes": list(dict.fromkeys(v["finding"].dtype for v in members if v["finding"].dtype)),
+             "checks": list(dict.fromkeys(v["finding"].reference for v in members))}
+            for suspect, members in groups.items()]
+
+
 def _blames_tensorflow(entry: Cluster) -> bool:
     return entry.verdict == "tensorflow-wrong" and not entry.known
 
@@ -163,7 +175,9 @@ def render(report_dir: Path) -> Path:
     coverage = _coverage_view(_read_json_lines(report_dir / "coverage.jsonl"),
                               list((run or {}).get("configuration", {}).get("ops") or []) or None)
     forms = list(explained_forms(findings).values())
-    clusters = sorted(cluster(findings), key=lambda c: not _blames_tensorflow(c))   # TF's own bugs first
+    # TF's own bugs first, those of one op together
+    clusters = sorted(cluster(findings), key=lambda c: (not _blames_tensorflow(c), _blames_tensorflow(c) and
+                                                        (c.smallest.suspect is None, c.smallest.suspect or "")))
     views = [_cluster_view(i, c) for i, c in enumerate(clusters, 1)]
     environment = _environment()
     unexplained = sum(not f.known for f in forms)
@@ -177,7 +191,7 @@ def render(report_dir: Path) -> Path:
         unsupported=_unsupported(configuration),
         tensorflow=_tensorflow_version(run, reference_environment),
         reference_environment=reference_environment, found=len(forms), unexplained=unexplained,
-        clusters=views, tensorflow_wrong=[v for v in views if _blames_tensorflow(v["cluster"])],
+        clusters=views, tensorflow_wrong=_by_suspect([v for v in views if _blames_tensorflow(v["cluster"])]),
         others=[v for v in views if not _blames_tensorflow(v["cluster"])])
     index = report_dir / "index.html"
     index.write_text(page)

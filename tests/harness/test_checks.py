@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 from reftape_oracle.outcome import HarnessError
-from reftape_oracle.program import Call, Cond, Leaf, Op, Program, StopRecording, Tape, Watch, WhileLoop, walk
+from reftape_oracle.program import Accumulator, Call, Cond, Jvp, Leaf, Op, Program, StopRecording, Tape, Watch, WhileLoop, walk
 from reftape_properties.explain.clusters import cluster
 from reftape_properties.explain.divergence import first_divergence
 from reftape_properties.explain.minimize import minimize
 from reftape_properties.findings.store import read_findings
+from reftape_properties.judge.forward import FORWARD
 from reftape_properties.judge.numeric import NUMERIC
 from reftape_properties.pipeline import evaluate
 from reftape_reports.render import render
@@ -216,17 +217,25 @@ def test_a_check_the_harness_does_not_know_is_refused_in_one_line(tmp_path):
 def test_the_report_puts_tensorflows_own_bugs_first(tmp_path):
     from reftape_properties.findings.store import record_finding
 
-    wrong_tf = evaluate(gradient_program(sum_of("math.cumprod"), [2, 0, 4]), "tensorflow", NUMERIC)
-    wrong_tf.suspect = "math.cumprod"
+    x, y = np.array([0.0, 1.0]), np.array([2.0, 3.0])   # xlogy's gradient in x at x = 0 (TF_ANOMALIES 30)
+    by_numeric = Program([Leaf("x", "variable", x, "float64"), Leaf("c", "constant", y, "float64"),
+                          Tape("t", [Op("y", "math.xlogy", ["x", "c"])]), Call("g", "t", "gradient", "y", "x")], ["y"])
+    by_forward = Program([Leaf("x", "constant", x, "float64"), Leaf("c", "constant", y, "float64"),
+                          Leaf("v", "constant", np.ones(2), "float64"),
+                          Accumulator("a", ["x"], ["v"], [Op("y", "math.xlogy", ["x", "c"])]), Jvp("j", "a", "y")], ["y"])
+    wrong_tf = [evaluate(by_numeric, "tensorflow", NUMERIC), evaluate(by_forward, "tensorflow", FORWARD)]
     planted = evaluate(gradient_program(sum_of("tanh"), [0.5, 1.0]), PLANTED, NUMERIC)
     planted.suspect = "tanh"
-    for finding in (planted, wrong_tf):
+    for finding in (planted, *wrong_tf):
+        finding.suspect = finding.suspect or "math.xlogy"
         record_finding(finding, tmp_path)
     page = render(tmp_path).read_text()
     section = page.index('<section id="tensorflow-wrong">')
     assert section < page.index('<section id="findings">') < page.index('<section id="clusters">')
     own = page[section:page.index('<section id="findings">')]
-    assert "math.cumprod" in own and "tanh" not in own
+    # one gradient function, found by two checks: two clusters, one row
+    assert own.count("<code>math.xlogy</code>") == 1 and "numeric, forward" in own and "tanh" not in own
+    assert 'href="#cluster-1"' in own and 'href="#cluster-2"' in own
     assert "exact (numerical derivative)" in page
 
 
