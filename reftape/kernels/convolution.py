@@ -1,13 +1,16 @@
 """Convolution kernels as TF's CPU kernels define them: Conv2D, Conv3D and DepthwiseConv2dNative with their
 input and filter backprops (Conv2DBackpropInput/Filter, Conv3DBackpropInputV2/FilterV2,
-DepthwiseConv2dNativeBackpropInput/Filter), channels last only (TF's CPU kernels refuse NCHW and NCDHW),
-strides, dilations (none for Conv3D on CPU), SAME, VALID and (2-D) explicit padding, grouped Conv2D
-(an input depth a multiple of the filter's), and the output sizes and checks of TF's
+DepthwiseConv2dNativeBackpropInput/Filter), strides, dilations, SAME, VALID and (2-D) explicit padding,
+grouped Conv2D (an input depth a multiple of the filter's), and the output sizes and checks of TF's
 GetWindowedOutputSizeVerbose. Every output element is a sum over its window of products; the backprops are
 the adjoint sums (the input's: every window's products added back where they came from; the filter's:
 products of the input's patches with the upstream summed over the batch and the output's positions).
 Half types are computed in float32 and rounded once (a long sum's order differs from Eigen's and
 oneDNN's anyway: properties/judge/tolerance.py bounds it by the reduction's length).
+
+What TF's CPU kernels refuse depends on which kernel runs, decided as TF decides it (`dispatch.runs_onednn` for
+the dtype): Eigen's refuse channels-first layouts (NCHW, NCDHW), dilations in Conv3D, in the Conv2D backprops and
+in depthwise convolutions, unequal depthwise strides and grouped gradients; oneDNN's take them all.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import math
 import ml_dtypes
 import numpy as np
 
+from ..dispatch import runs_onednn
 from ..errors import UnimplementedError, _dims_text as dims_text
 
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
@@ -31,8 +35,8 @@ def _spatial(values, rank: int, name: str) -> tuple:
     return values[1:-1]
 
 
-def _check_attrs(op: str, rank: int, strides, dilations, data_format: str) -> tuple[tuple, tuple]:
-    """The spatial strides and dilations, or TF's CPU error for what its kernel does not do."""
+def _check_attrs(op: str, rank: int, strides, dilations, data_format: str, onednn: bool) -> tuple[tuple, tuple]:
+    """The spatial strides and dilations, or TF's CPU error for what its kernel (oneDNN's or Eigen's) does not do."""
     if data_format is None:  # TF's wrappers take None for the default (their gradients then fail)
         data_format = "NHWC"
     if not data_format.endswith("C"):
@@ -40,6 +44,8 @@ def _check_attrs(op: str, rank: int, strides, dilations, data_format: str) -> tu
             raise ValueError("CPU implementation of Conv3D currently only supports the NHWC tensor format.")
         if op.startswith("Depthwise"):
             raise UnimplementedError("Depthwise convolution on CPU is only supported for NHWC format")
+        if op.startswith("Conv2DBackprop"):   # reached where the forward ran on oneDNN and the backprop cannot
+            raise ValueError(f"Conv2DCustom{op[len('Conv2D'):]}Op only supports NHWC.")
         raise UnimplementedError(f"The {op} op currently only supports the NHWC tensor format on the CPU. "
                                  f"The op was given the format: {data_format}")
     strides, dilations = tuple(int(s) for s in strides), tuple(int(d) for d in dilations)
@@ -55,6 +61,13 @@ def _check_attrs(op: str, rank: int, strides, dilations, data_format: str) -> tu
                                  "dimensions.")
     if any(s < 1 for s in strides) or any(d < 1 for d in dilations):
         raise ValueError("Sliding window strides and dilations must be positive")
+    if not onednn:
+        _check_eigen_attrs(op, rank, strides, dilations)
+    return strides[1:-1], dilations[1:-1]
+
+
+def _check_eigen_attrs(op: str, rank: int, strides: tuple, dilations: tuple) -> None:
+    """TF's errors for what its Eigen kernels do not do and its oneDNN kernels do."""
     if rank == 3 and any(d != 1 for d in dilations):
         raise ValueError("CPU implementation of Conv3D currently only supports dilated rates of 1.")
     if op.startswith("Depthwise") and strides[1] != strides[2]:
@@ -65,7 +78,6 @@ def _check_attrs(op: str, rank: int, strides, dilations, data_format: str) -> tu
                                  f"[{' '.join(str(d) for d in dilations)}]")
     if op.startswith("Conv2DBackprop") and any(d > 1 for d in dilations):
         raise ValueError("Current CPU implementations do not yet support dilation rates larger than 1.")
-    return strides[1:-1], dilations[1:-1]
 
 
 def output_size(size: int, window: int, stride: int, dilation: int, padding: str,
@@ -106,14 +118,15 @@ class _Geometry:
     window offset the strided slices of the padded input it multiplies."""
 
     def __init__(self, op: str, input_shape: tuple, filter_shape: tuple, strides, padding: str,
-                 explicit_paddings, dilations, data_format: str, depthwise: bool) -> None:
+                 explicit_paddings, dilations, data_format: str, depthwise: bool, onednn: bool) -> None:
         rank = len(filter_shape) - 2
         if len(input_shape) != rank + 2:
             raise ValueError(f"{'input must be' if depthwise else 'convolution input must be'} "
                              f"{rank + 2}-dimensional: {dims_text(input_shape)}")
         if len(filter_shape) != rank + 2:
             raise ValueError(f"filter must be {rank + 2}-dimensional: {dims_text(filter_shape)}")
-        self.strides, self.dilations = _check_attrs(op, rank, strides, dilations, data_format)
+        self.strides, self.dilations = _check_attrs(op, rank, strides, dilations, data_format, onednn)
+        self.onednn = onednn
         channels, depth = input_shape[-1], filter_shape[-2]
         if depthwise:
             if channels != depth:
@@ -225,8 +238,46 @@ def _grouped_filter(w: np.ndarray, geometry: _Geometry) -> np.ndarray:
     return w.reshape(k, depth, geometry.groups, per_group).transpose(0, 2, 1, 3)
 
 
+def _on_onednn(op: str, padding: str, dtype: np.dtype, T) -> bool:
+    """Whether TF runs the convolution's oneDNN kernel for its dtype (`T`: a half type that reaches it as float32);
+    TF never sends a Conv2D backprop with explicit padding there."""
+    if op.startswith("Conv2DBackprop") and padding == "EXPLICIT":
+        return False
+    return runs_onednn((np.dtype(T.as_numpy_dtype) if T is not None else np.dtype(dtype)).name)
+
+
+def _channels_first(data_format: str | None, onednn: bool, rank: int, *shapes: tuple) -> bool:
+    """A channels-first layout oneDNN's kernel takes (computed channels last, moved back), for inputs of the
+    convolution's rank (others fail its checks as they stand)."""
+    return (onednn and data_format is not None and not data_format.endswith("C")
+            and all(len(shape) == rank + 2 for shape in shapes))
+
+
+def _last(values, pairs: bool = False) -> tuple:
+    """A per-dimension attribute of a channels-first layout (explicit paddings: a pair per dimension) in the
+    channels-last order."""
+    values = tuple(int(v) for v in values)
+    if pairs:
+        per = [values[i:i + 2] for i in range(0, len(values), 2)]
+        return tuple(v for pair in [per[0], *per[2:], per[1]] for v in pair) if len(per) > 2 else values
+    return (values[0], *values[2:], values[1]) if len(values) > 2 else values
+
+
+def _moved(x: np.ndarray) -> np.ndarray:
+    return np.moveaxis(x, 1, -1)
+
+
+def _moved_back(x: np.ndarray) -> np.ndarray:
+    return np.moveaxis(x, -1, 1)
+
+
 def _forward(op, x, w, strides, padding, explicit_paddings, dilations, data_format, T, depthwise=False):
-    geometry = _Geometry(op, x.shape, w.shape, strides, padding, explicit_paddings, dilations, data_format, depthwise)
+    onednn = _on_onednn(op, padding, x.dtype, T)
+    if _channels_first(data_format, onednn, w.ndim - 2, x.shape):
+        return _moved_back(_forward(op, _moved(x), w, _last(strides), padding, _last(explicit_paddings, True),
+                                    _last(dilations), "NHWC", T, depthwise))
+    geometry = _Geometry(op, x.shape, w.shape, strides, padding, explicit_paddings, dilations, data_format, depthwise,
+                         onednn)
     work = _working(x.dtype, op, T)
     patches = _patches(x.astype(work), geometry)
     patches = patches.reshape(patches.shape[:-1] + geometry.grouping())  # (..., k, groups, per group)
@@ -239,8 +290,12 @@ def _input_backprop(op, input_sizes, w, g, strides, padding, explicit_paddings, 
     """The gradient of a convolution's input: each window's upstream times the filter, added back where the
     window read."""
     input_sizes = tuple(int(n) for n in input_sizes)
+    onednn = _on_onednn(op, padding, g.dtype, T)
+    if _channels_first(data_format, onednn, w.ndim - 2, input_sizes, g.shape):
+        return _moved_back(_input_backprop(op, _last(input_sizes), w, _moved(g), _last(strides), padding,
+                                           _last(explicit_paddings, True), _last(dilations), "NHWC", T, depthwise))
     geometry = _Geometry(op, input_sizes, w.shape, strides, padding, explicit_paddings, dilations, data_format,
-                         depthwise)
+                         depthwise, onednn)
     _check_upstream(op, g.shape, geometry)
     _check_ungrouped(geometry)
     work = _working(g.dtype, op, T)
@@ -258,8 +313,12 @@ def _filter_backprop(op, x, filter_sizes, g, strides, padding, explicit_paddings
     """The gradient of a convolution's filter: each window's input times its upstream, summed over the batch
     and the output's positions."""
     filter_sizes = tuple(int(n) for n in filter_sizes)
+    onednn = _on_onednn(op, padding, x.dtype, T)
+    if _channels_first(data_format, onednn, len(filter_sizes) - 2, x.shape, g.shape):
+        return _filter_backprop(op, _moved(x), filter_sizes, _moved(g), _last(strides), padding,
+                                _last(explicit_paddings, True), _last(dilations), "NHWC", T, depthwise)
     geometry = _Geometry(op, x.shape, filter_sizes, strides, padding, explicit_paddings, dilations, data_format,
-                         depthwise)
+                         depthwise, onednn)
     _check_upstream(op, g.shape, geometry)
     _check_ungrouped(geometry)
     work = _working(x.dtype, op, T)
@@ -276,7 +335,7 @@ def _filter_backprop(op, x, filter_sizes, g, strides, padding, explicit_paddings
 
 
 def _check_ungrouped(geometry: _Geometry) -> None:
-    if geometry.groups > 1 and not geometry.depthwise:
+    if geometry.groups > 1 and not geometry.depthwise and not geometry.onednn:
         raise ValueError(f"Gradients for grouped convolutions are not supported on CPU. Please file a feature request "
                          f"if you run into this issue. Computed input depth {geometry.input_shape[-1]} doesn't match "
                          f"filter input depth {geometry.filter_shape[-2]}")

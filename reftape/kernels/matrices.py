@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dispatch import runs_onednn
 from ..errors import _dims_text as dims_text
 from .elementwise import _packet_multiply
 
@@ -23,9 +24,10 @@ def _matmul2d(a, b, transpose_a, transpose_b):
     a, b = a.T if transpose_a else a, b.T if transpose_b else b
     if a.shape[1] == 1 and b.shape[0] == 1 and a.dtype.kind in "fc":  # (other shapes: np.dot's mismatch)
         product = _packet_multiply(*np.broadcast_arrays(a, b)) if a.dtype.kind == "c" else a * b
-        # a transposed operand takes another contraction, which keeps the products' signed zeros (issue 24:
-        # tensordot's gradient, a bfloat16 subnormal times a negative, is -0 in TF)
-        return product if transpose_a or transpose_b else product + a.dtype.type(0)
+        # Eigen takes another contraction for a transposed operand, which keeps the products' signed zeros (issue
+        # 24: tensordot's gradient, a bfloat16 subnormal times a negative, is -0 in TF); oneDNN's adds to +0 too
+        kept = (transpose_a or transpose_b) and not runs_onednn(a.dtype.name)
+        return product if kept else product + a.dtype.type(0)
     return np.dot(a, b)
 
 

@@ -283,6 +283,9 @@ def test_subnormals_flushed_where_tf_flushes_them(path, dtype, tf, candidate):
 # Left out: the ops whose float32 kernels read subnormals in glibc's scalar loop (SUBNORMAL_READING_OPS
 # below), which reftape follows for float32 and float64 only, and cumprod and xdivy (reported).
 BFLOAT16_SUBNORMAL_EXCEPTIONS = {"math.log", "math.xlogy", "math.xlog1py", "math.xdivy", "pow", "math.pow", "math.cumprod"}
+# The vectors below are no convolution's input: TF's Eigen kernels refuse them, its oneDNN kernels for bfloat16 abort
+# the process (KNOWN_DIVERGENCES.md, "TF's oneDNN convolutions"); their bfloat16 rounding is in the per-op cases
+BFLOAT16_SUBNORMAL_EXCEPTIONS |= {"nn.conv2d", "nn.conv3d"}
 
 
 @pytest.mark.parametrize("path", ops(sorted(p for p, spec in CATALOG.items()
