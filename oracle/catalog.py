@@ -91,9 +91,12 @@ NARROWS = "narrows"
 # what is built on it), not the derivative of what it reads: only the Hermitian part of a gradient through it is
 # judged, and a jvp through it along the tangent's Hermitian part (ops that read the whole matrix, sqrtm, do not)
 HERMITIAN_GRADIENT = "hermitian_gradient"
+# TF computes it with its matrix-product kernels (MatMul, BatchMatMul), whose oneDNN versions sum opposite infinite
+# products to an infinity where IEEE arithmetic gives NaN (KNOWN_DIVERGENCES 16)
+CONTRACTS = "contracts"
 TRAITS = (AMPLIFYING, ILL_CONDITIONED, BOUNDED, COMPOSITE, NORMALIZING, REDUCTION, GROWS, TAKES_MATRIX, TAKES_SCALAR,
           ROW_ATTRIBUTE, INDEXED_ROWS, PARTITIONED, CPOW, PRODUCT_ORDER, DETERMINISTIC_COMPOSITE, NEVER_RECORDED,
-          UNSPECIFIED_ORDER, FIRST_ORDER, NARROWS, HERMITIAN_GRADIENT)
+          UNSPECIFIED_ORDER, FIRST_ORDER, NARROWS, HERMITIAN_GRADIENT, CONTRACTS)
 
 
 @dataclass(frozen=True)
@@ -635,13 +638,14 @@ _ENTRIES = [
            call=_one_hot_call, gradient="none", dtypes=FLOATS_AND_COMPLEX, analytic=False),
     # Linear algebra
     _binary("matmul", rule="matmul", dtypes=FLOATS_AND_COMPLEX, sums_terms=True, attrs=MATMUL_ATTRS,
-            traits={AMPLIFYING}),
-    _binary("linalg.matmul", rule="matmul", sums_terms=True, attrs=MATMUL_ATTRS, traits={AMPLIFYING}),
-    _binary("linalg.matvec", rule="matvec", sums_terms=True, attrs={"transpose_a": (False, True), "adjoint_a": (False, True)}),
+            traits={AMPLIFYING, CONTRACTS}),
+    _binary("linalg.matmul", rule="matmul", sums_terms=True, attrs=MATMUL_ATTRS, traits={AMPLIFYING, CONTRACTS}),
+    _binary("linalg.matvec", rule="matvec", sums_terms=True, attrs={"transpose_a": (False, True), "adjoint_a": (False, True)},
+            traits={CONTRACTS}),
     # Equations over TF's grammar: a product, a trace inside an operand, an implicit output, an ellipsis
     # broadcast in both operands or one (properties/generate/ops.py draws shapes that fit each)
     _binary("einsum", rule="einsum", attrs={"equation": EINSUM_EQUATIONS}, call=_einsum_call, sums_terms=True,
-            traits={AMPLIFYING}),
+            traits={AMPLIFYING, CONTRACTS}),
     # Reductions, transposes, traces, diagonals (batched), implicit outputs
     OpSpec("linalg.einsum", 1, "einsum", attrs={"equation": UNARY_EINSUM_EQUATIONS}, call=_einsum_call,
            sums_terms=True, traits={AMPLIFYING}),
@@ -777,7 +781,7 @@ _ENTRIES += [
     _unary("repeat", attrs={"repeats": (2, (1, 0, 2)), "axis": (0, 1, None)}, dtypes=FLOATS_AND_COMPLEX,
            traits={GROWS}),
     _binary("tensordot", rule="matmul", attrs={"axes": (1,)}, dtypes=FLOATS_AND_COMPLEX, sums_terms=True,
-            traits={AMPLIFYING}),
+            traits={AMPLIFYING, CONTRACTS}),
     _unary("strided_slice", attrs={"begin": ((0, 1), (2, -1)), "end": ((3, 4), (0, 0)), "strides": ((1, 2), (-1, -2)),
                                    "begin_mask": (0, 1), "end_mask": (0, 2), "new_axis_mask": (0, 2),
                                    "shrink_axis_mask": (0, 1), "ellipsis_mask": (0, 1)}, dtypes=FLOATS_AND_COMPLEX),

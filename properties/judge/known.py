@@ -23,7 +23,7 @@ from reftape import dispatch
 from reftape.kernels.half_sums import MODELLED_TERMS
 
 from reftape_properties.judge.compare import Discrepancy, compare, summed_terms
-from reftape_oracle.catalog import CATALOG, CPOW, DETERMINISTIC_COMPOSITE, PRODUCT_ORDER, has_trait
+from reftape_oracle.catalog import CATALOG, CONTRACTS, CPOW, DETERMINISTIC_COMPOSITE, PRODUCT_ORDER, has_trait
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, walk
 
@@ -478,3 +478,28 @@ KNOWN.append(KnownDivergence(
 
 def explained_by(discrepancy: Discrepancy, evidence: Evidence | None = None) -> KnownDivergence | None:
     return next((k for k in KNOWN if not k.resolved and k.explains(discrepancy, evidence)), None)
+
+
+def _onednn_product_of_opposite_infinities(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entry 16: a NaN pattern in a program of matrix products (catalog trait CONTRACTS, forward or gradient) that TF
+    ran on oneDNN: at every element where the sides differ, TF's is an infinity and reftape's NaN."""
+    if d.kind != "nan-inf-pattern" or evidence is None or not d.dtype or not tensorflow_ran_onednn(d.dtype, evidence):
+        return False
+    if not any(isinstance(s, Op) and has_trait(s.path, CONTRACTS) for s in walk(evidence.program.statements)):
+        return False
+    expected, actual = decode_array(d.expected), decode_array(d.actual)
+    if expected.shape != actual.shape or expected.dtype.kind == "c":
+        return False
+    expected, actual = expected.astype(np.float64), actual.astype(np.float64)
+    differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
+    return bool(np.any(differ) and np.all(np.isinf(expected[differ])) and np.all(np.isnan(actual[differ])))
+
+
+KNOWN.append(KnownDivergence(
+    16, "a matrix product of opposite infinite products under oneDNN: an infinity where IEEE gives NaN",
+    Program([Leaf("a", "constant", np.array([[3.0e38, 3.0e38]], np.float32), "float32"),
+             Leaf("b", "constant", np.array([[3.0e38], [-3.0e38]], np.float32), "float32"),
+             Op("y", "matmul", ["a", "b"])], ["y"]),
+    _onednn_product_of_opposite_infinities,
+    dispatch="onednn",
+))

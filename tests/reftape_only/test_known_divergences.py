@@ -190,6 +190,30 @@ def test_softmax_entry_explains_only_zeros_of_tensorflow_against_nans_of_reftape
                                     dtype="float32"), Evidence(renamed, None, None, "reftape")) is None
 
 
+def test_matrix_product_entry_explains_only_infinities_of_tensorflow_against_nans_of_reftape():
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.judge.known import Evidence, explained_by
+
+    def values(*data):
+        return {"kind": "tensor", "dtype": "float32", "shape": [len(data)], "data": [float(v).hex() for v in data]}
+
+    program = next(k for k in KNOWN if k.number == 16).program
+    on = Evidence(program, Outcome("tensorflow", environment={"onednn": "on", "cpu_flags": []}), None, "reftape")
+    off = Evidence(program, Outcome("tensorflow", environment={"onednn": "off", "cpu_flags": []}), None, "reftape")
+    inf, nan = float("inf"), float("nan")
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", values(inf, 1.0), values(nan, 1.0),
+                                    dtype="float32"), on).number == 16
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", values(-inf), values(nan), dtype="float32"),
+                        off) is None   # only where TF ran oneDNN
+    # reftape's infinity against TF's NaN, a finite value of either, or no matrix product in the program: bugs
+    for expected, actual in ((nan, inf), (1.0, nan), (inf, 1.0)):
+        assert explained_by(Discrepancy("nan-inf-pattern", "values/y", values(expected), values(actual),
+                                        dtype="float32"), on) is None
+    without = Program([*program.statements[:2], Op("y", "add", ["a", "a"])], ["y"])
+    assert explained_by(Discrepancy("nan-inf-pattern", "values/y", values(inf), values(nan), dtype="float32"),
+                        Evidence(without, on.expected, None, "reftape")) is None
+
+
 def test_a_wrong_comparison_is_not_excused_as_rounding():
     """Planted: a strict less_equal. On entry 6's program (explained on reftape: test_findings) the flip
     is then not the reciprocal's rounding: run on TF's inputs, the candidate's comparison still differs."""
