@@ -241,6 +241,11 @@ def _zero_or_not_finite(description: Any) -> np.ndarray:
     return (values == 0) | ~np.isfinite(values)
 
 
+def _differing(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Where two sides' elements differ (a NaN equals a NaN)."""
+    return ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
+
+
 def _product_order_under_overflow(d: Discrepancy, evidence: Evidence | None) -> bool:
     """Entry 8: a reduce_prod whose factors overflow and hold a zero: where the two sides differ, each
     is NaN, an infinity or a zero, which only the order of the products decides."""
@@ -250,8 +255,7 @@ def _product_order_under_overflow(d: Discrepancy, evidence: Evidence | None) -> 
     op = next((s for s in walk(evidence.program.statements) if isinstance(s, Op) and s.name == name), None)
     if op is None or not has_trait(op.path, PRODUCT_ORDER):
         return False
-    expected, actual = decode_array(d.expected), decode_array(d.actual)
-    differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
+    differ = _differing(decode_array(d.expected), decode_array(d.actual))
     return bool(np.all(_zero_or_not_finite(d.expected)[differ] & _zero_or_not_finite(d.actual)[differ]))
 
 
@@ -356,7 +360,7 @@ def _vectorized_softmax_of_non_finite(d: Discrepancy, evidence: Evidence | None)
     if op is None or op.path != "nn.softmax" or not tensorflow_ran_onednn(d.dtype, evidence):
         return False
     expected, actual = decode_array(d.expected).astype(np.float64), decode_array(d.actual).astype(np.float64)
-    differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
+    differ = _differing(expected, actual)
     return bool(np.all(expected[differ] == 0) and np.all(np.isnan(actual[differ])))
 
 
@@ -491,7 +495,7 @@ def _onednn_product_of_opposite_infinities(d: Discrepancy, evidence: Evidence | 
     if expected.shape != actual.shape or expected.dtype.kind == "c":
         return False
     expected, actual = expected.astype(np.float64), actual.astype(np.float64)
-    differ = ~((expected == actual) | (np.isnan(expected) & np.isnan(actual)))
+    differ = _differing(expected, actual)
     return bool(np.any(differ) and np.all(np.isinf(expected[differ])) and np.all(np.isnan(actual[differ])))
 
 
