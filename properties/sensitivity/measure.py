@@ -226,7 +226,7 @@ def run_campaign_detector(detector: str, backend: str, path: Path, jobs: int = 1
         with _running_lock:
             _running.add(process)
         try:
-            detected = _first_unexplained(report / "discrepancies.jsonl", process, start + int(budget) + CAMPAIGN_START_UP)
+            found = _await_unexplained(report / "discrepancies.jsonl", process, start + int(budget) + CAMPAIGN_START_UP)
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)   # the campaign keeps what it recorded and ends within seconds
@@ -234,6 +234,9 @@ def run_campaign_detector(detector: str, backend: str, path: Path, jobs: int = 1
             with _running_lock:
                 _running.discard(process)
     seconds = time.monotonic() - start
+    # Workers write their records in the order they finish them: after the first, another worker may still
+    # record a finding it made earlier, so the time to detection is the earliest among all recorded.
+    detected = _earliest_unexplained(report / "discrepancies.jsonl") if found else None
     if detected is not None:
         status = "killed" if detected["seconds"] <= int(budget) else "survived"
         return status, detected["seconds"], f"first unexplained finding after {detected['examples']} examples"
@@ -245,23 +248,33 @@ def run_campaign_detector(detector: str, backend: str, path: Path, jobs: int = 1
     return "error", seconds, f"reftape-fuzz exit {process.returncode}: {lines[-1][:200] if lines else ''}"
 
 
-def _first_unexplained(records: Path, process: subprocess.Popen, deadline: float) -> dict | None:
-    """The time to detection of the first unexplained finding the campaign records, polled while it runs."""
-    read = 0
+def _unexplained(records: Path) -> list[dict]:
+    """The detections (seconds, examples) of the unexplained findings written so far; a line being written is
+    left for the next read."""
+    detections = []
+    for line in records.read_text().splitlines() if records.exists() else []:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            break
+        if not record.get("known") and not record.get("explained_from"):
+            detections.append(record["context"]["campaign"]["detected"])
+    return detections
+
+
+def _await_unexplained(records: Path, process: subprocess.Popen, deadline: float) -> bool:
+    """Whether the campaign records an unexplained finding before it ends or the deadline passes (polled)."""
     while True:
         running = process.poll() is None
-        lines = records.read_text().splitlines() if records.exists() else []
-        for line in lines[read:]:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                break   # a line being written: read again
-            read += 1
-            if not record.get("known") and not record.get("explained_from"):
-                return record["context"]["campaign"]["detected"]
+        if _unexplained(records):
+            return True
         if not running or time.monotonic() >= deadline:
-            return None
+            return False
         time.sleep(0.2)
+
+
+def _earliest_unexplained(records: Path) -> dict:
+    return min(_unexplained(records), key=lambda detected: detected["seconds"])
 
 
 def measure(mutant: Mutant, detectors: list[str], runs: Runs) -> Result:
