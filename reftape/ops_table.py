@@ -1660,10 +1660,11 @@ defop("BatchToSpaceND", _batch_to_space, lambda g, ans, x, block_shape, crops, *
 
 
 # ---------------------------------------------------------------------------------------------
-# Image resizing (kernels/resize.py), half-pixel centres as TF 2's tf.image.resize. The output size and the
-# original shape TF passes as shape tensors are attributes here. ResizeBilinear returns float32 whatever its
-# input; its gradient kernel returns the input's dtype T and is not differentiable (None); TF registers no
-# gradient for ResizeNearestNeighborGrad (and pfor has no converter: its vectorized loop runs it unvectorized).
+# Image resizing (kernels/resize.py), half-pixel centres as TF 2's tf.image.resize. The sizes TF passes as shape
+# tensors are attributes here. ResizeBilinear returns float32 whatever its input; its gradient kernel reads the
+# original image (so a tape tracking that image records the kernel), returns the image's dtype T and is not
+# differentiable (None); TF registers no gradient for ResizeNearestNeighborGrad (and pfor has no converter: its
+# vectorized loop runs it unvectorized).
 
 from .kernels import resize as _resize  # noqa: E402 - the family's block
 
@@ -1671,7 +1672,7 @@ _RESIZED = REAL  # TF's CPU kernels: the real number types
 
 
 def _resize_bilinear_vjp(g, ans, x, size, **_):
-    return F.execute("ResizeBilinearGrad", [F.convert_to_tensor(g)], original_shape=_shape(x), T=x.dtype)
+    return F.execute("ResizeBilinearGrad", [F.convert_to_tensor(g)], original_image=x, T=x.dtype)
 
 
 def _resize_nearest_vjp(g, ans, x, size, **_):
@@ -1682,7 +1683,7 @@ def _resize_nearest_vjp(g, ans, x, size, **_):
 defop("ResizeBilinear", _resize.resize_bilinear, _resize_bilinear_vjp, dtypes=_RESIZED,
       out_dtype=lambda dt, a: _dtypes.float32)
 defop("ResizeBilinearGrad", _resize.resize_bilinear_grad, _none_gradient, dtypes=frozenset({_dtypes.float32}),
-      out_dtype=lambda dt, a: a["T"])
+      out_dtype=lambda dt, a: a["T"], tf_inputs=lambda inputs, attrs: inputs + (attrs["original_image"],))
 defop("ResizeNearestNeighbor", _resize.resize_nearest, _resize_nearest_vjp, dtypes=_RESIZED, moves_data=True)
 defop("ResizeNearestNeighborGrad", _resize.resize_nearest_grad,
       _unvectorized(_unregistered("ResizeNearestNeighborGrad")), dtypes=FLOAT | INTEGER)

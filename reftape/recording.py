@@ -93,7 +93,8 @@ def deactivate(recording: Recording) -> None:
 
 def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[EagerTensor], attrs: dict,
                      active: list[Recording] | None = None) -> None:
-    """Records an executed op on every active tape that tracks one of its inputs (`active`: the
+    """Records an executed op on every active tape that tracks one of the tensors it read (TF's inputs, some of
+    which reftape passes as attributes: a tape records ResizeBilinearGrad for its original image) (`active`: the
     recordings of this thread's active tapes, when the caller has read them already)."""
     if active is None:
         active = this_thread.state.active
@@ -104,19 +105,21 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
         needs = ()
         for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11
             needs += (t._id in producer and t._dtype._trainable,)
-        if True in needs:
+        inputs = tuple(inputs)
+        reads = _reads(primitive, inputs, attrs)
+        if True in needs or (reads is not inputs and any(t._id in producer and t._dtype._trainable for t in reads)):
             op_id = next(Recording._op_ids)
-            inputs = tuple(inputs)
-            active[0].ops[op_id] = OpRecord(primitive, inputs, outputs, attrs, needs, _reads(primitive, inputs, attrs))
+            active[0].ops[op_id] = OpRecord(primitive, inputs, outputs, attrs, needs, reads)
             for output in outputs:
                 producer[output._id] = op_id
         return
-    recordings = [r for r in active if any(map(r.tracks, inputs))]
+    inputs = tuple(inputs)
+    reads = _reads(primitive, inputs, attrs)
+    recordings = [r for r in active if any(map(r.tracks, reads))]
     if not recordings:
         return
     needs = tuple(any(r.tracks(t) for r in active) for t in inputs)  # an accumulator's `record`: its tangents
-    inputs = tuple(inputs)
-    op = OpRecord(primitive, inputs, tuple(outputs), attrs, needs, _reads(primitive, inputs, attrs))
+    op = OpRecord(primitive, inputs, tuple(outputs), attrs, needs, reads)
     for recording in recordings:
         recording.record(op)
 

@@ -65,8 +65,10 @@ def resize_bilinear(images: np.ndarray, size: tuple) -> np.ndarray:
     return top + (bottom - top) * y_weight
 
 
-def resize_bilinear_grad(grads: np.ndarray, original_shape: tuple, T) -> np.ndarray:  # noqa: N803 - TF's attribute
-    """ResizeBilinearGrad: the float32 upstream spread back over the four corners each pixel read."""
+def resize_bilinear_grad(grads: np.ndarray, original_image, T) -> np.ndarray:  # noqa: N803 - TF's attribute
+    """ResizeBilinearGrad: the float32 upstream spread back over the four corners each pixel read (of the
+    original image, only its shape)."""
+    original_shape = tuple(original_image.shape)
     accumulate = np.float64 if T.name == "float64" else np.float32
     output = np.zeros(original_shape, accumulate)
     batch, resized_height, resized_width, channels = grads.shape

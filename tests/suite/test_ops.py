@@ -530,6 +530,20 @@ def test_float_sine_and_cosine_match_tensorflow_bit_for_bit(function, dtype, tf,
         assert not differ.any(), (x[differ][:5], found[0][differ][:5], found[1][differ][:5])
 
 
+@pytest.mark.parametrize("dtype, rows", [("float32", 3), ("float32", 7), ("float64", 2), ("float64", 3),
+                                         ("complex64", 1), ("complex128", 1)])
+def test_determinants_of_short_diagonals_match_tensorflow_bit_for_bit(dtype, rows, tf, candidate):
+    """det and slogdet from the LU pivots: C's log of each pivot's magnitude (glibc's hypot for a complex one) and
+    C's exp of their sum, as Eigen computes a diagonal shorter than a packet (NumPy's vectorized log and exp
+    differ by an ulp or more, and by CPU). Longer diagonals and complex LU factors are compared within tolerance."""
+    rng = np.random.default_rng(zlib.crc32(f"{dtype}{rows}".encode()))
+    x = rng.normal(size=(300, rows, rows)) * 3
+    x = (x + 1j * rng.normal(size=x.shape) if dtype.startswith("complex") else x).astype(dtype)
+    for function in (lambda ns, m: ns.linalg.det(m), lambda ns, m: list(ns.linalg.slogdet(m))):
+        found = [describe(function(ns, ns.constant(x)), ns) for ns in (tf, candidate)]
+        assert found[0] == found[1]
+
+
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_sqrt_grad_kernel_matches_tensorflow_bit_for_bit(dtype, tf, rt):
     """SqrtGrad on complex values, the kernel of sqrt's gradient: the vector loop multiplies the halved
@@ -1241,6 +1255,12 @@ GRADIENT_SNIPPETS.update({
     "resize/shrink": _first_order(_IMAGE, "tf.image.resize(x, [1, 3], preserve_aspect_ratio=True)", "[x]"),
     "resize/second_order": _second_order(_IMAGE, "tf.image.resize(x * x, [5, 3])", "[x]"),
     "resize/second_order_nearest": _second_order(_IMAGE, "tf.image.resize(x * x, [5, 3], 'nearest')", "[x]"),
+    # an upstream the outer tape does not track: it records ResizeBilinearGrad for the original image it reads,
+    # then the nearest resize's gradient kernel, which has no gradient
+    "resize/second_order_bilinear_of_nearest": (
+        _IMAGE + "\nwith tf.GradientTape() as outer:\n    outer.watch(x)\n    with tf.GradientTape() as inner:\n"
+        "        inner.watch(x)\n        y = tf.image.resize(tf.image.resize(x, [5, 3], 'nearest'), [4, 6])\n"
+        "    g = inner.gradient(y, x)\nr = outer.gradient(g, x)"),
     "resize/integers": "r = [tf.image.resize(tf.constant([[[[1], [2]], [[3], [4]]]]), [3, 3]), "
                        "tf.image.resize(tf.constant([[[1], [2]], [[3], [4]]], tf.uint8), [3, 1], 'nearest')]",
     "resize/empty_size": "r = tf.image.resize(tf.ones([1, 2, 2, 1]), [0, 3])",
