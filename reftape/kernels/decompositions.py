@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError
 from ..errors import _dims_text as dims_text
+from .elementwise import _complex, _packet_multiply, _scalar_divide
 
 
 def _check_rank(x, op: str):  # op: the kernel's name (its messages do not carry it)
@@ -44,28 +45,53 @@ def _qr(x, full_matrices):
     columns = m if full_matrices else steps
     tiny = np.finfo(a.real.dtype).tiny
     taus = np.zeros(a.shape[:-2] + (steps,), a.dtype)
-    ones = np.ones(a.shape[:-2] + (1,), a.dtype)
     for k in range(steps):
         c0, tail = a[..., k, k].copy(), a[..., k + 1:, k].copy()
-        tail_norm = np.sum((tail * np.conj(tail)).real, axis=-1)
+        tail_norm = np.sum(_abs2(tail), axis=-1)
         trivial = (tail_norm <= tiny) & (np.imag(c0) ** 2 <= tiny)
-        beta = np.sqrt((c0 * np.conj(c0)).real + tail_norm)
-        beta = np.where(trivial, np.real(c0), np.where(np.real(c0) >= 0, -beta, beta)).astype(a.dtype)
-        essential = np.where(trivial[..., None], 0, tail / np.where(trivial, 1, c0 - beta)[..., None])
-        tau = np.where(trivial, 0, np.conj((beta - c0) / np.where(trivial, 1, beta)))
+        beta = np.sqrt(_abs2(c0) + tail_norm)
+        beta = np.where(trivial, np.real(c0), np.where(np.real(c0) >= 0, -beta, beta))   # real
+        essential = np.where(trivial[..., None], 0, _divided(tail, np.where(trivial, 1, c0 - beta)[..., None]))
+        with np.errstate(all="ignore"):   # a complex over a real: each part divided (NumPy's complex division rounds)
+            difference = beta - c0
+            tau = np.conj(_complex(difference.real / beta, difference.imag / beta)) if a.dtype.kind == "c" else difference / beta
+        tau = np.where(trivial, 0, tau).astype(a.dtype)
         a[..., k, k], a[..., k + 1:, k], taus[..., k] = beta, essential, tau
-        v = np.concatenate([ones, essential], axis=-1)
-        rest = a[..., k:, k + 1:]
-        product = np.sum(np.conj(v)[..., :, None] * rest, axis=-2)
-        a[..., k:, k + 1:] = rest - tau[..., None, None] * v[..., :, None] * product[..., None, :]
+        a[..., k:, k + 1:] = _reflected(a[..., k:, k + 1:], essential, tau)
     q = np.broadcast_to(np.eye(m, columns, dtype=a.dtype), a.shape[:-2] + (m, columns)).copy()
     for k in reversed(range(steps)):
-        v = np.concatenate([ones, a[..., k + 1:, k]], axis=-1)
-        rest = q[..., k:, :]
-        product = np.sum(np.conj(v)[..., :, None] * rest, axis=-2)
-        q[..., k:, :] = rest - np.conj(taus[..., k])[..., None, None] * v[..., :, None] * product[..., None, :]
+        q[..., k:, :] = _reflected(q[..., k:, :], a[..., k + 1:, k], np.conj(taus[..., k]))
     r = np.triu(a)[..., :m if full_matrices else steps, :]
     return [q.astype(x.dtype), r.astype(x.dtype)]
+
+
+def _divided(x, y):
+    """x / y as Eigen's scalar loop divides: Smith's algorithm for complex types (NumPy's division rounds
+    otherwise), which decides the phases at a pivot of rounding noise."""
+    if x.dtype.kind != "c":
+        return x / y
+    with np.errstate(all="ignore"):
+        return _scalar_divide(*np.broadcast_arrays(x, y))
+
+
+def _abs2(z):
+    """|z|^2 as Eigen's abs2: the parts squared and added (no fused multiply-add, which NumPy's complex product
+    may use)."""
+    return z.real * z.real + z.imag * z.imag if z.dtype.kind == "c" else z * z
+
+
+def _reflected(rows, essential, tau):
+    """Eigen's applyHouseholderOnTheLeft, H = I - tau v v^H with v = [1, essential]: the tail's products summed
+    first and the first row added after (tmp = essential^H bottom + row 0), then row 0 - tau tmp and
+    bottom - (tau essential) tmp."""
+    times = _packet_multiply if rows.dtype.kind == "c" else np.multiply
+    first, bottom = rows[..., :1, :], rows[..., 1:, :]
+    tmp = first
+    if bottom.shape[-2]:
+        tmp = np.sum(times(*np.broadcast_arrays(np.conj(essential)[..., :, None], bottom)), axis=-2, keepdims=True) + first
+    scaled = times(*np.broadcast_arrays(tau[..., None], essential))
+    return np.concatenate([first - times(*np.broadcast_arrays(tau[..., None, None], tmp)),
+                           bottom - times(*np.broadcast_arrays(scaled[..., :, None], tmp))], axis=-2)
 
 
 def _self_adjoint_eig(x, compute_v):

@@ -544,6 +544,28 @@ def test_determinants_of_short_diagonals_match_tensorflow_bit_for_bit(dtype, row
         assert found[0] == found[1]
 
 
+# A zero first pivot beside a real subdiagonal (a seed-1 campaign's complex128 finding), and matrices of ones (a
+# rank-one matrix: the later pivots are rounding noise, whose phase decides a column's sign)
+_DEGENERATE_QR_INPUTS = [
+    [[0, 0, 2.465686517615304], [3.3309048179224927, 3.64392787155748 + 1.0073876028843392j,
+     -0.10002749005676215 + 0.8059148531820152j], [0, -1.3963094625429227, 1.167409688931932 - 0.1782575734203492j]],
+    np.ones((3, 3)), np.ones((4, 4)), np.ones((4, 3)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
+def test_qr_of_degenerate_matrices_matches_tensorflow_bit_for_bit(dtype, tf, candidate):
+    """Eigen's Householder steps in its order: a tail's squared norm from the parts, Smith's division by c0 - beta,
+    tau a complex over a real, the tail's products summed before the first row's (measured besides: on 300
+    random 1-4 by 1-4 matrices with zeros and rank-one ones, no column's sign or phase differs from TF's in
+    complex128, float32 and float64, 2 in complex64)."""
+    for matrix in _DEGENERATE_QR_INPUTS:
+        x = np.array(matrix).astype(dtype) if dtype.startswith("complex") else np.real(np.array(matrix)).astype(dtype)
+        for full_matrices in (False, True):
+            found = [describe(list(ns.linalg.qr(ns.constant(x), full_matrices=full_matrices)), ns) for ns in (tf, candidate)]
+            assert found[0] == found[1], (x, full_matrices)
+
+
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_sqrt_grad_kernel_matches_tensorflow_bit_for_bit(dtype, tf, rt):
     """SqrtGrad on complex values, the kernel of sqrt's gradient: the vector loop multiplies the halved
