@@ -507,3 +507,38 @@ KNOWN.append(KnownDivergence(
     _onednn_product_of_opposite_infinities,
     dispatch="onednn",
 ))
+
+
+_CONVOLUTIONS_2D = frozenset({"nn.conv2d", "nn.convolution"})
+
+
+def _spatial_strides(op: Op) -> tuple | None:
+    """A 2-D convolution's (row, column) strides from its attributes, None when they are not two."""
+    strides = op.attrs.get("strides", 1)
+    strides = [strides] if isinstance(strides, int) else list(strides)
+    if len(strides) == 4:
+        return tuple(strides[2:]) if op.attrs.get("data_format", "NHWC") == "NCHW" else tuple(strides[1:3])
+    return tuple(strides) if len(strides) == 2 else None
+
+
+def _onednn_bfloat16_convolution_of_unequal_strides(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entry 17: a bfloat16 value in a program holding a 2-D convolution of row stride 1 and column stride above 1
+    that TF ran on oneDNN (its kernel reads other windows for some shapes with one input channel)."""
+    if d.kind not in ("value", "nan-inf-pattern") or d.dtype != "bfloat16" or evidence is None:
+        return False
+    if not tensorflow_ran_onednn("bfloat16", evidence):
+        return False
+    return any(isinstance(s, Op) and s.path in _CONVOLUTIONS_2D and (_spatial_strides(s) or (0, 0))[0] == 1
+               and (_spatial_strides(s) or (0, 0))[1] > 1 for s in walk(evidence.program.statements))
+
+
+KNOWN.append(KnownDivergence(
+    17, "a bfloat16 conv2d of row stride 1 and column stride above 1 under oneDNN: other windows read",
+    Program([Leaf("x", "constant", np.array([-2.53125, -0.70703125, -0.18359375, -1.0234375, 2.921875, 2.921875,
+                                             -1.6328125, -1.0078125, -0.92578125]).reshape(1, 3, 3, 1), "bfloat16"),
+             Leaf("w", "constant", np.array([-0.181640625, -1.2890625, -1.3125, -2.9375, 1.1796875, -0.80078125, 0.0,
+                                             -1.3828125]).reshape(2, 2, 1, 2), "bfloat16"),
+             Op("y", "nn.conv2d", ["x", "w"], {"strides": [1, 2], "padding": "VALID"})], ["y"]),
+    _onednn_bfloat16_convolution_of_unequal_strides,
+    dispatch="onednn",
+))

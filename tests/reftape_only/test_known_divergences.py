@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from reftape import dispatch
 from reftape_oracle import run
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch
@@ -82,6 +83,9 @@ def test_onednn_divergence_reproduces_with_onednn_only(known):
     assert not without["differs"], f"known divergence {known.number} reproduces without oneDNN: widen its dispatch"
     if with_onednn["onednn"] == ["off", "off"]:
         pytest.skip("TF on this platform has no oneDNN to turn on")
+    dtypes = {s.dtype for s in known.program.statements if isinstance(s, Leaf)}
+    if not all(dispatch.supports_dtype(dtype, dispatch.cpu_features()) for dtype in dtypes):
+        pytest.skip(f"oneDNN runs none of {sorted(dtypes)} on this CPU")
     assert with_onednn["onednn"] == ["on", "on"] and with_onednn["errors"] == [None, None]
     assert with_onednn["differs"], f"known divergence {known.number} ({known.title}) no longer reproduces: mark it resolved"
 
@@ -341,3 +345,31 @@ def test_resize_by_a_method_reftape_lacks_still_computes_in_tensorflow(method, a
     assert tf.image.resize(tf.constant(image), [3, 3], method=method, antialias=antialias).shape == (1, 3, 3, 2)
     with pytest.raises(NotImplementedError):
         reftape.image.resize(reftape.constant(image), [3, 3], method=method, antialias=antialias)
+
+
+def test_bfloat16_convolution_entry_explains_only_unequal_strides_that_tensorflow_ran_on_onednn():
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.judge.known import Evidence, explained_by
+
+    program = next(k for k in KNOWN if k.number == 17).program
+    x, w, convolution = program.statements
+    on = Outcome("tensorflow", environment={"onednn": "on", "cpu_flags": ["avx512_bf16", "avx512f", "avx512bw",
+                                                                           "avx512vl", "avx512dq", "avx2"]})
+    off = Outcome("tensorflow", environment={"onednn": "off", "cpu_flags": on.environment["cpu_flags"]})
+    value = {"kind": "tensor", "dtype": "bfloat16", "shape": [1], "data": [float(1.5).hex()]}
+
+    def explained(strides, dtype="bfloat16", expected=on, path="nn.conv2d", data_format="NHWC"):
+        attrs = {"strides": strides, "padding": "VALID", "data_format": data_format}
+        changed = Program([x, w, Op("y", path, ["x", "w"], attrs)], ["y"])
+        d = Discrepancy("value", "values/y", value, value, dtype=dtype)
+        known = explained_by(d, Evidence(changed, expected, None, "reftape"))
+        return known is not None and known.number == 17
+
+    assert explained([1, 2]) and explained([1, 1, 3, 1]) and explained([1, 1, 1, 2], data_format="NCHW")
+    assert explained([1, 2], path="nn.convolution")
+    assert not explained([1, 2], expected=off)          # TF ran Eigen: a bug
+    assert not explained([1, 2], dtype="float32")       # oneDNN's float32 kernel reads the right windows
+    for strides in ([2, 1], [2, 2], 2, [1, 1, 1, 1]):
+        assert not explained(strides)
+    assert not explained([1, 2], path="nn.conv1d")
+    assert convolution.attrs["strides"] == [1, 2]
