@@ -6,7 +6,8 @@ call it; nothing else re-implements any of its steps.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 from reftape_oracle.outcome import HarnessError, Outcome
 from reftape_oracle.program import Program
@@ -149,12 +150,19 @@ def evaluate(program: Program, candidate: Any = "reftape", reference: Any = "ten
     if reference in (NUMERIC, FORWARD):
         _blame_candidate(found, candidate, estimates)
     else:
-        evidence = Evidence(program, expected, actual, candidate)
+        evidence = Evidence(program, expected, actual, candidate,
+                            fresh_expected=None if isolated else _in_a_fresh_process(program, reference, time_limit))
         for d in found:
             known = explained_by(d, evidence)
             d.known = known.number if known else None
     finding = Finding(program, expected, actual, found, candidate=_name(candidate), reference=_name(reference))
     return judged(finding) if judge and not self_check and not finding.crashed else finding
+
+
+def _in_a_fresh_process(program: Program, reference: Any, time_limit: float | None) -> Callable[[], Outcome]:
+    """The reference's outcome of `program` in a process of its own, computed at the first call (a matcher asks
+    when the reference's first outcome may depend on what its process ran before)."""
+    return functools.cache(lambda: _outcomes(program, [reference], time_limit, isolated=True)[0])
 
 
 def _blame_candidate(found: list, candidate: Any, estimates: dict) -> None:

@@ -30,12 +30,15 @@ from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, walk
 
 @dataclass(frozen=True)
 class Evidence:
-    """What a matcher may consult besides the discrepancy: the program, both outcomes, the candidate."""
+    """What a matcher may consult besides the discrepancy: the program, both outcomes, the candidate, and the
+    reference's outcome of the program run again in a fresh process (a call, made once, and only by a matcher
+    that needs it; None where the reference already ran in a process of its own)."""
 
     program: Program
     expected: Outcome
     actual: Outcome
     candidate: Any          # the candidate backend: a module name or a module
+    fresh_expected: Callable[[], Outcome] | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class KnownDivergence:
     explains: Callable[[Discrepancy, Evidence | None], bool]
     resolved: str = ""
     dispatch: str | None = None   # "onednn": holds only where TF runs its oneDNN kernels (None: everywhere)
+    reproducible: bool = True     # False: TF's side of `program` differs only now and then (no regression test)
 
 
 def _never(d: Discrepancy, evidence: Evidence | None) -> bool:
@@ -541,4 +545,35 @@ KNOWN.append(KnownDivergence(
              Op("y", "nn.conv2d", ["x", "w"], {"strides": [1, 2], "padding": "VALID"})], ["y"]),
     _onednn_bfloat16_convolution_of_unequal_strides,
     dispatch="onednn",
+))
+
+
+
+def _unreproducible_non_finite_under_onednn(d: Discrepancy, evidence: Evidence | None) -> bool:
+    """Entry 18: a NaN pattern where TF, having run the dtype on oneDNN, is NaN or infinite at every element that
+    differs and the candidate finite, and TF run again in a fresh process differs from its first run there."""
+    if d.kind != "nan-inf-pattern" or evidence is None or evidence.fresh_expected is None or not d.dtype:
+        return False
+    if not tensorflow_ran_onednn(d.dtype, evidence):
+        return False
+    expected, actual = decode_array(d.expected), decode_array(d.actual)
+    if expected.shape != actual.shape:
+        return False
+    differ = _differing(expected, actual)
+    if not (np.any(differ) and np.all(~np.isfinite(expected[differ])) and np.all(np.isfinite(actual[differ]))):
+        return False
+    return any(again.where == d.where for again in compare(evidence.expected, evidence.fresh_expected(), evidence.program))
+
+
+KNOWN.append(KnownDivergence(
+    18, "a NaN of TF's oneDNN kernels that a fresh process does not compute",
+    Program([Leaf("x", "constant", np.array([1.53125, -2.59375, 0.40625]).reshape(1, 1, 3, 1), "bfloat16"),
+             Leaf("w", "constant", np.array([1.0078125, 1.0, 1.1015625]).reshape(1, 3, 1, 1), "bfloat16"),
+             Tape("t", [Watch("t", ["w"]), Op("y", "nn.conv2d", ["x", "w"], {"strides": 2, "padding": "VALID"}),
+                        Op("z", "nn.conv2d", ["y", "y"], {"strides": 1, "padding": "VALID"}),
+                        Op("u", "nn.conv2d", ["z", "z"], {"strides": 2, "padding": "VALID"})]),
+             Call("g", "t", "batch_jacobian", "u", "z")], ["u"]),
+    _unreproducible_non_finite_under_onednn,
+    dispatch="onednn",
+    reproducible=False,
 ))
