@@ -94,9 +94,12 @@ HERMITIAN_GRADIENT = "hermitian_gradient"
 # TF computes it with its matrix-product kernels (MatMul, BatchMatMul), whose oneDNN versions sum opposite infinite
 # products to an infinity where IEEE arithmetic gives NaN (KNOWN_DIVERGENCES 16)
 CONTRACTS = "contracts"
+# Runs TF's Conv2D kernel with the (row, column) strides of its attributes, whose oneDNN bfloat16 version reads other
+# windows at strides [1, s > 1] for some one-channel inputs (KNOWN_DIVERGENCES 17)
+CONV2D_KERNEL = "conv2d_kernel"
 TRAITS = (AMPLIFYING, ILL_CONDITIONED, BOUNDED, COMPOSITE, NORMALIZING, REDUCTION, GROWS, TAKES_MATRIX, TAKES_SCALAR,
           ROW_ATTRIBUTE, INDEXED_ROWS, PARTITIONED, CPOW, PRODUCT_ORDER, DETERMINISTIC_COMPOSITE, NEVER_RECORDED,
-          UNSPECIFIED_ORDER, FIRST_ORDER, NARROWS, HERMITIAN_GRADIENT, CONTRACTS)
+          UNSPECIFIED_ORDER, FIRST_ORDER, NARROWS, HERMITIAN_GRADIENT, CONTRACTS, CONV2D_KERNEL)
 
 
 @dataclass(frozen=True)
@@ -984,17 +987,20 @@ def _transposed_call(op: Any, inputs: list, attrs: dict) -> Any:
     return op(x, w, [shape[0], *sizes, window[-2]], **attrs)
 
 
-def _conv(path: str, rule: str, attrs: dict, arity: int = 2, call: Callable = _conv_call) -> OpSpec:
+def _conv(path: str, rule: str, attrs: dict, arity: int = 2, call: Callable = _conv_call,
+          traits: frozenset = frozenset()) -> OpSpec:
     return OpSpec(path, arity, rule, ("any",) * arity, attrs=attrs, call=call, sums_terms=True,
-                  traits={AMPLIFYING})
+                  traits={AMPLIFYING, *traits})
 
 
 _ENTRIES += [
-    _conv("nn.conv2d", "conv2d", {"strides": (1, 2, (1, 2)), "padding": ("SAME", "VALID", EXPLICIT_PADDING)}),
+    _conv("nn.conv2d", "conv2d", {"strides": (1, 2, (1, 2)), "padding": ("SAME", "VALID", EXPLICIT_PADDING)},
+          traits={CONV2D_KERNEL}),
     _conv("nn.conv1d", "conv1d", {"stride": (1, 2), "padding": ("SAME", "VALID")}),
     _conv("nn.conv3d", "conv3d", {"strides": ((1, 1, 1, 1, 1), (1, 1, 2, 1, 1)), "padding": ("SAME", "VALID")}),
     # a dilated convolution through space-to-batch (strides of 1 only: ValueError otherwise)
-    _conv("nn.convolution", "conv2d", {"strides": (None, 2), "padding": ("VALID", "SAME"), "dilations": (None, 2)}),
+    _conv("nn.convolution", "conv2d", {"strides": (None, 2), "padding": ("VALID", "SAME"), "dilations": (None, 2)},
+          traits={CONV2D_KERNEL}),
     # dilations with strides: strides over the space-to-batch phases, as TF has it
     _conv("nn.depthwise_conv2d", "depthwise", {"strides": ((1, 1, 1, 1), (1, 2, 2, 1)),
                                                "padding": ("SAME", "VALID", EXPLICIT_PADDING),

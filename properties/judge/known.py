@@ -23,7 +23,8 @@ from reftape import dispatch
 from reftape.kernels.half_sums import MODELLED_TERMS
 
 from reftape_properties.judge.compare import Discrepancy, compare, summed_terms
-from reftape_oracle.catalog import CATALOG, CONTRACTS, CPOW, DETERMINISTIC_COMPOSITE, PRODUCT_ORDER, has_trait
+from reftape_oracle.catalog import (CATALOG, CONTRACTS, CONV2D_KERNEL, CPOW, DETERMINISTIC_COMPOSITE, PRODUCT_ORDER,
+                                    has_trait)
 from reftape_oracle.outcome import Outcome, decode_array
 from reftape_oracle.program import Call, Leaf, Op, Program, Tape, Watch, walk
 
@@ -513,16 +514,13 @@ KNOWN.append(KnownDivergence(
 ))
 
 
-_CONVOLUTIONS_2D = frozenset({"nn.conv2d", "nn.convolution"})
-
-
-def _spatial_strides(op: Op) -> tuple | None:
-    """A 2-D convolution's (row, column) strides from its attributes, None when they are not two."""
+def _row_stride_one_column_stride_more(op: Op) -> bool:
+    """Whether a 2-D convolution's (row, column) strides, from its attributes, are (1, s > 1)."""
     strides = op.attrs.get("strides", 1)
     strides = [strides] if isinstance(strides, int) else list(strides)
     if len(strides) == 4:
-        return tuple(strides[2:]) if op.attrs.get("data_format", "NHWC") == "NCHW" else tuple(strides[1:3])
-    return tuple(strides) if len(strides) == 2 else None
+        strides = strides[2:] if op.attrs.get("data_format", "NHWC") == "NCHW" else strides[1:3]
+    return len(strides) == 2 and strides[0] == 1 and strides[1] > 1
 
 
 def _onednn_bfloat16_convolution_of_unequal_strides(d: Discrepancy, evidence: Evidence | None) -> bool:
@@ -532,8 +530,8 @@ def _onednn_bfloat16_convolution_of_unequal_strides(d: Discrepancy, evidence: Ev
         return False
     if not tensorflow_ran_onednn("bfloat16", evidence):
         return False
-    return any(isinstance(s, Op) and s.path in _CONVOLUTIONS_2D and (_spatial_strides(s) or (0, 0))[0] == 1
-               and (_spatial_strides(s) or (0, 0))[1] > 1 for s in walk(evidence.program.statements))
+    return any(isinstance(s, Op) and has_trait(s.path, CONV2D_KERNEL) and _row_stride_one_column_stride_more(s)
+               for s in walk(evidence.program.statements))
 
 
 KNOWN.append(KnownDivergence(
