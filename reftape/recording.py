@@ -105,11 +105,13 @@ def record_operation(primitive: Any, inputs: Sequence[Any], outputs: Sequence[Ea
         needs = ()
         for t in inputs:  # a loop: a comprehension is a function call of its own in Python 3.11
             needs += (t._id in producer and t._dtype._trainable,)
-        inputs = tuple(inputs)
-        reads = _reads(primitive, inputs, attrs)
-        if True in needs or (reads is not inputs and any(t._id in producer and t._dtype._trainable for t in reads)):
+        recorded = True in needs
+        if not recorded and primitive.tf_inputs is not None:   # a tensor read as an attribute may be tracked
+            recorded = any(t._id in producer and t._dtype._trainable for t in primitive.tf_inputs(tuple(inputs), attrs))
+        if recorded:
             op_id = next(Recording._op_ids)
-            active[0].ops[op_id] = OpRecord(primitive, inputs, outputs, attrs, needs, reads)
+            inputs = tuple(inputs)
+            active[0].ops[op_id] = OpRecord(primitive, inputs, outputs, attrs, needs, _reads(primitive, inputs, attrs))
             for output in outputs:
                 producer[output._id] = op_id
         return

@@ -128,9 +128,9 @@ def _scalar_loop(c_function, numpy_function, x):
 def _signed_log_determinant(x):
     """TF's SLogDet from the LU factors: the permutation's sign times each pivot's phase (0 for a zero
     pivot, so a singular matrix has a signed zero sign), and the sum of the pivots' log magnitudes (a complex
-    pivot's, glibc's hypot as std::abs computes it). The logs
-    are the C library's, as Eigen computes them for a diagonal shorter than a packet (8 float32, 4 float64:
-    longer ones take Eigen's vectorized log, an ulp away now and then)."""
+    pivot's, glibc's hypot as std::abs computes it). The logs are the C library's, as Eigen computes them for a
+    diagonal shorter than a packet (8 float32, 4 float64: longer ones take Eigen's vectorized log, an ulp away now
+    and then)."""
     _check_matrices(x)
     lu, _, permutation_sign = _partial_pivot_lu(x)
     pivots = np.diagonal(lu, axis1=-2, axis2=-1)
