@@ -42,6 +42,7 @@ from .kernels.ordering import _arg_extreme, _top_k
 from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highest, _l2_loss, _lowest, _mean, _reduce,
                                  _reduction_axes, reduces_one_element,
                                  _scan, _sum)
+from .kernels import packet_math as _packet_math
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
 from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_j0, _bessel_j1, _bessel_k0,
                               _bessel_k0e, _bessel_k1, _bessel_k1e, _bessel_y0, _bessel_y1, _betainc, _dawsn, _erfinv, _expint, _fresnel_cos, _fresnel_sin, _igamma,
@@ -746,7 +747,7 @@ defop("ComplexAbs", _complex_abs, lambda g, ans, x, **_: F.divide_no_nan(F.multi
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
 defop("Sign", _sign,
       lambda g, ans, x, **_: F.zeros_like(x), dtypes=SIGNED, subnormal_rule=_sign_in_vector_loop)
-defop("Exp", np.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
+defop("Exp", _packet_math.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
 defop("Log", _log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
 defop("Log1p", _log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, x), _conj(x)))), dtypes=INEXACT,

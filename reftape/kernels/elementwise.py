@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InternalError, UnimplementedError
-from . import libm
+from . import libm, packet_math
 from .subnormal import _COMPLEX_PACKET, _PACKET, _by_loop, _ftz
 
 
@@ -600,12 +600,13 @@ def _rsqrt(x):
 
 
 def _log(x):
-    """Log. Complex: (log |z|, atan2(y, x)); |z| in the scalar loop is glibc's (`_complex_abs`, so
+    """Log. Real: Eigen's plog in the vector loop, glibc's in the scalar loop (packet_math.py). Complex: (log |z|,
+    atan2(y, x)); |z| in the scalar loop is glibc's (`_complex_abs`, so
     log(1-1e-30j) has a real part of 0), in the vector loop Eigen's phypot_complex, which squares the parts:
     NaN where x^2 + y^2 overflows or flushes to zero (log of 1e20+0j in complex64, of 1e-20j), inf where a
     part is infinite. Finite values of the vector loop may differ from TF's polynomials by an ulp or two."""
     if x.dtype not in _COMPLEX_PACKET:
-        return np.log(x)
+        return packet_math.log(x)
 
     def vector(z):
         a, b = _ftz(z.real), _ftz(z.imag)

@@ -1,0 +1,104 @@
+"""Eigen's vectorized exp and log (pexp_float, pexp_double, plog_float, plog_double), as TF's Exp and Log kernels
+compute the packets of their vector loop; the scalar loop (the last size % 8 float32, size % 4 float64 elements)
+calls glibc's. TF's wheel is built without fused multiply-add, so each multiply-add below rounds twice. NumPy's own
+exp and log are other approximations, which differ from these by an ulp on up to half the elements, and by CPU.
+
+exp: clamp to 88.723 (709.784), m = floor(x log2(e) + 1/2), r = x - m ln 2 taken off in two parts, a polynomial
+(float32: degree 6; float64: Cephes' rational function) for exp(r), times 2^m; max with x keeps a NaN or +inf, and
+below -104 (-745.519) the result is 0. log: the significand in [sqrt(1/2), sqrt(2)) and the exponent, a rational
+function (float32: degree 3 over 3; float64: Cephes' 5 over 5) for log(1 + x), plus the exponent times ln 2; -inf
+at 0, NaN below 0 and at NaN, +inf at +inf. Subnormal arguments are zeros to TF's arithmetic (flushed before this).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .libm import elementwise
+from .subnormal import _by_loop
+
+_F = np.float32
+
+
+def _madd(a, b, c, dtype=_F):
+    """pmadd without fused multiply-add: the product rounded, then the sum."""
+    return ((dtype(a) * dtype(b)).astype(dtype) + dtype(c)).astype(dtype)
+
+
+def _exp_float32(x: np.ndarray) -> np.ndarray:
+    clamped = np.minimum(x, _F(88.723))
+    m = np.floor(_madd(clamped, 1.44269504088896341, 0.5))
+    r = _madd(m, -0.693359375, clamped)
+    r = _madd(m, 2.12194440e-4, r)
+    r2 = (r * r).astype(_F)
+    even = _madd(r2, 1.37449637986719608306884765625e-3, 4.166965186595916748046875e-2)
+    odd = _madd(r2, 8.36894474923610687255859375e-3, 0.16666518151760101318359375)
+    even = _madd(r2, even, 0.49999988079071044921875)
+    y = _madd(r2, _madd(r, odd, even), (r + _F(1)).astype(_F))
+    return np.where(x < _F(-104.0), _F(0), np.maximum(np.ldexp(y, m.astype(np.int32)).astype(_F), x))
+
+
+def _exp_float64(x: np.ndarray) -> np.ndarray:
+    clamped = np.minimum(x, 709.784)
+    n = np.floor(1.4426950408889634073599 * clamped + 0.5)
+    g = clamped - n * 0.693145751953125 - n * 1.42860682030941723212e-6
+    g2 = g * g
+    p = ((1.26177193074810590878e-4 * g2 + 3.02994407707441961300e-2) * g2 + 9.99999999999999999910e-1) * g
+    q = ((3.00198505138664455042e-6 * g2 + 2.52448340349684104192e-3) * g2 + 2.27265548208155028766e-1) * g2 + 2.0
+    y = 2.0 * (p / (q - p)) + 1.0
+    return np.where(x < -745.519, 0.0, np.maximum(np.ldexp(y, n.astype(np.int64)), x))
+
+
+def _reduced(x: np.ndarray):
+    """(significand - 1 in [sqrt(1/2) - 1, sqrt(2) - 1), exponent), as Eigen's plog splits its argument."""
+    significand, exponent = np.frexp(x)
+    below = significand < x.dtype.type(0.707106781186547524)
+    exponent = (exponent - below).astype(x.dtype)
+    return ((significand - x.dtype.type(1)) + np.where(below, significand, 0)).astype(x.dtype), exponent
+
+
+def _log_float32(x: np.ndarray) -> np.ndarray:
+    t, exponent = _reduced(x)
+    p = (t * _madd(t, _madd(t, 0.18256296349849254, 1.0000000190281063), 1.0000000190281136)).astype(_F)
+    q = _madd(t, _madd(t, _madd(t, 0.049616247954120038, 0.59923249590823520), 1.4999999999999927), 1.0)
+    return _log_specials(x, _madd(exponent, np.log(2.0), (p / q).astype(_F)))
+
+
+def _log_float64(x: np.ndarray) -> np.ndarray:
+    t, exponent = _reduced(x)
+    t2 = t * t
+    t3 = t2 * t
+    numerator = (((1.01875663804580931796e-4 * t + 4.97494994976747001425e-1) * t + 4.70579119878881725854e0) * t3
+                 + ((1.44989225341610930846e1 * t + 1.79368678507819816313e1) * t + 7.70838733755885391666e0))
+    denominator = (((t + 1.12873587189167450590e1) * t + 4.52279145837532221105e1) * t3
+                   + ((8.29875266912776603211e1 * t + 7.11544750618563894466e1) * t + 2.31251620126765340583e1))
+    y = (numerator * t3) / denominator
+    return _log_specials(x, exponent * np.log(2.0) + (t + (y - 0.5 * t2)))
+
+
+def _log_specials(x: np.ndarray, result: np.ndarray) -> np.ndarray:
+    result = np.where(x == 0, -np.inf, np.where(x == np.inf, np.inf, result))
+    return np.where((x < 0) | np.isnan(x), np.nan, result).astype(x.dtype)
+
+
+_VECTOR = {"exp": {np.dtype(np.float32): _exp_float32, np.dtype(np.float64): _exp_float64},
+           "log": {np.dtype(np.float32): _log_float32, np.dtype(np.float64): _log_float64}}
+_SCALAR = {"exp": elementwise("exp", np.exp), "log": elementwise("log", np.log)}
+
+
+def _as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
+    vector = _VECTOR[name].get(x.dtype)
+    if vector is None:
+        return getattr(np, name)(x)
+    with np.errstate(all="ignore"):
+        return _by_loop(vector, _SCALAR[name], x)
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """Exp of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
+    return _as_tensorflow("exp", x)
+
+
+def log(x: np.ndarray) -> np.ndarray:
+    """Log of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
+    return _as_tensorflow("log", x)
