@@ -628,7 +628,7 @@ def _log1p(x):
     imaginary part untouched), x itself where u is 1 or log(u) equals u, else x * (log(u) / (u - 1)), as
     std::complex divides and multiplies."""
     if x.dtype not in _COMPLEX_PACKET:
-        return np.log1p(x)
+        return packet_math.log1p(x)
     with np.errstate(all="ignore"):
         a, b = _ftz(x.real), _ftz(x.imag)
         u = _complex(_ftz(1 + a), b)
@@ -642,7 +642,7 @@ def _expm1(x):
     """Expm1. Complex (no packet version): Eigen's expm1_impl, e = expm1(re); the real part
     e - 2 (e + 1) sin(im / 2)^2, the imaginary part (e + 1) sin(im)."""
     if x.dtype not in _COMPLEX_PACKET:
-        return np.expm1(x)
+        return packet_math.expm1(x)
     with np.errstate(all="ignore"):
         a, b = _ftz(x.real), _ftz(x.imag)
         erm1 = _ftz(np.expm1(a))

@@ -1,5 +1,5 @@
-"""Eigen's vectorized exp and log (pexp_float, pexp_double, plog_float, plog_double), as TF's Exp and Log kernels
-compute the packets of their vector loop; the scalar loop (the last size % 8 float32, size % 4 float64 elements)
+"""Eigen's vectorized exp and log (pexp_float, pexp_double, plog_float, plog_double) and the expm1 and log1p built on
+them, as TF's Exp, Log, Expm1 and Log1p kernels compute the packets of their vector loop; the scalar loop (the last size % 8 float32, size % 4 float64 elements)
 calls glibc's. TF's wheel is built without fused multiply-add, so each multiply-add below rounds twice. NumPy's own
 exp and log are other approximations, which differ from these by an ulp on up to half the elements, and by CPU.
 
@@ -81,9 +81,30 @@ def _log_specials(x: np.ndarray, result: np.ndarray) -> np.ndarray:
     return np.where((x < 0) | np.isnan(x), np.nan, result).astype(x.dtype)
 
 
-_VECTOR = {"exp": {np.dtype(np.float32): _exp_float32, np.dtype(np.float64): _exp_float64},
-           "log": {np.dtype(np.float32): _log_float32, np.dtype(np.float64): _log_float64}}
-_SCALAR = {"exp": elementwise("exp", np.exp), "log": elementwise("log", np.log)}
+_EXP = {np.dtype(np.float32): _exp_float32, np.dtype(np.float64): _exp_float64}
+_LOG = {np.dtype(np.float32): _log_float32, np.dtype(np.float64): _log_float64}
+
+
+def _expm1(x: np.ndarray) -> np.ndarray:
+    """Eigen's generic_expm1: u = exp(x); x where u is 1, -1 where u - 1 is, u where log(u) is u (an infinity),
+    else (u - 1) (x / log(u))."""
+    one = x.dtype.type(1)
+    u = _EXP[x.dtype](x)
+    log_u = _LOG[x.dtype](u)
+    result = np.where(log_u == u, u, ((u - one) * (x / log_u)).astype(x.dtype))
+    return np.where(u == one, x, np.where(u - one == -one, -one, result)).astype(x.dtype)
+
+
+def _log1p(x: np.ndarray) -> np.ndarray:
+    """Eigen's generic_plog1p: v = 1 + x; x where v is 1 or log(v) is v (an infinity), else x (log(v) / (v - 1))."""
+    one = x.dtype.type(1)
+    v = (x + one).astype(x.dtype)
+    log_v = _LOG[x.dtype](v)
+    return np.where((v == one) | (log_v == v), x, (x * (log_v / (v - one))).astype(x.dtype))
+
+
+_VECTOR = {"exp": _EXP, "log": _LOG, "expm1": dict.fromkeys(_EXP, _expm1), "log1p": dict.fromkeys(_LOG, _log1p)}
+_SCALAR = {name: elementwise(name, getattr(np, name)) for name in _VECTOR}
 
 
 def _as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
@@ -102,3 +123,13 @@ def exp(x: np.ndarray) -> np.ndarray:
 def log(x: np.ndarray) -> np.ndarray:
     """Log of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
     return _as_tensorflow("log", x)
+
+
+def expm1(x: np.ndarray) -> np.ndarray:
+    """Expm1 of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
+    return _as_tensorflow("expm1", x)
+
+
+def log1p(x: np.ndarray) -> np.ndarray:
+    """Log1p of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
+    return _as_tensorflow("log1p", x)
