@@ -1985,7 +1985,8 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Ea
 
 
 def softplus(features: Any, name: str | None = None) -> EagerTensor:
-    return _unary("Softplus", features)
+    features = convert_to_tensor(features)
+    return execute("Softplus", [features], T=features.dtype)  # the kernel's cut-offs are the dtype's
 
 
 def softsign(features: Any, name: str | None = None) -> EagerTensor:

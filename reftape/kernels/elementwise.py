@@ -36,7 +36,7 @@ def _sigmoid(x):
     if x.dtype.kind == "c":
         return _complex_sigmoid(x)
     if x.dtype == np.float64:  # Eigen's scalar_logistic_op: e / (1 + e), e = exp(x), 1 where e is inf
-        e = np.exp(x)
+        e = packet_math.exp(x)
         return np.where(e == np.inf, 1.0, e / (1 + e))
     e, zero, one = np.exp(-np.abs(x)), _typed(0, x.dtype), _typed(1, x.dtype)
     return np.where(x >= zero, one, e) / (one + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
@@ -250,17 +250,31 @@ def _horner(x, coefficients):
     return result
 
 
-def _softplus(x):
-    above, below = _softplus_thresholds(x.dtype)
-    e = np.exp(x)
-    return np.where(x > above, x, np.where(x < below, e, np.log1p(e)))
+def _softplus(x, T):  # noqa: N803 - TF's attribute
+    """TF's Softplus: x above its cut-off, exp(x) below the other, log1p(exp(x)) between (packet_math.py's). For the
+    half types, Eigen evaluates the expression in T: exp(x) is rounded to T before log1p reads it."""
+    above, below = _softplus_thresholds(T.name)
+    e = packet_math.exp(x)
+    if T.name in ("float16", "bfloat16"):
+        e = e.astype(T._numpy_dtype).astype(x.dtype)
+    return np.where(x > above, x, np.where(x < below, e, packet_math.log1p(e)))
+
+
+# Eigen's NumTraits<T>::epsilon(): for half it is 2^-13 (0x0800), not the IEEE 2^-10 (TF's float16 softplus switches
+# to exp(x) below -7.0078, measured)
+_EIGEN_EPSILON = {"float16": 2.0 ** -13, "bfloat16": 2.0 ** -7}
 
 
 @functools.lru_cache(maxsize=None)
-def _softplus_thresholds(dtype: np.dtype):
-    """TF's cut-offs, t = log(eps) + 2 (negative): softplus(x) is x above -t, exp(x) below t."""
-    threshold = np.log(np.finfo(dtype).eps) + 2
-    return _typed(-threshold, dtype), _typed(threshold, dtype)
+def _softplus_thresholds(dtype_name: str):
+    """TF's cut-offs, t = log(eps) + 2 (negative) in the dtype (a half type's rounded at each step, as its
+    arithmetic runs): softplus(x) is x above -t, exp(x) below t. As float32 for the half types."""
+    dtype = _dtypes.as_dtype(dtype_name)
+    wide = np.float32 if dtype_name in _EIGEN_EPSILON else dtype._numpy_dtype.type
+    epsilon = _EIGEN_EPSILON.get(dtype_name) or _dtypes._limits(dtype).eps
+    log_eps = np.log(wide(epsilon)).astype(dtype._numpy_dtype).astype(wide)
+    threshold = (log_eps + wide(2)).astype(dtype._numpy_dtype).astype(wide)
+    return _typed(-threshold, wide), _typed(threshold, wide)
 
 
 def _rounded(value, dtype, like):
