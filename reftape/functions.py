@@ -327,7 +327,12 @@ acosh = _unary_function("Acosh", "Inverse hyperbolic cosine.")
 lgamma = _unary_function("Lgamma", "log|Gamma(x)|; its gradient is digamma.")
 digamma = _unary_function("Digamma", "The derivative of lgamma; its gradient is polygamma(1, x).")
 
-sigmoid = _unary_function("Sigmoid", "Logistic function.")
+
+
+def sigmoid(x: Any, name: str | None = None) -> EagerTensor:
+    """Logistic function."""
+    x = x if x.__class__ is EagerTensor else convert_to_tensor(x)
+    return execute("Sigmoid", [x], T=x.dtype)  # float32's kernel is its own approximation (half types arrive as float32)
 erf = _unary_function("Erf", "Error function.")
 erfc = _unary_function("Erfc", "Complementary error function.")
 floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")

@@ -32,9 +32,11 @@ def _typed(value, dtype: np.dtype) -> np.ndarray:
     return array
 
 
-def _sigmoid(x):
+def _sigmoid(x, T):  # noqa: N803 - TF's attribute
     if x.dtype.kind == "c":
         return _complex_sigmoid(x)
+    if T.name == "float32":
+        return packet_math.sigmoid_float32(x)
     if x.dtype == np.float64:  # Eigen's scalar_logistic_op: e / (1 + e), e = exp(x), 1 where e is inf
         e = packet_math.exp(x)
         return np.where(e == np.inf, 1.0, e / (1 + e))

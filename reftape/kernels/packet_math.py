@@ -133,3 +133,29 @@ def expm1(x: np.ndarray) -> np.ndarray:
 def log1p(x: np.ndarray) -> np.ndarray:
     """Log1p of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
     return _as_tensorflow("log1p", x)
+
+
+def _logistic_float32(x: np.ndarray) -> np.ndarray:
+    """Eigen's float32 logistic, e / (1 + e): e = exp(x) computed as exp(x / 2)^2 (so 2^m is never subnormal), x
+    first clamped to 16.6355324, exp(x / 2) by the reduction of pexp with a polynomial of degree 5; 0 below -104."""
+    half = (np.minimum(x, _F(16.6355324)) * _F(0.5)).astype(_F)
+    m = np.floor(_madd(half, 1.44269504088896341, 0.5))
+    r = _madd(m, 2.12194440e-4, _madd(m, -0.693359375, half))
+    r2 = (r * r).astype(_F)
+    even = _madd(r2, 4.1898667812347412109375e-2, 0.49999141693115234375)
+    odd = _madd(r2, 8.33471305668354034423828125e-3, 0.16666877269744873046875)
+    e = np.ldexp(_madd(r2, _madd(r, odd, even), (r + _F(1)).astype(_F)), m.astype(np.int32)).astype(_F)
+    e = (e * e).astype(_F)
+    return np.where(x < _F(-104), _F(0), (e / (_F(1) + e)).astype(_F))
+
+
+def _logistic_float32_scalar(x: np.ndarray) -> np.ndarray:
+    """The scalar loop's: glibc's exp of x clamped to 16.6355324, then e / (1 + e)."""
+    e = _SCALAR["exp"](np.minimum(x, _F(16.6355324)))
+    return (e / (_F(1) + e)).astype(_F)
+
+
+def sigmoid_float32(x: np.ndarray) -> np.ndarray:
+    """Sigmoid of a float32 array as TF's kernel computes it."""
+    with np.errstate(all="ignore"):
+        return _by_loop(_logistic_float32, _logistic_float32_scalar, x)
