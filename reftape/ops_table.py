@@ -780,7 +780,7 @@ defop("Atanh", np.arctanh, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.s
                                                                                        F.square(_conj(x))))),
       dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Acosh", np.arccosh, lambda g, ans, x, **_: F.divide(g, F.sinh(_conj(ans))), dtypes=INEXACT)
-defop("Atan", np.arctan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
+defop("Atan", _packet_math.atan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
       dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(2 / np.sqrt(np.pi), g)),

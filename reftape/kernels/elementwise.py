@@ -135,6 +135,8 @@ def _scalar_complex_sign(x):
 def _tanh(x):
     if x.dtype == np.float32:
         return _eigen_tanh_float32(x)
+    if x.dtype == np.float64:
+        return packet_math.tanh_float64(x)
     return np.tanh(x)
 
 

@@ -103,14 +103,15 @@ def _log1p(x: np.ndarray) -> np.ndarray:
     return np.where((v == one) | (log_v == v), x, (x * (log_v / (v - one))).astype(x.dtype))
 
 
+_NUMPY_NAMES = {"atan": "arctan"}
 _VECTOR = {"exp": _EXP, "log": _LOG, "expm1": dict.fromkeys(_EXP, _expm1), "log1p": dict.fromkeys(_LOG, _log1p)}
-_SCALAR = {name: elementwise(name, getattr(np, name)) for name in _VECTOR}
+_SCALAR = {name: elementwise(name, getattr(np, name)) for name in _VECTOR}  # atan and tanh: below
 
 
 def _as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
     vector = _VECTOR[name].get(x.dtype)
     if vector is None:
-        return getattr(np, name)(x)
+        return getattr(np, _NUMPY_NAMES.get(name, name))(x)
     with np.errstate(all="ignore"):
         return _by_loop(vector, _SCALAR[name], x)
 
@@ -159,3 +160,69 @@ def sigmoid_float32(x: np.ndarray) -> np.ndarray:
     """Sigmoid of a float32 array as TF's kernel computes it."""
     with np.errstate(all="ignore"):
         return _by_loop(_logistic_float32, _logistic_float32_scalar, x)
+
+
+def _polynomial(x: np.ndarray, coefficients: tuple) -> np.ndarray:
+    """Horner's scheme from the highest coefficient (Eigen's ppolevl), each step rounded in x's dtype."""
+    dtype = x.dtype.type
+    result = np.full_like(x, coefficients[0])
+    for c in coefficients[1:]:
+        result = _madd(result, x, c, dtype)
+    return result
+
+
+_ATAN_REDUCED = {  # atan(x) / x on [0, 1] as p(x^2) / q(x^2)
+    np.dtype(np.float32): ((1.12026982009410858154296875e-01, 7.296695709228515625e-01, 8.109951019287109375e-01),
+                           (1.00917108356952667236328125e-02, 2.8318560123443603515625e-01, 1.0, 8.109951019287109375e-01)),
+    np.dtype(np.float64): ((2.6667153866462208e-05, 3.0917513112462781e-03, 5.2574296781008604e-02, 3.0409318473444424e-01,
+                            7.5365702534987022e-01, 8.2704055405494614e-01, 3.3004361289279920e-01),
+                           (2.7311202462436667e-04, 1.0899150928962708e-02, 1.1548932646420353e-01, 4.9716458728465573e-01,
+                            1.0, 9.3705509168587852e-01, 3.3004361289279920e-01)),
+}
+
+
+def _atan_vector(x: np.ndarray) -> np.ndarray:
+    """Eigen's generic_atan: |x| > 1 through atan(1/|x|) = pi/2 - atan(|x|), a rational function on [0, 1], the
+    sign put back. (TF's float32 reciprocal there is the CPU's approximation, KNOWN_DIVERGENCES 6: this one is
+    correctly rounded.)"""
+    dtype = x.dtype.type
+    magnitude = np.abs(x)
+    large = magnitude > 1
+    reduced = np.where(large, (dtype(1) / magnitude).astype(dtype), magnitude)
+    squared = (reduced * reduced).astype(dtype)
+    numerator, denominator = _ATAN_REDUCED[x.dtype]
+    result = (reduced * (_polynomial(squared, numerator) / _polynomial(squared, denominator)).astype(dtype)).astype(dtype)
+    result = np.where(large, (dtype(np.pi / 2) - result).astype(dtype), result)
+    return np.copysign(result, x).astype(dtype)
+
+
+# tanh(x) = x (1 + x^2 p(x^2)) / q(x^2) for float64, the input clamped to +-17.714196154005176 (Eigen's build
+# without fused multiply-add), where the quotient is exactly +-1
+_TANH_FLOAT64 = ((2.6158007860482230e-23, 7.6534862268749319e-19, 3.1309488231386680e-15, 4.2303918148209176e-12,
+                  2.4618379131293676e-09, 6.8644367682497074e-07, 9.3839087674268880e-05, 5.9809711724441161e-03,
+                  1.5184719640284322e-01),
+                 (6.463747022670968018e-21, 5.782506856739003571e-17, 1.293019623712687916e-13, 1.123643448069621992e-10,
+                  4.492975677839633985e-08, 8.785185266237658698e-06, 8.295161192716231542e-04, 3.437448108450402717e-02,
+                  4.851805297361760360e-01, 1.0))
+
+
+def _tanh_float64(x: np.ndarray) -> np.ndarray:
+    clamped = np.clip(x, -17.714196154005176, 17.714196154005176)
+    squared = clamped * clamped
+    numerator, denominator = _TANH_FLOAT64
+    return (squared * clamped * _polynomial(squared, numerator) + clamped) / _polynomial(squared, denominator)
+
+
+_VECTOR.update(atan={np.dtype(np.float32): _atan_vector, np.dtype(np.float64): _atan_vector},
+               tanh={np.dtype(np.float64): _tanh_float64})
+_SCALAR.update(atan=elementwise("atan", np.arctan), tanh=elementwise("tanh", np.tanh))
+
+
+def atan(x: np.ndarray) -> np.ndarray:
+    """Atan of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
+    return _as_tensorflow("atan", x)
+
+
+def tanh_float64(x: np.ndarray) -> np.ndarray:
+    """Tanh of a float64 array as TF's kernel computes it."""
+    return _as_tensorflow("tanh", x)
