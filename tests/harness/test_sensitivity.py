@@ -146,6 +146,20 @@ def test_a_campaign_detector_without_a_finding_in_its_budget_survives(tmp_path):
     assert configuration["schedule"] == "uniform" and configuration["explain_budget"] == 0
 
 
+def test_time_to_detection_is_the_earliest_unexplained_finding_whatever_order_workers_wrote_them(tmp_path):
+    """Two workers: the second writes its earlier finding after the first's; a known finding and one explained from
+    another never count; a line being written ends the read."""
+    from reftape_properties.sensitivity.measure import _earliest_unexplained
+
+    def record(seconds, examples, **fields):
+        return json.dumps({"context": {"campaign": {"detected": {"seconds": seconds, "examples": examples}}}, **fields})
+
+    records = tmp_path / "discrepancies.jsonl"
+    records.write_text("\n".join([record(4.9, 120), record(1.0, 20, known=3), record(0.5, 10, explained_from="x"),
+                                  record(4.89, 118), '{"context": {"camp']) + "\n")
+    assert _earliest_unexplained(records) == {"seconds": 4.89, "examples": 118}
+
+
 def test_detection_figures_count_kills_within_each_mark_and_take_the_median():
     figures = detection_figures([40.0, 5.0, 20.0], detectable=4, budget=45)
     assert figures == {"killed_within": {"15": "1/4", "30": "2/4", "45": "3/4"}, "median_seconds": 20.0}
