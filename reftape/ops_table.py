@@ -747,7 +747,7 @@ defop("ComplexAbs", _complex_abs, lambda g, ans, x, **_: F.divide_no_nan(F.multi
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
 defop("Sign", _sign,
       lambda g, ans, x, **_: F.zeros_like(x), dtypes=SIGNED, subnormal_rule=_sign_in_vector_loop)
-defop("Exp", _packet_math.exp, lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
+defop("Exp", lambda x: _packet_math.as_tensorflow("exp", x), lambda g, ans, x, **_: F.multiply(g, _conj(ans)), dtypes=INEXACT)
 defop("Log", _log, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(_conj(x))), dtypes=INEXACT,
       subnormal_rule=_glibc_logf)
 defop("Log1p", _log1p, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, x), _conj(x)))), dtypes=INEXACT,
@@ -780,7 +780,8 @@ defop("Atanh", np.arctanh, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.s
                                                                                        F.square(_conj(x))))),
       dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Acosh", np.arccosh, lambda g, ans, x, **_: F.divide(g, F.sinh(_conj(ans))), dtypes=INEXACT)
-defop("Atan", _packet_math.atan, lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
+defop("Atan", lambda x: _packet_math.as_tensorflow("atan", x),
+      lambda g, ans, x, **_: F.multiply(g, F.reciprocal(F.add(_constant_like(1, g), F.square(_conj(x))))),
       dtypes=INEXACT, subnormal_rule=_tiny_unchanged(_scalar_remainder))
 defop("Sigmoid", _sigmoid, lambda g, ans, x, **_: F.execute("SigmoidGrad", [_conj(ans), g]), dtypes=INEXACT)
 defop("Erf", _erf, lambda g, ans, x, **_: F.multiply(F.multiply(g, _constant_like(2 / np.sqrt(np.pi), g)),

@@ -36,9 +36,9 @@ def _sigmoid(x, T):  # noqa: N803 - TF's attribute
     if x.dtype.kind == "c":
         return _complex_sigmoid(x)
     if T.name == "float32":
-        return packet_math.sigmoid_float32(x)
+        return packet_math.as_tensorflow("sigmoid", x)
     if x.dtype == np.float64:  # Eigen's scalar_logistic_op: e / (1 + e), e = exp(x), 1 where e is inf
-        e = packet_math.exp(x)
+        e = packet_math.as_tensorflow("exp", x)
         return np.where(e == np.inf, 1.0, e / (1 + e))
     e, zero, one = np.exp(-np.abs(x)), _typed(0, x.dtype), _typed(1, x.dtype)
     return np.where(x >= zero, one, e) / (one + e)  # 1 / (1 + e) for x >= 0, e / (1 + e) below
@@ -136,7 +136,7 @@ def _tanh(x):
     if x.dtype == np.float32:
         return _eigen_tanh_float32(x)
     if x.dtype == np.float64:
-        return packet_math.tanh_float64(x)
+        return packet_math.as_tensorflow("tanh", x)
     return np.tanh(x)
 
 
@@ -258,10 +258,10 @@ def _softplus(x, T):  # noqa: N803 - TF's attribute
     """TF's Softplus: x above its cut-off, exp(x) below the other, log1p(exp(x)) between (packet_math.py's). For the
     half types, Eigen evaluates the expression in T: exp(x) is rounded to T before log1p reads it."""
     above, below = _softplus_thresholds(T.name)
-    e = packet_math.exp(x)
+    e = packet_math.as_tensorflow("exp", x)
     if T.name in ("float16", "bfloat16"):
         e = e.astype(T._numpy_dtype).astype(x.dtype)
-    return np.where(x > above, x, np.where(x < below, e, packet_math.log1p(e)))
+    return np.where(x > above, x, np.where(x < below, e, packet_math.as_tensorflow("log1p", e)))
 
 
 # Eigen's NumTraits<T>::epsilon(): for half it is 2^-13 (0x0800), not the IEEE 2^-10 (TF's float16 softplus switches
@@ -624,7 +624,7 @@ def _log(x):
     NaN where x^2 + y^2 overflows or flushes to zero (log of 1e20+0j in complex64, of 1e-20j), inf where a
     part is infinite. Finite values of the vector loop may differ from TF's polynomials by an ulp or two."""
     if x.dtype not in _COMPLEX_PACKET:
-        return packet_math.log(x)
+        return packet_math.as_tensorflow("log", x)
 
     def vector(z):
         a, b = _ftz(z.real), _ftz(z.imag)
@@ -646,7 +646,7 @@ def _log1p(x):
     imaginary part untouched), x itself where u is 1 or log(u) equals u, else x * (log(u) / (u - 1)), as
     std::complex divides and multiplies."""
     if x.dtype not in _COMPLEX_PACKET:
-        return packet_math.log1p(x)
+        return packet_math.as_tensorflow("log1p", x)
     with np.errstate(all="ignore"):
         a, b = _ftz(x.real), _ftz(x.imag)
         u = _complex(_ftz(1 + a), b)
@@ -660,7 +660,7 @@ def _expm1(x):
     """Expm1. Complex (no packet version): Eigen's expm1_impl, e = expm1(re); the real part
     e - 2 (e + 1) sin(im / 2)^2, the imaginary part (e + 1) sin(im)."""
     if x.dtype not in _COMPLEX_PACKET:
-        return packet_math.expm1(x)
+        return packet_math.as_tensorflow("expm1", x)
     with np.errstate(all="ignore"):
         a, b = _ftz(x.real), _ftz(x.imag)
         erm1 = _ftz(np.expm1(a))

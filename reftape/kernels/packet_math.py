@@ -1,13 +1,19 @@
-"""Eigen's vectorized exp and log (pexp_float, pexp_double, plog_float, plog_double) and the expm1 and log1p built on
-them, as TF's Exp, Log, Expm1 and Log1p kernels compute the packets of their vector loop; the scalar loop (the last size % 8 float32, size % 4 float64 elements)
-calls glibc's. TF's wheel is built without fused multiply-add, so each multiply-add below rounds twice. NumPy's own
-exp and log are other approximations, which differ from these by an ulp on up to half the elements, and by CPU.
+"""Eigen's vectorized elementary functions as TF's kernels compute the packets of their vector loop, and the scalar
+loop's (the last size % 8 float32, size % 4 float64 elements: glibc's, or Eigen's scalar version where it has one).
+TF's wheel is built without fused multiply-add, so each multiply-add below rounds twice. NumPy's own functions are
+other approximations, which differ from these by an ulp on up to half the elements, and by CPU.
 
-exp: clamp to 88.723 (709.784), m = floor(x log2(e) + 1/2), r = x - m ln 2 taken off in two parts, a polynomial
-(float32: degree 6; float64: Cephes' rational function) for exp(r), times 2^m; max with x keeps a NaN or +inf, and
-below -104 (-745.519) the result is 0. log: the significand in [sqrt(1/2), sqrt(2)) and the exponent, a rational
-function (float32: degree 3 over 3; float64: Cephes' 5 over 5) for log(1 + x), plus the exponent times ln 2; -inf
-at 0, NaN below 0 and at NaN, +inf at +inf. Subnormal arguments are zeros to TF's arithmetic (flushed before this).
+- exp (pexp_float, pexp_double): clamp to 88.723 (709.784), m = floor(x log2(e) + 1/2), r = x - m ln 2 taken off in
+  two parts, a polynomial (float32: degree 6; float64: Cephes' rational function) for exp(r), times 2^m; max with x
+  keeps a NaN or +inf, and below -104 (-745.519) the result is 0.
+- log (plog_float, plog_double): the significand in [sqrt(1/2), sqrt(2)) and the exponent, a rational function
+  (float32: degree 3 over 3; float64: Cephes' 5 over 5) for log(1 + x), plus the exponent times ln 2; -inf at 0,
+  NaN below 0 and at NaN, +inf at +inf.
+- expm1 and log1p: Eigen's generic versions over that exp and log.
+- float32 sigmoid: Eigen's logistic, exp(x / 2)^2 over 1 + itself.
+- atan: a rational function on [0, 1], 1 / |x| beyond; float64 tanh: a rational function of degree 19 over 18.
+
+Subnormal arguments are zeros to TF's arithmetic (flushed before this).
 """
 
 from __future__ import annotations
@@ -18,11 +24,21 @@ from .libm import elementwise
 from .subnormal import _by_loop
 
 _F = np.float32
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _madd(a, b, c, dtype=_F):
     """pmadd without fused multiply-add: the product rounded, then the sum."""
     return ((dtype(a) * dtype(b)).astype(dtype) + dtype(c)).astype(dtype)
+
+
+def _polynomial(x: np.ndarray, coefficients: tuple) -> np.ndarray:
+    """Horner's scheme from the highest coefficient (Eigen's ppolevl), each step rounded in x's dtype."""
+    dtype = x.dtype.type
+    result = np.full_like(x, coefficients[0])
+    for c in coefficients[1:]:
+        result = _madd(result, x, c, dtype)
+    return result
 
 
 def _exp_float32(x: np.ndarray) -> np.ndarray:
@@ -89,8 +105,8 @@ def _expm1(x: np.ndarray) -> np.ndarray:
     """Eigen's generic_expm1: u = exp(x); x where u is 1, -1 where u - 1 is, u where log(u) is u (an infinity),
     else (u - 1) (x / log(u))."""
     one = x.dtype.type(1)
-    u = _EXP[x.dtype](x)
-    log_u = _LOG[x.dtype](u)
+    u = _VECTOR["exp"][x.dtype](x)
+    log_u = _VECTOR["log"][x.dtype](u)
     result = np.where(log_u == u, u, ((u - one) * (x / log_u)).astype(x.dtype))
     return np.where(u == one, x, np.where(u - one == -one, -one, result)).astype(x.dtype)
 
@@ -99,41 +115,8 @@ def _log1p(x: np.ndarray) -> np.ndarray:
     """Eigen's generic_plog1p: v = 1 + x; x where v is 1 or log(v) is v (an infinity), else x (log(v) / (v - 1))."""
     one = x.dtype.type(1)
     v = (x + one).astype(x.dtype)
-    log_v = _LOG[x.dtype](v)
+    log_v = _VECTOR["log"][x.dtype](v)
     return np.where((v == one) | (log_v == v), x, (x * (log_v / (v - one))).astype(x.dtype))
-
-
-_NUMPY_NAMES = {"atan": "arctan"}
-_VECTOR = {"exp": _EXP, "log": _LOG, "expm1": dict.fromkeys(_EXP, _expm1), "log1p": dict.fromkeys(_LOG, _log1p)}
-_SCALAR = {name: elementwise(name, getattr(np, name)) for name in _VECTOR}  # atan and tanh: below
-
-
-def _as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
-    vector = _VECTOR[name].get(x.dtype)
-    if vector is None:
-        return getattr(np, _NUMPY_NAMES.get(name, name))(x)
-    with np.errstate(all="ignore"):
-        return _by_loop(vector, _SCALAR[name], x)
-
-
-def exp(x: np.ndarray) -> np.ndarray:
-    """Exp of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
-    return _as_tensorflow("exp", x)
-
-
-def log(x: np.ndarray) -> np.ndarray:
-    """Log of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
-    return _as_tensorflow("log", x)
-
-
-def expm1(x: np.ndarray) -> np.ndarray:
-    """Expm1 of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
-    return _as_tensorflow("expm1", x)
-
-
-def log1p(x: np.ndarray) -> np.ndarray:
-    """Log1p of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
-    return _as_tensorflow("log1p", x)
 
 
 def _logistic_float32(x: np.ndarray) -> np.ndarray:
@@ -152,23 +135,8 @@ def _logistic_float32(x: np.ndarray) -> np.ndarray:
 
 def _logistic_float32_scalar(x: np.ndarray) -> np.ndarray:
     """The scalar loop's: glibc's exp of x clamped to 16.6355324, then e / (1 + e)."""
-    e = _SCALAR["exp"](np.minimum(x, _F(16.6355324)))
+    e = _C_EXP(np.minimum(x, _F(16.6355324)))
     return (e / (_F(1) + e)).astype(_F)
-
-
-def sigmoid_float32(x: np.ndarray) -> np.ndarray:
-    """Sigmoid of a float32 array as TF's kernel computes it."""
-    with np.errstate(all="ignore"):
-        return _by_loop(_logistic_float32, _logistic_float32_scalar, x)
-
-
-def _polynomial(x: np.ndarray, coefficients: tuple) -> np.ndarray:
-    """Horner's scheme from the highest coefficient (Eigen's ppolevl), each step rounded in x's dtype."""
-    dtype = x.dtype.type
-    result = np.full_like(x, coefficients[0])
-    for c in coefficients[1:]:
-        result = _madd(result, x, c, dtype)
-    return result
 
 
 _ATAN_REDUCED = {  # atan(x) / x on [0, 1] as p(x^2) / q(x^2)
@@ -213,16 +181,26 @@ def _tanh_float64(x: np.ndarray) -> np.ndarray:
     return (squared * clamped * _polynomial(squared, numerator) + clamped) / _polynomial(squared, denominator)
 
 
-_VECTOR.update(atan={np.dtype(np.float32): _atan_vector, np.dtype(np.float64): _atan_vector},
-               tanh={np.dtype(np.float64): _tanh_float64})
-_SCALAR.update(atan=elementwise("atan", np.arctan), tanh=elementwise("tanh", np.tanh))
+_C_EXP = elementwise("exp", np.exp)
+# name: (the vector loop's function by dtype, the scalar loop's, NumPy's for other dtypes)
+_KERNELS = {
+    "exp": ({_FLOAT32: _exp_float32, _FLOAT64: _exp_float64}, _C_EXP, np.exp),
+    "log": ({_FLOAT32: _log_float32, _FLOAT64: _log_float64}, elementwise("log", np.log), np.log),
+    "expm1": (dict.fromkeys((_FLOAT32, _FLOAT64), _expm1), elementwise("expm1", np.expm1), np.expm1),
+    "log1p": (dict.fromkeys((_FLOAT32, _FLOAT64), _log1p), elementwise("log1p", np.log1p), np.log1p),
+    "sigmoid": ({_FLOAT32: _logistic_float32}, _logistic_float32_scalar, None),
+    "atan": (dict.fromkeys((_FLOAT32, _FLOAT64), _atan_vector), elementwise("atan", np.arctan), np.arctan),
+    "tanh": ({_FLOAT64: _tanh_float64}, elementwise("tanh", np.tanh), np.tanh),
+}
+_VECTOR = {name: kernels[0] for name, kernels in _KERNELS.items()}
 
 
-def atan(x: np.ndarray) -> np.ndarray:
-    """Atan of a float32 or float64 array as TF's kernel computes it (NumPy's otherwise)."""
-    return _as_tensorflow("atan", x)
-
-
-def tanh_float64(x: np.ndarray) -> np.ndarray:
-    """Tanh of a float64 array as TF's kernel computes it."""
-    return _as_tensorflow("tanh", x)
+def as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
+    """`name` (a key of _KERNELS) of an array as TF's kernel computes it: float32 and float64 (float32 only for
+    sigmoid, float64 only for tanh) by the two loops, other dtypes by NumPy."""
+    vectors, scalar, numpy_function = _KERNELS[name]
+    vector = vectors.get(x.dtype)
+    if vector is None:
+        return numpy_function(x)
+    with np.errstate(all="ignore"):
+        return _by_loop(vector, scalar, x)
