@@ -546,7 +546,6 @@ KNOWN.append(KnownDivergence(
 ))
 
 
-
 def _unreproducible_non_finite_under_onednn(d: Discrepancy, evidence: Evidence | None) -> bool:
     """Entry 18: a NaN pattern where TF, having run the dtype on oneDNN, is NaN or infinite at every element that
     differs and the candidate finite, and TF run again in a fresh process gives another outcome anywhere (its NaNs
