@@ -326,13 +326,6 @@ atanh = _unary_function("Atanh", "Inverse hyperbolic tangent.")
 acosh = _unary_function("Acosh", "Inverse hyperbolic cosine.")
 lgamma = _unary_function("Lgamma", "log|Gamma(x)|; its gradient is digamma.")
 digamma = _unary_function("Digamma", "The derivative of lgamma; its gradient is polygamma(1, x).")
-
-
-
-def sigmoid(x: Any, name: str | None = None) -> EagerTensor:
-    """Logistic function."""
-    x = x if x.__class__ is EagerTensor else convert_to_tensor(x)
-    return execute("Sigmoid", [x], T=x.dtype)  # float32's kernel is its own approximation (half types arrive as float32)
 erf = _unary_function("Erf", "Error function.")
 erfc = _unary_function("Erfc", "Complementary error function.")
 floor = _unary_function("Floor", "Floor; not differentiable (gradient None).")
@@ -1987,6 +1980,12 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Ea
     if features.dtype.is_integer:
         features = cast(features, _dtypes.float32)
     return execute("LeakyRelu", [features], alpha=float(np.float32(alpha)), T=features.dtype)  # TF's attr is a float32
+
+
+def sigmoid(x: Any, name: str | None = None) -> EagerTensor:
+    """Logistic function."""
+    x = x if x.__class__ is EagerTensor else convert_to_tensor(x)
+    return execute("Sigmoid", [x], T=x.dtype)  # float32's kernel is its own approximation (half types arrive as float32)
 
 
 def softplus(features: Any, name: str | None = None) -> EagerTensor:
