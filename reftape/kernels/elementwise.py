@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import InternalError, UnimplementedError
 from . import libm, packet_math
+from .packet_math import _horner
 from .subnormal import _COMPLEX_PACKET, _PACKET, _by_loop, _ftz
 
 
@@ -243,15 +244,6 @@ def _reduced_huge(value: float) -> tuple[np.float32, np.int32]:
         rest = int(((scaled - quadrant) * 2 ** 62).to_integral_value(rounding=decimal.ROUND_FLOOR))
     low = quadrant & 0xFFFFFFFF
     return np.float32(float(rest) * 3.4061215800865545e-19), np.int32(low - 2**32 if low >= 2**31 else low)
-
-
-def _horner(x, coefficients):
-    """The polynomial with `coefficients` (highest power first) at `x`, two roundings a step: no fused
-    multiply-add in TF's build."""
-    result = x * coefficients[0] + coefficients[1]
-    for c in coefficients[2:]:
-        result = result * x + c
-    return result
 
 
 def _softplus(x, T):  # noqa: N803 - TF's attribute

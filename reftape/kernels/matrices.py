@@ -15,7 +15,7 @@ import numpy as np
 from ..dispatch import runs_onednn
 from ..errors import _dims_text as dims_text
 from .elementwise import _complex_abs, _packet_multiply
-from .libm import elementwise as _c_elementwise
+from .packet_math import scalar_loop
 
 
 def _matmul2d(a, b, transpose_a, transpose_b):
@@ -116,15 +116,6 @@ def _matrix_solve(matrix, rhs, adjoint):
     return _lu_solve(lu, rows, rhs)
 
 
-_C_LOG, _C_EXP = _c_elementwise("log", np.log), _c_elementwise("exp", np.exp)
-
-
-def _scalar_loop(c_function, numpy_function, x):
-    """A function as TF's scalar loops compute it: the C library's for float32 and float64 (NumPy's own
-    vectorized log and exp differ from it by an ulp or more, and by CPU), NumPy's otherwise."""
-    return c_function(x) if x.dtype in (np.float32, np.float64) else numpy_function(x)
-
-
 def _signed_log_determinant(x):
     """TF's SLogDet from the LU factors: the permutation's sign times each pivot's phase (0 for a zero
     pivot, so a singular matrix has a signed zero sign), and the sum of the pivots' log magnitudes (a complex
@@ -137,14 +128,14 @@ def _signed_log_determinant(x):
     magnitudes = _complex_abs(pivots) if pivots.dtype.kind == "c" else np.abs(pivots)
     phases = np.where(magnitudes == 0, 0, pivots / np.where(magnitudes == 0, 1, magnitudes))
     sign = permutation_sign.astype(x.dtype) * np.prod(phases, axis=-1)
-    log_magnitude = np.sum(_scalar_loop(_C_LOG, np.log, magnitudes), axis=-1)
+    log_magnitude = np.sum(scalar_loop("log", magnitudes), axis=-1)
     return sign.astype(x.dtype), log_magnitude.astype(x.dtype)
 
 
 def _determinant(x):
     """MatrixDeterminant: the sign times the exponential of the log magnitude (C's exp, a scalar)."""
     sign, log_magnitude = _signed_log_determinant(x)
-    return sign * _scalar_loop(_C_EXP, np.exp, log_magnitude)
+    return sign * scalar_loop("exp", log_magnitude)
 
 
 def _cholesky(x):

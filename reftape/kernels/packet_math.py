@@ -32,21 +32,29 @@ def _madd(a, b, c, dtype=_F):
     return ((dtype(a) * dtype(b)).astype(dtype) + dtype(c)).astype(dtype)
 
 
-def _polynomial(x: np.ndarray, coefficients: tuple) -> np.ndarray:
-    """Horner's scheme from the highest coefficient (Eigen's ppolevl), each step rounded in x's dtype."""
-    dtype = x.dtype.type
-    result = np.full_like(x, coefficients[0])
-    for c in coefficients[1:]:
-        result = _madd(result, x, c, dtype)
+def _horner(x, coefficients):
+    """The polynomial with `coefficients` (highest power first, held in x's dtype) at `x`, Eigen's ppolevl: two
+    roundings a step, no fused multiply-add in TF's build."""
+    result = x * coefficients[0] + coefficients[1]
+    for c in coefficients[2:]:
+        result = result * x + c
     return result
 
 
+def _typed(dtype: type, *coefficients: float) -> tuple:
+    return tuple(np.array(c, dtype) for c in coefficients)
+
+
+def _exp_reduction_float32(x: np.ndarray) -> tuple:
+    """pexp_float's range reduction, exp(x) = 2^m exp(r): m = floor(x log2(e) + 1/2), r = x - m ln 2 taken off in
+    two parts; (m, r, r^2)."""
+    m = np.floor(_madd(x, 1.44269504088896341, 0.5))
+    r = _madd(m, 2.12194440e-4, _madd(m, -0.693359375, x))
+    return m, r, (r * r).astype(_F)
+
+
 def _exp_float32(x: np.ndarray) -> np.ndarray:
-    clamped = np.minimum(x, _F(88.723))
-    m = np.floor(_madd(clamped, 1.44269504088896341, 0.5))
-    r = _madd(m, -0.693359375, clamped)
-    r = _madd(m, 2.12194440e-4, r)
-    r2 = (r * r).astype(_F)
+    m, r, r2 = _exp_reduction_float32(np.minimum(x, _F(88.723)))
     even = _madd(r2, 1.37449637986719608306884765625e-3, 4.166965186595916748046875e-2)
     odd = _madd(r2, 8.36894474923610687255859375e-3, 0.16666518151760101318359375)
     even = _madd(r2, even, 0.49999988079071044921875)
@@ -122,10 +130,7 @@ def _log1p(x: np.ndarray) -> np.ndarray:
 def _logistic_float32(x: np.ndarray) -> np.ndarray:
     """Eigen's float32 logistic, e / (1 + e): e = exp(x) computed as exp(x / 2)^2 (so 2^m is never subnormal), x
     first clamped to 16.6355324, exp(x / 2) by the reduction of pexp with a polynomial of degree 5; 0 below -104."""
-    half = (np.minimum(x, _F(16.6355324)) * _F(0.5)).astype(_F)
-    m = np.floor(_madd(half, 1.44269504088896341, 0.5))
-    r = _madd(m, 2.12194440e-4, _madd(m, -0.693359375, half))
-    r2 = (r * r).astype(_F)
+    m, r, r2 = _exp_reduction_float32((np.minimum(x, _F(16.6355324)) * _F(0.5)).astype(_F))
     even = _madd(r2, 4.1898667812347412109375e-2, 0.49999141693115234375)
     odd = _madd(r2, 8.33471305668354034423828125e-3, 0.16666877269744873046875)
     e = np.ldexp(_madd(r2, _madd(r, odd, even), (r + _F(1)).astype(_F)), m.astype(np.int32)).astype(_F)
@@ -140,12 +145,12 @@ def _logistic_float32_scalar(x: np.ndarray) -> np.ndarray:
 
 
 _ATAN_REDUCED = {  # atan(x) / x on [0, 1] as p(x^2) / q(x^2)
-    np.dtype(np.float32): ((1.12026982009410858154296875e-01, 7.296695709228515625e-01, 8.109951019287109375e-01),
-                           (1.00917108356952667236328125e-02, 2.8318560123443603515625e-01, 1.0, 8.109951019287109375e-01)),
-    np.dtype(np.float64): ((2.6667153866462208e-05, 3.0917513112462781e-03, 5.2574296781008604e-02, 3.0409318473444424e-01,
-                            7.5365702534987022e-01, 8.2704055405494614e-01, 3.3004361289279920e-01),
-                           (2.7311202462436667e-04, 1.0899150928962708e-02, 1.1548932646420353e-01, 4.9716458728465573e-01,
-                            1.0, 9.3705509168587852e-01, 3.3004361289279920e-01)),
+    _FLOAT32: (_typed(_F, 1.12026982009410858154296875e-01, 7.296695709228515625e-01, 8.109951019287109375e-01),
+               _typed(_F, 1.00917108356952667236328125e-02, 2.8318560123443603515625e-01, 1.0, 8.109951019287109375e-01)),
+    _FLOAT64: (_typed(np.float64, 2.6667153866462208e-05, 3.0917513112462781e-03, 5.2574296781008604e-02,
+                      3.0409318473444424e-01, 7.5365702534987022e-01, 8.2704055405494614e-01, 3.3004361289279920e-01),
+               _typed(np.float64, 2.7311202462436667e-04, 1.0899150928962708e-02, 1.1548932646420353e-01,
+                      4.9716458728465573e-01, 1.0, 9.3705509168587852e-01, 3.3004361289279920e-01)),
 }
 
 
@@ -159,7 +164,7 @@ def _atan_vector(x: np.ndarray) -> np.ndarray:
     reduced = np.where(large, (dtype(1) / magnitude).astype(dtype), magnitude)
     squared = (reduced * reduced).astype(dtype)
     numerator, denominator = _ATAN_REDUCED[x.dtype]
-    result = (reduced * (_polynomial(squared, numerator) / _polynomial(squared, denominator)).astype(dtype)).astype(dtype)
+    result = (reduced * (_horner(squared, numerator) / _horner(squared, denominator)).astype(dtype)).astype(dtype)
     result = np.where(large, (dtype(np.pi / 2) - result).astype(dtype), result)
     return np.copysign(result, x).astype(dtype)
 
@@ -178,7 +183,7 @@ def _tanh_float64(x: np.ndarray) -> np.ndarray:
     clamped = np.clip(x, -17.714196154005176, 17.714196154005176)
     squared = clamped * clamped
     numerator, denominator = _TANH_FLOAT64
-    return (squared * clamped * _polynomial(squared, numerator) + clamped) / _polynomial(squared, denominator)
+    return (squared * clamped * _horner(squared, numerator) + clamped) / _horner(squared, denominator)
 
 
 _C_EXP = elementwise("exp", np.exp)
@@ -193,6 +198,13 @@ _KERNELS = {
     "tanh": ({_FLOAT64: _tanh_float64}, elementwise("tanh", np.tanh), np.tanh),
 }
 _VECTOR = {name: kernels[0] for name, kernels in _KERNELS.items()}
+
+
+def scalar_loop(name: str, x: np.ndarray) -> np.ndarray:
+    """`name` of an array as TF's scalar loop computes it (the C library's for float32 and float64), where a kernel
+    runs it on too few elements for a packet (a determinant's pivots); NumPy's for other dtypes."""
+    _, scalar, numpy_function = _KERNELS[name]
+    return scalar(x) if x.dtype in (_FLOAT32, _FLOAT64) else numpy_function(x)
 
 
 def as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
