@@ -403,6 +403,8 @@ def test_a_non_finite_tensorflow_result_is_excused_only_where_a_fresh_process_co
     (d,) = compare(recorded, candidate, flaky)
     evidence = Evidence(flaky, recorded, candidate, "reftape", _in_a_fresh_process(flaky, "tensorflow", None))
     assert explained_by(d, evidence).number == 18
+    crashed = Outcome("tensorflow", error={"kind": "crash", "message": "killed by SIGSEGV"})
+    assert explained_by(d, dataclasses.replace(evidence, fresh_expected=lambda: crashed)) is None   # no second outcome
 
     steady = Program([Leaf("x", "constant", np.array([-1.0]), "bfloat16"), Op("y", "math.log", ["x"])], ["y"])
     recorded = planted(run(steady, "tensorflow"), "values/y", "nan")   # TF's own NaN, with the oneDNN environment
