@@ -651,6 +651,26 @@ TAPE_SNIPPETS = {
            ("elementwise", "(tf.maximum(c, v) + w) * 2.0", "w"),
            ("maximums_vjp", "(tf.maximum(c, v) + w) * 2.0", "v")]
        for tapes in ("persistent_itself", "outer_records_inner") for unconnected in ("none", "zero")},
+    # a vectorized jacobian's loop body returns its gradient before an outer tape needs the loop's own gradient:
+    # where that fails (an op without a gradient inside), the one-shot tape is already spent; a gradient call that
+    # fails inside the loop body leaves it usable (found by the uniform campaign)
+    **{f"one_shot_tape_after_a_failed_vectorized_jacobian/{label}/{method}/outer_persistent={persistent}": (
+        "@tf.custom_gradient\ndef broken(x):\n    def grad(u):\n        raise ValueError('broken')\n"
+        "    return tf.identity(x), grad\n"
+        "x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])\nr = []\n"
+        f"with tf.GradientTape(persistent={persistent}) as t0:\n    t0.watch(x)\n"
+        "    with tf.GradientTape() as t1:\n        t1.watch(x)\n"
+        f"        y = tf.reshape(tf.sin({op}), [3, -1])\n"
+        f"    try:\n        r.append(t1.{method}(y, x))\n"
+        "    except Exception as error:\n"
+        "        r.append(type(error).__name__)\n"
+        "    for tape in (t1, t0):\n"
+        "        try:\n            r.append(tape.gradient(tf.reduce_sum(x * x), x))\n"
+        "        except RuntimeError as error:\n            r.append(str(error))")
+       for label, op in [("sparse_segment_sqrt_n", "tf.sparse.segment_sqrt_n(x, indices=[1, 1, 0], segment_ids=[0, 1, 2])"),
+                         ("lrn", "tf.nn.local_response_normalization(tf.reshape(x, [1, 1, 3, 2]))"),
+                         ("failing_gradient", "broken(x)")]
+       for method in ("jacobian", "batch_jacobian") for persistent in (False, True)},
     # ops without a gradient that TF records take numbers on the tape, which order the parts of an
     # IndexedSlices gradient of several targets (tf.size and tf.rank are constants in eager mode)
     **{f"ops_without_gradient_take_tape_numbers/{read}":
