@@ -610,27 +610,10 @@ def _rsqrt(x):
 
 
 def _log(x):
-    """Log. Real: Eigen's plog in the vector loop, glibc's in the scalar loop (packet_math.py). Complex: (log |z|,
-    atan2(y, x)); |z| in the scalar loop is glibc's (`_complex_abs`, so
-    log(1-1e-30j) has a real part of 0), in the vector loop Eigen's phypot_complex, which squares the parts:
-    NaN where x^2 + y^2 overflows or flushes to zero (log of 1e20+0j in complex64, of 1e-20j), inf where a
-    part is infinite. Finite values of the vector loop may differ from TF's polynomials by an ulp or two."""
-    if x.dtype not in _COMPLEX_PACKET:
-        return packet_math.as_tensorflow("log", x)
-
-    def vector(z):
-        a, b = _ftz(z.real), _ftz(z.imag)
-        squares = _ftz(_ftz(a * a) + _ftz(b * b))
-        lost = ((squares == np.inf) | (squares == 0)) & ((a != 0) | (b != 0))
-        real = np.where(lost, np.nan, np.log(_complex_abs(z)))
-        real = np.where(np.isinf(a) | np.isinf(b), np.inf, real)
-        return _complex(real.astype(a.dtype), np.arctan2(b, a))
-    return _by_loop(vector, _complex_log_scalar, x)
-
-
-def _complex_log_scalar(z):
-    """Eigen's complex_log: (log |z|, atan2(y, x)), |z| glibc's."""
-    return _complex(np.log(_complex_abs(z)), np.arctan2(z.imag, z.real))
+    """Log: Eigen's plog (plog_complex) in the vector loop, glibc's in the scalar loop (packet_math.py). Complex
+    |z| squares the parts in the vector loop: NaN where x^2 + y^2 overflows or flushes to zero (log of 1e20+0j in
+    complex64, of 1e-20j), inf where a part is infinite."""
+    return packet_math.as_tensorflow("complex_log" if x.dtype in _COMPLEX_PACKET else "log", x)
 
 
 def _log1p(x):
@@ -642,7 +625,7 @@ def _log1p(x):
     with np.errstate(all="ignore"):
         a, b = _ftz(x.real), _ftz(x.imag)
         u = _complex(_ftz(1 + a), b)
-        log_u = _complex_log_scalar(u)
+        log_u = packet_math.scalar_loop("complex_log", u)
         keep = ((u.real == 1) & (u.imag == 0)) | ((u.real == log_u.real) & (u.imag == log_u.imag))
         ratio = _scalar_divide(log_u, _complex(_ftz(u.real - 1), u.imag))
         return np.where(keep, x, _scalar_multiply(x, ratio))

@@ -12,6 +12,8 @@ other approximations, which differ from these by an ulp on up to half the elemen
 - expm1 and log1p: Eigen's generic versions over that exp and log.
 - float32 sigmoid: Eigen's logistic, exp(x / 2)^2 over 1 + itself.
 - atan: a rational function on [0, 1], 1 / |x| beyond; float64 tanh: a rational function of degree 19 over 18.
+- complex log (plog_complex): log of |z| by Eigen's hypot (one correcting step), and atan2(y, x) as atan(y / x)
+  shifted by pi; the scalar loop's is glibc's log of hypot and atan2.
 
 Subnormal arguments are zeros to TF's arithmetic (flushed before this).
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .libm import elementwise
-from .subnormal import _by_loop
+from .subnormal import _by_loop, _ftz
 
 _F = np.float32
 _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -186,7 +188,45 @@ def _tanh_float64(x: np.ndarray) -> np.ndarray:
     return (squared * clamped * _horner(squared, numerator) + clamped) / _horner(squared, denominator)
 
 
-_C_EXP = elementwise("exp", np.exp)
+def _hypot_complex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Eigen's phypot_complex: h = sqrt(a^2 + b^2) corrected by one step, h - x / 2h with x = -(b^2 + (a^2 - h^2))
+    (its multiply-adds round twice, so the terms that would hold the products' rounding are 0); 0 at 0."""
+    a2, b2 = _ftz(a * a), _ftz(b * b)
+    h = np.sqrt(_ftz(a2 + b2))
+    h_sq = _ftz(h * h)
+    x = _ftz(_ftz(_ftz(h_sq - h_sq) - _ftz(b2 + _ftz(a2 - h_sq))) - _ftz(a2 - a2))
+    return np.where((a == 0) & (b == 0), a.dtype.type(0), _ftz(h - _ftz(x / _ftz(2 * h))))
+
+
+def _atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Eigen's patan2: atan(y / x), +-1 where |x| = |y| and +-0 where both are 0 (the sign of the quotient), plus
+    pi where x's sign bit is set, the sum's sign bit y's."""
+    dtype = x.dtype.type
+    negative = np.signbit(y) ^ np.signbit(x)
+    quotient = np.where(np.abs(x) == np.abs(y), np.where(negative, dtype(-1), dtype(1)), _ftz(y / x))
+    quotient = np.where((x == 0) & (y == 0), np.where(negative, dtype(-0.0), dtype(0)), quotient).astype(x.dtype)
+    shift = np.copysign(np.where(np.signbit(x), dtype(np.pi), dtype(0)), y)
+    return _ftz(_atan_vector(quotient) + shift)
+
+
+def _complex_log_vector(z: np.ndarray) -> np.ndarray:
+    a, b = _ftz(z.real), _ftz(z.imag)
+    real = np.where(np.isinf(a) | np.isinf(b), np.inf, _VECTOR["log"][a.dtype](_hypot_complex(a, b)))
+    return _complex(real, _atan2(b, a))
+
+
+def _complex_log_scalar(z: np.ndarray) -> np.ndarray:
+    a, b = z.real, z.imag
+    return _complex(_KERNELS["log"][1](_C_HYPOT(a, b)), _C_ATAN2(b, a))
+
+
+def _complex(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    z = np.empty(real.shape, np.result_type(real.dtype, np.complex64))
+    z.real, z.imag = real, imag
+    return z
+
+
+_C_EXP, _C_HYPOT, _C_ATAN2 = elementwise("exp", np.exp), elementwise("hypot", np.hypot), elementwise("atan2", np.arctan2)
 # name: (the vector loop's function by dtype, the scalar loop's, NumPy's for other dtypes)
 _KERNELS = {
     "exp": ({_FLOAT32: _exp_float32, _FLOAT64: _exp_float64}, _C_EXP, np.exp),
@@ -196,6 +236,8 @@ _KERNELS = {
     "sigmoid": ({_FLOAT32: _logistic_float32}, _logistic_float32_scalar, None),
     "atan": (dict.fromkeys((_FLOAT32, _FLOAT64), _atan_vector), elementwise("atan", np.arctan), np.arctan),
     "tanh": ({_FLOAT64: _tanh_float64}, elementwise("tanh", np.tanh), np.tanh),
+    "complex_log": ({np.dtype(np.complex64): _complex_log_vector, np.dtype(np.complex128): _complex_log_vector},
+                    _complex_log_scalar, np.log),
 }
 _VECTOR = {name: kernels[0] for name, kernels in _KERNELS.items()}
 
@@ -203,13 +245,13 @@ _VECTOR = {name: kernels[0] for name, kernels in _KERNELS.items()}
 def scalar_loop(name: str, x: np.ndarray) -> np.ndarray:
     """`name` of an array as TF's scalar loop computes it (the C library's for float32 and float64), where a kernel
     runs it on too few elements for a packet (a determinant's pivots); NumPy's for other dtypes."""
-    _, scalar, numpy_function = _KERNELS[name]
-    return scalar(x) if x.dtype in (_FLOAT32, _FLOAT64) else numpy_function(x)
+    vectors, scalar, numpy_function = _KERNELS[name]
+    return scalar(x) if x.dtype in vectors or x.dtype in (_FLOAT32, _FLOAT64) else numpy_function(x)
 
 
 def as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
     """`name` (a key of _KERNELS) of an array as TF's kernel computes it: float32 and float64 (float32 only for
-    sigmoid, float64 only for tanh) by the two loops, other dtypes by NumPy."""
+    sigmoid, float64 only for tanh; complex for complex_log) by the two loops, other dtypes by NumPy."""
     vectors, scalar, numpy_function = _KERNELS[name]
     vector = vectors.get(x.dtype)
     if vector is None:
