@@ -97,9 +97,8 @@ KNOWN = [
     KnownDivergence(
         2, "complex elementary functions at overflow and underflow",
         Program([Leaf("tiny", "constant", np.full(4, 1e-39 + 0j, np.complex64), "complex64"),
-                 Leaf("poles", "constant", np.full(4, complex(np.inf, -np.inf), np.complex64), "complex64"),
-                 Op("a", "math.log", ["tiny"]), Op("b", "exp", ["poles"])],
-                ["a", "b"]),
+                 Op("a", "math.log", ["tiny"])],
+                ["a"]),
         _complex_overflow,
     ),
 ]

@@ -3,7 +3,7 @@ division and modulo, shifts, pow, casts, add_n, maximum and minimum with TF's Na
 complex product, division, square root, reciprocal square root, log, log1p, expm1 and sign as Eigen's
 packet code computes them in the vector loop and std::complex (C99 Annex G's recovery of infinities)
 in the scalar loop; glibc's hypot for ComplexAbs; Eigen's float32 tanh (its rational approximation
-without fused multiply-add), sin and cos (its range reduction and polynomials), sigmoid and softplus; and the fused gradient kernels SqrtGrad, RsqrtGrad,
+without fused multiply-add), sigmoid and softplus; and the fused gradient kernels SqrtGrad, RsqrtGrad,
 ReciprocalGrad and SigmoidGrad in both loops. Which loop an element goes through, and the flushing of
 intermediates, come from `subnormal.py`; constants are held in the tensor's dtype as TF's kernels hold
 them (`_typed`, `_rounded`).
@@ -12,13 +12,12 @@ them (`_typed`, `_rounded`).
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import numpy as np
 
 from .. import dtypes as _dtypes
 from ..errors import InternalError, UnimplementedError
-from . import libm, packet_math
+from . import packet_math
 from .packet_math import _horner
 from .subnormal import _COMPLEX_PACKET, _PACKET, _by_loop, _ftz
 
@@ -159,91 +158,12 @@ def _eigen_tanh_float32(a):
     return ((x2 * x) * _horner(x2, _TANH_NUMERATOR) + x) / _horner(x2, _TANH_DENOMINATOR)
 
 
-_GLIBC_SIN, _GLIBC_COS = libm.elementwise("sin", np.sin), libm.elementwise("cos", np.cos)
-
-
 def _sin(x):
-    if x.dtype == np.float32:
-        return _by_loop(lambda v: _eigen_sincos_float32(v, sine=True), _GLIBC_SIN, x)
-    return np.sin(x)
+    return packet_math.as_tensorflow("sin", x)
 
 
 def _cos(x):
-    if x.dtype == np.float32:
-        return _by_loop(lambda v: _eigen_sincos_float32(v, sine=False), _GLIBC_COS, x)
-    return np.cos(x)
-
-
-# TF's float32 sin and cos in the vector loop (the half types through float32) are Eigen's psincos_float for
-# its build without FMA: x scaled by 2/pi and rounded to the nearest quadrant with the 2^23 trick, reduced by
-# pi/2 in four parts, then the sine or cosine polynomial of the reduced argument, chosen and signed by the
-# quadrant's bits; past |x| = 25966 (sin) or 18838 (cos) the reduction is Payne-Hanek's on 2/pi to 62 fraction
-# bits (here: exact in decimal, then rounded as Eigen rounds it). The scalar loop calls glibc's sinf/cosf
-# (NumPy's own float32 sin and cos differ from both by an ulp on some 7% of inputs).
-_TWO_OVER_PI = np.array(0.636619746685028076171875, np.float32)
-_ROUNDING_MAGIC = np.array(12582912.0, np.float32)   # 2^23 + 2^22
-_HALF_PI_PARTS = tuple(np.array(c, np.float32) for c in (-1.5703125, -0.000483989715576171875,
-                                                         1.62865035235881805419921875e-07,
-                                                         5.5644315544167710640977020375430583953857421875e-11))
-_COS_POLYNOMIAL = tuple(np.array(c, np.float32) for c in (2.4372266125283204019069671630859375e-05,
-                                                          -0.00138865201734006404876708984375,
-                                                          0.041666619479656219482421875, -0.5, 1.0))
-_SIN_POLYNOMIAL = tuple(np.array(c, np.float32) for c in (-0.0001959234114083702898469196984621021329076029360294342041015625,
-                                                          0.0083326873655616851693794799871284340042620897293090820312500000,
-                                                          -0.1666666203982298255503735617821803316473960876464843750000000000))
-_HUGE_SIN, _HUGE_COS = np.float32(25966.0), np.float32(18838.0)
-_SIGN_BIT = np.int32(-2**31)
-
-
-def _eigen_sincos_float32(a, sine: bool):
-    x = np.abs(a)
-    y_round = x * _TWO_OVER_PI + _ROUNDING_MAGIC
-    quadrant = y_round.view(np.int32).copy()
-    y = y_round - _ROUNDING_MAGIC
-    for part in _HALF_PI_PARTS:
-        x = y * part + x
-    huge = (np.abs(a) >= (_HUGE_SIN if sine else _HUGE_COS)) & np.isfinite(a)
-    for i in np.flatnonzero(huge):
-        x[i], quadrant[i] = _reduced_huge(float(abs(a[i])))
-    sign = (a.view(np.int32) ^ (quadrant << 30)) if sine else ((quadrant + 1) << 30)
-    x2 = x * x
-    cosine = _horner(x2, _COS_POLYNOMIAL)
-    sine_part = _horner(x2, _SIN_POLYNOMIAL) * x2 * x + x
-    chosen = np.where((quadrant & 1) == 0, sine_part, cosine) if sine else \
-        np.where((quadrant & 1) == 0, cosine, sine_part)
-    return (chosen.view(np.int32) ^ (sign & _SIGN_BIT)).view(np.float32)
-
-
-@functools.lru_cache(maxsize=1)
-def _half_pi() -> Any:
-    """pi/2 to 90 digits (Decimal's documented series), enough to reduce any float32."""
-    import decimal
-
-    with decimal.localcontext() as context:
-        context.prec = 95
-        three = decimal.Decimal(3)
-        last, term, total, n, na, d, da = 0, three, three, 1, 0, 0, 24
-        while total != last:
-            last = total
-            n, na = n + na, na + 8
-            d, da = d + da, da + 32
-            term = (term * n) / d
-            total += term
-        return +total / 2
-
-
-def _reduced_huge(value: float) -> tuple[np.float32, np.int32]:
-    """Eigen's trig_reduce_huge: the quadrant q nearest |x| / (pi/2) and the rest (x / (pi/2) - q) to 62 fraction
-    bits (truncated), scaled back by pi/2 in float64 and rounded to float32; q's low 32 bits."""
-    import decimal
-
-    with decimal.localcontext() as context:
-        context.prec = 90
-        scaled = decimal.Decimal(value) / _half_pi()
-        quadrant = int((scaled + decimal.Decimal("0.5")).to_integral_value(rounding=decimal.ROUND_FLOOR))
-        rest = int(((scaled - quadrant) * 2 ** 62).to_integral_value(rounding=decimal.ROUND_FLOOR))
-    low = quadrant & 0xFFFFFFFF
-    return np.float32(float(rest) * 3.4061215800865545e-19), np.int32(low - 2**32 if low >= 2**31 else low)
+    return packet_math.as_tensorflow("cos", x)
 
 
 def _softplus(x, T):  # noqa: N803 - TF's attribute
@@ -613,7 +533,7 @@ def _log(x):
     """Log: Eigen's plog (plog_complex) in the vector loop, glibc's in the scalar loop (packet_math.py). Complex
     |z| squares the parts in the vector loop: NaN where x^2 + y^2 overflows or flushes to zero (log of 1e20+0j in
     complex64, of 1e-20j), inf where a part is infinite."""
-    return packet_math.as_tensorflow("complex_log" if x.dtype in _COMPLEX_PACKET else "log", x)
+    return packet_math.as_tensorflow("log", x)
 
 
 def _log1p(x):

@@ -12,6 +12,10 @@ other approximations, which differ from these by an ulp on up to half the elemen
 - expm1 and log1p: Eigen's generic versions over that exp and log.
 - float32 sigmoid: Eigen's logistic, exp(x / 2)^2 over 1 + itself.
 - atan: a rational function on [0, 1], 1 / |x| beyond; float64 tanh: a rational function of degree 19 over 18.
+- float32 sin and cos (psincos_float): the quadrant by the 2^23 trick, pi/2 taken off in four parts (Payne-Hanek's
+  reduction for huge arguments), a polynomial chosen and signed by the quadrant.
+- complex64 exp (pexp_complex): exp of the real part times cos and sin of the imaginary part, with its rules at
+  infinities and a zero imaginary part; complex128's is not vectorized (glibc's cexp everywhere).
 - complex log (plog_complex): log of |z| by Eigen's hypot (one correcting step), and atan2(y, x) as atan(y / x)
   shifted by pi; the scalar loop's is glibc's log of hypot and atan2.
 
@@ -19,6 +23,9 @@ Subnormal arguments are zeros to TF's arithmetic (flushed before this).
 """
 
 from __future__ import annotations
+
+import decimal
+import functools
 
 import numpy as np
 
@@ -171,6 +178,75 @@ def _atan_vector(x: np.ndarray) -> np.ndarray:
     return np.copysign(result, x).astype(dtype)
 
 
+# TF's float32 sin and cos in the vector loop (the half types through float32) are Eigen's psincos_float for
+# its build without FMA: x scaled by 2/pi and rounded to the nearest quadrant with the 2^23 trick, reduced by
+# pi/2 in four parts, then the sine or cosine polynomial of the reduced argument, chosen and signed by the
+# quadrant's bits; past |x| = 25966 (sin) or 18838 (cos) the reduction is Payne-Hanek's on 2/pi to 62 fraction
+# bits (here: exact in decimal, then rounded as Eigen rounds it). The scalar loop calls glibc's sinf/cosf
+# (NumPy's own float32 sin and cos differ from both by an ulp on some 7% of inputs).
+_TWO_OVER_PI = np.array(0.636619746685028076171875, np.float32)
+_ROUNDING_MAGIC = np.array(12582912.0, np.float32)   # 2^23 + 2^22
+_HALF_PI_PARTS = tuple(np.array(c, np.float32) for c in (-1.5703125, -0.000483989715576171875,
+                                                         1.62865035235881805419921875e-07,
+                                                         5.5644315544167710640977020375430583953857421875e-11))
+_COS_POLYNOMIAL = tuple(np.array(c, np.float32) for c in (2.4372266125283204019069671630859375e-05,
+                                                          -0.00138865201734006404876708984375,
+                                                          0.041666619479656219482421875, -0.5, 1.0))
+_SIN_POLYNOMIAL = tuple(np.array(c, np.float32) for c in (-0.0001959234114083702898469196984621021329076029360294342041015625,
+                                                          0.0083326873655616851693794799871284340042620897293090820312500000,
+                                                          -0.1666666203982298255503735617821803316473960876464843750000000000))
+_HUGE_SIN, _HUGE_COS = np.float32(25966.0), np.float32(18838.0)
+_SIGN_BIT = np.int32(-2**31)
+
+
+def _eigen_sincos_float32(a, sine: bool):
+    x = np.abs(a)
+    y_round = x * _TWO_OVER_PI + _ROUNDING_MAGIC
+    quadrant = y_round.view(np.int32).copy()
+    y = y_round - _ROUNDING_MAGIC
+    for part in _HALF_PI_PARTS:
+        x = y * part + x
+    huge = (np.abs(a) >= (_HUGE_SIN if sine else _HUGE_COS)) & np.isfinite(a)
+    for i in np.flatnonzero(huge):
+        x[i], quadrant[i] = _reduced_huge(float(abs(a[i])))
+    sign = (a.view(np.int32) ^ (quadrant << 30)) if sine else ((quadrant + 1) << 30)
+    x2 = x * x
+    cosine = _horner(x2, _COS_POLYNOMIAL)
+    sine_part = _horner(x2, _SIN_POLYNOMIAL) * x2 * x + x
+    chosen = np.where((quadrant & 1) == 0, sine_part, cosine) if sine else \
+        np.where((quadrant & 1) == 0, cosine, sine_part)
+    return (chosen.view(np.int32) ^ (sign & _SIGN_BIT)).view(np.float32)
+
+
+@functools.lru_cache(maxsize=1)
+def _half_pi() -> decimal.Decimal:
+    """pi/2 to 90 digits (Decimal's documented series), enough to reduce any float32."""
+
+    with decimal.localcontext() as context:
+        context.prec = 95
+        three = decimal.Decimal(3)
+        last, term, total, n, na, d, da = 0, three, three, 1, 0, 0, 24
+        while total != last:
+            last = total
+            n, na = n + na, na + 8
+            d, da = d + da, da + 32
+            term = (term * n) / d
+            total += term
+        return +total / 2
+
+
+def _reduced_huge(value: float) -> tuple[np.float32, np.int32]:
+    """Eigen's trig_reduce_huge: the quadrant q nearest |x| / (pi/2) and the rest (x / (pi/2) - q) to 62 fraction
+    bits (truncated), scaled back by pi/2 in float64 and rounded to float32; q's low 32 bits."""
+    with decimal.localcontext() as context:
+        context.prec = 90
+        scaled = decimal.Decimal(value) / _half_pi()
+        quadrant = int((scaled + decimal.Decimal("0.5")).to_integral_value(rounding=decimal.ROUND_FLOOR))
+        rest = int(((scaled - quadrant) * 2 ** 62).to_integral_value(rounding=decimal.ROUND_FLOOR))
+    low = quadrant & 0xFFFFFFFF
+    return np.float32(float(rest) * 3.4061215800865545e-19), np.int32(low - 2**32 if low >= 2**31 else low)
+
+
 # tanh(x) = x (1 + x^2 p(x^2)) / q(x^2) for float64, the input clamped to +-17.714196154005176 (Eigen's build
 # without fused multiply-add), where the quotient is exactly +-1
 _TANH_FLOAT64 = ((2.6158007860482230e-23, 7.6534862268749319e-19, 3.1309488231386680e-15, 4.2303918148209176e-12,
@@ -220,6 +296,25 @@ def _complex_log_scalar(z: np.ndarray) -> np.ndarray:
     return _complex(_KERNELS["log"][1](_C_HYPOT(a, b)), _C_ATAN2(b, a))
 
 
+def _complex_exp_vector(z: np.ndarray) -> np.ndarray:
+    x, y = _ftz(z.real), _ftz(z.imag)
+    exp_x = _exp_float32(x)
+    cos_y, sin_y = _eigen_sincos_float32(y, sine=False), _eigen_sincos_float32(y, sine=True)
+    one = _F(1)
+    # at x = -inf the product is a zero signed as cos and sin; at x = +inf with y not finite it is
+    # (+-inf, NaN), signed as y; where exp(x) overflows at a finite y, +-inf signed as cos and sin
+    unit_cos, unit_sin = np.copysign(one, cos_y), np.copysign(one, sin_y)
+    cos_y, sin_y = np.where(x == -np.inf, unit_cos, cos_y), np.where(x == -np.inf, unit_sin, sin_y)
+    undefined = (x == np.inf) & (np.isnan(cos_y) | np.isnan(sin_y))
+    cos_y, sin_y = np.where(undefined, np.copysign(one, y), cos_y), np.where(undefined, _F(0), sin_y)
+    overflow = (exp_x == np.inf) & (np.abs(y) < np.inf)
+    cos_y = np.where(overflow, np.copysign(one, cos_y), cos_y)
+    sin_y = np.where(overflow, np.copysign(one, sin_y), sin_y)
+    real, imag = _ftz(exp_x * cos_y), _ftz(exp_x * sin_y)
+    real_input = y == 0  # a real argument's exp: exp(x) and y itself
+    return _complex(np.where(real_input, exp_x, real), np.where(real_input, y, imag))
+
+
 def _complex(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
     z = np.empty(real.shape, np.result_type(real.dtype, np.complex64))
     z.real, z.imag = real, imag
@@ -235,7 +330,10 @@ _KERNELS = {
     "log1p": (dict.fromkeys((_FLOAT32, _FLOAT64), _log1p), elementwise("log1p", np.log1p), np.log1p),
     "sigmoid": ({_FLOAT32: _logistic_float32}, _logistic_float32_scalar, None),
     "atan": (dict.fromkeys((_FLOAT32, _FLOAT64), _atan_vector), elementwise("atan", np.arctan), np.arctan),
+    "sin": ({_FLOAT32: lambda x: _eigen_sincos_float32(x, sine=True)}, elementwise("sin", np.sin), np.sin),
+    "cos": ({_FLOAT32: lambda x: _eigen_sincos_float32(x, sine=False)}, elementwise("cos", np.cos), np.cos),
     "tanh": ({_FLOAT64: _tanh_float64}, elementwise("tanh", np.tanh), np.tanh),
+    "complex_exp": ({np.dtype(np.complex64): _complex_exp_vector}, np.exp, np.exp),
     "complex_log": ({np.dtype(np.complex64): _complex_log_vector, np.dtype(np.complex128): _complex_log_vector},
                     _complex_log_scalar, np.log),
 }
@@ -251,7 +349,10 @@ def scalar_loop(name: str, x: np.ndarray) -> np.ndarray:
 
 def as_tensorflow(name: str, x: np.ndarray) -> np.ndarray:
     """`name` (a key of _KERNELS) of an array as TF's kernel computes it: float32 and float64 (float32 only for
-    sigmoid, float64 only for tanh; complex for complex_log) by the two loops, other dtypes by NumPy."""
+    sigmoid, sin and cos, float64 only for tanh) by the two loops, complex ones by the "complex_" entry, other
+    dtypes by NumPy."""
+    if x.dtype.kind == "c" and "complex_" + name in _KERNELS:
+        name = "complex_" + name
     vectors, scalar, numpy_function = _KERNELS[name]
     vector = vectors.get(x.dtype)
     if vector is None:
