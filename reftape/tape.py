@@ -314,8 +314,9 @@ class GradientTape:
                 raise _as_traced(error) from None
             raise
         if vectorized:
-            self._release_if_one_shot()  # the loop body's gradient call returned: TF's tape is spent before
-            _check_vectorized_loop_is_differentiable(first_op, traced)  # an outer tape records the loop
+            # the loop body's gradient call returned: TF's tape is spent before an outer tape records the loop
+            self._release_if_one_shot()
+            _check_vectorized_loop_is_differentiable(first_op, traced)
         return [[_dense_or_zeros(g, s) for g in r] if c else None for r, c, s in zip(rows, connected, sources)]
 
     def _trace_tiles(self, rows: list, connected: list, policy: UnconnectedGradients, axis: int | None,

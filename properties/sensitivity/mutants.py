@@ -312,8 +312,9 @@ MUTANTS: tuple[Mutant, ...] = (
           "(slice(None),) + np.unravel_index(j, shape[1:])", "(0,) + np.unravel_index(j, shape[1:])",
           "batch_jacobian seeds only the first batch row"),
     _tape("pfor-check-when-unconnected", "jacobian", "tape.py",
-          "        if vectorized:\n            _check_vectorized_loop_is_differentiable(first_op, traced)",
-          "        if vectorized and all(connected):\n            _check_vectorized_loop_is_differentiable(first_op, traced)",
+          "            self._release_if_one_shot()\n            _check_vectorized_loop_is_differentiable(first_op, traced)",
+          "            self._release_if_one_shot()\n            if all(connected):\n"
+          "                _check_vectorized_loop_is_differentiable(first_op, traced)",
           "the vectorized loop is checked only when every source is connected"),
     _tape("jacobian-empty-target-unconnected", "jacobian", "tape.py",
           "if count == 0:  # TF's pfor traces the loop body once", "if False:  # TF's pfor traces the loop body once",
