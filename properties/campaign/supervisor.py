@@ -97,7 +97,7 @@ class _Crew:
             elif process.is_alive() and 0 < self.counters.deadlines[index] < now:
                 process.kill()
                 process.join()
-                yield index, "was killed: its program ran past its time limits (stuck outside Python)"
+                yield index, KILLED_PAST_TIME_LIMITS
 
     def stop(self) -> None:
         """Asks every worker to stop after its program and kills those still running STOP_GRACE
@@ -131,6 +131,9 @@ def _stop_signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+KILLED_PAST_TIME_LIMITS = "was killed: its program ran past its time limits (stuck outside Python)"
+
+
 @dataclass
 class WorkerDeath:
     """A worker that died or hung, and what the program it was running did in processes of its own."""
@@ -140,14 +143,19 @@ class WorkerDeath:
     program: dict | None         # the program it was running; None when it died between programs
     finding: str | None = None   # the id of the finding that program made when run again, each side alone
     rerun_interrupted: bool = False   # a stop came before or while it ran again: nothing is concluded
+    # killed past its time limits, the program then finished within them alone: the campaign's load made it slow
+    # (a time limit is wall-clock time, which no result may depend on), which is no hang and no harness failure
+    finished_alone: bool = False
 
     @property
     def unexplained(self) -> bool:
-        return self.finding is None and not self.rerun_interrupted
+        return self.finding is None and not self.rerun_interrupted and not self.finished_alone
 
     def line(self) -> str:
         what = ("between programs" if self.program is None else
                 "running a program whose run in processes of its own was interrupted" if self.rerun_interrupted
+                else "running a program that finished within its time limits in processes of its own (slow under "
+                     "the campaign's load)" if self.finished_alone
                 else "running a program that did not fail again in processes of its own" if self.finding is None
                 else f"running the program of finding {self.finding}")
         return f"worker {self.worker} {self.cause} {what}"
@@ -168,7 +176,7 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
         progress.harness_error = f"worker {worker} {cause} while starting"
         return
     program = _in_flight_program(report, worker) if crew.counters.deadlines[worker] != 0.0 else None
-    death, finding = WorkerDeath(worker, cause, program.to_dict() if program else None), None
+    death, finding, rerun_failed = WorkerDeath(worker, cause, program.to_dict() if program else None), None, False
     if program is not None and signals.received is None:
         crew.deadly.add(program.to_json())
         display.note(f"worker {worker} {cause}; running its program again, each side in a process of its own")
@@ -176,10 +184,14 @@ def _after_death(crew: _Crew, worker: int, cause: str, progress: Progress, displ
             finding = evaluate_checks(program, campaign.backend, campaign.checks, isolated=True,
                                       time_limit=campaign.time_limit)
         except HarnessError as error:
+            rerun_failed = True
             if signals.received is None:
                 progress.harness_error = str(error)
     if signals.received is not None:
         death.rerun_interrupted = program is not None
+    elif program is not None and finding is None and not rerun_failed and cause == KILLED_PAST_TIME_LIMITS:
+        death.finished_alone = True
+        display.note(f"worker {worker}'s program finished within its time limits alone: slow under the campaign's load")
     elif finding:
         detected = crew.counters.detected()
         finding.context["campaign"] = {"seed": campaign.seed, "worker": worker, "worker_death": cause, "detected": detected}

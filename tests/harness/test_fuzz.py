@@ -446,14 +446,30 @@ def test_a_worker_killed_by_a_signal_is_a_crash_finding_and_the_campaign_goes_on
 
 def test_a_worker_stuck_outside_python_is_killed_and_its_program_is_a_timeout_finding(tmp_path):
     report = tmp_path / "report"
+    # a hang in native code ignores any budget: explaining runs the program isolated, or this never ends; 10 s of
+    # minimising a program that hangs at every step are enough to show it
     ran = fuzz(BACKENDS, "--backend", "stuck_backend", *DYING_CAMPAIGN, "--max-examples", "1", "--time-limit", "1",
-               "--report", str(report))
+               "--explain-budget", "10", "--report", str(report))
     assert ran.returncode == 1, ran.stdout + ran.stderr
     (finding,) = [f for f in recorded(report) if f.explained_from is None]   # explaining it did not hang again
     assert finding.kind == "timeout" and finding.actual.error["kind"] == "timeout"
     assert len(deaths(report)) == 1
     assert "killed 6 s after it began the program" in finding.actual.error["message"]
     assert deaths(report)[0]["cause"].startswith("was killed: its program ran past its time limits")
+
+
+def test_a_worker_killed_past_its_time_limits_whose_program_finishes_alone_is_no_harness_failure(tmp_path):
+    """A time limit is wall-clock time, which the campaign's load stretches: a program that finishes within it
+    alone is slow, not stuck (TF's forward mode of chained expm took 20 s in a loaded worker, 10 s alone)."""
+    report = tmp_path / "report"
+    ran = fuzz(BACKENDS, "--backend", "flaky_stuck_backend", *DYING_CAMPAIGN, "--max-examples", "1", "--time-limit", "1",
+               "--report", str(report))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "finished within its time limits alone: slow under the campaign's load" in ran.stdout
+    (death,) = deaths(report)
+    assert death["finished_alone"] and death["finding"] is None and death["program"]["statements"]
+    assert not (report / "discrepancies.jsonl").exists()
+    assert json.loads((report / "run.json").read_text())["result"]["harness_error"] is None
 
 
 def test_a_death_its_program_does_not_repeat_alone_is_a_harness_failure_after_the_budget(tmp_path):
