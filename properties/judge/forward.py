@@ -195,11 +195,13 @@ def _directional(twin: Twin, step_scale: float = 1.0, program: Program | None = 
         along = tangent.astype(targets.x0.dtype if targets.x0.dtype.kind == "c" or tangent.dtype.kind != "c" else np.complex128)
         if not np.any(along):
             continue
-        slopes, bad = _slopes_by_reading(program or twin.program, twin.call, primal, targets, along, step_scale)
+        def slopes_read_by(readout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return _slopes_by_reading(program or twin.program, twin.call, primal, targets, along, step_scale, readout)
+        slopes, bad = slopes_read_by(np.eye(size))
         bad = bad | ~np.isfinite(targets.t0.reshape(-1))   # a target not defined at the point has no derivative
         slopes = slopes.astype(np.complex128)
-        if complex_targets:
-            imaginary, imaginary_ill = _slopes_along(targets, 1j * np.eye(size), along, step_scale)
+        if complex_targets:  # the imaginary parts along the same (Hermitian-projected where read so) tangent
+            imaginary, imaginary_ill = slopes_read_by(1j * np.eye(size))
             slopes, bad = slopes + 1j * imaginary, bad | imaginary_ill
         total = slopes if total is None else total + slopes
         ill = bad if ill is None else ill | bad
@@ -207,23 +209,24 @@ def _directional(twin: Twin, step_scale: float = 1.0, program: Program | None = 
 
 
 def _slopes_by_reading(program: Program, call: Call, primal: str, targets: referee.Targets, along: np.ndarray,
-                       step_scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """The derivative of the flat targets along the tangent, and where it is ill-conditioned. A target computed
+                       step_scale: float, readout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The derivative of the readout rows of the flat targets (their real parts by the identity, their imaginary
+    parts by i times it) along the tangent, and where it is ill-conditioned. A target computed
     from the primal only through ops that read it as Hermitian (a cholesky or logdet input) is one along the
     tangent's Hermitian part, as TF's gradient, which its JVP transposes, is Hermitian by convention (numeric.py
     judges that part too); a target computed from the primal both through such an op and past it is not judged."""
     size = targets.t0.size
     readers = numeric.hermitian_readers(program, primal) if along.ndim >= 2 and along.shape[-1] == along.shape[-2] else set()
     if not readers:
-        return _slopes_along(targets, np.eye(size), along, step_scale)
+        return _slopes_along(targets, readout, along, step_scale)
     through = set().union(*(referee.depending_on(program, reader) for reader in readers))
     past = referee.depending_on(program, primal, avoiding=readers)
     rows = [(referee.base_name(name) in through, referee.base_name(name) in past)
             for name, shape in zip(flat_references(call.target), targets.shapes) for _ in range(int(np.prod(shape)))]
     hermitian_only = np.array([t and not p for t, p in rows], bool)
-    slopes, ill = _slopes_along(targets, np.eye(size), along, step_scale)
+    slopes, ill = _slopes_along(targets, readout, along, step_scale)
     if hermitian_only.any():
-        projected, projected_ill = _slopes_along(targets, np.eye(size), numeric._hermitian_part(along), step_scale)
+        projected, projected_ill = _slopes_along(targets, readout, numeric._hermitian_part(along), step_scale)
         slopes, ill = np.where(hermitian_only, projected, slopes), np.where(hermitian_only, projected_ill, ill)
     return slopes, ill | np.array([t and p for t, p in rows], bool)
 

@@ -195,6 +195,20 @@ def test_a_primal_read_as_hermitian_is_judged_along_the_tangents_hermitian_part(
     assert evaluate(program, "tensorflow", FORWARD) is None
 
 
+def test_a_complex_target_of_a_primal_read_as_hermitian_is_judged_along_the_hermitian_part_in_both_parts():
+    """cholesky of a Hermitian complex A along a tangent that is not Hermitian: TF's jvp is the derivative along V's
+    Hermitian part, in the imaginary parts of L as in the real ones (seed 309 again: the estimate's imaginary parts
+    were taken along V itself, and a right jvp was a finding). Exact: L'(0) of cholesky(A + t (V + V^H) / 2)."""
+    a = np.array([[4.0, 1.0 - 1.0j], [1.0 + 1.0j, 3.0]])
+    v = np.array([[0.5, 2.0 + 1.0j], [-1.0 + 0.5j, 1.0]])
+    program = Program([Leaf("x", "constant", a, "complex128"), Leaf("v", "constant", v, "complex128"),
+                       Accumulator("a", ["x"], ["v"], [Op("y", "linalg.cholesky", ["x"])]), Jvp("j", "a", "y")], ["y"])
+    assert evaluate(program, "tensorflow", FORWARD) is None
+    step, hermitian = 1e-7, (v + v.conj().T) / 2
+    exact = (np.linalg.cholesky(a + step * hermitian) - np.linalg.cholesky(a - step * hermitian)) / (2 * step)
+    assert np.abs(exact.imag[1, 0]) > 0.1   # the tangent moves an imaginary part: the case is not vacuous
+
+
 @pytest.mark.parametrize("case", ["logdet beside adjoint", "sqrtm"])
 def test_only_what_reads_a_primal_as_hermitian_is_judged_along_the_hermitian_part(case):
     """Along a tangent that is not Hermitian, TF's jvp of adjoint(A) is adjoint(V), whatever a logdet beside it
