@@ -215,7 +215,6 @@ def _slopes_by_reading(program: Program, call: Call, primal: str, targets: refer
     from the primal only through ops that read it as Hermitian (a cholesky or logdet input) is one along the
     tangent's Hermitian part, as TF's gradient, which its JVP transposes, is Hermitian by convention (numeric.py
     judges that part too); a target computed from the primal both through such an op and past it is not judged."""
-    size = targets.t0.size
     readers = numeric.hermitian_readers(program, primal) if along.ndim >= 2 and along.shape[-1] == along.shape[-2] else set()
     if not readers:
         return _slopes_along(targets, readout, along, step_scale)
