@@ -25,7 +25,10 @@ Reasoning, in one place:
   softmax cast to float64 carries float16 rounding. Comparisons of a program's values therefore use
   the epsilon of the least precise floating dtype among its leaves when that exceeds the compared
   dtype's own (`least_precise`).
-- Non-finite values must match exactly in position and sign: NaN where NaN, +inf where +inf.
+- Non-finite values must match exactly in position and sign: NaN where NaN, +inf where +inf. One exception,
+  for two runs of one backend that may order a sum differently (the function check's eager and traced modes,
+  whose graph TF's optimiser rewrites): an infinity against a finite value of its sign within the tolerance of
+  the dtype's largest finite value is rounding at overflow (`rounds_to_overflow`).
 - Signed zeros are compared only where the catalog says they matter; by default -0.0 == 0.0.
 - A backend's gradient judged against a float64 numerical derivative alone (the numeric check,
   judge/numeric.py) carries the rounding of every intermediate in its own dtype, which can move a
@@ -72,6 +75,15 @@ def least_precise(dtypes: list) -> np.dtype | None:
     """The floating dtype with the largest epsilon among `dtypes` (None when there is none)."""
     floating = [np.dtype(d) for d in dtypes if is_floating(d)]
     return max(floating, key=epsilon) if floating else None
+
+
+def rounds_to_overflow(infinite: np.ndarray, finite: np.ndarray, tolerance: Tolerance) -> np.ndarray:
+    """Where `infinite` is an infinity and `finite` a finite value of its sign that the tolerance's rounding
+    could carry past the dtype's largest finite value."""
+    largest = float(ml_dtypes.finfo(finite.dtype).max)
+    with np.errstate(invalid="ignore"):
+        near = np.abs(finite.astype(np.float64)) * (1 + tolerance.relative) >= largest
+        return np.isinf(infinite) & np.isfinite(finite) & (np.sign(infinite) == np.sign(finite)) & near
 
 
 def summation_factor(terms: int) -> float:

@@ -85,6 +85,23 @@ def test_where_the_modes_raise_differently_by_design_nothing_is_found():
     assert evaluate(program, "tensorflow", FUNCTION) is None
 
 
+@pytest.mark.parametrize("traced_value, found", [("-3.16e38", False), ("-1e30", True), ("3.3e38", True)])
+def test_an_infinity_against_a_value_that_rounds_to_it_is_rounding_at_overflow(traced_value, found):
+    """Seed 309: a bfloat16 variance's jvp is -inf eagerly and -3.16e38 traced (bfloat16's largest is 3.39e38, the
+    tolerance 1.04 relative): rounding at overflow, no finding. A finite value far below the largest, or of the
+    other sign, is still one."""
+    from reftape_oracle.outcome import Outcome
+    from reftape_properties.judge.compare import Discrepancy
+    from reftape_properties.judge.function import mode_discrepancies
+
+    def tensor(*data):
+        return {"dtype": "bfloat16", "kind": "tensor", "shape": [len(data)], "data": list(data)}
+    pattern = Discrepancy("nan-inf-pattern", "calls/j0[1]", tensor("1.0", "-inf"), tensor("1.0", traced_value),
+                          tolerance={"relative": 1.04, "absolute_scale": 1.04}, dtype="bfloat16")
+    kept = mode_discrepancies(Program([], []), [pattern], Outcome("eager"), Outcome("traced"), "tensorflow")
+    assert (kept == [pattern]) is found
+
+
 def test_the_printed_script_runs_both_modes_and_shows_the_difference():
     script = tanh_program().to_source(PLANTED, traced=True)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=BACKENDS, timeout=300)
