@@ -87,7 +87,7 @@ class _Builder:
 
     def leaf(self, shape: tuple, domain: str = "any", specials: tuple = (), patterns: tuple = (),
              dtype: str | None = None, kind: str | None = None, value: np.ndarray | None = None,
-             watched: bool = True) -> _Tensor:
+             watched: bool = True, tied_rows: bool = False) -> _Tensor:
         """A new leaf, watched by each open tape that needs telling (mostly, when `watched`)."""
         dtype = dtype or self.dtype
         kind = kind or self.pick(("constant", "variable"))
@@ -95,7 +95,7 @@ class _Builder:
             kind = "constant"
         name = self.fresh("v" if kind == "variable" else "c")
         if value is None:
-            value = _array(self.rng, dtype, shape, domain, specials, patterns)
+            value = _array(self.rng, dtype, shape, domain, specials, patterns, tied_rows=tied_rows)
         trainable = kind == "constant" or self.chance(0.9)
         self.emit(Leaf(name, kind, value, dtype, trainable=trainable))
         large = not dtype.startswith("int") and bool(np.any(np.abs(value.astype(np.complex128)) > 100))

@@ -111,7 +111,7 @@ def _input(b: _Builder, spec: OpSpec, position: int = 0, shape: tuple | None = N
     if overflows and b.dtype == "float16":  # two also sum past it (TF adds bfloat16 in float32)
         largest, _, large = LARGEST[b.dtype][:3]
         patterns = patterns + ((largest, large),)
-    return b.leaf(shape, domain, scalars, patterns)
+    return b.leaf(shape, domain, scalars, patterns, tied_rows=spec.has(ROW_ATTRIBUTE))
 
 
 def _leaf_shape(b: _Builder, spec: OpSpec) -> tuple:

@@ -38,6 +38,10 @@ LARGEST = {"float16": (65504.0, -65504.0, 60000.0, 300.0),  # near the dtype's l
 # A leaf drawn for an op holds one of the op's own special points (relu6's 6, a half type's near-overflow
 # values under a composite) at one element this often, whatever else the domain mixes in.
 OWN_SPECIAL_CHANCE = 0.5
+# A leaf drawn for an op with an integer per row (segment ids) has one row copied onto another this often: rows of
+# one segment then tie at its min or max, whose gradient they share (a sixth of the segment extremes' draws read
+# two such rows; test_strategies.py bounds it)
+ROW_TIE_CHANCE = 0.7
 
 
 def _check_bound(name: str, value: Any, low: int, high: int | None = None) -> None:
@@ -97,10 +101,12 @@ def _numpy_dtype(dtype: str) -> np.dtype:
 
 
 def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "any", specials: tuple = (),
-           patterns: tuple = (), allow_nan: bool = False, allow_infinity: bool = False) -> np.ndarray:
+           patterns: tuple = (), allow_nan: bool = False, allow_infinity: bool = False,
+           tied_rows: bool = False) -> np.ndarray:
     """An array of `dtype` and `shape` from `domain`, about one element in five a special point (the
     domain's and `specials`), sometimes an exact tie between two elements, sometimes one of the
-    tensor `patterns` (e.g. [0, 2, 3] for reduce_prod) written along the last axis."""
+    tensor `patterns` (e.g. [0, 2, 3] for reduce_prod) written along the last axis; with `tied_rows`, sometimes
+    two equal rows (ROW_TIE_CHANCE)."""
     (low, high), points = DOMAINS[domain]
     size = int(np.prod(shape)) if shape else 1
     if dtype.startswith("int"):
@@ -130,6 +136,10 @@ def _array(rng: np.random.Generator, dtype: str, shape: tuple, domain: str = "an
         pattern = patterns[rng.integers(len(patterns))]
         if len(pattern) <= size:
             flat[:len(pattern)] = pattern  # row 0 along the last axis when it is long enough
+    if tied_rows and len(shape) >= 1 and shape[0] >= 2 and rng.random() < ROW_TIE_CHANCE:
+        rows = flat.reshape(shape[0], -1)
+        source, target = rng.choice(shape[0], 2, replace=False)
+        rows[target] = rows[source]
     array = flat.reshape(shape)
     if domain == "simplex" and array.ndim:
         array = (array + 0.05) / (array + 0.05).sum(axis=-1, keepdims=True)

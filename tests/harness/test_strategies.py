@@ -946,3 +946,28 @@ def test_gathers_and_scatters_repeat_indices_at_every_depth():
             ("gather", "batched")} <= set(drawn)
     for key, n in drawn.items():
         assert n >= 20 and 0.2 * n <= found[key + ("repeated",)] <= 0.85 * n, (key, found[key + ("repeated",)], n)
+
+
+_SEGMENT_EXTREMES = ("math.segment_max", "math.segment_min", "math.unsorted_segment_max", "math.unsorted_segment_min")
+
+
+def test_segment_extremes_draw_rows_tied_in_a_segment():
+    """A segment min or max shares its gradient among the rows tied at its extreme: a fresh leaf drawn for an op
+    with an integer per row has two equal rows at ROW_TIE_CHANCE, so a share of the segment extremes read two
+    equal rows of one segment. This sample (2026-11-28, 120 programs, inputs that are leaves of two or more rows):
+    11 of 78 (unsorted_segment_max) to 22 of 99 (unsorted_segment_min); without ROW_TIE_CHANCE, by the random
+    element ties alone, 2 of 78 to 13 of 104."""
+    tied, drawn = Counter(), Counter()
+    for p in _sample(programs(ops=_SEGMENT_EXTREMES, dtypes=("float32", "float64")), 120, seed=11):
+        leaves = {s.name: np.asarray(s.value) for s in walk(p.statements) if isinstance(s, Leaf)}
+        for op in (op for op in p.ops() if op.path in _SEGMENT_EXTREMES and op.inputs[0] in leaves):
+            x, ids = leaves[op.inputs[0]], op.attrs["segment_ids"]
+            if x.ndim == 0 or len(x) < 2:
+                continue
+            drawn[op.path] += 1
+            tied[op.path] += any(ids[a] == ids[b] >= 0 and np.array_equal(x[a], x[b])
+                                 for a in range(len(ids)) for b in range(a + 1, len(ids)))
+    print({path: f"{tied[path]}/{n}" for path, n in drawn.items()})
+    assert set(drawn) == set(_SEGMENT_EXTREMES)
+    for path, n in drawn.items():
+        assert n >= 20 and 0.1 * n <= tied[path] <= 0.6 * n, (path, tied[path], n)
