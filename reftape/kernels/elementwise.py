@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from ..errors import InternalError, UnimplementedError
 from . import packet_math
-from .packet_math import _horner
+from .packet_math import _complex, _horner
 from .subnormal import _COMPLEX_PACKET, _PACKET, _by_loop, _ftz
 
 
@@ -196,13 +196,6 @@ def _softplus_thresholds(dtype_name: str):
 def _rounded(value, dtype, like):
     """A constant as TF's kernel holds it: rounded to the tensor's dtype (half types arrive as float32)."""
     return np.asarray(value, dtype.as_numpy_dtype).astype(like.dtype)
-
-
-def _complex(re, im):
-    """The parts set directly: `re + 1j * im` would turn a real part -0.0 into 0.0."""
-    out = np.empty(np.broadcast_shapes(re.shape, im.shape), np.result_type(re.dtype, np.complex64))
-    out.real, out.imag = re, im
-    return out
 
 
 def _floordiv(x, y):

@@ -221,7 +221,6 @@ def _eigen_sincos_float32(a, sine: bool):
 @functools.lru_cache(maxsize=1)
 def _half_pi() -> decimal.Decimal:
     """pi/2 to 90 digits (Decimal's documented series), enough to reduce any float32."""
-
     with decimal.localcontext() as context:
         context.prec = 95
         three = decimal.Decimal(3)
@@ -315,10 +314,11 @@ def _complex_exp_vector(z: np.ndarray) -> np.ndarray:
     return _complex(np.where(real_input, exp_x, real), np.where(real_input, y, imag))
 
 
-def _complex(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
-    z = np.empty(real.shape, np.result_type(real.dtype, np.complex64))
-    z.real, z.imag = real, imag
-    return z
+def _complex(re: np.ndarray, im: np.ndarray) -> np.ndarray:
+    """The parts set directly: `re + 1j * im` would turn a real part -0.0 into 0.0."""
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), np.result_type(re.dtype, np.complex64))
+    out.real, out.imag = re, im
+    return out
 
 
 _C_EXP, _C_HYPOT, _C_ATAN2 = elementwise("exp", np.exp), elementwise("hypot", np.hypot), elementwise("atan2", np.arctan2)
