@@ -1033,11 +1033,16 @@ def _signal_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
 
 
 def _spectrum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
+    """A spectrum of 2 or more bins; one of 2 is replaced by a fresh one of 3 at INTERIOR_BINS_CHANCE, as only
+    bins between the first and the last stand for their mirror images too (which the gradient doubles)."""
     if not x.shape or x.shape[-1] == 1:
         x = b.leaf(x.shape[:-1] + (2,))
+    elif x.shape[-1] == 2 and b.chance(INTERIOR_BINS_CHANCE):
+        x = b.leaf(x.shape[:-1] + (3,))
     return _Plan([x], x.shape[:-1] + (max(0, 2 * (x.shape[-1] - 1)),))
 
 
+INTERIOR_BINS_CHANCE = 0.5
 _PLANNERS.update({"signal": _signal_plan, "spectrum": _spectrum_plan})
 
 

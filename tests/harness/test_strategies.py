@@ -971,3 +971,20 @@ def test_segment_extremes_draw_rows_tied_in_a_segment():
     assert set(drawn) == set(_SEGMENT_EXTREMES)
     for path, n in drawn.items():
         assert n >= 20 and 0.1 * n <= tied[path] <= 0.6 * n, (path, tied[path], n)
+
+
+def test_inverse_real_ffts_draw_spectra_with_interior_bins():
+    """irfft's gradient doubles the bins between the first and the last (they stand for their mirror images too):
+    half the spectra of 2 bins are replaced by 3 (generate.ops.INTERIOR_BINS_CHANCE). This sample (2026-11-28,
+    200 complex programs): 164 of 357 irfft and 182 of 479 irfft2d inputs with 3 bins or more; before, 91 of 311
+    and 92 of 461."""
+    found = Counter()
+    for p in _sample(programs(ops=("signal.irfft", "signal.irfft2d", "sin"), dtypes=("complex64", "complex128")), 200,
+                     seed=12):
+        shapes = {s.name: np.shape(s.value) for s in walk(p.statements) if isinstance(s, Leaf)}
+        for op in (op for op in p.ops() if op.path.startswith("signal.irfft") and op.inputs[0] in shapes):
+            found[op.path] += 1
+            found[op.path, "interior"] += shapes[op.inputs[0]][-1] >= 3
+    print(dict(found))
+    for path in ("signal.irfft", "signal.irfft2d"):
+        assert found[path] >= 20 and 0.3 * found[path] <= found[path, "interior"] <= 0.9 * found[path], dict(found)
