@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from reftape_oracle.catalog import CATALOG, DTYPES
+from reftape_oracle.catalog import CATALOG, DTYPES, FAMILIES
 
 from reftape_properties.campaign.database import reachable_database
 from reftape_properties.judge.forward import FORWARD
@@ -61,7 +61,8 @@ def arguments() -> argparse.ArgumentParser:
     result.add_argument("--seed", type=int, help="campaign seed (default: random, written to run.json)")
     result.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)")
     result.add_argument("--backend", help="candidate module (default reftape; the current directory is importable)")
-    result.add_argument("--ops", help="comma-separated globs over catalog paths, e.g. 'sin,math.*' (default: all)")
+    result.add_argument("--ops", help="comma-separated globs over catalog paths, e.g. 'sin,math.*', and families of "
+                        "the CI profile's split, e.g. 'family:linalg' (default: all)")
     result.add_argument("--dtypes", help="comma-separated dtypes (default: all)")
     result.add_argument("--report", type=Path, default=Path("fuzz-report"), help="report directory "
                                                                                   "(default ./fuzz-report)")
@@ -208,10 +209,17 @@ def _resumed_configuration(report: Path) -> dict[str, Any]:
 
 
 def matching_ops(text: str) -> tuple[str, ...]:
+    """The catalog paths `--ops` selects: globs over paths, and `family:NAME` for a family of the CI profile's
+    split (tests/suite/test_differential.py: elementwise_unary, linalg, nn, ...)."""
     patterns = [p.strip() for p in text.split(",") if p.strip()]
-    ops = tuple(path for path in CATALOG if any(fnmatch.fnmatchcase(path, p) for p in patterns))
+    families = {p.partition(":")[2] for p in patterns if p.startswith("family:")}
+    unknown = sorted(families - set(FAMILIES))
+    if unknown:
+        raise UsageError(f"--ops: no family {unknown[0]!r} (families: {', '.join(sorted(FAMILIES))})")
+    ops = tuple(path for path in CATALOG if any(fnmatch.fnmatchcase(path, p) for p in patterns)
+                or any(path in FAMILIES[f] for f in families))
     if not ops:
-        raise UsageError(f"--ops {text!r} matches no catalog op (e.g. 'sin', 'math.*', 'nn.relu')")
+        raise UsageError(f"--ops {text!r} matches no catalog op (e.g. 'sin', 'math.*', 'nn.relu', 'family:linalg')")
     return ops
 
 

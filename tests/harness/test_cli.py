@@ -285,6 +285,18 @@ def test_fuzz_lists_the_catalog_paths_and_runs_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []   # no report directory: nothing ran
 
 
+def test_fuzz_selects_a_family_of_the_ci_profiles_split(tmp_path):
+    """`--ops family:NAME` is the CI differential test's family (tests/suite/test_differential.py), globs beside it;
+    an unknown family is a usage error that names the families."""
+    from reftape_oracle.catalog import FAMILIES
+
+    result = command("reftape-fuzz", "--list-ops", "--ops", "family:linalg,sin", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert set(result.stdout.splitlines()) == set(FAMILIES["linalg"]) | {"sin"}
+    one_line_error(command("reftape-fuzz", "--list-ops", "--ops", "family:lin", cwd=tmp_path), 2,
+                   "no family 'lin' (families: elementwise_binary, elementwise_unary, linalg")
+
+
 def test_fuzz_lists_which_selected_ops_a_backend_lacks(tmp_path):
     lacking = command("reftape-fuzz", "--list-ops", "--ops", "sin,math.log*", "--backend", "incomplete_backend",
                       cwd=BACKENDS)
