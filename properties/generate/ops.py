@@ -1032,6 +1032,9 @@ def _signal_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     return _Plan([x], x.shape[:-1] + (x.shape[-1] // 2 + 1 if x.shape[-1] else 0,))
 
 
+INTERIOR_BINS_CHANCE = 0.5
+
+
 def _spectrum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     """A spectrum of 2 or more bins; one of 2 is replaced by a fresh one of 3 at INTERIOR_BINS_CHANCE, as only
     bins between the first and the last stand for their mirror images too (which the gradient doubles)."""
@@ -1042,7 +1045,6 @@ def _spectrum_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     return _Plan([x], x.shape[:-1] + (max(0, 2 * (x.shape[-1] - 1)),))
 
 
-INTERIOR_BINS_CHANCE = 0.5
 _PLANNERS.update({"signal": _signal_plan, "spectrum": _spectrum_plan})
 
 
