@@ -292,7 +292,7 @@ def _complex_log_vector(z: np.ndarray) -> np.ndarray:
 
 def _complex_log_scalar(z: np.ndarray) -> np.ndarray:
     a, b = z.real, z.imag
-    return _complex(_KERNELS["log"][1](_C_HYPOT(a, b)), _C_ATAN2(b, a))
+    return _complex(scalar_loop("log", _C_HYPOT(a, b)), _C_ATAN2(b, a))
 
 
 def _complex_exp_vector(z: np.ndarray) -> np.ndarray:
