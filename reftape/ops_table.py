@@ -25,7 +25,7 @@ from . import functions as F
 from .errors import InvalidArgumentError
 from .kernels.activations import (_bias_add, _bias_add_grad, _channel_axis, _exp_minus_one, _log_softmax, _relu, _relu6,
                                   _softmax, _softmax_xent, _sparse_softmax_xent)
-from .kernels.elementwise import (_add_n, _cast, _complex, _complex_abs, _div_no_nan, _divide, _expm1, _floordiv,
+from .kernels.elementwise import (_add_n, _cast, _complex, _div_no_nan, _divide, _expm1, _floordiv,
                                   _floormod, _log, _log1p, _multiply, _pmax, _pmin, _pow, _reciprocal, _reciprocal_grad,
                                   _rounded, _rsqrt, _rsqrt_grad, _shift, _sigmoid, _sigmoid_grad, _sign, _softplus,
                                   _cos, _sin, _sqrt, _sqrt_grad, _square, _squared_difference, _tanh, _truncated,
@@ -43,6 +43,7 @@ from .kernels.reductions import (_cumulative_logsumexp, _euclidean_norm, _highes
                                  _reduction_axes, reduces_one_element,
                                  _scan, _sum)
 from .kernels import packet_math as _packet_math
+from .kernels.libm import complex_abs
 from .kernels.special import _digamma, _erf, _erfc, _lgamma, _polygamma, _zeta
 from .kernels.special import (_bessel_i0, _bessel_i0e, _bessel_i1, _bessel_i1e, _bessel_j0, _bessel_j1, _bessel_k0,
                               _bessel_k0e, _bessel_k1, _bessel_k1e, _bessel_y0, _bessel_y1, _betainc, _dawsn, _erfinv, _expint, _fresnel_cos, _fresnel_sin, _igamma,
@@ -742,7 +743,7 @@ defop("Complex", _complex, _complex_vjp, moves_data=True, dtypes=frozenset({_dty
 # Elementwise unary math
 defop("Neg", np.negative, lambda g, ans, x, **_: -g, dtypes=SIGNED, moves_data=True, sparse_upstream=True)
 defop("Abs", np.abs, lambda g, ans, x, **_: F.multiply(g, F.sign(x)), dtypes=SIGNED - COMPLEX, moves_data=True)
-defop("ComplexAbs", _complex_abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
+defop("ComplexAbs", complex_abs, lambda g, ans, x, **_: F.divide_no_nan(F.multiply(F.complex(g, F.zeros_like(g)), x),
                                                                   F.complex(ans, F.zeros_like(ans))),
       dtypes=COMPLEX, out_dtype=lambda dt, a: dt.real_dtype)
 defop("Sign", _sign,

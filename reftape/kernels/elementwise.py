@@ -65,35 +65,6 @@ def _sigmoid_grad(y, dy):
     return dy * (y * (_typed(1, y.dtype) - y))
 
 
-def _glibc_hypot(x, y):
-    """glibc 2.36's hypot (what TF's ComplexAbs calls for complex128; NumPy's differs by an ulp): the larger
-    and smaller magnitude, scaled by 2^-600 above 2^511 or 2^600 below 2^-511, a square root corrected
-    by one Newton step (its kernel without FMA), ax + ay where one is below the other's 2^-54."""
-    x, y = np.abs(x), np.abs(y)
-    ax, ay = np.fmax(x, y), np.fmin(x, y)
-    big = ax > 2.0 ** 511
-    tiny = ~big & (ay < 2.0 ** -511)
-    scale = np.where(big, 2.0 ** -600, np.where(tiny, 2.0 ** 600, 1.0))
-    sx, sy = ax * scale, ay * scale
-    h = np.sqrt(sx * sx + sy * sy)
-    near = h <= 2.0 * sy
-    d1, d2 = h - sy, h - sx
-    t1 = np.where(near, sx * (2.0 * d1 - sx), 2.0 * d2 * (sx - 2.0 * sy))
-    t2 = np.where(near, (d1 - 2.0 * (sx - sy)) * d1, (4.0 * d2 - sy) * sy + d2 * d2)
-    h = (h - (t1 + t2) / (2.0 * h)) / scale
-    h = np.where(np.where(tiny, ax >= ay * 2.0 ** 54, ay <= ax * 2.0 ** -54), ax + ay, h)
-    return np.where(np.isinf(x) | np.isinf(y), np.inf, np.where(np.isnan(x) | np.isnan(y), np.nan, h))
-
-
-def _complex_abs(x):
-    """ComplexAbs: glibc's hypotf (the squares summed in double, rounded once) and hypot."""
-    if x.dtype == np.complex64:
-        wide = x.astype(np.complex128)
-        h = np.sqrt(wide.real * wide.real + wide.imag * wide.imag)
-        return np.where(np.isinf(x.real) | np.isinf(x.imag), np.inf, h).astype(np.float32)
-    return _glibc_hypot(x.real, x.imag)
-
-
 def _sign(x):
     if x.dtype in _COMPLEX_PACKET:
         return _by_loop(_packet_complex_sign, _scalar_complex_sign, x)

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..dispatch import runs_onednn
 from ..errors import _dims_text as dims_text
-from .elementwise import _complex_abs, _packet_multiply
+from .elementwise import _packet_multiply
+from .libm import complex_abs
 from .packet_math import scalar_loop
 
 
@@ -125,7 +126,7 @@ def _signed_log_determinant(x):
     _check_matrices(x)
     lu, _, permutation_sign = _partial_pivot_lu(x)
     pivots = np.diagonal(lu, axis1=-2, axis2=-1)
-    magnitudes = _complex_abs(pivots) if pivots.dtype.kind == "c" else np.abs(pivots)
+    magnitudes = complex_abs(pivots) if pivots.dtype.kind == "c" else np.abs(pivots)
     phases = np.where(magnitudes == 0, 0, pivots / np.where(magnitudes == 0, 1, magnitudes))
     sign = permutation_sign.astype(x.dtype) * np.prod(phases, axis=-1)
     log_magnitude = np.sum(scalar_loop("log", magnitudes), axis=-1)

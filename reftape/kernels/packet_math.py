@@ -29,7 +29,7 @@ import functools
 
 import numpy as np
 
-from .libm import elementwise
+from .libm import complex_abs, elementwise
 from .subnormal import _by_loop, _ftz
 
 _F = np.float32
@@ -291,8 +291,7 @@ def _complex_log_vector(z: np.ndarray) -> np.ndarray:
 
 
 def _complex_log_scalar(z: np.ndarray) -> np.ndarray:
-    a, b = z.real, z.imag
-    return _complex(scalar_loop("log", _C_HYPOT(a, b)), _C_ATAN2(b, a))
+    return _complex(scalar_loop("log", complex_abs(z)), _C_ATAN2(z.imag, z.real))
 
 
 def _complex_exp_vector(z: np.ndarray) -> np.ndarray:
@@ -321,7 +320,7 @@ def _complex(re: np.ndarray, im: np.ndarray) -> np.ndarray:
     return out
 
 
-_C_EXP, _C_HYPOT, _C_ATAN2 = elementwise("exp", np.exp), elementwise("hypot", np.hypot), elementwise("atan2", np.arctan2)
+_C_EXP, _C_ATAN2 = elementwise("exp", np.exp), elementwise("atan2", np.arctan2)
 # name: (the vector loop's function by dtype, the scalar loop's, NumPy's for other dtypes)
 _KERNELS = {
     "exp": ({_FLOAT32: _exp_float32, _FLOAT64: _exp_float64}, _C_EXP, np.exp),
