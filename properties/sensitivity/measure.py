@@ -362,6 +362,13 @@ def summary(results: list[Result], detectors: list[str]) -> dict:
     return rates
 
 
+def record(results: list[Result], detectors: list[str], seconds: float, complete: bool) -> dict:
+    """A measurement as its JSON keeps it: the detectors, whether every mutant was measured, the seconds, the kill
+    rates (`summary`) and each mutant's result."""
+    return {"detectors": detectors, "complete": complete, "seconds": round(seconds, 1),
+            "kill_rate": summary(results, detectors), "mutants": [r.to_dict() for r in results]}
+
+
 def detection_figures(seconds: list[float], detectable: int, budget: int) -> dict:
     """A campaign detector's speed: the share of the detectable mutants killed within each of DETECTION_MARKS
     seconds before its `budget` and at the budget, and the median time to detection of those killed (None when none was)."""

@@ -510,28 +510,26 @@ DETECTION_DETECTORS = ("campaign:60", "campaign-uniform:60")
 
 def detection_report(progress: Callable[[str], None]) -> tuple[str, dict]:
     """The kill rates and median time to detection of one-minute campaigns, swarm against uniform scheduling,
-    on DETECTION_MUTANTS, as lines and as JSON; each detector first runs on the unmutated reftape, where it must
-    find nothing."""
-    from reftape_properties.sensitivity.measure import Runs, check_baseline, summary
+    on DETECTION_MUTANTS, as lines and as reftape-sensitivity's JSON record; each detector first runs on the
+    unmutated reftape, where it must find nothing."""
+    from reftape_properties.sensitivity.measure import Runs, check_baseline, record
     from reftape_properties.sensitivity.measure import measure as measure_mutant
     from reftape_properties.sensitivity.mutants import select
 
-    detectors = list(DETECTION_DETECTORS)
+    detectors, start = list(DETECTION_DETECTORS), time.monotonic()
     check_baseline(detectors, Runs())   # campaigns memoize nothing
-    results, per_mutant = [], {}
+    results = []
     for mutant in select(",".join(DETECTION_MUTANTS)):
         results.append(measure_mutant(mutant, detectors, Runs()))
-        per_mutant[mutant.id] = {d: {"status": results[-1].status[d], "seconds": results[-1].seconds[d]}
-                                 for d in detectors}
         progress(f"{mutant.id}: " + ", ".join(f"{d} {results[-1].status[d]} ({results[-1].seconds[d]:.1f} s)"
                                               for d in detectors))
-    rates, lines = summary(results, detectors), []
-    for detector, rate in rates.items():
+    figures, lines = record(results, detectors, time.monotonic() - start, complete=True), []
+    for detector, rate in figures["kill_rate"].items():
         figures = rate["time_to_detection"]
         within = ", ".join(f"{n} within {mark} s" for mark, n in figures["killed_within"].items())
         median = "none killed" if figures["median_seconds"] is None else f"{figures['median_seconds']:g} s"
         lines.append(f"{detector:20} killed {within}; median time to detection {median}")
-    return "\n".join(lines), {"detectors": rates, "mutants": per_mutant}
+    return "\n".join(lines), figures
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 from reftape_properties.cli import EXIT_FINDINGS, EXIT_OK, UsageError, parser, run_command
 from reftape_properties.sensitivity.measure import (DEFAULT_TIMEOUT, DETECTORS, QUICK, TESTS, Result, Runs,
                                                     check_baseline, check_mutants_apply, interrupt, is_detector, measure,
-                                                    stop_children, summary)
+                                                    record, stop_children, summary)
 from reftape_properties.sensitivity.mutants import MUTANTS, Mutant, select
 
 
@@ -47,9 +47,7 @@ def _print_report(results: list[Result], rates: dict, detectors: list[str]) -> N
 
 
 def _write_json(path: Path, results: list[Result], detectors: list[str], seconds: float, complete: bool) -> None:
-    record = {"detectors": detectors, "complete": complete, "seconds": round(seconds, 1),
-              "kill_rate": summary(results, detectors), "mutants": [r.to_dict() for r in results]}
-    path.write_text(json.dumps(record, indent=1) + "\n")
+    path.write_text(json.dumps(record(results, detectors, seconds, complete), indent=1) + "\n")
 
 
 def _options():
