@@ -78,7 +78,7 @@ def _rounding_at_overflow(d: Discrepancy) -> bool:
     if d.kind != "nan-inf-pattern" or d.tolerance is None or (d.dtype or "").startswith("complex"):
         return False
     eager, traced = decode_array(d.expected), decode_array(d.actual)
-    tolerance = Tolerance(d.tolerance["relative"], d.tolerance["absolute_scale"])
+    tolerance = Tolerance(**d.tolerance)
     overflow = rounds_to_overflow(eager, traced, tolerance) | rounds_to_overflow(traced, eager, tolerance)
     if not overflow.any():
         return False
