@@ -114,7 +114,8 @@ def _coverage_view(lines: list[dict], ops: list[str] | None) -> dict:
     return {"programs": len(lines), "ops": reached, "op_count": len(set(reached) & set(scope)),
             "unreached": [op for op in scope if op not in set(reached)],
             "scope": len(scope), "dtypes": dtypes, "pairs": pairs, "possible": possible,
-            "pair_count": len(possible & set(pairs)), "options": sorted(summary["options"].items())}
+            "pair_count": len(possible & set(pairs)), "options": sorted(summary["options"].items()),
+            "attributes": len(summary["attributes"]), "specials": len(summary["specials"])}
 
 
 def _headline(run: dict | None, found: int, unexplained: int, programs: int) -> str:

@@ -16,6 +16,7 @@ from reftape_properties.campaign.workers import Counters
 class Progress:
     started: float
     examples: int = 0
+    passed_over: int = 0                                       # by the coverage schedule
     first_ready: float | None = None
     last_example: float | None = None
     findings: dict = dataclasses.field(default_factory=dict)   # kind -> count (this run)
@@ -41,13 +42,15 @@ class Progress:
 
     def count(self, counters: Counters) -> None:
         self.examples = counters.examples.value
+        self.passed_over = counters.passed_over.value
         if counters.last_finished.value:
             self.last_example = counters.last_finished.value
 
     def line(self) -> str:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.findings.items())) or "none"
         suspects = ", ".join(f"{op} {n}" for op, n in sorted(self.suspects.items()))
-        return (f"{self.examples} examples, {self.rate:.1f}/s, findings: {kinds}"
+        over = f" ({self.passed_over} passed over)" if self.passed_over else ""
+        return (f"{self.examples} examples{over}, {self.rate:.1f}/s, findings: {kinds}"
                 + (f" ({self.replayed} replayed)" if self.replayed else "") + (f"; suspects: {suspects}" if suspects else ""))
 
     def absorb(self, event: tuple) -> None:

@@ -33,7 +33,8 @@ class _Crew:
         self.campaign, self.context = campaign, context
         self.events, self.stop_event = context.Queue(), context.Event()
         self.counters = Counters(context.Value("q", 0), context.Value("d", 0.0),
-                                 context.Array("d", campaign.workers), context.Event(), context.Value("d", started))
+                                 context.Array("d", campaign.workers), context.Event(), context.Value("d", started),
+                                 context.Value("q", 0))
         self.processes: dict[int, Any] = {}
         self.restarts = {index: 0 for index in range(campaign.workers)}
         self.ready: set[int] = set()
@@ -237,7 +238,8 @@ def _write_run(campaign: Campaign, progress: Progress | None, started: str) -> N
                               "environment": environment_fingerprint(sys.modules.get(campaign.backend))}
     if progress is not None:
         elapsed = time.monotonic() - progress.started
-        record["result"] = {"examples": progress.examples, "seconds": round(elapsed, 1),
+        record["result"] = {"examples": progress.examples, "passed_over": progress.passed_over,
+                            "seconds": round(elapsed, 1),
                             "examples_per_second": round(progress.rate, 2), "findings_by_kind": progress.findings,
                             "suspects": progress.suspects, "unexplained": progress.unexplained, "known": progress.known,
                             "replayed": progress.replayed, "first_unexplained": progress.first_unexplained,

@@ -24,7 +24,8 @@ from reftape_properties.campaign.configuration import BATCH, Campaign
 from reftape_properties.campaign.database import example_database
 from reftape_properties.cli import STOP_SIGNALS, StopSignals, import_backend
 from reftape_properties.judge.forward import FORWARD
-from reftape_properties.findings.store import read_findings, record_coverage, record_finding
+from reftape_properties.campaign.schedule import CoverageTally
+from reftape_properties.findings.store import features, read_findings, record_coverage, record_finding
 
 
 class _Found(Exception):
@@ -65,6 +66,7 @@ class Counters:
     deadlines: Any
     fuzzing_over: Any   # an Event: the fuzzing budget is spent, explain what was found
     started: Any        # when the campaign started
+    passed_over: Any    # programs the coverage schedule left out (schedule.py)
 
     def detected(self) -> dict:
         """When a finding is made: seconds since the campaign started, and examples begun (its time to detection)."""
@@ -115,6 +117,8 @@ class _Worker:
         self.recorded = {f.program.to_json() for f in read_findings(recorded)} if recorded.exists() else set()
         self.failing: dict[str, int] = {}      # program text -> the batch that found it failing
         self.minimal_of: dict[str, str] = {}   # signature -> id of the minimal finding made of it
+        self.tally = CoverageTally(self.report / "coverage.jsonl") if campaign.schedule == "coverage" else None
+        self.batch_seed, self.replaying = 0, False
 
     def stopping(self) -> bool:
         """Whether the parent asked this worker to stop, or a SIGINT/SIGTERM reached it (sent to the
@@ -181,14 +185,15 @@ class _Worker:
         replay = ((self.campaign.resume or self.campaign.database is not None)
                   and (self.index, self.restart, batch) == (0, 0, 0))
         phases = [Phase.reuse, Phase.generate] if replay else [Phase.generate]
+        self.batch_seed, self.replaying = _batch_seed(self.campaign, self.index, batch, self.restart), replay
 
         @settings(database=example_database(self.report, self.campaign.database), phases=phases,
                   max_examples=BATCH, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
                   verbosity=Verbosity.quiet)
-        @seed(_batch_seed(self.campaign, self.index, batch, self.restart))
+        @seed(self.batch_seed)
         @given(programs(ops=self.campaign.ops, dtypes=self.campaign.dtypes, lacking=frozenset(self.campaign.lacking),
-                        swarm=self.campaign.schedule == "swarm",
+                        swarm=self.campaign.schedule != "uniform",
                         accumulators=1.0 if FORWARD in self.campaign.checks else 0.0))
         def campaign_test(program: Any) -> None:
             self.check(program, batch)
@@ -209,9 +214,14 @@ class _Worker:
             return
         if self.exhausted():
             return
+        exercised = features(program)
+        if self.passes_over(exercised, text):
+            with self.counters.passed_over.get_lock():
+                self.counters.passed_over.value += 1
+            return
         with self.counters.examples.get_lock():
             self.counters.examples.value += 1
-        record_coverage(program)
+        record_coverage(program, exercised)
         finding = evaluate_checks(program, self.backend, self.campaign.checks, time_limit=self.campaign.time_limit)
         self.counters.last_finished.value = time.monotonic()
         if finding is None:
@@ -226,6 +236,11 @@ class _Worker:
         if not finding.known:
             self.failing[text] = batch
             raise _Found
+
+    def passes_over(self, exercised: dict, text: str) -> bool:
+        """Whether the coverage schedule leaves this program out: it exercises nothing rare and lost its draw.
+        A replayed batch runs every saved example."""
+        return self.tally is not None and not self.replaying and not self.tally.admits(exercised, text, self.batch_seed)
 
     def keep(self, finding: Any) -> None:
         """Records the finding at once; one to explain (known ones need no explaining) joins the queue."""

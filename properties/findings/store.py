@@ -19,7 +19,10 @@ from typing import Any, Iterable
 
 import warnings
 
-from reftape_oracle.program import (Call, Cond, Program, Reset, StopRecording, Tape, WatchedVariables, WhileLoop,
+import numpy as np
+
+from reftape_oracle.catalog import CATALOG
+from reftape_oracle.program import (Call, Cond, Op, Program, Reset, StopRecording, Tape, WatchedVariables, WhileLoop,
                                     structure_children, walk)
 
 from reftape_properties.findings.record import Finding
@@ -71,10 +74,13 @@ def read_findings(path: Path) -> list[Finding]:
 
 
 def features(program: Program) -> dict:
-    """What a program exercises: its ops with dtypes, and the tape option values it uses."""
-    dtypes = sorted({leaf.dtype for leaf in program.leaves().values() if not leaf.dtype.startswith("int")})
+    """What a program exercises: its ops with dtypes, the tape option values it uses, its ops' categorical
+    attribute values ("path:key=value") and the op inputs holding one of that op's special points
+    ("path@position")."""
+    leaves = program.leaves()
+    dtypes = sorted({leaf.dtype for leaf in leaves.values() if not leaf.dtype.startswith("int")})
     options: set[str] = set()
-    ops = set()
+    ops, attributes, specials = set(), set(), set()
     for s in walk(program.statements):
         if isinstance(s, Tape):
             options |= {f"persistent={s.persistent}", f"watch_accessed_variables={s.watch_accessed_variables}"}
@@ -96,9 +102,31 @@ def features(program: Program) -> dict:
                 options.add(f"use_pfor={s.use_pfor}")
         elif hasattr(s, "path"):
             ops.add(s.path)
+            if isinstance(s, Op):
+                attributes |= _categorical_attributes(s)
+                specials |= _inputs_at_special_points(s, leaves)
     depth = _depth(program.statements)
     options.add(f"nesting={depth}")
-    return {"ops": sorted(ops), "dtypes": dtypes, "options": sorted(options)}
+    return {"ops": sorted(ops), "dtypes": dtypes, "options": sorted(options), "attributes": sorted(attributes),
+            "specials": sorted(specials)}
+
+
+def _categorical_attributes(op: Op) -> set[str]:
+    """The attribute values that choose among an op's behaviours (a padding, a flag, an axis), not sizes
+    or index lists."""
+    return {f"{op.path}:{key}={value!r}" for key, value in op.attrs.items()
+            if value is None or isinstance(value, (bool, int, str))}
+
+
+def _inputs_at_special_points(op: Op, leaves: dict) -> set[str]:
+    spec = CATALOG.get(op.path)
+    marked = set()
+    for position, name in enumerate(op.inputs):
+        points = spec.specials_for(position) if spec else ()
+        leaf = leaves.get(name) if isinstance(name, str) else None
+        if points and leaf is not None and np.any(np.isin(np.asarray(leaf.value), points)):
+            marked.add(f"{op.path}@{position}")
+    return marked
 
 
 def _kind(structure: Any) -> str:
@@ -113,8 +141,9 @@ def _depth(statements: list) -> int:
                [_depth(s.body) for s in statements if isinstance(s, StopRecording)] + [0])
 
 
-def record_coverage(program: Program) -> None:
-    _append("coverage.jsonl", features(program), durable=False)
+def record_coverage(program: Program, exercised: dict | None = None) -> None:
+    """A coverage line of `program` (its `features`, when they are computed already: `exercised`)."""
+    _append("coverage.jsonl", exercised or features(program), durable=False)
 
 
 def record_op_coverage(path: str, dtype: str) -> None:
@@ -123,12 +152,15 @@ def record_op_coverage(path: str, dtype: str) -> None:
 
 
 def coverage_summary(lines: Iterable[dict]) -> dict:
-    """Counts of op x dtype pairs and option values over recorded programs."""
+    """Counts of op x dtype pairs, option values, attribute values and op inputs at special points over
+    recorded programs."""
     pairs: Counter = Counter()
-    options: Counter = Counter()
+    options, attributes, specials = Counter(), Counter(), Counter()
     for line in lines:
         for op in line["ops"]:
             for dtype in line["dtypes"]:
                 pairs[(op, dtype)] += 1
         options.update(line["options"])
-    return {"op_dtype": pairs, "options": options}
+        attributes.update(line.get("attributes", ()))   # lines of single-op tests and older runs have none
+        specials.update(line.get("specials", ()))
+    return {"op_dtype": pairs, "options": options, "attributes": attributes, "specials": specials}

@@ -31,11 +31,12 @@ allocator statistics are not kept for the CPU device. Where clear_refs cannot be
 growth of getrusage's ru_maxrss over the chain is used instead (a lower bound when the import's
 peak was higher than the chain's).
 
-Time to detection (`--detection`, measured alone: 6 to 20 minutes). How soon a one-minute campaign finds a bug
+Time to detection (`--detection`, measured alone: 10 to 35 minutes). How soon a one-minute campaign finds a bug
 is the speed a user feels: for a fixed subset of the planted-bug catalogue (`DETECTION_MUTANTS`, one of each
-kind), each planted in a copy of reftape, a `reftape-fuzz` campaign of 60 seconds (seed 1) with swarm scheduling
-and one with uniform scheduling, side by side; the kill rate within 15, 30 and 60 seconds and the median time to
-detection of each (`reftape-sensitivity --detectors campaign:60,campaign-uniform:60` measures any mutants).
+kind), each planted in a copy of reftape, a `reftape-fuzz` campaign of 60 seconds (seed 1) with each schedule
+(swarm, uniform, coverage), side by side; the kill rate within 15, 30 and 60 seconds and the median time to
+detection of each (`reftape-sensitivity --detectors campaign:60,campaign-uniform:60,campaign-coverage:60` measures
+any mutants).
 
 Targets are printed beside the figures and never asserted (the machine is shared). `--quick` shrinks
 every workload for a smoke run; its figures are not comparable with a full run's. `--instructions`
@@ -505,13 +506,13 @@ def table(figures: dict[str, float]) -> str:
 DETECTION_MUTANTS = ("sin-doubled", "tanh-from-input", "exp-no-conj", "softmax-no-keepdims", "maximum-tie-to-y",
                      "xlogy-zero-x", "cast-grad-keeps-output-dtype", "sigmoid-grad-second-order",
                      "persistent-released", "output-gradients-ignored")
-DETECTION_DETECTORS = ("campaign:60", "campaign-uniform:60")
+DETECTION_DETECTORS = ("campaign:60", "campaign-uniform:60", "campaign-coverage:60")
 
 
 def detection_report(progress: Callable[[str], None]) -> tuple[str, dict]:
-    """The kill rates and median time to detection of one-minute campaigns, swarm against uniform scheduling,
-    on DETECTION_MUTANTS, as lines and as reftape-sensitivity's JSON record; each detector first runs on the
-    unmutated reftape, where it must find nothing."""
+    """The kill rates and median time to detection of one-minute campaigns, swarm against uniform and coverage
+    scheduling, on DETECTION_MUTANTS, as lines and as reftape-sensitivity's JSON record; each detector first runs
+    on the unmutated reftape, where it must find nothing."""
     from reftape_properties.sensitivity.measure import Runs, check_baseline, record
     from reftape_properties.sensitivity.measure import measure as measure_mutant
     from reftape_properties.sensitivity.mutants import select
@@ -540,8 +541,9 @@ def main(argv: list[str] | None = None) -> int:
                            help="only count reftape's instructions per small graph with callgrind (needs valgrind; "
                                 "about a minute)")
     arguments.add_argument("--detection", action="store_true",
-                           help="only measure the time to detection of one-minute campaigns, swarm against uniform "
-                                f"scheduling, on {len(DETECTION_MUTANTS)} planted bugs (6 to 20 minutes)")
+                           help="only measure the time to detection of one-minute campaigns, swarm against "
+                                f"uniform and coverage scheduling, on {len(DETECTION_MUTANTS)} planted bugs (10 to 35 "
+                                "minutes)")
     options = arguments.parse_args(argv)
 
     def bench() -> int:

@@ -3,6 +3,7 @@ catalog op, dtype and tape option value, keep filtering negligible, and reject i
 with clear errors. Fractions are measured over a fixed sample and asserted with bounds below what
 the sample shows, so that they guard the generator's aim without pinning its exact draws."""
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -15,7 +16,8 @@ from reftape_oracle.catalog import BOUNDED, CATALOG, ELLIPSIS, einsum_subscripts
 from reftape_oracle.program import (Accumulator, Apply, Assign, Call, Cond, CustomGradient, Jvp, Leaf, ListLiteral, Op,
                                     Program, ReadValue, StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk, WhileLoop)
-from reftape_properties.findings.store import coverage_summary, features
+from reftape_properties.campaign.schedule import RUN_UNFAVOURED, CoverageTally, feature_keys, runs_anyway
+from reftape_properties.findings.store import coverage_summary, features, record_coverage
 from reftape_properties.generate import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes, programs, shapes, values)
 
 # Outcome errors that mean the generator built an invalid program (not TF-level behaviour under test).
@@ -838,6 +840,52 @@ def test_swarm_programs_are_small_and_each_draws_from_a_part_of_the_ops():
     assert sum(distinct(p) == 1 for p in swarm) >= 30   # an op met alone, over its attributes and dtypes
     many = {op.path for p in _sample(programs(swarm=True), 1500, seed=5) for op in p.ops()}
     assert len(many) >= 0.95 * len(CATALOG), sorted(set(CATALOG) - many)
+
+
+def test_the_coverage_schedule_runs_what_the_campaign_has_exercised_least_first(tmp_path, monkeypatch):
+    """`--schedule coverage` (properties/campaign/schedule.py) as a campaign's worker applies it to the swarm's
+    programs: a program runs when it exercises a rare feature (or wins its draw), and its coverage line is
+    written. Its first 300 programs run reach more op x dtype pairs, attribute values and special points
+    than the swarm's first 300; it passes over some programs, few of the first."""
+    monkeypatch.setenv("REFTAPE_REPORT_DIR", str(tmp_path))
+    drawn = [features(p) for p in _sample(programs(swarm=True), 700, seed=7)]
+    tally, ran = CoverageTally(tmp_path / "coverage.jsonl"), {}
+    for index, exercised in enumerate(drawn):
+        if tally.admits(exercised, str(index), batch_seed=0):
+            record_coverage(None, exercised)
+            ran[index] = exercised
+
+    def reached(lines):
+        return {kind: len({key for line in lines for key in feature_keys(line)[kind]})
+                for kind in ("pairs", "attributes", "specials")}
+
+    scheduled, swarm = reached(list(ran.values())[:300]), reached(drawn[:300])
+    print(scheduled, swarm, sorted(set(range(100)) - set(ran)))
+    assert 300 <= len(ran) < len(drawn) and len(set(range(100)) & set(ran)) >= 70   # 80 here: early, most are new
+    assert scheduled["pairs"] >= 1.15 * swarm["pairs"]
+    assert scheduled["attributes"] > swarm["attributes"] and scheduled["specials"] >= swarm["specials"]
+
+
+def test_a_coverage_tally_counts_whole_lines_and_calls_rare_what_is_below_half_its_kinds_median(tmp_path):
+    common = {"ops": ["sin"], "dtypes": ["float32"], "options": ["nesting=1"], "attributes": [], "specials": []}
+    lines = tmp_path / "coverage.jsonl"
+    lines.write_text("\n".join(json.dumps(common) for _ in range(20)) + "\n"
+                     + json.dumps({**common, "ops": ["cos"]}) + "\n" + '{"ops": ["tan"], "dty')
+    tally = CoverageTally(lines)
+    assert not tally.favours(common)                      # sin/float32 20 times: the median
+    assert tally.favours({**common, "ops": ["cos"]})       # once: below half the median
+    assert tally.favours({**common, "ops": ["tan"]})       # the line being written is not counted yet
+    assert tally.favours({**common, "specials": ["sin@0"]})  # never exercised
+    with lines.open("a") as more:
+        more.write('pes": ["float32"], "options": []}\n')
+    tally.catch_up()
+    assert tally.counts["pairs"]["tan/float32"] == 1 and tally.counts["pairs"]["sin/float32"] == 20
+
+
+def test_an_unfavoured_program_runs_at_its_rate_decided_by_its_text_and_batch():
+    draws = [runs_anyway(str(n), 5) for n in range(4000)]
+    assert abs(sum(draws) / len(draws) - RUN_UNFAVOURED) < 0.02   # about 4 standard deviations
+    assert draws == [runs_anyway(str(n), 5) for n in range(4000)] != [runs_anyway(str(n), 6) for n in range(4000)]
 
 
 def test_accumulated_programs_run_inside_a_forward_accumulator_with_jvps_of_what_depends_on_its_primals():
