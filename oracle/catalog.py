@@ -348,17 +348,20 @@ def _conj_of(v: Any) -> Any:
 def _svd_source(op: str, xs: list, attrs: dict) -> str:
     if not attrs.get("compute_uv", True):
         return f"{op}({xs[0]}{_attr_source(attrs)})"
-    return (f"(lambda s, u, v: [s] + [w[..., :s.shape[-1]] * tf.math.conj(w[..., :s.shape[-1]]) for w in (u, v)])"
-            f"(*{op}({xs[0]}{_attr_source(attrs)}))")
+    return (f"(lambda s, u, v: [s] + [w[..., :s.shape[-1]] * tf.math.conj(w[..., :s.shape[-1]])"
+            f" * [[i + 1.0] for i in range(w.shape[-2])] for w in (u, v)])(*{op}({xs[0]}{_attr_source(attrs)}))")
 
 
 @_adapter(_svd_source)
 def _svd_call(op: Any, inputs: list, attrs: dict) -> Any:
+    """The singular values and the squared magnitudes of the singular vectors (invariant to their phases),
+    each row weighted by its number: under an even upstream, U^H dU would be diagonal, and the off-diagonal
+    terms of svd's gradient would never be differentiated."""
     if not attrs.get("compute_uv", True):
         return op(inputs[0], **attrs)
     s, u, v = op(inputs[0], **attrs)
     k = s.shape[-1]
-    return [s] + [w[..., :k] * _conj_of(w[..., :k]) for w in (u, v)]
+    return [s] + [w[..., :k] * _conj_of(w[..., :k]) * [[i + 1.0] for i in range(w.shape[-2])] for w in (u, v)]
 
 
 def _constant_first_call(attr: str) -> Callable:

@@ -261,7 +261,7 @@ class _Worker:
         if signature in self.minimal_of:
             return dataclasses.replace(explained, id="", timestamp="", explained_from=finding.id,  # a fresh id
                                        covered_by=self.minimal_of[signature])
-        minimal = minimize(explained, stop=over)
+        minimal = minimize(explained, stop=over, time_limit=self.campaign.time_limit)
         record = dataclasses.replace(minimal, id="", timestamp="", explained_from=finding.id)
         self.minimal_of[signature] = record.id
         self.minimal_of.setdefault(record.signature(), record.id)  # minimising may simplify tape options

@@ -52,18 +52,19 @@ TAPE_USES = (Watch, StopRecording, Reset, Call, WatchedVariables)   # statements
 
 
 def minimize(finding: Finding, *, max_evaluations: int = MAX_EVALUATIONS, safety_seconds: float = SAFETY_SECONDS,
-             stop: Callable[[], bool] = lambda: False) -> Finding:
+             stop: Callable[[], bool] = lambda: False, time_limit: float = DEFAULT_TIME_LIMIT) -> Finding:
     """The finding of the smallest program found within `max_evaluations` tested programs that keeps the
     finding's signature (tape options aside); `finding` itself when nothing smaller does. Computes the
     finding's first divergence (its suspect) first when it has none. `stop` is asked between
     evaluations (a campaign being stopped); `safety_seconds` bounds a stuck search. Either, or the
-    budget, ending the search is recorded as its `stopped_by`."""
+    budget, ending the search is recorded as its `stopped_by`. Each program tested runs within `time_limit`
+    seconds per side (the campaign's: a timeout finding stays one under the limit that made it)."""
     if finding.missing_name is not None:  # what the candidate lacks is the cause, whatever program meets it
         return finding
     start = time.monotonic()
     if finding.first_divergence is None:
         first_divergence(finding)
-    search = _Search(finding, max_evaluations, deadline=start + safety_seconds, stop=stop)
+    search = _Search(finding, max_evaluations, deadline=start + safety_seconds, stop=stop, time_limit=time_limit)
     best = finding
     while (accepted := search.first_failing(_candidates(best, forward_judge(finding.candidate, finding.reference)))) is not None:
         best = accepted
@@ -88,8 +89,10 @@ StoppedBy = Literal["evaluations", "seconds", "interrupted"]
 class _Search:
     """The test: does a candidate program still fail the same way? (each program is tested once)"""
 
-    def __init__(self, finding: Finding, max_evaluations: int, deadline: float, stop: Callable[[], bool]) -> None:
+    def __init__(self, finding: Finding, max_evaluations: int, deadline: float, stop: Callable[[], bool],
+                 time_limit: float) -> None:
         self.finding, self.max_evaluations, self.deadline, self.stop = finding, max_evaluations, deadline, stop
+        self.time_limit = time_limit
         self.judged = finding.primary.verdict not in (None, "undecided")
         self.wanted = _cause(finding, self.judged)
         self.tested: set[str] = {finding.program.to_json()}
@@ -119,7 +122,7 @@ class _Search:
     def test(self, program: Program) -> Finding | None:
         self.tested.add(program.to_json())
         self.evaluations += 1
-        limit = min(DEFAULT_TIME_LIMIT, max(self.deadline - time.monotonic(), 1.0))
+        limit = min(self.time_limit, max(self.deadline - time.monotonic(), 1.0))
         try:
             # a program that crashed or hung may do it again: a hang in native code ignores this process's alarm
             found = evaluate(program, self.finding.candidate, self.finding.reference, time_limit=limit, judge=False,

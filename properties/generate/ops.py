@@ -27,6 +27,7 @@ BATCHED_MATMUL_CHANCE = 0.25  # matmul's second operand a stack of matrices
 LITERAL_OPERAND_CHANCE = 0.2  # an op of several inputs takes one as a Python or NumPy value it converts itself
 PACKED_INPUT_CHANCE = 0.04  # an op takes a Python list of tensors (and literals), which TF packs (recording a Pack)
 EINSUM_BROADCAST_ONE_CHANCE = 0.3  # an einsum operand's ellipsis dimension is 1, broadcast against the others'
+SVD_ELEMENT_CHANCES = (0.5, 0.25, 0.25)  # svd feeds onward its singular values, its weighted |U|^2 or its |V|^2
 
 
 @dataclass
@@ -495,9 +496,13 @@ def _linalg_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
         return _Plan([x], shape, element=1)
     if name == "eigvalsh":
         return _Plan([x], shape[:-1])
-    if name == "svd":  # the singular values (real)
-        return _Plan([x], shape[:-2] + (min(rows, columns),), dtype=_real(x.dtype),
-                     element=0 if attrs["compute_uv"] else None)
+    if name == "svd":  # the singular values (real), or the weighted squared magnitudes of U's or V's vectors
+        k = min(rows, columns)
+        if not attrs["compute_uv"]:
+            return _Plan([x], shape[:-2] + (k,), dtype=_real(x.dtype))
+        element = int(b.rng.choice(3, p=SVD_ELEMENT_CHANCES))
+        return _Plan([x], shape[:-2] + ((k,), (rows, k), (columns, k))[element],
+                     dtype=_real(x.dtype) if element == 0 else x.dtype, element=element)
     if name == "slogdet":
         return _Plan([x], shape[:-2], element=1)
     return _Plan([x], shape)
