@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-SUMMED = ("examples", "examples_per_second", "unexplained", "known", "replayed")
+SUMMED = ("examples", "passed_over", "examples_per_second", "unexplained", "known", "replayed")
 
 
 def _lines(path: Path) -> list[str]:
