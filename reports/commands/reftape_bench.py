@@ -524,13 +524,19 @@ def detection_report(progress: Callable[[str], None]) -> tuple[str, dict]:
         results.append(measure_mutant(mutant, detectors, Runs()))
         progress(f"{mutant.id}: " + ", ".join(f"{d} {results[-1].status[d]} ({results[-1].seconds[d]:.1f} s)"
                                               for d in detectors))
-    figures, lines = record(results, detectors, time.monotonic() - start, complete=True), []
+    figures = record(results, detectors, time.monotonic() - start, complete=True)
+    return detection_lines(figures), figures
+
+
+def detection_lines(figures: dict) -> str:
+    """One line per campaign detector of a sensitivity record: its kill rate within each mark and its median."""
+    lines = []
     for detector, rate in figures["kill_rate"].items():
-        figures = rate["time_to_detection"]
-        within = ", ".join(f"{n} within {mark} s" for mark, n in figures["killed_within"].items())
-        median = "none killed" if figures["median_seconds"] is None else f"{figures['median_seconds']:g} s"
+        detection = rate["time_to_detection"]
+        within = ", ".join(f"{n} within {mark} s" for mark, n in detection["killed_within"].items())
+        median = "none killed" if detection["median_seconds"] is None else f"{detection['median_seconds']:g} s"
         lines.append(f"{detector:20} killed {within}; median time to detection {median}")
-    return "\n".join(lines), figures
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from reftape_reports.commands.reftape_bench import TARGETS
+from reftape_properties.sensitivity.measure import Result, record
+from reftape_properties.sensitivity.mutants import select
+from reftape_reports.commands.reftape_bench import DETECTION_DETECTORS, TARGETS, detection_lines
 
 FIGURES = {"harness_overhead_ratio", "generation_share", "small_graph_ratio", "large_tensor_ratio",
            "deep_chain_seconds", "deep_chain_peak_memory_ratio", "examples_per_second_1_worker",
@@ -82,3 +84,18 @@ def test_small_graph_run_directly_computes_what_the_interpreter_computes():
             assert expected == {"kind": "none"}
         else:
             np.testing.assert_array_equal(gradient, decode_array(expected))
+
+
+def test_the_detection_lines_name_every_schedule_and_leave_the_record_whole():
+    """`reftape-bench --detection` prints one line per schedule and writes the whole record (an earlier version
+    wrote only the last schedule's figures)."""
+    mutants = select("sin-doubled,tanh-from-input")
+    results = [Result(m, status=dict.fromkeys(DETECTION_DETECTORS, "killed"),
+                      seconds={d: 5.0 + i + 20 * j for j, d in enumerate(DETECTION_DETECTORS)})
+               for i, m in enumerate(mutants)]
+    figures = record(results, list(DETECTION_DETECTORS), 100.0, complete=True)
+    lines = detection_lines(figures).splitlines()
+    assert [line.split()[0] for line in lines] == list(DETECTION_DETECTORS)
+    assert lines[0].endswith("killed 2/2 within 15 s, 2/2 within 30 s, 2/2 within 60 s; median time to detection 5.5 s")
+    assert lines[1].endswith("killed 0/2 within 15 s, 2/2 within 30 s, 2/2 within 60 s; median time to detection 25.5 s")
+    assert set(figures["kill_rate"]) == set(DETECTION_DETECTORS) and len(figures["mutants"]) == 2

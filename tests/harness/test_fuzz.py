@@ -446,8 +446,8 @@ def test_a_worker_killed_by_a_signal_is_a_crash_finding_and_the_campaign_goes_on
 
 def test_a_worker_stuck_outside_python_is_killed_and_its_program_is_a_timeout_finding(tmp_path):
     report = tmp_path / "report"
-    # a hang in native code ignores any budget: explaining runs the program isolated, or this never ends; 10 s of
-    # minimising a program that hangs at every step are enough to show it
+    # a hang in native code ignores any budget: explaining runs the program isolated (within the campaign's time
+    # limit), or this never ends; 10 s of minimising a program that hangs at every step are enough to show it
     ran = fuzz(BACKENDS, "--backend", "stuck_backend", *DYING_CAMPAIGN, "--max-examples", "1", "--time-limit", "1",
                "--explain-budget", "10", "--report", str(report))
     assert ran.returncode == 1, ran.stdout + ran.stderr
