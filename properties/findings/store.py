@@ -124,9 +124,16 @@ def _inputs_at_special_points(op: Op, leaves: dict) -> set[str]:
     for position, name in enumerate(op.inputs):
         points = spec.specials_for(position) if spec else ()
         leaf = leaves.get(name) if isinstance(name, str) else None
-        if points and leaf is not None and np.any(np.isin(np.asarray(leaf.value), points)):
+        if points and leaf is not None and _holds_any(np.asarray(leaf.value), points):
             marked.add(f"{op.path}@{position}")
     return marked
+
+
+def _holds_any(value: np.ndarray, points: tuple) -> bool:
+    """Whether `value` holds one of `points` (a NaN among them matching a NaN)."""
+    if np.any(np.isin(value, points)):
+        return True
+    return any(np.isnan(point) for point in points) and value.dtype.kind in "fc" and bool(np.any(np.isnan(value)))
 
 
 def _kind(structure: Any) -> str:

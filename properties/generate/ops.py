@@ -28,6 +28,7 @@ LITERAL_OPERAND_CHANCE = 0.2  # an op of several inputs takes one as a Python or
 PACKED_INPUT_CHANCE = 0.04  # an op takes a Python list of tensors (and literals), which TF packs (recording a Pack)
 EINSUM_BROADCAST_ONE_CHANCE = 0.3  # an einsum operand's ellipsis dimension is 1, broadcast against the others'
 SVD_ELEMENT_CHANCES = (0.5, 0.25, 0.25)  # svd feeds onward its singular values, its weighted |U|^2 or its |V|^2
+SVD_TWO_VALUES_CHANCE = 0.75  # svd's input, when its vectors are computed, has two singular values or more
 
 
 @dataclass
@@ -497,6 +498,10 @@ def _linalg_plan(b: _Builder, spec: OpSpec, x: _Tensor, attrs: dict) -> _Plan:
     if name == "eigvalsh":
         return _Plan([x], shape[:-1])
     if name == "svd":  # the singular values (real), or the weighted squared magnitudes of U's or V's vectors
+        if attrs["compute_uv"] and min(rows, columns) < 2 and b.chance(SVD_TWO_VALUES_CHANCE):
+            # of one singular value, the terms of the vectors' gradient between two values are never computed
+            x = _input(b, spec, 0, shape=shape[:-2] + (max(rows, 2), max(columns, 2)))
+            rows, columns = x.shape[-2:]
         k = min(rows, columns)
         if not attrs["compute_uv"]:
             return _Plan([x], shape[:-2] + (k,), dtype=_real(x.dtype))

@@ -11,8 +11,9 @@ Detectors (run with CI=true, the CI Hypothesis profile, `-x`: a mutant is killed
 - `suite`: every backend-agnostic test of the CI suite (per-op, semantics catalog, seeds, blind
   spots, tape semantics, metamorphic, differential); the other test files test reftape itself or
   the harness and ignore the backend option.
-- `campaign:SECONDS` (`campaign-uniform:SECONDS`, `campaign-coverage:SECONDS`): what a user runs first, a
-  `reftape-fuzz` campaign of that budget (seed 1, swarm, uniform or coverage scheduling, nothing explained), stopped at its first unexplained finding.
+- `campaign:SECONDS` (`campaign-coverage:SECONDS`, `campaign-swarm:SECONDS`, `campaign-uniform:SECONDS`): what a
+  user runs first, a `reftape-fuzz` campaign of that budget (seed 1, its default schedule or the one named, nothing
+  explained), stopped at its first unexplained finding.
   Its time to detection, that finding's seconds from the start of the campaign (TensorFlow's start-up
   included) and examples begun, is the campaign's speed figure: `summary` gives the kill rate at 15, 30
   and 60 seconds and the median time. A kill is a finding within the budget; the figure is measured, never
@@ -61,7 +62,7 @@ DETECTORS: dict[str, list[str]] = {
               "test_variable_updates.py", "test_control_flow.py", "test_function.py", "test_forward_mode.py", "test_protocols.py",
               "test_metamorphic.py", "test_differential.py"],
 }
-CAMPAIGN_DETECTOR = re.compile(r"campaign(?:-(swarm|uniform|coverage))?:(\d+)$")   # campaign:60, campaign-uniform:60
+CAMPAIGN_DETECTOR = re.compile(r"campaign(?:-(coverage|swarm|uniform))?:(\d+)$")   # campaign:60 (the default), campaign-swarm:60
 DETECTION_MARKS = (15, 30, 60)   # seconds at which summary() gives a campaign detector's kill rate
 # The CI subset: planted bugs the CI fuzz profile kills today, and the equivalent control.
 QUICK = ("sin-doubled", "sub-same-shape-sign", "needs-from-recording-tapes")
@@ -218,7 +219,7 @@ def run_campaign_detector(detector: str, backend: str, path: Path, jobs: int = 1
     schedule, budget = CAMPAIGN_DETECTOR.match(detector).groups()
     report = path / f"report-{detector.replace(':', '-')}"
     command = [sys.executable, "-m", "reftape_reports.commands.reftape_fuzz", "--backend", backend, "--seed", "1",
-               "--minutes", f"{int(budget) / 60:.6f}", "--schedule", schedule or "swarm", "--explain-budget", "0",
+               "--minutes", f"{int(budget) / 60:.6f}", *(["--schedule", schedule] if schedule else []), "--explain-budget", "0",
                "--workers", str(max(1, (os.cpu_count() or 1) // jobs)), "--report", str(report)]
     start = time.monotonic()
     with subprocess.Popen(command, cwd=path, env=_environment(path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,

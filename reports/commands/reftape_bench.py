@@ -35,8 +35,8 @@ Time to detection (`--detection`, measured alone: 10 to 35 minutes). How soon a 
 is the speed a user feels: for a fixed subset of the planted-bug catalogue (`DETECTION_MUTANTS`, one of each
 kind), each planted in a copy of reftape, a `reftape-fuzz` campaign of 60 seconds (seed 1) with each schedule
 (swarm, uniform, coverage), side by side; the kill rate within 15, 30 and 60 seconds and the median time to
-detection of each (`reftape-sensitivity --detectors campaign:60,campaign-uniform:60,campaign-coverage:60` measures
-any mutants).
+detection of each (`reftape-sensitivity --detectors campaign-coverage:60,campaign-swarm:60,campaign-uniform:60`
+measures any mutants).
 
 Targets are printed beside the figures and never asserted (the machine is shared). `--quick` shrinks
 every workload for a smoke run; its figures are not comparable with a full run's. `--instructions`
@@ -506,11 +506,11 @@ def table(figures: dict[str, float]) -> str:
 DETECTION_MUTANTS = ("sin-doubled", "tanh-from-input", "exp-no-conj", "softmax-no-keepdims", "maximum-tie-to-y",
                      "xlogy-zero-x", "cast-grad-keeps-output-dtype", "sigmoid-grad-second-order",
                      "persistent-released", "output-gradients-ignored")
-DETECTION_DETECTORS = ("campaign:60", "campaign-uniform:60", "campaign-coverage:60")
+DETECTION_DETECTORS = ("campaign-coverage:60", "campaign-swarm:60", "campaign-uniform:60")
 
 
 def detection_report(progress: Callable[[str], None]) -> tuple[str, dict]:
-    """The kill rates and median time to detection of one-minute campaigns, swarm against uniform and coverage
+    """The kill rates and median time to detection of one-minute campaigns, coverage against swarm and uniform
     scheduling, on DETECTION_MUTANTS, as lines and as reftape-sensitivity's JSON record; each detector first runs
     on the unmutated reftape, where it must find nothing."""
     from reftape_properties.sensitivity.measure import Runs, check_baseline, record
@@ -547,8 +547,8 @@ def main(argv: list[str] | None = None) -> int:
                            help="only count reftape's instructions per small graph with callgrind (needs valgrind; "
                                 "about a minute)")
     arguments.add_argument("--detection", action="store_true",
-                           help="only measure the time to detection of one-minute campaigns, swarm against "
-                                f"uniform and coverage scheduling, on {len(DETECTION_MUTANTS)} planted bugs (10 to 35 "
+                           help="only measure the time to detection of one-minute campaigns, coverage against "
+                                f"swarm and uniform scheduling, on {len(DETECTION_MUTANTS)} planted bugs (10 to 35 "
                                 "minutes)")
     options = arguments.parse_args(argv)
 

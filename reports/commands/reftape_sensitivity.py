@@ -55,8 +55,9 @@ def _options():
                                            "which detectors kill it.")
     result.add_argument("--detectors", default="fuzz",
                         help=f"comma-separated detectors among {', '.join(DETECTORS)}, and campaign:SECONDS or "
-                             "campaign-uniform:SECONDS or campaign-coverage:SECONDS (a reftape-fuzz campaign of that budget, "
-                             "swarm, uniform or coverage scheduling: its time to detection) (default: fuzz)")
+                             "campaign-coverage:SECONDS, campaign-swarm:SECONDS or campaign-uniform:SECONDS (a reftape-fuzz "
+                             "campaign of that budget, with its default schedule or the one named: its time to "
+                             "detection) (default: fuzz)")
     result.add_argument("--mutants", metavar="PATTERN",
                         help="glob over mutant id, family or class; commas separate alternatives (default: all)")
     result.add_argument("--quick", action="store_true", help=f"the fixed CI subset: {', '.join(QUICK)}")
@@ -75,7 +76,7 @@ def _chosen(args) -> tuple[list[Mutant], list[str]]:
     unknown = [d for d in detectors if not is_detector(d)]
     if unknown or not detectors:
         raise UsageError(f"unknown detector {', '.join(unknown) or '(none)'}: choose among {', '.join(DETECTORS)}, "
-                         "campaign:SECONDS, campaign-uniform:SECONDS, campaign-coverage:SECONDS")
+                         "campaign:SECONDS, campaign-coverage:SECONDS, campaign-swarm:SECONDS, campaign-uniform:SECONDS")
     if args.jobs < 1 or args.timeout <= 0:
         raise UsageError("--jobs and --timeout must be positive")
     mutants = select(args.mutants)

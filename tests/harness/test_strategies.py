@@ -866,6 +866,20 @@ def test_the_coverage_schedule_runs_what_the_campaign_has_exercised_least_first(
     assert scheduled["attributes"] > swarm["attributes"] and scheduled["specials"] >= swarm["specials"]
 
 
+def test_features_name_categorical_attribute_values_and_inputs_at_special_points():
+    """maximum's special points (2, 2) and (NaN, 1): an input holding 2 or NaN is at one; an index list is no
+    categorical attribute."""
+    leaves = [Leaf("a", "variable", np.array([np.nan, 0.5], np.float32), "float32"),
+              Leaf("b", "constant", np.array([2.0, 0.5], np.float32), "float32"),
+              Leaf("c", "constant", np.array([0.25, 0.5], np.float32), "float32")]
+    ops = [Op("m", "maximum", ["a", "c"]), Op("n", "maximum", ["c", "b"]),
+           Op("s", "math.reduce_sum", ["m"], {"axis": -1, "keepdims": False}),
+           Op("g", "gather", ["n"], {"indices": (1, 0), "axis": 0})]
+    exercised = features(Program(leaves + ops, ["s", "g"]))
+    assert exercised["specials"] == ["maximum@0", "maximum@1"]
+    assert exercised["attributes"] == ["gather:axis=0", "math.reduce_sum:axis=-1", "math.reduce_sum:keepdims=False"]
+
+
 def test_a_coverage_tally_counts_whole_lines_and_calls_rare_what_is_below_half_its_kinds_median(tmp_path):
     common = {"ops": ["sin"], "dtypes": ["float32"], "options": ["nesting=1"], "attributes": [], "specials": []}
     lines = tmp_path / "coverage.jsonl"
