@@ -49,7 +49,7 @@ class Campaign:
     lacking: tuple[str, ...] = ()       # every name the backend lacks (oracle/surface.py): never drawn
     unsupported: tuple[str, ...] = ()   # what of the campaign's ops and the tape features was left out for it
     checks: tuple[str, ...] = ("differential",)   # the properties checked on each program (pipeline.CHECKS)
-    schedule: str = "coverage"          # which programs run first (SCHEDULES; campaign/schedule.py)
+    schedule: str = "swarm"             # which programs run first (SCHEDULES; campaign/schedule.py)
     explain_budget: float = EXPLAIN_BUDGET   # seconds to explain findings once fuzzing is over (0: never)
 
 
@@ -82,10 +82,10 @@ def arguments() -> argparse.ArgumentParser:
     result.add_argument("--check", dest="checks", metavar="LIST", help="comma-separated properties to check on each program: "
                         + "; ".join(f"{name}: {what}" for name, (_, what) in CHECKS.items())
                         + " (default differential)")
-    result.add_argument("--schedule", choices=SCHEDULES, help="coverage (default): the swarm's programs, those "
+    result.add_argument("--schedule", choices=SCHEDULES, help="swarm (default): each program draws from a random "
+                        "part of the ops, small programs first among them; coverage: the swarm's programs, those "
                         "exercising what the campaign has exercised least first (op x dtype pairs, tape options, "
-                        "attribute values, special points); swarm: each program draws from a random part of the ops, "
-                        "small programs first among them; uniform: every program from all of them")
+                        "attribute values, special points); uniform: every program from all of them")
     result.add_argument("--explain-budget", type=float, metavar="SECONDS",
                         help=f"workers fuzz for the whole budget and record each finding at once; they explain "
                              f"(first divergence, minimisation) what they found in at most this many seconds "
@@ -102,8 +102,8 @@ RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_l
            "database": "--database", "shard": "--shard", "surface": "--surface", "checks": "--check",
            "schedule": "--schedule"}
 _NOT_RECORDED = object()
-SCHEDULES = ("coverage", "swarm", "uniform")
-DEFAULT_SCHEDULE = "coverage"   # the most planted bugs killed in a minute (measurements/sensitivity/README.md, 21)
+SCHEDULES = ("swarm", "coverage", "uniform")
+DEFAULT_SCHEDULE = "swarm"
 # Checks the issue tracker names that the program language cannot express yet: refused, never run as something else.
 def campaign_from(args: argparse.Namespace) -> Campaign:
     """The campaign the arguments ask for (with `--resume`, the resumed run's configuration for what

@@ -135,17 +135,17 @@ def test_a_campaign_detector_stops_at_the_first_finding_and_reports_its_time_to_
     status, seconds, detail = run_campaign_detector("campaign:900", "doubled_gradients_backend", tmp_path)
     assert status == "killed" and 0 < seconds < 900 and re.fullmatch(r"first unexplained finding after \d+ examples", detail)
     run = json.loads((tmp_path / "report-campaign-900" / "run.json").read_text())
-    assert run["configuration"]["schedule"] == "coverage"   # the command's default
+    assert run["configuration"]["schedule"] == "swarm"   # the command's default
     result = run["result"]
     assert result["stopped_by"] == "SIGTERM" and result["first_unexplained"]["seconds"] == seconds
 
 
 @pytest.mark.runs_long
 def test_a_campaign_detector_without_a_finding_in_its_budget_survives(tmp_path):
-    status, _, detail = run_campaign_detector("campaign-swarm:2", "reftape", tmp_path)
+    status, _, detail = run_campaign_detector("campaign-coverage:2", "reftape", tmp_path)
     assert (status, detail) == ("survived", "")
-    configuration = json.loads((tmp_path / "report-campaign-swarm-2" / "run.json").read_text())["configuration"]
-    assert configuration["schedule"] == "swarm" and configuration["explain_budget"] == 0
+    configuration = json.loads((tmp_path / "report-campaign-coverage-2" / "run.json").read_text())["configuration"]
+    assert configuration["schedule"] == "coverage" and configuration["explain_budget"] == 0
 
 
 def test_time_to_detection_is_the_earliest_unexplained_finding_whatever_order_workers_wrote_them(tmp_path):
