@@ -27,6 +27,8 @@ BATCH = 100                 # examples per Hypothesis run; each run gets a seed 
 TIME_LIMIT = 20.0           # seconds per program and backend
 STOP_GRACE = 3.0            # seconds workers get to finish their example before they are killed
 EXPLAIN_BUDGET = 60.0       # seconds after the fuzzing budget in which workers explain what they found
+SCHEDULES = ("swarm", "coverage", "uniform")   # which programs run first (campaign/schedule.py)
+DEFAULT_SCHEDULE = "swarm"
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class Campaign:
     lacking: tuple[str, ...] = ()       # every name the backend lacks (oracle/surface.py): never drawn
     unsupported: tuple[str, ...] = ()   # what of the campaign's ops and the tape features was left out for it
     checks: tuple[str, ...] = ("differential",)   # the properties checked on each program (pipeline.CHECKS)
-    schedule: str = "swarm"             # which programs run first (SCHEDULES; campaign/schedule.py)
+    schedule: str = DEFAULT_SCHEDULE    # one of SCHEDULES
     explain_budget: float = EXPLAIN_BUDGET   # seconds to explain findings once fuzzing is over (0: never)
 
 
@@ -102,8 +104,6 @@ RESUMED = {"backend": "--backend", "ops": "--ops", "dtypes": "--dtypes", "time_l
            "database": "--database", "shard": "--shard", "surface": "--surface", "checks": "--check",
            "schedule": "--schedule"}
 _NOT_RECORDED = object()
-SCHEDULES = ("swarm", "coverage", "uniform")
-DEFAULT_SCHEDULE = "swarm"
 # Checks the issue tracker names that the program language cannot express yet: refused, never run as something else.
 def campaign_from(args: argparse.Namespace) -> Campaign:
     """The campaign the arguments ask for (with `--resume`, the resumed run's configuration for what

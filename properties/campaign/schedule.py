@@ -20,26 +20,20 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from reftape_properties.findings.store import coverage_summary
+
 RARE_SHARE = 0.5        # a feature exercised fewer times than this share of its kind's median count is rare
 RUN_UNFAVOURED = 0.1    # the chance that a program exercising nothing rare runs anyway
-KINDS = ("pairs", "options", "attributes", "specials")
-
-
-def feature_keys(exercised: dict) -> dict[str, list[str]]:
-    """A coverage line's features by kind; op x dtype pairs are spelled "path/dtype"."""
-    return {"pairs": [f"{op}/{dtype}" for op in exercised["ops"] for dtype in exercised["dtypes"]],
-            "options": exercised["options"], "attributes": exercised.get("attributes", []),
-            "specials": exercised.get("specials", [])}
 
 
 class CoverageTally:
-    """The counts of every feature the campaign's programs have exercised, read from `coverage.jsonl` as it
-    grows (a line still being written is left for the next read)."""
+    """The counts of every feature the campaign's programs have exercised (`coverage_summary`'s kinds), read from
+    `coverage.jsonl` as it grows (a line still being written is left for the next read)."""
 
     def __init__(self, path: Path) -> None:
         self.path, self.offset = path, 0
-        self.counts = {kind: Counter() for kind in KINDS}
-        self.bars = dict.fromkeys(KINDS, 0.0)
+        self.counts: dict[str, Counter] = coverage_summary([])
+        self.bars = dict.fromkeys(self.counts, 0.0)
 
     def catch_up(self) -> None:
         if not self.path.exists():
@@ -51,9 +45,8 @@ class CoverageTally:
         if not complete:
             return
         self.offset += len(complete)
-        for line in complete.decode().splitlines():
-            for kind, keys in feature_keys(json.loads(line)).items():
-                self.counts[kind].update(keys)
+        for kind, counts in coverage_summary(json.loads(line) for line in complete.decode().splitlines()).items():
+            self.counts[kind].update(counts)
         self.bars = {kind: RARE_SHARE * statistics.median(counts.values()) if counts else 0.0
                      for kind, counts in self.counts.items()}
 
@@ -61,7 +54,7 @@ class CoverageTally:
         """Whether the program exercises a rare feature (its lines read first)."""
         self.catch_up()
         return any(self.counts[kind][key] < max(1.0, self.bars[kind])
-                   for kind, keys in feature_keys(exercised).items() for key in keys)
+                   for kind, keys in coverage_summary([exercised]).items() for key in keys)
 
     def admits(self, exercised: dict, program_text: str, batch_seed: int) -> bool:
         """Whether the program runs: it is favoured, or wins its RUN_UNFAVOURED draw."""

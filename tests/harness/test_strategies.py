@@ -16,7 +16,7 @@ from reftape_oracle.catalog import BOUNDED, CATALOG, ELLIPSIS, einsum_subscripts
 from reftape_oracle.program import (Accumulator, Apply, Assign, Call, Cond, CustomGradient, Jvp, Leaf, ListLiteral, Op,
                                     Program, ReadValue, StopRecording, Tape, Watch, WatchedVariables, flat_references,
                                     structure_references, walk, WhileLoop)
-from reftape_properties.campaign.schedule import RUN_UNFAVOURED, CoverageTally, feature_keys, runs_anyway
+from reftape_properties.campaign.schedule import RUN_UNFAVOURED, CoverageTally, runs_anyway
 from reftape_properties.findings.store import coverage_summary, features, record_coverage
 from reftape_properties.generate import (DTYPES, METHODS, UNCONNECTED, broadcastable_shapes, build_program, dtypes, programs, shapes, values)
 
@@ -856,13 +856,13 @@ def test_the_coverage_schedule_runs_what_the_campaign_has_exercised_least_first(
             ran[index] = exercised
 
     def reached(lines):
-        return {kind: len({key for line in lines for key in feature_keys(line)[kind]})
-                for kind in ("pairs", "attributes", "specials")}
+        summary = coverage_summary(lines)
+        return {kind: len(summary[kind]) for kind in ("op_dtype", "attributes", "specials")}
 
     scheduled, swarm = reached(list(ran.values())[:300]), reached(drawn[:300])
     print(scheduled, swarm, sorted(set(range(100)) - set(ran)))
     assert 300 <= len(ran) < len(drawn) and len(set(range(100)) & set(ran)) >= 70   # 80 here: early, most are new
-    assert scheduled["pairs"] >= 1.15 * swarm["pairs"]
+    assert scheduled["op_dtype"] >= 1.15 * swarm["op_dtype"]
     assert scheduled["attributes"] > swarm["attributes"] and scheduled["specials"] >= swarm["specials"]
 
 
@@ -893,7 +893,7 @@ def test_a_coverage_tally_counts_whole_lines_and_calls_rare_what_is_below_half_i
     with lines.open("a") as more:
         more.write('pes": ["float32"], "options": []}\n')
     tally.catch_up()
-    assert tally.counts["pairs"]["tan/float32"] == 1 and tally.counts["pairs"]["sin/float32"] == 20
+    assert tally.counts["op_dtype"][("tan", "float32")] == 1 and tally.counts["op_dtype"][("sin", "float32")] == 20
 
 
 def test_an_unfavoured_program_runs_at_its_rate_decided_by_its_text_and_batch():
